@@ -1,0 +1,2 @@
+//! The `ufo` binary.
+fn main() {}

@@ -1,0 +1,27 @@
+//! # ufo-core — the vocabulary of ufo-rs
+//!
+//! Every other crate speaks in the types defined here: UI trees and the numbered
+//! controls an agent sees, rectangles in typed coordinate spaces, windows and
+//! applications, the [`Command`](command::Command) an agent issues and the
+//! [`ActionResult`](command::ActionResult) it gets back, tool specifications, agent
+//! statuses and the error convention (a stable code plus a help line).
+//!
+//! ## What this crate must not know
+//! No I/O, no async runtime, no operating system and no model provider. It can be
+//! used from any backend, any transport and any agent, and it depends on nothing of
+//! ours. Keeping it pure is what lets a remote device and a local one look the same
+//! to an agent.
+
+pub mod command;
+pub mod error;
+pub mod geometry;
+pub mod status;
+pub mod tool;
+pub mod ui;
+
+pub use command::{ActionResult, ActionStatus, Command, ToolType};
+pub use error::{Diagnostic, ErrorReport};
+pub use geometry::{Image, Point, Rect, Screen, Window};
+pub use status::{AppAgentStatus, HostAgentStatus};
+pub use tool::ToolSpec;
+pub use ui::{Control, ControlType, ElementHandle, UiNode, UiTree, WindowInfo};

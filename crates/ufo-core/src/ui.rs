@@ -1,0 +1,385 @@
+//! UI trees, windows and the numbered controls an agent sees.
+//!
+//! A backend captures a window into a flat [`UiTree`] (nodes in breadth-first
+//! order, parents before children). Filtering turns the tree into a list of
+//! [`Control`]s labelled `1..N` in reading order; that list is what the model is
+//! shown and what `id` arguments of UI tools refer to.
+
+use crate::geometry::{Rect, Screen};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// An opaque, serialisable reference to one accessible element, valid for as long
+/// as the element lives. Backends choose the encoding (AT-SPI: `bus_name|path`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ElementHandle(pub String);
+
+impl fmt::Display for ElementHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+macro_rules! control_types {
+    ($( $(#[$m:meta])* $v:ident => $s:literal ),+ $(,)?) => {
+        /// A control type with UFO's (UI Automation's) names, so prompts and
+        /// `CONTROL_LIST` configs written for UFO work unchanged.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ControlType {
+            $( $(#[$m])* $v, )+
+            /// A type this vocabulary does not name; carries the backend's name.
+            Other(String),
+        }
+
+        impl ControlType {
+            /// The UFO/UIA name, e.g. `"Button"`.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( ControlType::$v => $s, )+
+                    ControlType::Other(s) => s,
+                }
+            }
+
+            /// Every named control type.
+            pub const ALL: &'static [ControlType] = &[ $( ControlType::$v ),+ ];
+        }
+
+        impl FromStr for ControlType {
+            type Err = std::convert::Infallible;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let t = s.trim();
+                $( if t.eq_ignore_ascii_case($s) { return Ok(ControlType::$v); } )+
+                Ok(ControlType::Other(t.to_owned()))
+            }
+        }
+    };
+}
+
+control_types! {
+    /// Push button, toggle button, switch.
+    Button => "Button",
+    /// Calendar widget.
+    Calendar => "Calendar",
+    /// Check box or check menu item's box.
+    CheckBox => "CheckBox",
+    /// Combo box / drop-down.
+    ComboBox => "ComboBox",
+    /// A data cell in a table.
+    DataItem => "DataItem",
+    /// A document (rich text area).
+    Document => "Document",
+    /// Single- or multi-line text entry.
+    Edit => "Edit",
+    /// Grouping container (panel, filler with a name).
+    Group => "Group",
+    /// Column/row header.
+    Header => "Header",
+    /// One header cell.
+    HeaderItem => "HeaderItem",
+    /// Link.
+    Hyperlink => "Hyperlink",
+    /// Picture or icon.
+    Image => "Image",
+    /// List container.
+    List => "List",
+    /// Item of a list.
+    ListItem => "ListItem",
+    /// Pop-up menu.
+    Menu => "Menu",
+    /// Menu bar.
+    MenuBar => "MenuBar",
+    /// Menu item.
+    MenuItem => "MenuItem",
+    /// Generic container.
+    Pane => "Pane",
+    /// Progress bar.
+    ProgressBar => "ProgressBar",
+    /// Radio button.
+    RadioButton => "RadioButton",
+    /// Scroll bar.
+    ScrollBar => "ScrollBar",
+    /// Separator.
+    Separator => "Separator",
+    /// Slider.
+    Slider => "Slider",
+    /// Spin button.
+    Spinner => "Spinner",
+    /// Split button.
+    SplitButton => "SplitButton",
+    /// Status bar.
+    StatusBar => "StatusBar",
+    /// Tab strip.
+    Tab => "Tab",
+    /// Page tab.
+    TabItem => "TabItem",
+    /// Table.
+    Table => "Table",
+    /// Static text / label.
+    Text => "Text",
+    /// Title bar.
+    TitleBar => "TitleBar",
+    /// Tool bar.
+    ToolBar => "ToolBar",
+    /// Tool tip.
+    ToolTip => "ToolTip",
+    /// Tree.
+    Tree => "Tree",
+    /// Tree item.
+    TreeItem => "TreeItem",
+    /// Top-level window or dialog.
+    Window => "Window",
+}
+
+impl fmt::Display for ControlType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ControlType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ControlType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(s.parse().unwrap_or(ControlType::Other(s)))
+    }
+}
+
+/// UFO's default `CONTROL_LIST`, plus `Slider` (which GTK apps use where Windows
+/// apps would use a Spinner) and `SplitButton`.
+pub const DEFAULT_CONTROL_LIST: &[&str] = &[
+    "Button",
+    "Edit",
+    "TabItem",
+    "Document",
+    "ListItem",
+    "MenuItem",
+    "ScrollBar",
+    "TreeItem",
+    "Hyperlink",
+    "ComboBox",
+    "RadioButton",
+    "Spinner",
+    "CheckBox",
+    "Group",
+    "Text",
+    "Slider",
+    "SplitButton",
+];
+
+/// Which optional interfaces an element implements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// Has a geometry (AT-SPI Component).
+    pub component: bool,
+    /// Has named actions (click, press, activate, toggle, ...).
+    pub action: bool,
+    /// Exposes its text.
+    pub text: bool,
+    /// Its text can be set or edited.
+    pub editable_text: bool,
+    /// Has a numeric value (slider, spin button, progress bar).
+    pub value: bool,
+    /// Has selectable children (lists, combo boxes, tabs).
+    pub selection: bool,
+}
+
+/// One element of a captured tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UiNode {
+    /// Index of this node in [`UiTree::nodes`].
+    pub index: usize,
+    /// Index of the parent node; `None` for the root.
+    pub parent: Option<usize>,
+    /// Indices of the children captured (may be fewer than exist if truncated).
+    pub children: Vec<usize>,
+    /// Depth below the window root (root = 0).
+    pub depth: u32,
+    /// How to reach the element again to act on it.
+    pub handle: ElementHandle,
+    /// The toolkit's own role name (AT-SPI: `"push button"`, `"text"`, ...).
+    pub role: String,
+    /// UFO-style control type derived from the role.
+    pub control_type: ControlType,
+    /// Accessible name.
+    pub name: String,
+    /// Accessible description (often empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Current value (text content or numeric value), bounded in length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// State names (`"enabled"`, `"showing"`, `"checked"`, ...).
+    pub states: Vec<String>,
+    /// On-screen rectangle, when the element has a geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rect: Option<Rect<Screen>>,
+    /// Names of the element's actions, in the toolkit's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// Optional interfaces present.
+    pub capabilities: Capabilities,
+}
+
+impl UiNode {
+    /// True when the node reports state `name` (e.g. `"showing"`).
+    pub fn has_state(&self, name: &str) -> bool {
+        self.states.iter().any(|s| s == name)
+    }
+}
+
+/// A top-level window as listed on the desktop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WindowInfo {
+    /// A short identifier unique on this desktop at capture time (e.g. `"w1"`
+    /// numbering or an X window id); accepted by `--window`.
+    pub id: String,
+    /// Application name as the accessibility registry reports it.
+    pub app_name: String,
+    /// Process id of the application, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Window title.
+    pub title: String,
+    /// Screen rectangle of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rect: Option<Rect<Screen>>,
+    /// True when the window is active / has focus.
+    pub focused: bool,
+    /// The window's accessible element.
+    pub handle: ElementHandle,
+    /// The native window id (X11 window), when the backend could match one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_id: Option<u64>,
+}
+
+/// A captured UI tree of one window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UiTree {
+    /// The window the tree belongs to.
+    pub window: WindowInfo,
+    /// Nodes in breadth-first order; `nodes[0]` is the window root.
+    pub nodes: Vec<UiNode>,
+    /// True when a budget (nodes, depth, deadline) cut the capture short.
+    pub truncated: bool,
+    /// Which budget was hit, when truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncation: Option<String>,
+}
+
+impl UiTree {
+    /// The root node, if the tree is not empty.
+    pub fn root(&self) -> Option<&UiNode> {
+        self.nodes.first()
+    }
+
+    /// Finds the first node whose handle equals `handle`.
+    pub fn find(&self, handle: &ElementHandle) -> Option<&UiNode> {
+        self.nodes.iter().find(|n| &n.handle == handle)
+    }
+}
+
+/// A control as the model sees it: a label `id` (1..N) plus what it needs to act.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Control {
+    /// Label shown on the annotated screenshot and used as the tool `id` argument.
+    pub id: u32,
+    /// Accessible name (the `name` tool argument must match it).
+    pub name: String,
+    /// UFO-style control type.
+    #[serde(rename = "type")]
+    pub control_type: ControlType,
+    /// Current value, when the control has one worth showing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Screen rectangle.
+    pub rect: Rect<Screen>,
+    /// Handle to act on the element.
+    pub handle: ElementHandle,
+    /// The toolkit's own role name.
+    pub role: String,
+    /// States at capture time.
+    pub states: Vec<String>,
+    /// Action names at capture time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// Capabilities at capture time.
+    pub capabilities: Capabilities,
+}
+
+/// The compact form of a control given to a model: `{"id","name","type","value"?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptControl {
+    /// The label, as a string as UFO sends it (`"1"`).
+    pub id: String,
+    /// Accessible name.
+    pub name: String,
+    /// Control type name.
+    #[serde(rename = "type")]
+    pub control_type: String,
+    /// Current value, when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+impl Control {
+    /// The compact prompt form.
+    pub fn to_prompt(&self) -> PromptControl {
+        PromptControl {
+            id: self.id.to_string(),
+            name: self.name.clone(),
+            control_type: self.control_type.as_str().to_owned(),
+            value: self.value.clone(),
+        }
+    }
+
+    /// True when the control reports state `name`.
+    pub fn has_state(&self, name: &str) -> bool {
+        self.states.iter().any(|s| s == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_type_parses_case_insensitively_and_keeps_unknowns() {
+        assert_eq!("button".parse::<ControlType>().unwrap(), ControlType::Button);
+        assert_eq!(
+            "Weird".parse::<ControlType>().unwrap(),
+            ControlType::Other("Weird".into())
+        );
+        let json = serde_json::to_string(&ControlType::CheckBox).unwrap();
+        assert_eq!(json, "\"CheckBox\"");
+        for t in ControlType::ALL {
+            assert_eq!(&t.as_str().parse::<ControlType>().unwrap(), t);
+        }
+    }
+
+    #[test]
+    fn prompt_form_is_compact() {
+        let c = Control {
+            id: 3,
+            name: "7".into(),
+            control_type: ControlType::Button,
+            value: None,
+            rect: Rect::new(0, 0, 1, 1),
+            handle: ElementHandle("a|/b".into()),
+            role: "push button".into(),
+            states: vec![],
+            actions: vec![],
+            capabilities: Capabilities::default(),
+        };
+        assert_eq!(
+            serde_json::to_string(&c.to_prompt()).unwrap(),
+            r#"{"id":"3","name":"7","type":"Button"}"#
+        );
+    }
+}

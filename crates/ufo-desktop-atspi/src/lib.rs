@@ -1,0 +1,11 @@
+//! # ufo-desktop-atspi — the Linux backend
+//!
+//! AT-SPI over D-Bus (via `atspi`/`zbus`) for trees and semantic actions, X11 (via
+//! `x11rb`) for screenshots, XTEST input and window focus, and the private headless
+//! desktop (Xvfb + session bus + accessibility bus) used by servers, CI and tests.
+//!
+//! ## What this crate must not know
+//! Agents, prompts and models. It implements `ufo_desktop::Backend` and nothing
+//! above it.
+
+pub mod headless;
