@@ -99,8 +99,7 @@ mod tests {
     fn report_display_has_code_and_help() {
         let r = ErrorReport::new("ufo::x::y", "it broke").with_help("do z");
         assert_eq!(r.to_string(), "[ufo::x::y] it broke\n  help: do z");
-        let back: ErrorReport =
-            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        let back: ErrorReport = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
         assert_eq!(Diagnostic::report(&back), r);
     }

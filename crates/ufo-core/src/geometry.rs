@@ -157,22 +157,12 @@ impl Frame {
 
     /// Screen rectangle → window-relative rectangle.
     pub const fn screen_to_window(&self, r: &Rect<Screen>) -> Rect<Window> {
-        Rect::new(
-            r.x - self.origin.x,
-            r.y - self.origin.y,
-            r.width,
-            r.height,
-        )
+        Rect::new(r.x - self.origin.x, r.y - self.origin.y, r.width, r.height)
     }
 
     /// Window-relative rectangle → screen rectangle.
     pub const fn window_to_screen(&self, r: &Rect<Window>) -> Rect<Screen> {
-        Rect::new(
-            r.x + self.origin.x,
-            r.y + self.origin.y,
-            r.width,
-            r.height,
-        )
+        Rect::new(r.x + self.origin.x, r.y + self.origin.y, r.width, r.height)
     }
 
     /// Screen rectangle → image pixels (applies origin and scale).

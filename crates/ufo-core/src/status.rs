@@ -100,9 +100,15 @@ mod tests {
 
     #[test]
     fn parse_is_case_insensitive_and_errors_list_values() {
-        assert_eq!("assign".parse::<HostAgentStatus>(), Ok(HostAgentStatus::Assign));
+        assert_eq!(
+            "assign".parse::<HostAgentStatus>(),
+            Ok(HostAgentStatus::Assign)
+        );
         let e = "DONE".parse::<AppAgentStatus>().unwrap_err();
-        assert!(e.to_string().contains("CONTINUE FINISH FAIL CONFIRM PENDING ERROR"));
+        assert!(
+            e.to_string()
+                .contains("CONTINUE FINISH FAIL CONFIRM PENDING ERROR")
+        );
         let s: AppAgentStatus = serde_json::from_str("\"Finish\"").unwrap();
         assert_eq!(s, AppAgentStatus::Finish);
     }

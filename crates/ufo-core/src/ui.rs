@@ -351,7 +351,10 @@ mod tests {
 
     #[test]
     fn control_type_parses_case_insensitively_and_keeps_unknowns() {
-        assert_eq!("button".parse::<ControlType>().unwrap(), ControlType::Button);
+        assert_eq!(
+            "button".parse::<ControlType>().unwrap(),
+            ControlType::Button
+        );
         assert_eq!(
             "Weird".parse::<ControlType>().unwrap(),
             ControlType::Other("Weird".into())

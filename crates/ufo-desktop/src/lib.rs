@@ -9,3 +9,12 @@
 //! ## What this crate must not know
 //! D-Bus, X11, Win32 or any other OS API (those live in backend crates), and
 //! agents, prompts or models.
+
+pub mod backend;
+pub mod error;
+pub mod keys;
+pub mod screenshot;
+
+pub use backend::{Backend, MouseButton, ScreenshotTarget, TreeBudget};
+pub use error::{DesktopError, Result};
+pub use screenshot::Screenshot;

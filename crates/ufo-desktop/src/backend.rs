@@ -1,0 +1,160 @@
+//! The contract every OS backend fulfils.
+//!
+//! A backend is a thin adapter over one platform's accessibility and input APIs.
+//! It knows nothing of labels, prompts or tools: the tool catalog
+//! ([`crate::tools`]) turns UFO's tool calls into the primitives below, and the
+//! control filter ([`crate::filter`]) turns captured trees into labelled controls.
+//!
+//! ## Contract
+//! - Every method is cancel-safe and bounded: a hung application yields
+//!   [`DesktopError::Timeout`], never a hang.
+//! - A handle whose element no longer exists yields
+//!   [`DesktopError::StaleElement`], never a panic.
+//! - Methods take `&self`; a backend is shared (`Arc<dyn Backend>`) and must
+//!   serialise internally what the platform requires.
+//! - Coordinates are always [`Screen`] coordinates; backends correct toolkit quirks
+//!   (GTK4 window-relative extents) before returning.
+
+use crate::error::Result;
+use crate::keys::KeyEvent;
+use crate::screenshot::Screenshot;
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
+
+/// Limits for one tree capture. A capture that hits one returns what it has with
+/// `truncated = true` and the reason in `truncation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeBudget {
+    /// Maximum number of nodes.
+    pub max_nodes: usize,
+    /// Maximum depth below the window (root = 0).
+    pub max_depth: u32,
+    /// Wall-clock limit for the whole capture.
+    pub deadline: Duration,
+    /// Longest value/text kept per node, in characters.
+    pub max_text_chars: usize,
+}
+
+impl Default for TreeBudget {
+    fn default() -> Self {
+        Self {
+            max_nodes: 20_000,
+            max_depth: 64,
+            deadline: Duration::from_secs(10),
+            max_text_chars: 200,
+        }
+    }
+}
+
+/// What to photograph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ScreenshotTarget {
+    /// The whole screen.
+    Desktop,
+    /// One window (its screen rectangle, cropped from the screen).
+    Window(WindowInfo),
+    /// An arbitrary screen rectangle.
+    Region(Rect<Screen>),
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    /// Primary button.
+    #[default]
+    Left,
+    /// Secondary button.
+    Right,
+    /// Middle button.
+    Middle,
+}
+
+impl std::str::FromStr for MouseButton {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "left" | "" => Ok(MouseButton::Left),
+            "right" => Ok(MouseButton::Right),
+            "middle" => Ok(MouseButton::Middle),
+            other => Err(format!(
+                "unknown button {other:?}; use left, right or middle"
+            )),
+        }
+    }
+}
+
+/// The platform operations the tool catalog is built from.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// A short name for logs (`"atspi"`, `"uia"`).
+    fn name(&self) -> &'static str;
+
+    /// Lists top-level windows of all applications, in stacking/registry order.
+    /// Windows that are not showing are left out.
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>>;
+
+    /// Captures the tree of one window within `budget`.
+    async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree>;
+
+    /// Re-reads one element (states, value, rect, actions) — used to verify an
+    /// action's effect. Returns [`DesktopError::StaleElement`] if it is gone.
+    async fn refresh_node(&self, handle: &ElementHandle, max_text_chars: usize) -> Result<UiNode>;
+
+    /// Takes a screenshot.
+    async fn screenshot(&self, target: &ScreenshotTarget) -> Result<Screenshot>;
+
+    /// Invokes the element's named action (`click`, `press`, `activate`,
+    /// `toggle`, ...). Returns `Ok(false)` if the toolkit refused.
+    async fn do_action(&self, handle: &ElementHandle, action: &str) -> Result<bool>;
+
+    /// Replaces the element's whole text. [`DesktopError::Unsupported`] when it
+    /// has no editable text.
+    async fn set_text(&self, handle: &ElementHandle, text: &str) -> Result<()>;
+
+    /// Inserts text at a character offset (`None` = at the end).
+    async fn insert_text(
+        &self,
+        handle: &ElementHandle,
+        offset: Option<i32>,
+        text: &str,
+    ) -> Result<()>;
+
+    /// Reads the element's whole text (Text interface), or its name/value when it
+    /// has none.
+    async fn read_text(&self, handle: &ElementHandle) -> Result<String>;
+
+    /// Sets a numeric value (sliders, spin buttons).
+    async fn set_value(&self, handle: &ElementHandle, value: f64) -> Result<()>;
+
+    /// Selects the `index`-th child of a selection container (combo, list, tabs).
+    async fn select_child(&self, handle: &ElementHandle, index: usize) -> Result<()>;
+
+    /// Gives keyboard focus to an element (and its window).
+    async fn focus_element(&self, handle: &ElementHandle) -> Result<()>;
+
+    /// Raises a window and gives it keyboard focus, with or without a window
+    /// manager.
+    async fn activate_window(&self, window: &WindowInfo) -> Result<()>;
+
+    /// Synthesises a click at a screen point.
+    async fn click_at(&self, point: Point<Screen>, button: MouseButton, double: bool)
+    -> Result<()>;
+
+    /// Synthesises a press-move-release drag.
+    async fn drag(
+        &self,
+        from: Point<Screen>,
+        to: Point<Screen>,
+        button: MouseButton,
+        duration: Duration,
+    ) -> Result<()>;
+
+    /// Synthesises wheel clicks at a point (positive = up, negative = down).
+    async fn scroll_at(&self, point: Point<Screen>, clicks: i32) -> Result<()>;
+
+    /// Sends key events to whatever has keyboard focus.
+    async fn send_keys(&self, events: &[KeyEvent]) -> Result<()>;
+}

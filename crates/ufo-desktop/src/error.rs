@@ -1,0 +1,125 @@
+//! Errors of the desktop layer (backends, tools, images).
+
+use ufo_core::Diagnostic;
+
+/// Anything that can go wrong observing or acting on a desktop.
+#[derive(Debug, thiserror::Error)]
+pub enum DesktopError {
+    /// The X display or accessibility bus could not be reached.
+    #[error("cannot reach the desktop: {0}")]
+    Unreachable(String),
+    /// An element vanished or its application went away.
+    #[error("element {handle} is gone: {detail}")]
+    StaleElement {
+        /// The element's handle.
+        handle: String,
+        /// What the toolkit said.
+        detail: String,
+    },
+    /// No window matches the request.
+    #[error("no window matches {0}")]
+    WindowNotFound(String),
+    /// The element does not support what was asked (e.g. set text on a button).
+    #[error("{what} is not supported by {handle}")]
+    Unsupported {
+        /// What was asked.
+        what: String,
+        /// The element's handle.
+        handle: String,
+    },
+    /// A tool's arguments are wrong.
+    #[error("bad arguments for {tool}: {detail}")]
+    BadArguments {
+        /// The tool name.
+        tool: String,
+        /// Which argument and why.
+        detail: String,
+    },
+    /// The `id` is not among the labelled controls.
+    #[error("id {id} is not in the current control list ({count} controls)")]
+    UnknownControl {
+        /// The id the caller gave.
+        id: String,
+        /// How many controls there are.
+        count: usize,
+    },
+    /// `id` and `name` disagree.
+    #[error("name mismatch: id {id} is {actual:?}, not {expected:?}")]
+    NameMismatch {
+        /// The id.
+        id: String,
+        /// The control's real name.
+        actual: String,
+        /// The name the caller gave.
+        expected: String,
+    },
+    /// An action ran but reading back shows it did not take effect.
+    #[error("verification failed: {0}")]
+    VerificationFailed(String),
+    /// A call took longer than allowed.
+    #[error("{what} timed out after {millis} ms")]
+    Timeout {
+        /// What was being done.
+        what: String,
+        /// The limit.
+        millis: u64,
+    },
+    /// A key sequence could not be parsed.
+    #[error("bad key sequence {keys:?}: {detail}")]
+    BadKeys {
+        /// The sequence.
+        keys: String,
+        /// What is wrong and where.
+        detail: String,
+    },
+    /// Image encoding or decoding failed.
+    #[error("image error: {0}")]
+    Image(String),
+    /// The tool name is not in the catalog.
+    #[error("unknown tool {0:?}")]
+    UnknownTool(String),
+    /// The backend's OS call failed for another reason.
+    #[error("{0}")]
+    Backend(String),
+}
+
+impl Diagnostic for DesktopError {
+    fn code(&self) -> &'static str {
+        match self {
+            DesktopError::Unreachable(_) => "ufo::desktop::unreachable",
+            DesktopError::StaleElement { .. } => "ufo::desktop::stale_element",
+            DesktopError::WindowNotFound(_) => "ufo::desktop::window_not_found",
+            DesktopError::Unsupported { .. } => "ufo::desktop::unsupported",
+            DesktopError::BadArguments { .. } => "ufo::tool::bad_arguments",
+            DesktopError::UnknownControl { .. } => "ufo::tool::unknown_control",
+            DesktopError::NameMismatch { .. } => "ufo::tool::name_mismatch",
+            DesktopError::VerificationFailed(_) => "ufo::tool::verification_failed",
+            DesktopError::Timeout { .. } => "ufo::desktop::timeout",
+            DesktopError::BadKeys { .. } => "ufo::tool::bad_keys",
+            DesktopError::Image(_) => "ufo::desktop::image",
+            DesktopError::UnknownTool(_) => "ufo::tool::unknown_tool",
+            DesktopError::Backend(_) => "ufo::desktop::backend",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            DesktopError::Unreachable(_) => "start a private desktop with `ufo desktop start`, or check DISPLAY and DBUS_SESSION_BUS_ADDRESS; `ufo doctor` tells which part is missing".into(),
+            DesktopError::StaleElement { .. } => "the window changed or closed; observe again and use the new control list".into(),
+            DesktopError::WindowNotFound(_) => "list windows with `ufo windows` and pass a name or id shown there".into(),
+            DesktopError::Unsupported { .. } => "pick a control of a type that supports this action, or use keyboard_input/click_input".into(),
+            DesktopError::BadArguments { tool, .. } => format!("check the argument names and types in the documentation of `{tool}`"),
+            DesktopError::UnknownControl { .. } => "use an id from the latest control list; ids change after each observation".into(),
+            DesktopError::NameMismatch { .. } => "pass the id and the name of the same control, exactly as listed".into(),
+            DesktopError::VerificationFailed(_) => "observe the application again; the control may need focus or a different action".into(),
+            DesktopError::Timeout { .. } => "the application may be busy; retry, or raise the deadline".into(),
+            DesktopError::BadKeys { .. } => "use pywinauto syntax: literal text, {ENTER}, {TAB 3}, ^a (Ctrl), %f (Alt), +x (Shift), and {{}/{}} for braces".into(),
+            DesktopError::Image(_) => "check disk space and the output path".into(),
+            DesktopError::UnknownTool(_) => "list the tools with `ufo act --list`".into(),
+            DesktopError::Backend(_) => "run `ufo doctor` to check the desktop".into(),
+        })
+    }
+}
+
+/// Result alias for this crate.
+pub type Result<T, E = DesktopError> = std::result::Result<T, E>;
