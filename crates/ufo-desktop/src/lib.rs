@@ -12,6 +12,7 @@
 
 pub mod backend;
 pub mod error;
+pub mod keyparse;
 pub mod keys;
 pub mod screenshot;
 
