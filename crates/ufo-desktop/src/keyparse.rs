@@ -390,7 +390,10 @@ mod tests {
             ("+x", with(Shift, tap(c('x')))),
             ("#r", with(Super, tap(c('r')))),
             ("+{F10}", with(Shift, tap(n(F(10))))),
-            ("{F1}{f24}{VK_F5}", cat(vec![tap(n(F(1))), tap(n(F(24))), tap(n(F(5)))])),
+            (
+                "{F1}{f24}{VK_F5}",
+                cat(vec![tap(n(F(1))), tap(n(F(24))), tap(n(F(5)))]),
+            ),
             ("{TAB 3}", cat(vec![tap(n(Tab)), tap(n(Tab)), tap(n(Tab))])),
             ("{a 2}", text("aa")),
             ("{+ 2}", text("++")),
@@ -413,14 +416,22 @@ mod tests {
             ("+(abc)", with(Shift, text("abc"))),
             (
                 "^(a+(bc))d",
-                cat(vec![with(Control, cat(vec![text("a"), with(Shift, text("bc"))])), text("d")]),
+                cat(vec![
+                    with(Control, cat(vec![text("a"), with(Shift, text("bc"))])),
+                    text("d"),
+                ]),
             ),
             ("+({F1}x)", with(Shift, cat(vec![tap(n(F(1))), text("x")]))),
             ("f(x)", text("f(x)")),
             (")", text(")")),
             (
                 "{SHIFT down}ab{SHIFT up}c",
-                cat(vec![vec![Down(n(Shift))], text("ab"), vec![Up(n(Shift))], text("c")]),
+                cat(vec![
+                    vec![Down(n(Shift))],
+                    text("ab"),
+                    vec![Up(n(Shift))],
+                    text("c"),
+                ]),
             ),
             (
                 "{VK_CONTROL down}{VK_MENU DOWN}x",
@@ -474,7 +485,10 @@ mod tests {
             ("}", "unmatched '}' at position 0"),
             ("x{FOO}", "unknown key name \"FOO\" in braces at position 1"),
             ("{F25}", "unknown key name \"F25\""),
-            ("{TAB x}", "\"x\" after \"TAB\" at position 0 is not a repeat count"),
+            (
+                "{TAB x}",
+                "\"x\" after \"TAB\" at position 0 is not a repeat count",
+            ),
             ("{TAB 1001}", "larger than 1000"),
             ("^", "modifier '^' at position 0 has no key"),
             ("ab+", "modifier '+' at position 2 has no key"),

@@ -12,8 +12,10 @@
 
 pub mod backend;
 pub mod error;
+pub mod filter;
 pub mod keyparse;
 pub mod keys;
+pub mod names;
 pub mod screenshot;
 
 pub use backend::{Backend, MouseButton, ScreenshotTarget, TreeBudget};

@@ -1,0 +1,620 @@
+//! From a captured [`UiTree`] to the numbered [`Control`]s a model sees.
+//!
+//! [`label_controls`] does what UFO does with `CONTROL_LIST`: keep the
+//! interactive, visible, enabled, on-screen elements of the listed types, drop
+//! toolkit duplicates, and number the rest `1..N` in reading order (rows top to
+//! bottom, then left to right). Those numbers are the labels drawn on the
+//! set-of-marks screenshot and the `id`s the UI tools accept.
+//!
+//! ```
+//! use ufo_desktop::filter::{label_controls, FilterConfig};
+//! # fn demo(tree: &ufo_core::UiTree) {
+//! let controls = label_controls(tree, &FilterConfig::default(), None);
+//! let for_prompt = ufo_desktop::filter::prompt_json(&controls);
+//! # let _ = for_prompt;
+//! # }
+//! ```
+
+use crate::names::{names_match, undouble};
+use serde::{Deserialize, Serialize};
+use ufo_core::ui::{DEFAULT_CONTROL_LIST, PromptControl};
+use ufo_core::{Control, ControlType, Rect, Screen, UiNode, UiTree};
+
+/// Which elements become controls. Deserialises from config with defaults for
+/// missing fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FilterConfig {
+    /// Control types kept (UFO's `CONTROL_LIST`); default
+    /// [`DEFAULT_CONTROL_LIST`].
+    pub control_types: Vec<ControlType>,
+    /// Keep only elements reported `showing` (default true). See
+    /// [`FilterConfig::visible_fallback`] for toolkits that do not report it.
+    pub require_showing: bool,
+    /// When no node below the window root reports `showing` at all (GTK 4.8),
+    /// accept `visible` instead (default true).
+    pub visible_fallback: bool,
+    /// Keep only elements reported `enabled` or `sensitive` (default true).
+    /// Skipped for trees where no node reports either state.
+    pub require_enabled: bool,
+    /// Keep only elements that intersect the visible area (default true); their
+    /// rectangles are clipped to it, so the centre is clickable.
+    pub require_on_screen: bool,
+    /// Minimum width in screen pixels (after clipping); default 2.
+    pub min_width: i32,
+    /// Minimum height in screen pixels (after clipping); default 2.
+    pub min_height: i32,
+    /// Keep elements with an empty name (default true; icon-only buttons and
+    /// unnamed text fields are real targets). Unnamed `Group` and `Text`
+    /// elements are always dropped: they are layout boxes and empty labels.
+    pub include_unnamed: bool,
+    /// Drop an element whose rectangle equals that of its nearest kept ancestor
+    /// and whose name is the same or empty (GTK4's label inside a button);
+    /// default true.
+    pub dedupe_nested: bool,
+    /// Show GTK4's doubled names (`"7 7"`) as one half (`"7"`); default true.
+    pub undouble_names: bool,
+    /// Two controls whose vertical centres differ by at most this many pixels
+    /// share a row in the numbering; default 10.
+    pub row_tolerance: i32,
+    /// At most this many controls (in reading order); default 500.
+    pub max_controls: usize,
+    /// Values longer than this many characters are cut (with `…`); default 100.
+    pub max_value_chars: usize,
+}
+
+impl Default for FilterConfig {
+    fn default() -> Self {
+        Self {
+            control_types: DEFAULT_CONTROL_LIST
+                .iter()
+                .map(|s| s.parse().unwrap_or_else(|e| match e {}))
+                .collect(),
+            require_showing: true,
+            visible_fallback: true,
+            require_enabled: true,
+            require_on_screen: true,
+            min_width: 2,
+            min_height: 2,
+            include_unnamed: true,
+            dedupe_nested: true,
+            undouble_names: true,
+            row_tolerance: 10,
+            max_controls: 500,
+            max_value_chars: 100,
+        }
+    }
+}
+
+/// Filters and numbers the controls of `tree`.
+///
+/// `visible_area` is the screen region that is actually visible (usually the
+/// window's rectangle, or its intersection with the screen); `None` uses the
+/// tree's window rectangle, then the root node's. Without any area the
+/// on-screen check is skipped.
+///
+/// The result is numbered `1..N` in reading order and is deterministic for a
+/// given tree (ties broken by tree order).
+pub fn label_controls(
+    tree: &UiTree,
+    cfg: &FilterConfig,
+    visible_area: Option<Rect<Screen>>,
+) -> Vec<Control> {
+    let area = visible_area
+        .or(tree.window.rect)
+        .or_else(|| tree.root().and_then(|r| r.rect));
+    let below_root = tree.nodes.iter().filter(|n| n.parent.is_some());
+    let showing_reported = below_root.clone().any(|n| n.has_state("showing"));
+    let enabled_reported = tree
+        .nodes
+        .iter()
+        .any(|n| n.has_state("enabled") || n.has_state("sensitive"));
+
+    let is_shown = |n: &UiNode| {
+        if !cfg.require_showing {
+            return true;
+        }
+        n.has_state("showing")
+            || (cfg.visible_fallback && !showing_reported && n.has_state("visible"))
+    };
+    let is_enabled = |n: &UiNode| {
+        !cfg.require_enabled
+            || !enabled_reported
+            || n.has_state("enabled")
+            || n.has_state("sensitive")
+    };
+
+    // kept[i] = Some(rect, display name) when node i became a control.
+    let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; tree.nodes.len()];
+    let mut picked: Vec<(usize, Control)> = Vec::new();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if !cfg.control_types.contains(&node.control_type) || !is_shown(node) || !is_enabled(node) {
+            continue;
+        }
+        let Some(mut rect) = node.rect else { continue };
+        if cfg.require_on_screen
+            && let Some(area) = area
+        {
+            match rect.intersection(&area) {
+                Some(r) => rect = r,
+                None => continue,
+            }
+        }
+        if rect.is_empty() || rect.width < cfg.min_width || rect.height < cfg.min_height {
+            continue;
+        }
+        let name = if cfg.undouble_names {
+            undouble(&node.name).to_owned()
+        } else {
+            node.name.trim().to_owned()
+        };
+        if name.is_empty()
+            && (!cfg.include_unnamed
+                || matches!(node.control_type, ControlType::Group | ControlType::Text))
+        {
+            continue;
+        }
+        if cfg.dedupe_nested
+            && let Some((arect, aname)) = nearest_kept_ancestor(tree, &kept, i)
+            && *arect == rect
+            && (name.is_empty() || names_match(&name, aname))
+        {
+            continue;
+        }
+        if let Some(slot) = kept.get_mut(i) {
+            *slot = Some((rect, name.clone()));
+        }
+        picked.push((
+            i,
+            Control {
+                id: 0,
+                value: node
+                    .value
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty() && *v != name)
+                    .map(|v| truncate(v, cfg.max_value_chars)),
+                name,
+                control_type: node.control_type.clone(),
+                rect,
+                handle: node.handle.clone(),
+                role: node.role.clone(),
+                states: node.states.clone(),
+                actions: node.actions.clone(),
+                capabilities: node.capabilities,
+            },
+        ));
+    }
+
+    let order = reading_order(
+        &picked.iter().map(|(_, c)| c.rect).collect::<Vec<_>>(),
+        cfg.row_tolerance,
+    );
+    let mut out: Vec<Control> = Vec::with_capacity(order.len().min(cfg.max_controls));
+    for idx in order.into_iter().take(cfg.max_controls) {
+        if let Some((_, c)) = picked.get(idx) {
+            let mut c = c.clone();
+            c.id = u32::try_from(out.len() + 1).unwrap_or(u32::MAX);
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn nearest_kept_ancestor<'a>(
+    tree: &UiTree,
+    kept: &'a [Option<(Rect<Screen>, String)>],
+    index: usize,
+) -> Option<&'a (Rect<Screen>, String)> {
+    let mut cur = tree.nodes.get(index)?.parent;
+    // Bounded by the depth of the tree; a malformed parent cycle stops after
+    // as many steps as there are nodes.
+    for _ in 0..tree.nodes.len() {
+        let p = cur?;
+        if let Some(Some(k)) = kept.get(p) {
+            return Some(k);
+        }
+        cur = tree.nodes.get(p)?.parent;
+    }
+    None
+}
+
+fn truncate(s: &str, max_chars: usize) -> String {
+    if s.chars().count() <= max_chars {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(max_chars).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Indices of `rects` in reading order: rows by vertical centre (a rectangle
+/// joins the current row when its centre is within `tolerance` pixels of the
+/// row's first centre), each row left to right. Stable for equal positions.
+pub fn reading_order<S>(rects: &[Rect<S>], tolerance: i32) -> Vec<usize> {
+    // Centres doubled to stay in integers.
+    let cy = |r: &Rect<S>| i64::from(r.y) * 2 + i64::from(r.height);
+    let cx = |r: &Rect<S>| i64::from(r.x) * 2 + i64::from(r.width);
+    let mut idx: Vec<usize> = (0..rects.len()).collect();
+    idx.sort_by_key(|&i| rects.get(i).map(|r| (cy(r), cx(r), i)));
+    let tol = i64::from(tolerance.max(0)) * 2;
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut anchor = i64::MIN;
+    for i in idx {
+        let Some(r) = rects.get(i) else { continue };
+        let y = cy(r);
+        match rows.last_mut() {
+            Some(row) if y - anchor <= tol => row.push(i),
+            _ => {
+                anchor = y;
+                rows.push(vec![i]);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(rects.len());
+    for mut row in rows {
+        row.sort_by_key(|&i| rects.get(i).map(|r| (cx(r), cy(r), i)));
+        out.extend(row);
+    }
+    out
+}
+
+/// The compact prompt form of a control list (`[{"id":"1","name":..,"type":..}]`).
+pub fn prompt_controls(controls: &[Control]) -> Vec<PromptControl> {
+    controls.iter().map(Control::to_prompt).collect()
+}
+
+/// The compact prompt form as JSON (what UFO puts in the user prompt).
+pub fn prompt_json(controls: &[Control]) -> serde_json::Value {
+    serde_json::to_value(prompt_controls(controls)).unwrap_or_default()
+}
+
+/// The full form of a control list (handles, roles, states, actions,
+/// rectangles) for `ui_tree` logs and remote transfer.
+pub fn full_json(controls: &[Control]) -> serde_json::Value {
+    serde_json::to_value(controls).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ufo_core::ui::Capabilities;
+    use ufo_core::{ElementHandle, WindowInfo};
+
+    /// One node of a hand-built tree: (parent, type, name, states, rect).
+    type Spec<'a> = (
+        Option<usize>,
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<(i32, i32, i32, i32)>,
+    );
+
+    fn tree(window_rect: Option<(i32, i32, i32, i32)>, specs: &[Spec<'_>]) -> UiTree {
+        let mut nodes: Vec<UiNode> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, (parent, ty, name, states, rect))| UiNode {
+                index: i,
+                parent: *parent,
+                children: vec![],
+                depth: 0,
+                handle: ElementHandle(format!(":1.0|/n{i}")),
+                role: ty.to_lowercase(),
+                control_type: ty.parse().unwrap(),
+                name: (*name).into(),
+                description: String::new(),
+                value: None,
+                states: states.split_whitespace().map(String::from).collect(),
+                rect: rect.map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+                actions: vec![],
+                capabilities: Capabilities::default(),
+            })
+            .collect();
+        for i in 0..nodes.len() {
+            if let Some(p) = nodes[i].parent {
+                nodes[p].children.push(i);
+                nodes[i].depth = nodes[p].depth + 1;
+            }
+        }
+        UiTree {
+            window: WindowInfo {
+                id: "w1".into(),
+                app_name: "app".into(),
+                pid: None,
+                title: "Win".into(),
+                rect: window_rect.map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+                focused: true,
+                handle: ElementHandle(":1.0|/n0".into()),
+                native_id: None,
+            },
+            nodes,
+            truncated: false,
+            truncation: None,
+        }
+    }
+
+    fn labels(t: &UiTree, cfg: &FilterConfig) -> Vec<String> {
+        label_controls(t, cfg, None)
+            .iter()
+            .map(|c| format!("{}:{}:{}", c.id, c.control_type, c.name))
+            .collect()
+    }
+
+    const GTK3: &str = "enabled sensitive showing visible";
+    const GTK4: &str = "sensitive visible focusable";
+
+    #[test]
+    fn data_driven_filtering() {
+        let w = Some((0, 0, 400, 300));
+        let frame = (
+            None,
+            "Window",
+            "Win",
+            "showing visible sensitive",
+            Some((0, 0, 400, 300)),
+        );
+        let cases: Vec<(&str, UiTree, FilterConfig, Vec<&str>)> = vec![
+            (
+                "gtk3 keeps showing+enabled interactive types only",
+                tree(
+                    w,
+                    &[
+                        frame,
+                        (Some(0), "Pane", "panel", GTK3, Some((0, 0, 400, 300))),
+                        (Some(1), "Button", "OK", GTK3, Some((10, 10, 50, 20))),
+                        (
+                            Some(1),
+                            "Button",
+                            "Hidden",
+                            "enabled sensitive visible",
+                            Some((70, 10, 50, 20)),
+                        ),
+                        (
+                            Some(1),
+                            "Button",
+                            "Disabled",
+                            "showing visible",
+                            Some((130, 10, 50, 20)),
+                        ),
+                        (Some(1), "Edit", "", GTK3, Some((10, 40, 200, 20))),
+                        (Some(1), "Text", "", GTK3, Some((10, 70, 200, 20))),
+                        (Some(1), "Group", "", GTK3, Some((10, 100, 200, 20))),
+                        (Some(1), "Button", "NoRect", GTK3, None),
+                        (
+                            Some(1),
+                            "Button",
+                            "Offscreen",
+                            GTK3,
+                            Some((500, 10, 50, 20)),
+                        ),
+                        (Some(1), "Button", "Zero", GTK3, Some((10, 130, 0, 20))),
+                    ],
+                ),
+                FilterConfig::default(),
+                vec!["1:Button:OK", "2:Edit:"],
+            ),
+            (
+                "gtk4 lacks showing below the root: visible is enough, names undoubled, label deduped",
+                tree(
+                    w,
+                    &[
+                        frame,
+                        (Some(0), "Button", "7 7", GTK4, Some((16, 288, 55, 40))),
+                        (
+                            Some(1),
+                            "Text",
+                            "7",
+                            "sensitive visible",
+                            Some((16, 288, 55, 40)),
+                        ),
+                        (Some(0), "Button", "8 8", GTK4, Some((76, 288, 55, 40))),
+                        (
+                            Some(3),
+                            "Text",
+                            "8",
+                            "sensitive visible",
+                            Some((76, 288, 55, 40)),
+                        ),
+                        (
+                            Some(0),
+                            "Text",
+                            "Result",
+                            "sensitive visible",
+                            Some((0, 100, 300, 30)),
+                        ),
+                        (
+                            Some(0),
+                            "Button",
+                            "gone",
+                            "sensitive",
+                            Some((136, 288, 55, 40)),
+                        ),
+                    ],
+                ),
+                FilterConfig::default(),
+                vec!["1:Text:Result", "2:Button:7", "3:Button:8"],
+            ),
+            (
+                "showing reported somewhere below the root: visible alone is not enough",
+                tree(
+                    w,
+                    &[
+                        frame,
+                        (Some(0), "Button", "A", GTK3, Some((10, 10, 50, 20))),
+                        (
+                            Some(0),
+                            "Button",
+                            "B",
+                            "enabled visible",
+                            Some((70, 10, 50, 20)),
+                        ),
+                    ],
+                ),
+                FilterConfig::default(),
+                vec!["1:Button:A"],
+            ),
+            (
+                "reading order: rows within tolerance, then x",
+                tree(
+                    w,
+                    &[
+                        frame,
+                        (Some(0), "Button", "R2a", GTK3, Some((200, 60, 40, 20))),
+                        (Some(0), "Button", "R1b", GTK3, Some((100, 14, 40, 20))),
+                        (Some(0), "Button", "R1a", GTK3, Some((10, 10, 40, 20))),
+                        (Some(0), "Button", "R2b", GTK3, Some((10, 66, 40, 20))),
+                        (Some(0), "Edit", "Tall", GTK3, Some((300, 0, 50, 44))),
+                    ],
+                ),
+                FilterConfig::default(),
+                vec![
+                    "1:Button:R1a",
+                    "2:Button:R1b",
+                    "3:Edit:Tall",
+                    "4:Button:R2b",
+                    "5:Button:R2a",
+                ],
+            ),
+            (
+                "custom control list, unnamed excluded, not deduped when names differ",
+                tree(
+                    w,
+                    &[
+                        frame,
+                        (Some(0), "Button", "Open", GTK3, Some((10, 10, 50, 20))),
+                        (Some(1), "Text", "Open file", GTK3, Some((10, 10, 50, 20))),
+                        (Some(0), "MenuItem", "", GTK3, Some((10, 40, 50, 20))),
+                        (Some(0), "Slider", "Vol", GTK3, Some((10, 70, 50, 20))),
+                    ],
+                ),
+                FilterConfig {
+                    control_types: vec![
+                        ControlType::Button,
+                        ControlType::Text,
+                        ControlType::MenuItem,
+                    ],
+                    include_unnamed: false,
+                    ..FilterConfig::default()
+                },
+                vec!["1:Button:Open", "2:Text:Open file"],
+            ),
+            (
+                "no enabled/sensitive states anywhere: enabled check skipped; no window rect: root rect used",
+                tree(
+                    None,
+                    &[
+                        (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+                        (Some(0), "Button", "X", "showing", Some((10, 10, 20, 20))),
+                        (Some(0), "Button", "Out", "showing", Some((200, 10, 20, 20))),
+                    ],
+                ),
+                FilterConfig::default(),
+                vec!["1:Button:X"],
+            ),
+        ];
+        for (what, t, cfg, want) in cases {
+            assert_eq!(labels(&t, &cfg), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn clips_to_visible_area_and_caps_count() {
+        let t = tree(
+            Some((0, 0, 100, 100)),
+            &[
+                (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+                (
+                    Some(0),
+                    "Document",
+                    "Doc",
+                    "showing enabled",
+                    Some((0, 50, 100, 500)),
+                ),
+                (
+                    Some(0),
+                    "Button",
+                    "B",
+                    "showing enabled",
+                    Some((0, 0, 10, 10)),
+                ),
+            ],
+        );
+        let cs = label_controls(&t, &FilterConfig::default(), Some(Rect::new(0, 0, 100, 80)));
+        assert_eq!(cs[1].name, "Doc");
+        assert_eq!(cs[1].rect, Rect::new(0, 50, 100, 30));
+        let capped = label_controls(
+            &t,
+            &FilterConfig {
+                max_controls: 1,
+                ..FilterConfig::default()
+            },
+            None,
+        );
+        assert_eq!(capped.len(), 1);
+        assert_eq!(capped[0].name, "B");
+    }
+
+    #[test]
+    fn values_and_serialisation() {
+        let mut t = tree(
+            Some((0, 0, 100, 100)),
+            &[
+                (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+                (
+                    Some(0),
+                    "Edit",
+                    "Name",
+                    "showing enabled",
+                    Some((0, 0, 50, 10)),
+                ),
+                (
+                    Some(0),
+                    "Text",
+                    "Same",
+                    "showing enabled",
+                    Some((0, 20, 50, 10)),
+                ),
+            ],
+        );
+        t.nodes[1].value = Some("abcdef".into());
+        t.nodes[2].value = Some("Same".into());
+        let cs = label_controls(
+            &t,
+            &FilterConfig {
+                max_value_chars: 3,
+                ..FilterConfig::default()
+            },
+            None,
+        );
+        assert_eq!(cs[0].value.as_deref(), Some("abc…"));
+        assert_eq!(cs[1].value, None);
+        assert_eq!(
+            prompt_json(&cs).to_string(),
+            r#"[{"id":"1","name":"Name","type":"Edit","value":"abc…"},{"id":"2","name":"Same","type":"Text"}]"#
+        );
+        let full = full_json(&cs);
+        assert_eq!(full[0]["handle"], ":1.0|/n1");
+        assert_eq!(full[0]["rect"]["width"], 50);
+        let back: Vec<Control> = serde_json::from_value(full).unwrap();
+        assert_eq!(back, cs);
+    }
+
+    #[test]
+    fn config_deserialises_with_defaults() {
+        let cfg: FilterConfig =
+            serde_json::from_str(r#"{"control_types":["Button","Edit"],"min_width":5}"#).unwrap();
+        assert_eq!(
+            cfg.control_types,
+            vec![ControlType::Button, ControlType::Edit]
+        );
+        assert_eq!(cfg.min_width, 5);
+        assert!(cfg.require_showing);
+        assert!(
+            FilterConfig::default()
+                .control_types
+                .contains(&ControlType::Slider)
+        );
+    }
+}
