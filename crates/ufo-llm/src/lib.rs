@@ -3,5 +3,76 @@
 //! Messages, per-provider formatting strategies, provider clients, usage and cost,
 //! extraction and validation of JSON replies, retries and fallback.
 //!
+//! ## Using a model
+//!
+//! Build a model from one agent section of `agents.yaml` and ask it a
+//! [`ChatRequest`]; agents hold it as `Arc<dyn ChatModel>`:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), ufo_llm::LlmError> {
+//! use std::sync::Arc;
+//! use ufo_llm::{ChatModel, ChatRequest, LlmConfig, Part, PriceTable};
+//!
+//! let app: LlmConfig = LlmConfig::from_yaml("API_TYPE: openai\nAPI_KEY: sk-...\nAPI_MODEL: gpt-4o\n")?;
+//! let backup: LlmConfig = LlmConfig::from_yaml("API_TYPE: ollama\nAPI_MODEL: llama3.2-vision\n")?;
+//! let prices = Arc::new(PriceTable::ufo_defaults());
+//! let model: Arc<dyn ChatModel> = ufo_llm::build_with_backup(&app, Some(&backup), Some(prices))?;
+//!
+//! let request = ChatRequest::agent(
+//!     "You are an agent operating a desktop. Answer in JSON.",
+//!     vec![Part::text("Click OK."), Part::image("/tmp/screenshot.png")],
+//! );
+//! let reply = model.chat(request).await?;
+//! println!("{} ({} tokens, ${:?})", reply.text, reply.usage.total_tokens, reply.cost);
+//! # Ok(()) }
+//! ```
+//!
+//! Then [`extract::extract_json`] finds the JSON object in the reply and
+//! [`validate::parse_reply`] checks it against the agent's response type,
+//! naming the wrong field so the agent can re-ask.
+//!
+//! ## Formatting
+//!
+//! [`format`] holds AgentScope's strategies (golden-tested against
+//! `seeds/prompt-formatting.txt`) and each provider's native shape; [`provider`]
+//! turns them into exact HTTP requests. [`cli::format_request`] prints one without
+//! sending it.
+//!
+//! ## Deterministic runs
+//!
+//! `API_TYPE: replay` answers from a cassette ([`replay`]); [`replay::RecordingModel`]
+//! writes one while a real model answers.
+//!
 //! ## What this crate must not know
 //! Agents and UI: it formats and sends whatever messages it is given.
+
+pub mod auth;
+pub mod cli;
+pub mod client;
+pub mod config;
+pub mod cost;
+pub mod error;
+pub mod extract;
+pub mod format;
+pub mod media;
+pub mod message;
+pub mod model;
+pub mod provider;
+pub mod redact;
+pub mod replay;
+pub mod retry;
+pub mod usage;
+pub mod validate;
+
+pub use client::HttpModel;
+pub use config::{ApiType, LlmConfig};
+pub use cost::{Price, PriceTable};
+pub use error::{ApiError, LlmError};
+pub use extract::{ExtractOptions, Extracted, extract_json};
+pub use format::{Formatted, Strategy};
+pub use message::{ChatOptions, ChatRequest, ChatResponse, Content, JsonMode, Msg, Part, Role};
+pub use model::{ChatModel, FallbackModel, build_model, build_with_backup};
+pub use redact::Secret;
+pub use retry::RetryPolicy;
+pub use usage::{Usage, UsageTotals};
+pub use validate::parse_reply;

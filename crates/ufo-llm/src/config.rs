@@ -1,0 +1,303 @@
+//! One agent's model section of UFO's `agents.yaml` (`HOST_AGENT`, `APP_AGENT`,
+//! `BACKUP_AGENT`, …), with UFO's upper-case key names.
+//!
+//! ```yaml
+//! APP_AGENT:
+//!   VISUAL_MODE: True
+//!   API_TYPE: "aoai"
+//!   API_BASE: "https://myres.openai.azure.com"
+//!   API_KEY: "..."
+//!   API_VERSION: "2024-02-15-preview"
+//!   API_MODEL: "gpt-4o"
+//!   API_DEPLOYMENT_ID: "gpt-4o-20240513"
+//! ```
+//!
+//! Keys beyond UFO's (all optional): `AAD_TOKEN_ENV` / `AAD_TOKEN_COMMAND` (how
+//! `azure_ad` gets its bearer token), `CASSETTE` (the file for `API_TYPE: replay`),
+//! `RETRY_BASE_DELAY_MS` / `RETRY_MAX_DELAY_MS` (backoff). Unknown keys are kept in
+//! [`LlmConfig::extra`], as UFO keeps them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::LlmError;
+use crate::redact::Secret;
+use crate::retry::RetryPolicy;
+
+/// UFO's `API_TYPE` values (lower-cased before lookup, as UFO does), plus `zhipu`
+/// and `replay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ApiType {
+    /// OpenAI Chat Completions.
+    OpenAi,
+    /// Azure OpenAI with an `api-key` header.
+    Aoai,
+    /// Azure OpenAI with an Entra ID (Azure AD) bearer token.
+    AzureAd,
+    /// Qwen on DashScope: OpenAI-compatible mode by default, native when `API_BASE`
+    /// contains `/api/v1`.
+    Qwen,
+    /// DeepSeek (OpenAI-shaped, text only).
+    DeepSeek,
+    /// Ollama's native `/api/chat`.
+    Ollama,
+    /// Google Gemini `generateContent`.
+    Gemini,
+    /// Anthropic Messages.
+    Claude,
+    /// Zhipu GLM (BigModel).
+    Zhipu,
+    /// Any OpenAI-compatible server (vLLM, llama.cpp, LM Studio); `API_BASE` required.
+    Custom,
+    /// Answers from a recorded cassette (`CASSETTE` or `API_BASE` is its path).
+    Replay,
+}
+
+impl ApiType {
+    /// Every accepted value, as written in agents.yaml.
+    pub const NAMES: &'static [&'static str] = &[
+        "openai", "aoai", "azure_ad", "qwen", "deepseek", "ollama", "gemini", "claude", "zhipu",
+        "custom", "replay",
+    ];
+
+    /// The lower-case name used in config, logs and price keys.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Aoai => "aoai",
+            Self::AzureAd => "azure_ad",
+            Self::Qwen => "qwen",
+            Self::DeepSeek => "deepseek",
+            Self::Ollama => "ollama",
+            Self::Gemini => "gemini",
+            Self::Claude => "claude",
+            Self::Zhipu => "zhipu",
+            Self::Custom => "custom",
+            Self::Replay => "replay",
+        }
+    }
+}
+
+impl fmt::Display for ApiType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ApiType {
+    type Err = LlmError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "openai" => Self::OpenAi,
+            "aoai" => Self::Aoai,
+            "azure_ad" => Self::AzureAd,
+            "qwen" | "dashscope" => Self::Qwen,
+            "deepseek" => Self::DeepSeek,
+            "ollama" => Self::Ollama,
+            "gemini" => Self::Gemini,
+            "claude" | "anthropic" => Self::Claude,
+            "zhipu" | "zhipuai" | "glm" => Self::Zhipu,
+            // UFO's docs say `custom_model`; the code says `custom`.
+            "custom" | "custom_model" => Self::Custom,
+            "replay" => Self::Replay,
+            _ => {
+                return Err(LlmError::UnknownApiType {
+                    value: s.to_owned(),
+                });
+            }
+        })
+    }
+}
+
+/// One agent's model configuration (a section of `agents.yaml`), plus the LLM keys
+/// of `system.yaml` (`MAX_TOKENS`, `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`)
+/// that the config loader merges in.
+///
+/// `Debug` never shows `API_KEY`.
+#[derive(Clone, Default, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE", default)]
+pub struct LlmConfig {
+    /// Whether screenshots go into the prompt.
+    pub visual_mode: Option<bool>,
+    /// If true, `temperature` and `top_p` are not sent (o1/o3/o4-mini, gpt-5).
+    pub reasoning_model: bool,
+    /// The provider, one of [`ApiType::NAMES`] (case-insensitive).
+    pub api_type: String,
+    /// The endpoint; see each provider for what it may contain.
+    pub api_base: Option<String>,
+    /// The key (ignored by Ollama; not used by `azure_ad`).
+    pub api_key: Secret,
+    /// `api-version` for Azure; `anthropic-version` for Claude.
+    pub api_version: Option<String>,
+    /// The model name.
+    pub api_model: Option<String>,
+    /// The Azure deployment (selects the model on `aoai`/`azure_ad`).
+    pub api_deployment_id: Option<String>,
+    /// OpenAI Responses API (not implemented: Chat Completions is used; a warning is logged).
+    pub use_responses: bool,
+    /// Azure AD tenant.
+    pub aad_tenant_id: Option<String>,
+    /// Azure AD scope.
+    pub aad_api_scope: Option<String>,
+    /// Azure AD scope base: the token scope is `api://{AAD_API_SCOPE_BASE}/.default`.
+    pub aad_api_scope_base: Option<String>,
+    /// Environment variable holding an Azure AD bearer token (`azure_ad`).
+    pub aad_token_env: Option<String>,
+    /// Command printing an Azure AD bearer token on stdout (`azure_ad`).
+    pub aad_token_command: Option<String>,
+    /// Maximum output tokens.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
+    /// Request timeout in seconds (UFO default 60).
+    pub timeout: Option<f64>,
+    /// Retries after the first attempt on 429/5xx/timeouts (UFO default 20; ours 3).
+    pub max_retry: Option<u32>,
+    /// First backoff delay in milliseconds (default 500).
+    pub retry_base_delay_ms: Option<u64>,
+    /// Longest backoff delay, also the cap on `Retry-After`, in milliseconds (default 8000).
+    pub retry_max_delay_ms: Option<u64>,
+    /// The cassette file for `API_TYPE: replay`.
+    pub cassette: Option<String>,
+    /// Every other key of the section, kept as UFO keeps extras.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("api_type", &self.api_type)
+            .field("api_base", &self.api_base)
+            .field("api_key", &self.api_key)
+            .field("api_version", &self.api_version)
+            .field("api_model", &self.api_model)
+            .field("api_deployment_id", &self.api_deployment_id)
+            .field("visual_mode", &self.visual_mode)
+            .field("reasoning_model", &self.reasoning_model)
+            .field("max_tokens", &self.max_tokens)
+            .field("temperature", &self.temperature)
+            .field("top_p", &self.top_p)
+            .field("timeout", &self.timeout)
+            .field("max_retry", &self.max_retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Default retries after the first attempt.
+pub const DEFAULT_MAX_RETRY: u32 = 3;
+/// Default request timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl LlmConfig {
+    /// A config for `api_type` and `model` with everything else defaulted.
+    pub fn new(api_type: ApiType, model: impl Into<String>) -> Self {
+        Self {
+            api_type: api_type.name().to_owned(),
+            api_model: Some(model.into()),
+            ..Self::default()
+        }
+    }
+
+    /// Parses one agent section from YAML (the section's content, not the whole file).
+    pub fn from_yaml(yaml: &str) -> Result<Self, LlmError> {
+        serde_saphyr::from_str(yaml).map_err(|e| LlmError::config("API_TYPE", e.to_string()))
+    }
+
+    /// The provider.
+    pub fn api(&self) -> Result<ApiType, LlmError> {
+        if self.api_type.trim().is_empty() {
+            return Err(LlmError::config("API_TYPE", "missing"));
+        }
+        self.api_type.parse()
+    }
+
+    /// The model name sent to the provider and used for prices. On Azure the
+    /// deployment selects the model, so (as UFO does) `API_DEPLOYMENT_ID` wins.
+    pub fn model(&self) -> Result<String, LlmError> {
+        let api = self.api()?;
+        let non_empty = |s: &Option<String>| {
+            s.as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        };
+        if matches!(api, ApiType::Aoai | ApiType::AzureAd) {
+            if let Some(d) = non_empty(&self.api_deployment_id) {
+                return Ok(d);
+            }
+            return Err(LlmError::config(
+                "API_DEPLOYMENT_ID",
+                "Azure OpenAI needs the deployment name",
+            ));
+        }
+        non_empty(&self.api_model).ok_or_else(|| LlmError::config("API_MODEL", "missing"))
+    }
+
+    /// The non-empty API base, if set.
+    pub fn base(&self) -> Option<&str> {
+        self.api_base
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(Duration::from_secs_f64)
+            .unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    /// The retry policy from `MAX_RETRY` and the backoff keys.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        let mut p = RetryPolicy {
+            max_retries: self.max_retry.unwrap_or(DEFAULT_MAX_RETRY),
+            ..RetryPolicy::default()
+        };
+        if let Some(ms) = self.retry_base_delay_ms {
+            p.base_delay = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.retry_max_delay_ms {
+            p.max_delay = Duration::from_millis(ms);
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ufo_section_and_hides_key() {
+        let cfg = LlmConfig::from_yaml(
+            "VISUAL_MODE: True\nREASONING_MODEL: False\nAPI_TYPE: \"AOAI\"\nAPI_BASE: \"https://r.openai.azure.com\"\nAPI_KEY: \"sk-topsecret\"\nAPI_VERSION: \"2024-02-15-preview\"\nAPI_MODEL: \"gpt-4o\"\nAPI_DEPLOYMENT_ID: \"gpt-4o-20240513\"\nPROMPT: \"x.yaml\"\nTEMPERATURE: 0.0\nMAX_RETRY: 2\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.api().unwrap(), ApiType::Aoai);
+        assert_eq!(cfg.model().unwrap(), "gpt-4o-20240513");
+        assert_eq!(cfg.visual_mode, Some(true));
+        assert_eq!(cfg.max_retry, Some(2));
+        assert!(cfg.extra.contains_key("PROMPT"));
+        let dbg = format!("{cfg:?}");
+        assert!(!dbg.contains("topsecret"), "{dbg}");
+    }
+
+    #[test]
+    fn unknown_api_type_is_an_error() {
+        let cfg = LlmConfig {
+            api_type: "martian".into(),
+            ..LlmConfig::default()
+        };
+        assert!(matches!(cfg.api(), Err(LlmError::UnknownApiType { .. })));
+    }
+}
