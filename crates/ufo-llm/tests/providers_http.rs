@@ -1,0 +1,562 @@
+//! Every provider against a local HTTP server: the exact request (path, headers,
+//! body), a success reply, a 429 with Retry-After (retried), a 401 (not retried,
+//! clear error) and malformed bodies (clear error).
+
+mod common;
+
+use common::{Scripted, TestServer};
+use serde_json::{Value, json};
+use ufo_core::Diagnostic;
+use ufo_llm::{ChatModel, ChatOptions, ChatRequest, HttpModel, LlmConfig, LlmError, Part, Secret};
+
+struct Case {
+    cfg: LlmConfig,
+    /// Path (and query) the request must hit.
+    path: &'static str,
+    /// Headers that must be present with these values.
+    headers: Vec<(&'static str, String)>,
+    /// Headers that must be absent.
+    absent: Vec<&'static str>,
+    body: Value,
+    success: Value,
+    usage: (u64, u64),
+    unauthorized: Value,
+    /// The secret that must never show up in errors.
+    secret: &'static str,
+}
+
+fn agent_request() -> ChatRequest {
+    ChatRequest::agent(
+        "SYS",
+        vec![
+            Part::text("Click OK."),
+            Part::image("data:image/png;base64,AAAA"),
+        ],
+    )
+    .with_options(ChatOptions {
+        temperature: Some(0.0),
+        max_tokens: Some(100),
+        ..ChatOptions::default()
+    })
+}
+
+fn cfg(yaml: &str, base: &str) -> LlmConfig {
+    let mut c = LlmConfig::from_yaml(yaml).unwrap();
+    c.api_base = Some(base.to_owned());
+    c.max_retry = Some(2);
+    c.retry_base_delay_ms = Some(1);
+    c.retry_max_delay_ms = Some(5);
+    c
+}
+
+fn openai_success() -> Value {
+    json!({"id": "c1", "object": "chat.completion", "model": "m",
+           "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"a\":1}"}, "finish_reason": "stop"}],
+           "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}})
+}
+
+fn openai_unauthorized(secret: &str) -> Value {
+    json!({"error": {"message": format!("Incorrect API key provided: {secret}."), "type": "invalid_request_error", "code": "invalid_api_key"}})
+}
+
+fn openai_messages(image_url: &str) -> Value {
+    json!([
+        {"role": "system", "content": "SYS"},
+        {"role": "user", "content": [
+            {"type": "text", "text": "Click OK."},
+            {"type": "image_url", "image_url": {"url": image_url}}
+        ]}
+    ])
+}
+
+async fn run(make: impl Fn(&str) -> Case) {
+    // 1. success: exact request, parsed reply
+    let server = TestServer::start(vec![]).await;
+    let case = make(&server.base);
+    server.push(Scripted::json(200, case.success.clone()));
+    let model = HttpModel::new(case.cfg.clone()).unwrap();
+    let r = model.chat(agent_request()).await.unwrap();
+    assert_eq!(r.text, "{\"a\":1}");
+    assert_eq!(
+        (r.usage.prompt_tokens, r.usage.completion_tokens),
+        case.usage
+    );
+    assert_eq!(r.usage.total_tokens, case.usage.0 + case.usage.1);
+    assert_eq!(r.attempts, 1);
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 1);
+    let req = &reqs[0];
+    assert_eq!(req.method, "POST");
+    assert_eq!(req.path, case.path);
+    assert_eq!(
+        req.body,
+        case.body,
+        "body:\n{}",
+        serde_json::to_string_pretty(&req.body).unwrap()
+    );
+    assert_eq!(
+        req.headers.get("content-type").map(String::as_str),
+        Some("application/json")
+    );
+    for (k, v) in &case.headers {
+        assert_eq!(req.headers.get(*k), Some(v), "header {k}");
+    }
+    for k in &case.absent {
+        assert!(!req.headers.contains_key(*k), "header {k} must be absent");
+    }
+
+    // 2. 429 with Retry-After: retried, then success
+    let server = TestServer::start(vec![]).await;
+    let case = make(&server.base);
+    server.push(
+        Scripted::json(
+            429,
+            json!({"error": {"message": "rate limited", "type": "rate_limit_error"}}),
+        )
+        .header("retry-after", "0"),
+    );
+    server.push(Scripted::json(200, case.success.clone()));
+    let model = HttpModel::new(case.cfg.clone()).unwrap();
+    let r = model.chat(agent_request()).await.unwrap();
+    assert_eq!(r.attempts, 2);
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(server.requests()[1].body, case.body);
+
+    // 3. 401: not retried, clear error, no secret
+    let server = TestServer::start(vec![]).await;
+    let case = make(&server.base);
+    server.push(Scripted::json(401, case.unauthorized.clone()));
+    server.push(Scripted::json(200, case.success.clone()));
+    let model = HttpModel::new(case.cfg.clone()).unwrap();
+    let err = model.chat(agent_request()).await.unwrap_err();
+    assert_eq!(server.requests().len(), 1, "a 401 must not be retried");
+    assert!(
+        matches!(&err, LlmError::Api(e) if e.status == 401),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "ufo::llm::auth_failed");
+    let help = err.help().unwrap();
+    assert!(help.contains("API_KEY"), "{help}");
+    let all = format!("{err} | {help} | {err:?}");
+    assert!(!all.contains(case.secret), "secret leaked: {all}");
+
+    // 4. malformed bodies: not JSON, and JSON of the wrong shape
+    for bad in [
+        Scripted::raw(200, "<html>oops</html>"),
+        Scripted::json(200, json!({"unexpected": true})),
+    ] {
+        let server = TestServer::start(vec![bad]).await;
+        let case = make(&server.base);
+        let model = HttpModel::new(case.cfg.clone()).unwrap();
+        let err = model.chat(agent_request()).await.unwrap_err();
+        assert_eq!(err.code(), "ufo::llm::malformed_response", "{err:?}");
+        assert!(err.to_string().contains("malformed"), "{err}");
+    }
+}
+
+#[tokio::test]
+async fn openai() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: openai\nAPI_KEY: sk-openai-secret\nAPI_MODEL: gpt-4o\n", base),
+        path: "/v1/chat/completions",
+        headers: vec![("authorization", "Bearer sk-openai-secret".into())],
+        absent: vec![],
+        body: json!({"model": "gpt-4o", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: openai_unauthorized("sk-openai-secret"),
+        secret: "sk-openai-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn aoai() {
+    run(|base| Case {
+        cfg: cfg(
+            "API_TYPE: aoai\nAPI_KEY: aoai-key-secret\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-10-21\n",
+            base,
+        ),
+        path: "/openai/deployments/dep1/chat/completions?api-version=2024-10-21",
+        headers: vec![("api-key", "aoai-key-secret".into())],
+        absent: vec!["authorization"],
+        body: json!({"model": "dep1", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"code": "401", "message": "Access denied due to invalid subscription key aoai-key-secret."}}),
+        secret: "aoai-key-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn azure_ad() {
+    run(|base| Case {
+        cfg: cfg(
+            "API_TYPE: azure_ad\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-02-15-preview\nAAD_TOKEN_COMMAND: printf aad-token-secret\n",
+            base,
+        ),
+        path: "/openai/deployments/dep1/chat/completions?api-version=2024-02-15-preview",
+        headers: vec![("authorization", "Bearer aad-token-secret".into())],
+        absent: vec!["api-key"],
+        body: json!({"model": "dep1", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"code": "PermissionDenied", "message": "token aad-token-secret lacks access"}}),
+        secret: "aad-token-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn qwen_openai_compatible() {
+    run(|base| Case {
+        cfg: cfg(
+            "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
+            &format!("{base}/compatible-mode/v1"),
+        ),
+        path: "/compatible-mode/v1/chat/completions",
+        headers: vec![("authorization", "Bearer dashscope-secret".into())],
+        absent: vec![],
+        body: json!({"model": "qwen-vl-max", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"code": "invalid_api_key", "message": "Incorrect API key provided."}}),
+        secret: "dashscope-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn qwen_dashscope_native() {
+    run(|base| Case {
+        cfg: cfg(
+            "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
+            &format!("{base}/api/v1"),
+        ),
+        path: "/api/v1/services/aigc/multimodal-generation/generation",
+        headers: vec![("authorization", "Bearer dashscope-secret".into())],
+        absent: vec![],
+        body: json!({
+            "model": "qwen-vl-max",
+            "input": {"messages": [
+                {"role": "system", "content": [{"text": "SYS"}]},
+                {"role": "user", "content": [{"text": "Click OK."}, {"image": "data:image/png;base64,AAAA"}]}
+            ]},
+            "parameters": {"result_format": "message", "temperature": 0.0, "max_tokens": 100}
+        }),
+        success: json!({"output": {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": [{"text": "{\"a\":1}"}]}}]},
+                        "usage": {"input_tokens": 11, "output_tokens": 7}, "request_id": "r1"}),
+        usage: (11, 7),
+        unauthorized: json!({"code": "InvalidApiKey", "message": "Invalid API-key provided.", "request_id": "r2"}),
+        secret: "dashscope-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn deepseek_is_text_only() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: deepseek\nAPI_KEY: ds-secret-key\nAPI_MODEL: deepseek-chat\n", base),
+        path: "/v1/chat/completions",
+        headers: vec![("authorization", "Bearer ds-secret-key".into())],
+        absent: vec![],
+        body: json!({"model": "deepseek-chat", "messages": [
+            {"role": "system", "content": "SYS"}, {"role": "user", "content": "Click OK."}
+        ], "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"message": "Authentication Fails (no such user)", "type": "authentication_error", "code": "invalid_request_error"}}),
+        secret: "ds-secret-key",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn ollama_native_chat() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: ollama\nAPI_MODEL: llama3.2-vision\n", base),
+        path: "/api/chat",
+        headers: vec![],
+        absent: vec!["authorization"],
+        body: json!({"model": "llama3.2-vision", "messages": [
+            {"role": "system", "content": "SYS"},
+            {"role": "user", "content": "Click OK.", "images": ["AAAA"]}
+        ], "stream": false, "options": {"temperature": 0.0, "num_predict": 100}}),
+        success: json!({"model": "llama3.2-vision", "created_at": "2024-01-01T00:00:00Z",
+                        "message": {"role": "assistant", "content": "{\"a\":1}"}, "done": true, "done_reason": "stop",
+                        "prompt_eval_count": 11, "eval_count": 7}),
+        usage: (11, 7),
+        unauthorized: json!({"error": "unauthorized"}),
+        secret: "never-configured",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn gemini() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: gemini\nAPI_KEY: gemini-secret-key\nAPI_MODEL: gemini-2.0-flash\n", base),
+        path: "/v1beta/models/gemini-2.0-flash:generateContent",
+        headers: vec![("x-goog-api-key", "gemini-secret-key".into())],
+        absent: vec!["authorization"],
+        body: json!({
+            "systemInstruction": {"parts": [{"text": "SYS"}]},
+            "contents": [{"role": "user", "parts": [{"text": "Click OK."}, {"inline_data": {"mime_type": "image/png", "data": "AAAA"}}]}],
+            "generationConfig": {"temperature": 0.0, "maxOutputTokens": 100}
+        }),
+        success: json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "pondering", "thought": true}, {"text": "{\"a\":1}"}]}, "finishReason": "STOP"}],
+                        "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}}),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"code": 401, "message": "API key not valid: gemini-secret-key", "status": "UNAUTHENTICATED"}}),
+        secret: "gemini-secret-key",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn claude() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: claude\nAPI_KEY: sk-ant-secret\nAPI_MODEL: claude-3-5-sonnet-latest\n", base),
+        path: "/v1/messages",
+        headers: vec![("x-api-key", "sk-ant-secret".into()), ("anthropic-version", "2023-06-01".into())],
+        absent: vec!["authorization"],
+        body: json!({
+            "model": "claude-3-5-sonnet-latest", "max_tokens": 100, "system": "SYS",
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": "Click OK."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+            ]}],
+            "temperature": 0.0
+        }),
+        success: json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+                        "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "{\"a\":1}"}],
+                        "stop_reason": "end_turn", "usage": {"input_tokens": 11, "output_tokens": 7}}),
+        usage: (11, 7),
+        unauthorized: json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
+        secret: "sk-ant-secret",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn zhipu() {
+    run(|base| Case {
+        cfg: cfg(
+            "API_TYPE: zhipu\nAPI_KEY: zhipu-secret.key\nAPI_MODEL: glm-4v\n",
+            &format!("{base}/api/paas/v4"),
+        ),
+        path: "/api/paas/v4/chat/completions",
+        headers: vec![("authorization", "Bearer zhipu-secret.key".into())],
+        absent: vec![],
+        // GLM-4V takes raw base64 without the data: prefix.
+        body: json!({"model": "glm-4v", "messages": openai_messages("AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"error": {"code": "1000", "message": "身份验证失败。"}}),
+        secret: "zhipu-secret.key",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn custom_openai_compatible_server() {
+    run(|base| Case {
+        cfg: cfg("API_TYPE: custom\nAPI_MODEL: local\n", &format!("{base}/v1")),
+        path: "/v1/chat/completions",
+        headers: vec![],
+        absent: vec!["authorization"],
+        body: json!({"model": "local", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: json!({"object": "error", "message": "Unauthorized", "type": "Unauthorized", "code": 401}),
+        secret: "never-configured",
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn unsupported_parameter_downgrades_once() {
+    let server = TestServer::start(vec![
+        Scripted::json(
+            400,
+            json!({"error": {"message": "Unsupported parameter: 'temperature' is not supported with this model.", "type": "invalid_request_error", "param": "temperature", "code": "unsupported_parameter"}}),
+        ),
+        Scripted::json(200, openai_success()),
+    ])
+    .await;
+    let c = cfg(
+        "API_TYPE: openai\nAPI_KEY: sk-x-secret\nAPI_MODEL: o3-mini\n",
+        &server.base,
+    );
+    let r = HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0].body["temperature"], json!(0.0));
+    assert!(
+        reqs[1].body.get("temperature").is_none(),
+        "{}",
+        reqs[1].body
+    );
+    assert_eq!(reqs[1].body["max_tokens"], json!(100));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("downgraded")),
+        "{:?}",
+        r.warnings
+    );
+
+    // A second unsupported-parameter error is not downgraded again.
+    let bad = json!({"error": {"message": "Unsupported parameter: 'top_p' is not supported with this model.", "code": "unsupported_parameter"}});
+    let server = TestServer::start(vec![
+        Scripted::json(400, bad.clone()),
+        Scripted::json(400, bad),
+    ])
+    .await;
+    let c = cfg(
+        "API_TYPE: openai\nAPI_KEY: sk-x-secret\nAPI_MODEL: o3-mini\nTOP_P: 0.5\n",
+        &server.base,
+    );
+    let err = HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "ufo::llm::unsupported_parameter");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn reasoning_model_omits_sampling_and_uses_max_completion_tokens() {
+    let server = TestServer::start(vec![Scripted::json(200, openai_success())]).await;
+    let c = cfg(
+        "API_TYPE: openai\nAPI_KEY: sk-x-secret\nAPI_MODEL: o3-mini\nREASONING_MODEL: True\nTOP_P: 0.1\n",
+        &server.base,
+    );
+    HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap();
+    let body = &server.requests()[0].body;
+    assert!(
+        body.get("temperature").is_none() && body.get("top_p").is_none(),
+        "{body}"
+    );
+    assert_eq!(body["max_completion_tokens"], json!(100));
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_until_max_retry() {
+    let e = || {
+        Scripted::json(
+            503,
+            json!({"error": {"message": "overloaded", "type": "server_error"}}),
+        )
+    };
+    let server = TestServer::start(vec![e(), e(), e(), e()]).await;
+    let c = cfg(
+        "API_TYPE: openai\nAPI_KEY: sk-x-secret\nAPI_MODEL: gpt-4o\n",
+        &server.base,
+    );
+    let err = HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "ufo::llm::server_error");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "1 attempt + MAX_RETRY (2) retries"
+    );
+}
+
+#[tokio::test]
+async fn not_found_names_the_deployment_keys() {
+    let server = TestServer::start(vec![Scripted::json(
+        404,
+        json!({"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist."}}),
+    )])
+    .await;
+    let c = cfg(
+        "API_TYPE: aoai\nAPI_KEY: k-secret\nAPI_DEPLOYMENT_ID: nope\nAPI_VERSION: 2024-10-21\n",
+        &server.base,
+    );
+    let err = HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "ufo::llm::not_found");
+    match &err {
+        LlmError::Api(e) => assert_eq!(e.code.as_deref(), Some("DeploymentNotFound")),
+        other => panic!("{other:?}"),
+    }
+    assert!(err.help().unwrap().contains("API_DEPLOYMENT_ID"));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn missing_key_is_a_config_error_before_any_request() {
+    let server = TestServer::start(vec![]).await;
+    let c = cfg("API_TYPE: openai\nAPI_MODEL: gpt-4o\n", &server.base);
+    let err = HttpModel::new(c)
+        .unwrap()
+        .chat(agent_request())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "ufo::llm::config");
+    assert!(err.help().unwrap().contains("API_KEY"));
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn web_images_are_downloaded_for_ollama_and_gemini() {
+    let png: Vec<u8> = vec![0x89, b'P', b'N', b'G', 13, 10, 26, 10];
+    for (yaml, img_at) in [
+        (
+            "API_TYPE: ollama\nAPI_MODEL: llava\n",
+            "/messages/1/images/0",
+        ),
+        (
+            "API_TYPE: gemini\nAPI_KEY: g-secret\nAPI_MODEL: gemini-2.0-flash\n",
+            "/contents/0/parts/1/inline_data/data",
+        ),
+    ] {
+        let server = TestServer::start(vec![Scripted::bytes("image/png", png.clone())]).await;
+        let success = if yaml.contains("ollama") {
+            json!({"message": {"role": "assistant", "content": "ok"}, "done": true})
+        } else {
+            json!({"candidates": [{"content": {"parts": [{"text": "ok"}]}}]})
+        };
+        server.push(Scripted::json(200, success));
+        let c = cfg(yaml, &server.base);
+        let req = ChatRequest::agent(
+            "SYS",
+            vec![
+                Part::text("look"),
+                Part::image(format!("{}/shot.png", server.base)),
+            ],
+        );
+        let r = HttpModel::new(c).unwrap().chat(req).await.unwrap();
+        assert_eq!(r.text, "ok");
+        let reqs = server.requests();
+        assert_eq!(reqs[0].method, "GET");
+        assert_eq!(reqs[0].path, "/shot.png");
+        assert_eq!(
+            reqs[1].body.pointer(img_at),
+            Some(&json!("iVBORw0KGgo=")),
+            "{}",
+            reqs[1].body
+        );
+    }
+}
+
+#[test]
+fn secret_type_is_redacted() {
+    assert_eq!(format!("{:?}", Secret::new("abc-secret")), "Secret(***)");
+}
