@@ -10,9 +10,13 @@
 //! D-Bus, X11, Win32 or any other OS API (those live in backend crates), and
 //! agents, prompts or models.
 
+pub mod annotate;
 pub mod backend;
+pub mod compose;
+pub mod encode;
 pub mod error;
 pub mod filter;
+pub mod font;
 pub mod keyparse;
 pub mod keys;
 pub mod names;
