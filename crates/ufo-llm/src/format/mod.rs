@@ -153,3 +153,28 @@ pub(crate) fn alternates(turns: &[Msg]) -> bool {
                 }
         })
 }
+
+/// Runs one of AgentScope's strategies (`model` decides vision for
+/// [`Strategy::OpenAiChat`]). [`Strategy::Native`] depends on the provider: use
+/// [`crate::provider::build`] for it.
+pub fn format_agentscope(
+    strategy: Strategy,
+    model: &str,
+    msgs: &[Msg],
+) -> Result<Formatted, crate::LlmError> {
+    Ok(match strategy {
+        Strategy::OpenAiChat => openai::openai_chat(msgs, openai::is_vision_model(model)),
+        Strategy::DashScopeChat => dashscope::dashscope_chat(msgs),
+        Strategy::DashScopeMultimodal => dashscope::dashscope_multimodal(msgs),
+        Strategy::OllamaChat => ollama::ollama_chat(msgs),
+        Strategy::OllamaGenerate => ollama::ollama_generate(msgs),
+        Strategy::GeminiChat => gemini::gemini_chat(msgs),
+        Strategy::ZhipuAiChat => zhipu::zhipuai_chat(msgs),
+        Strategy::Native => {
+            return Err(crate::LlmError::config(
+                "API_TYPE",
+                "native formatting depends on the provider; use provider::build",
+            ));
+        }
+    })
+}
