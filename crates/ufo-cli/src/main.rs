@@ -1,2 +1,63 @@
-//! The `ufo` binary.
-fn main() {}
+//! The `ufo` binary: a thin layer of argument parsing and presentation over the
+//! library crates.
+
+mod cmd_desktop;
+mod cmd_doctor;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// ufo-rs: LLM agents that operate real desktop applications.
+#[derive(Debug, Parser)]
+#[command(name = "ufo", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start, use and stop a private headless desktop (Xvfb + D-Bus + AT-SPI).
+    Desktop {
+        #[command(subcommand)]
+        cmd: cmd_desktop::DesktopCommand,
+    },
+    /// Check that the desktop, the accessibility stack and the model are usable.
+    Doctor(cmd_doctor::DoctorArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("UFO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Desktop { cmd } => cmd_desktop::run(cmd).await,
+            Command::Doctor(args) => cmd_doctor::run(args).await,
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(report) => {
+            output::print_error(&report);
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,848 @@
+//! The private headless desktop: Xvfb + a private D-Bus session bus + the AT-SPI
+//! accessibility bus, for servers, CI and tests.
+//!
+//! ```text
+//! Xvfb :N            (free display picked by Xvfb itself via -displayfd)
+//! dbus-daemon        (session bus, socket in the state directory)
+//! at-spi-bus-launcher --a11y=1  → dbus-daemon (a11y bus) → at-spi2-registryd (bus-activated)
+//! apps launched with `launch`
+//! ```
+//!
+//! Every process started for a desktop — directly, as a descendant, or activated
+//! by one of its buses (registryd double-forks to pid 1) — carries the environment
+//! variable `UFO_DESKTOP_ID=<random id>`. [`HeadlessDesktop::stop`] ends exactly
+//! the processes carrying that id, so several desktops can run side by side and
+//! nothing of the user's own session is touched.
+//!
+//! A desktop's state (display, bus addresses, pids) is written to
+//! `<state root>/desktops/<name>/state.json`, so `ufo desktop start` in one process
+//! and `ufo desktop launch|env|stop` in another find the same desktop.
 
+use crate::bus;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+use ufo_core::Diagnostic;
+
+/// The environment variable that marks every process of one desktop.
+pub const DESKTOP_ID_VAR: &str = "UFO_DESKTOP_ID";
+/// The environment variable that marks the processes of one `launch`.
+pub const LAUNCH_ID_VAR: &str = "UFO_LAUNCH_ID";
+
+/// Errors of the headless desktop.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// A required program is not installed.
+    #[error("{program} is not installed")]
+    MissingProgram {
+        /// The program that was looked for.
+        program: String,
+        /// The Debian package that provides it.
+        package: String,
+    },
+    /// A component did not come up.
+    #[error("{component} did not start: {detail}")]
+    StartFailed {
+        /// Which component.
+        component: String,
+        /// What happened (log excerpt).
+        detail: String,
+    },
+    /// A desktop of that name is already running.
+    #[error("a desktop named {0:?} is already running")]
+    AlreadyRunning(String),
+    /// No desktop of that name is running.
+    #[error("no desktop named {0:?} is running")]
+    NotRunning(String),
+    /// The launched application did not appear on the accessibility registry.
+    #[error("{command} did not appear on the accessibility registry within {secs} s")]
+    LaunchTimeout {
+        /// The command line.
+        command: String,
+        /// The limit.
+        secs: u64,
+        /// Where the application's output went.
+        log: PathBuf,
+    },
+    /// The launched application exited before registering.
+    #[error("{command} exited with {status} before it registered: {tail}")]
+    LaunchExited {
+        /// The command line.
+        command: String,
+        /// Its exit status.
+        status: String,
+        /// The last lines it printed.
+        tail: String,
+    },
+    /// The state file is unreadable.
+    #[error("desktop state file {path} is unreadable: {detail}")]
+    BadState {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        detail: String,
+    },
+    /// A file-system or process error.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+impl Diagnostic for HeadlessError {
+    fn code(&self) -> &'static str {
+        match self {
+            HeadlessError::MissingProgram { .. } => "ufo::headless::missing_program",
+            HeadlessError::StartFailed { .. } => "ufo::headless::start_failed",
+            HeadlessError::AlreadyRunning(_) => "ufo::headless::already_running",
+            HeadlessError::NotRunning(_) => "ufo::headless::not_running",
+            HeadlessError::LaunchTimeout { .. } => "ufo::headless::launch_timeout",
+            HeadlessError::LaunchExited { .. } => "ufo::headless::launch_exited",
+            HeadlessError::BadState { .. } => "ufo::headless::bad_state",
+            HeadlessError::Io { .. } => "ufo::headless::io",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            HeadlessError::MissingProgram { package, .. } => format!(
+                "install it: sudo apt-get install -y --no-install-recommends {package} (or run scripts/bootstrap.sh)"
+            ),
+            HeadlessError::StartFailed { .. } => {
+                "see the logs in the desktop's state directory; `ufo doctor` checks each part".into()
+            }
+            HeadlessError::AlreadyRunning(name) => format!(
+                "use it (`ufo desktop env --name {name}`), stop it (`ufo desktop stop --name {name}`), or pick another --name"
+            ),
+            HeadlessError::NotRunning(_) => "start one with `ufo desktop start`".into(),
+            HeadlessError::LaunchTimeout { log, .. } => format!(
+                "check that the program is a GTK/Qt/LibreOffice app with accessibility on (NO_AT_BRIDGE and GTK_A11Y must be unset); its output is in {}; raise --timeout for slow first starts",
+                log.display()
+            ),
+            HeadlessError::LaunchExited { .. } => {
+                "run the command by hand inside the desktop (`eval $(ufo desktop env)`) to see why it exits".into()
+            }
+            HeadlessError::BadState { path, .. } => format!(
+                "the desktop was probably stopped uncleanly; remove {} and start a new one",
+                path.parent().unwrap_or(path).display()
+            ),
+            HeadlessError::Io { .. } => "check permissions of the state directory (UFO_STATE_DIR)".into(),
+        })
+    }
+}
+
+type Result<T, E = HeadlessError> = std::result::Result<T, E>;
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> HeadlessError {
+    let what = what.into();
+    move |source| HeadlessError::Io { what, source }
+}
+
+/// How to start a desktop.
+#[derive(Debug, Clone)]
+pub struct DesktopOptions {
+    /// Name of the desktop (state lives under this name).
+    pub name: String,
+    /// Screen size and depth, e.g. `(1280, 1024, 24)`.
+    pub screen: (u32, u32, u32),
+    /// Where state directories live; defaults to [`default_state_root`].
+    pub state_root: PathBuf,
+    /// When true, the desktop is stopped automatically when the current process
+    /// exits (normally, by panic, or killed). Used by tests.
+    pub stop_with_process: bool,
+    /// How long to wait for each component to come up.
+    pub start_timeout: Duration,
+}
+
+impl Default for DesktopOptions {
+    fn default() -> Self {
+        Self {
+            name: "default".into(),
+            screen: (1280, 1024, 24),
+            state_root: default_state_root(),
+            stop_with_process: false,
+            start_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+/// `$UFO_STATE_DIR`, else `$XDG_RUNTIME_DIR/ufo-rs`, else `/tmp/ufo-rs-<uid>`.
+pub fn default_state_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("UFO_STATE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR") {
+        let p = PathBuf::from(dir);
+        if p.is_dir() {
+            return p.join("ufo-rs");
+        }
+    }
+    PathBuf::from(format!("/tmp/ufo-rs-{}", nix::unistd::getuid()))
+}
+
+/// What is persisted about a running desktop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DesktopState {
+    /// The desktop's name.
+    pub name: String,
+    /// The marker value of `UFO_DESKTOP_ID`.
+    pub id: String,
+    /// X display, e.g. `:3`.
+    pub display: String,
+    /// Address of the private session bus.
+    pub session_bus: String,
+    /// Address of the accessibility bus.
+    pub a11y_bus: String,
+    /// The desktop's XDG runtime directory.
+    pub runtime_dir: PathBuf,
+    /// The desktop's state directory (logs, state file, sockets).
+    pub state_dir: PathBuf,
+    /// Pid of Xvfb.
+    pub xvfb_pid: u32,
+    /// Pid of the session bus daemon.
+    pub dbus_pid: u32,
+    /// Pid of at-spi-bus-launcher.
+    pub launcher_pid: u32,
+}
+
+impl DesktopState {
+    /// The environment a program needs to live on this desktop.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            ("DISPLAY".into(), self.display.clone()),
+            ("DBUS_SESSION_BUS_ADDRESS".into(), self.session_bus.clone()),
+            (
+                "XDG_RUNTIME_DIR".into(),
+                self.runtime_dir.display().to_string(),
+            ),
+            ("UFO_DESKTOP".into(), self.name.clone()),
+        ]
+    }
+
+    /// The environment as `export K='V'` lines for a POSIX shell.
+    pub fn shell_exports(&self) -> String {
+        self.env()
+            .iter()
+            .map(|(k, v)| format!("export {k}={}\n", shell_quote(v)))
+            .collect()
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A running private desktop.
+#[derive(Debug)]
+pub struct HeadlessDesktop {
+    state: DesktopState,
+    /// Processes this handle started, kept so they can be reaped after `stop`.
+    children: std::sync::Mutex<Vec<Child>>,
+    /// Held open for the life of the process when `stop_with_process` is set; its
+    /// closing (at process exit) wakes the watchdog, which stops the desktop.
+    _watchdog: Option<(Child, ChildStdin)>,
+}
+
+/// An application started with [`HeadlessDesktop::launch`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchedApp {
+    /// Name on the accessibility registry.
+    pub app_name: String,
+    /// Pid of the registered application process.
+    pub pid: u32,
+    /// Pid of the process we started (may differ for launcher scripts).
+    pub launcher_pid: u32,
+    /// Where the application's output goes.
+    pub log: PathBuf,
+    /// How long it took to register, in milliseconds.
+    pub startup_ms: u64,
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return p.is_file().then_some(p);
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+fn require(program: &str, package: &str) -> Result<PathBuf> {
+    which(program).ok_or_else(|| HeadlessError::MissingProgram {
+        program: program.into(),
+        package: package.into(),
+    })
+}
+
+/// Finds at-spi-bus-launcher, which Debian keeps in /usr/libexec.
+fn bus_launcher() -> Result<PathBuf> {
+    [
+        "/usr/libexec/at-spi-bus-launcher",
+        "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+        "/usr/lib/at-spi2/at-spi-bus-launcher",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file())
+    .or_else(|| which("at-spi-bus-launcher"))
+    .ok_or_else(|| HeadlessError::MissingProgram {
+        program: "at-spi-bus-launcher".into(),
+        package: "at-spi2-core".into(),
+    })
+}
+
+fn random_id() -> String {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    (0..16)
+        .map(|_| char::from(b"0123456789abcdef"[rng.random_range(0..16)]))
+        .collect()
+}
+
+/// Reads one line from a child's stdout within `timeout`.
+fn read_line_within(
+    out: std::process::ChildStdout,
+    timeout: Duration,
+) -> std::result::Result<String, String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let mut r = BufReader::new(out);
+        let res = r.read_line(&mut line).map(|_| line);
+        // Keep draining so the child never blocks or gets SIGPIPE on stdout.
+        let _ = tx.send(res);
+        let mut sink = Vec::new();
+        let _ = r.read_to_end(&mut sink);
+    });
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(line)) if !line.trim().is_empty() => Ok(line.trim().to_owned()),
+        Ok(Ok(_)) => Err("exited without printing".into()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+    }
+}
+
+fn log_tail(path: &Path, lines: usize) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| {
+            let v: Vec<&str> = s.lines().collect();
+            v[v.len().saturating_sub(lines)..].join(" | ")
+        })
+        .unwrap_or_default()
+}
+
+impl HeadlessDesktop {
+    /// Starts a new desktop and waits until the accessibility registry answers.
+    ///
+    /// Fails with [`HeadlessError::MissingProgram`] naming the Debian package when
+    /// Xvfb, D-Bus or AT-SPI is not installed.
+    pub async fn start(opts: DesktopOptions) -> Result<Self> {
+        let xvfb = require("Xvfb", "xvfb")?;
+        let dbus_daemon = require("dbus-daemon", "dbus")?;
+        let launcher = bus_launcher()?;
+
+        let state_dir = opts.state_root.join("desktops").join(&opts.name);
+        if let Ok(existing) = Self::load_state(&state_dir) {
+            if process_alive(existing.xvfb_pid)
+                && process_has_marker(existing.xvfb_pid, &existing.id)
+            {
+                return Err(HeadlessError::AlreadyRunning(opts.name));
+            }
+            // A stale state from a desktop that died: clean what is left of it.
+            kill_marked(&existing.id, Duration::from_secs(2));
+        }
+        let _ = std::fs::remove_dir_all(&state_dir);
+        let runtime_dir = state_dir.join("runtime");
+        create_private_dir(&runtime_dir)?;
+        let id = random_id();
+
+        let base_env = |cmd: &mut Command| {
+            cmd.env(DESKTOP_ID_VAR, &id)
+                .env("XDG_RUNTIME_DIR", &runtime_dir)
+                .env("GSETTINGS_BACKEND", "memory")
+                .env("NO_AT_BRIDGE", "0")
+                .env_remove("GTK_A11Y")
+                .env_remove("DBUS_SESSION_BUS_ADDRESS")
+                .env_remove("AT_SPI_BUS_ADDRESS")
+                .env_remove("DISPLAY")
+                .env_remove("WAYLAND_DISPLAY")
+                .process_group(0);
+        };
+        use std::os::unix::process::CommandExt;
+
+        // 1. Xvfb picks a free display itself and prints its number.
+        let xvfb_log = state_dir.join("xvfb.log");
+        let mut cmd = Command::new(&xvfb);
+        base_env(&mut cmd);
+        let (w, h, d) = opts.screen;
+        cmd.args(["-displayfd", "1", "-screen", "0"])
+            .arg(format!("{w}x{h}x{d}"))
+            .args(["-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(open_log(&xvfb_log)?);
+        let mut xvfb_child = cmd.spawn().map_err(io_err("starting Xvfb"))?;
+        let display = match xvfb_child
+            .stdout
+            .take()
+            .map(|o| read_line_within(o, opts.start_timeout))
+        {
+            Some(Ok(n)) if n.parse::<u32>().is_ok() => format!(":{n}"),
+            other => {
+                let _ = xvfb_child.kill();
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::StartFailed {
+                    component: "Xvfb".into(),
+                    detail: format!(
+                        "{:?}; log: {}",
+                        other.map(|r| r.err()),
+                        log_tail(&xvfb_log, 5)
+                    ),
+                });
+            }
+        };
+
+        // 2. The private session bus.
+        let socket = state_dir.join("session_bus");
+        let mut cmd = Command::new(&dbus_daemon);
+        base_env(&mut cmd);
+        cmd.arg("--session")
+            .arg("--nofork")
+            .arg("--nopidfile")
+            .arg(format!("--address=unix:path={}", socket.display()))
+            .arg("--print-address=1")
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(open_log(&state_dir.join("dbus.log"))?);
+        let mut dbus_child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::Io {
+                    what: "starting dbus-daemon".into(),
+                    source: e,
+                });
+            }
+        };
+        let session_bus = match dbus_child
+            .stdout
+            .take()
+            .map(|o| read_line_within(o, opts.start_timeout))
+        {
+            Some(Ok(addr)) => addr,
+            other => {
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::StartFailed {
+                    component: "dbus-daemon (session bus)".into(),
+                    detail: format!("{:?}", other.map(|r| r.err())),
+                });
+            }
+        };
+
+        // 3. The accessibility bus.
+        let mut cmd = Command::new(&launcher);
+        base_env(&mut cmd);
+        cmd.args(["--launch-immediately", "--a11y=1"])
+            .env("DISPLAY", &display)
+            .env("DBUS_SESSION_BUS_ADDRESS", &session_bus)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(open_log(&state_dir.join("at-spi-bus-launcher.log"))?);
+        let launcher_child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::Io {
+                    what: "starting at-spi-bus-launcher".into(),
+                    source: e,
+                });
+            }
+        };
+
+        let deadline = Instant::now() + opts.start_timeout;
+        let a11y_bus = loop {
+            match bus::a11y_address(&session_bus).await {
+                Ok(addr) => break addr,
+                Err(e) if Instant::now() > deadline => {
+                    kill_marked(&id, Duration::from_secs(1));
+                    return Err(HeadlessError::StartFailed {
+                        component: "at-spi-bus-launcher (accessibility bus)".into(),
+                        detail: format!(
+                            "{e}; log: {}",
+                            log_tail(&state_dir.join("at-spi-bus-launcher.log"), 5)
+                        ),
+                    });
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        };
+        // 4. Activate the registry daemon and wait until it answers.
+        loop {
+            let count = match bus::connect(&a11y_bus).await {
+                Ok(c) => bus::registry_app_count(&c).await,
+                Err(e) => Err(e),
+            };
+            match count {
+                Ok(_) => break,
+                Err(e) if Instant::now() > deadline => {
+                    kill_marked(&id, Duration::from_secs(1));
+                    return Err(HeadlessError::StartFailed {
+                        component: "at-spi2-registryd".into(),
+                        detail: e.to_string(),
+                    });
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+
+        let state = DesktopState {
+            name: opts.name.clone(),
+            id,
+            display,
+            session_bus,
+            a11y_bus,
+            runtime_dir,
+            state_dir: state_dir.clone(),
+            xvfb_pid: xvfb_child.id(),
+            dbus_pid: dbus_child.id(),
+            launcher_pid: launcher_child.id(),
+        };
+        let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
+            path: state_dir.join("state.json"),
+            detail: e.to_string(),
+        })?;
+        std::fs::write(state_dir.join("state.json"), json).map_err(io_err("writing state.json"))?;
+
+        let watchdog = if opts.stop_with_process {
+            Some(spawn_watchdog(&state)?)
+        } else {
+            None
+        };
+        Ok(Self {
+            state,
+            children: std::sync::Mutex::new(vec![xvfb_child, dbus_child, launcher_child]),
+            _watchdog: watchdog,
+        })
+    }
+
+    /// Opens the running desktop called `name` under `state_root`.
+    pub fn open(name: &str, state_root: &Path) -> Result<Self> {
+        let dir = state_root.join("desktops").join(name);
+        let state = match Self::load_state(&dir) {
+            Ok(s) => s,
+            Err(HeadlessError::Io { .. }) => return Err(HeadlessError::NotRunning(name.into())),
+            Err(e) => return Err(e),
+        };
+        if !(process_alive(state.xvfb_pid) && process_has_marker(state.xvfb_pid, &state.id)) {
+            return Err(HeadlessError::NotRunning(name.into()));
+        }
+        Ok(Self {
+            state,
+            children: std::sync::Mutex::new(Vec::new()),
+            _watchdog: None,
+        })
+    }
+
+    fn load_state(dir: &Path) -> Result<DesktopState> {
+        let path = dir.join("state.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(io_err(format!("reading {}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| HeadlessError::BadState {
+            path,
+            detail: e.to_string(),
+        })
+    }
+
+    /// The desktop's persisted state.
+    pub fn state(&self) -> &DesktopState {
+        &self.state
+    }
+
+    /// Starts `argv` on this desktop and waits (at most `timeout`) until it shows
+    /// up on the accessibility registry with at least one window.
+    pub async fn launch(&self, argv: &[String], timeout: Duration) -> Result<LaunchedApp> {
+        use std::os::unix::process::CommandExt;
+        let Some((program, args)) = argv.split_first() else {
+            return Err(HeadlessError::StartFailed {
+                component: "launch".into(),
+                detail: "no command given".into(),
+            });
+        };
+        let program_path = which(program).ok_or_else(|| HeadlessError::MissingProgram {
+            program: program.clone(),
+            package: package_for(program).into(),
+        })?;
+        let launch_id = random_id();
+        let apps_dir = self.state.state_dir.join("apps");
+        std::fs::create_dir_all(&apps_dir).map_err(io_err("creating the apps log directory"))?;
+        let base = Path::new(program)
+            .file_name()
+            .map_or_else(|| "app".into(), |s| s.to_string_lossy().to_string());
+        let log = apps_dir.join(format!("{base}-{launch_id}.log"));
+        let mut cmd = Command::new(program_path);
+        cmd.args(args)
+            .envs(self.state.env())
+            .env(DESKTOP_ID_VAR, &self.state.id)
+            .env(LAUNCH_ID_VAR, &launch_id)
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("NO_AT_BRIDGE", "0")
+            .env_remove("GTK_A11Y")
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .env_remove("WAYLAND_DISPLAY")
+            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
+            .env("QT_ACCESSIBILITY", "1")
+            .env("SAL_USE_VCLPLUGIN", "gtk3")
+            .env("GTK_OVERLAY_SCROLLING", "0")
+            .stdin(Stdio::null())
+            .stdout(open_log(&log)?)
+            .stderr(open_log(&log)?)
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = cmd.spawn().map_err(io_err(format!("starting {program}")))?;
+        let launcher_pid = child.id();
+        let deadline = started + timeout;
+        let command = argv.join(" ");
+        let conn = bus::connect(&self.state.a11y_bus).await.ok();
+        loop {
+            let apps = match &conn {
+                Some(c) => bus::registered_apps(c).await,
+                None => Err(bus::BusError::NoConnection),
+            };
+            if let Ok(apps) = apps {
+                if let Some(app) = apps.into_iter().find(|a| {
+                    a.windows > 0
+                        && a.pid
+                            .is_some_and(|p| process_has_var(p, LAUNCH_ID_VAR, &launch_id))
+                }) {
+                    if let Ok(mut c) = self.children.lock() {
+                        c.push(child);
+                    }
+                    return Ok(LaunchedApp {
+                        app_name: app.name,
+                        pid: app.pid.unwrap_or_default(),
+                        launcher_pid,
+                        log,
+                        startup_ms: u64::try_from(started.elapsed().as_millis())
+                            .unwrap_or(u64::MAX),
+                    });
+                }
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                // A launcher script may exit after handing over to the real app;
+                // only give up when nothing of this launch is left.
+                if !status.success() && marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() {
+                    return Err(HeadlessError::LaunchExited {
+                        command,
+                        status: status.to_string(),
+                        tail: log_tail(&log, 5),
+                    });
+                }
+            }
+            if Instant::now() > deadline {
+                for pid in marked_pids(LAUNCH_ID_VAR, &launch_id) {
+                    signal(pid, nix::sys::signal::Signal::SIGKILL);
+                }
+                let until = Instant::now() + Duration::from_secs(2);
+                while !marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() && Instant::now() < until {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                let _ = child.try_wait();
+                return Err(HeadlessError::LaunchTimeout {
+                    command,
+                    secs: timeout.as_secs(),
+                    log,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Stops every process of this desktop (started, descended or bus-activated)
+    /// and removes its state directory. Returns how many processes were signalled.
+    pub fn stop(self) -> Result<usize> {
+        let n = kill_marked(&self.state.id, Duration::from_secs(3));
+        if let Ok(mut children) = self.children.lock() {
+            for c in children.iter_mut() {
+                let _ = c.try_wait();
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.state.state_dir);
+        Ok(n)
+    }
+
+    /// Pids of the live (non-zombie) processes of this desktop.
+    pub fn processes(&self) -> Vec<u32> {
+        marked_pids(DESKTOP_ID_VAR, &self.state.id)
+    }
+}
+
+/// Suggests a Debian package for common test applications.
+fn package_for(program: &str) -> &'static str {
+    match program {
+        "gedit" => "gedit",
+        "gnome-calculator" => "gnome-calculator",
+        "mousepad" => "mousepad",
+        "gtk3-widget-factory" => "gtk-3-examples",
+        "soffice" | "libreoffice" | "lowriter" => "libreoffice-writer libreoffice-gtk3",
+        _ => "the package that provides it",
+    }
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io_err(format!("creating {}", dir.display())))
+}
+
+fn open_log(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_err(format!("opening {}", path.display())))
+}
+
+/// A process that stops the desktop when our process exits: it waits for EOF on
+/// its stdin (the write end lives in this process) and then kills every process
+/// carrying the desktop's marker.
+fn spawn_watchdog(state: &DesktopState) -> Result<(Child, ChildStdin)> {
+    use std::os::unix::process::CommandExt;
+    let script = format!(
+        r#"cat >/dev/null
+kill_all() {{ for d in /proc/[0-9]*; do
+  if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx '{var}={id}'; then kill -"$1" "${{d#/proc/}}" 2>/dev/null; fi
+done; }}
+kill_all TERM; sleep 1; kill_all KILL
+rm -rf {dir}
+"#,
+        var = DESKTOP_ID_VAR,
+        id = state.id,
+        dir = shell_quote(&state.state_dir.display().to_string()),
+    );
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .env_remove(DESKTOP_ID_VAR)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map_err(io_err("starting the desktop watchdog"))?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| HeadlessError::StartFailed {
+            component: "watchdog".into(),
+            detail: "no stdin pipe".into(),
+        })?;
+    Ok((child, stdin))
+}
+
+/// True when `pid` exists and is not a zombie.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state field follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|st| st != "Z" && st != "X"),
+        Err(_) => false,
+    }
+}
+
+fn process_has_var(pid: u32, var: &str, value: &str) -> bool {
+    let needle = format!("{var}={value}");
+    std::fs::read(format!("/proc/{pid}/environ"))
+        .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+        .unwrap_or(false)
+}
+
+fn process_has_marker(pid: u32, id: &str) -> bool {
+    process_has_var(pid, DESKTOP_ID_VAR, id)
+}
+
+/// Live processes whose environment contains `var=value`.
+pub fn marked_pids(var: &str, value: &str) -> Vec<u32> {
+    let me = std::process::id();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me && process_has_var(pid, var, value) && process_alive(pid))
+        .collect()
+}
+
+fn signal(pid: u32, sig: nix::sys::signal::Signal) {
+    if let Ok(p) = i32::try_from(pid) {
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), sig);
+    }
+}
+
+/// Sends SIGTERM to every process of desktop `id`, waits up to `grace`, then
+/// SIGKILLs the rest. Returns how many processes were found.
+fn kill_marked(id: &str, grace: Duration) -> usize {
+    let pids = marked_pids(DESKTOP_ID_VAR, id);
+    for &pid in &pids {
+        signal(pid, nix::sys::signal::Signal::SIGTERM);
+    }
+    let deadline = Instant::now() + grace;
+    loop {
+        let left = marked_pids(DESKTOP_ID_VAR, id);
+        if left.is_empty() {
+            break;
+        }
+        if Instant::now() > deadline {
+            for pid in left {
+                signal(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    pids.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_exports_quote_values() {
+        let s = DesktopState {
+            name: "n".into(),
+            id: "x".into(),
+            display: ":7".into(),
+            session_bus: "unix:path=/tmp/a b'c".into(),
+            a11y_bus: String::new(),
+            runtime_dir: "/r".into(),
+            state_dir: "/s".into(),
+            xvfb_pid: 1,
+            dbus_pid: 2,
+            launcher_pid: 3,
+        };
+        let out = s.shell_exports();
+        assert!(out.contains("export DISPLAY=':7'\n"));
+        assert!(out.contains(r"export DBUS_SESSION_BUS_ADDRESS='unix:path=/tmp/a b'\''c'"));
+    }
+
+    #[test]
+    fn this_process_is_alive_and_unmarked() {
+        assert!(process_alive(std::process::id()));
+        assert!(!process_alive(u32::MAX - 1));
+        assert!(!process_has_marker(std::process::id(), "nope"));
+    }
+}

@@ -8,4 +8,11 @@
 //! Agents, prompts and models. It implements `ufo_desktop::Backend` and nothing
 //! above it.
 
+pub mod bus;
+pub mod doctor;
 pub mod headless;
+pub mod target;
+pub mod x11;
+
+pub use headless::{DesktopOptions, HeadlessDesktop, HeadlessError};
+pub use target::DesktopTarget;

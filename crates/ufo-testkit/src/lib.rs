@@ -3,3 +3,81 @@
 //! A private headless desktop per test binary (started once, stopped when the
 //! process exits, even on panic), app launch and wait, and a scripted model served
 //! over real HTTP. A dev-dependency only; never linked into the `ufo` binary.
+//!
+//! ```no_run
+//! # async fn t() {
+//! let desktop = ufo_testkit::shared_desktop().await;
+//! let app = ufo_testkit::launch(desktop, &["gnome-calculator"]).await;
+//! assert_eq!(app.app_name, "gnome-calculator");
+//! # }
+//! ```
+//!
+//! Nothing is skipped: when Xvfb or an application is missing the test fails
+//! with a message naming the Debian package to install.
+
+// Test support panics on purpose: a failed fixture is a failed test.
+#![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
+
+use std::time::Duration;
+use tokio::sync::OnceCell;
+use ufo_core::Diagnostic;
+use ufo_desktop_atspi::headless::LaunchedApp;
+use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
+
+static SHARED: OnceCell<HeadlessDesktop> = OnceCell::const_new();
+
+/// Options for a test desktop: a unique name, a private state root under the
+/// system temp dir, and automatic stop when the test process exits.
+pub fn test_options(label: &str) -> DesktopOptions {
+    let unique = format!("{label}-{}-{}", std::process::id(), next_serial());
+    DesktopOptions {
+        name: unique,
+        state_root: std::env::temp_dir().join(format!("ufo-testkit-{}", nix_uid())),
+        stop_with_process: true,
+        ..DesktopOptions::default()
+    }
+}
+
+fn nix_uid() -> u32 {
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .unwrap_or(0)
+}
+
+fn next_serial() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Starts a fresh desktop owned by the caller (stopped on `stop()` or when the
+/// process exits). Panics with the fix when it cannot start.
+pub async fn start_desktop(label: &str) -> HeadlessDesktop {
+    match HeadlessDesktop::start(test_options(label)).await {
+        Ok(d) => d,
+        Err(e) => panic!("cannot start a headless desktop: {}\nhelp: {}", e, e.help().unwrap_or_default()),
+    }
+}
+
+/// The desktop shared by all tests of this test binary, started on first use.
+pub async fn shared_desktop() -> &'static HeadlessDesktop {
+    SHARED.get_or_init(|| start_desktop("shared")).await
+}
+
+/// Launches `argv` on `desktop` and waits up to 60 s for it to register.
+/// Panics with the fix (e.g. the package to install) when it cannot.
+pub async fn launch(desktop: &HeadlessDesktop, argv: &[&str]) -> LaunchedApp {
+    let argv: Vec<String> = argv.iter().map(|s| (*s).to_owned()).collect();
+    match desktop.launch(&argv, Duration::from_secs(60)).await {
+        Ok(app) => app,
+        Err(e) => panic!("cannot launch {argv:?}: {e}\nhelp: {}", e.help().unwrap_or_default()),
+    }
+}
+
+/// The environment that points a child process (e.g. the `ufo` binary under
+/// test) at `desktop` — and only at it.
+pub fn desktop_env(desktop: &HeadlessDesktop) -> Vec<(String, String)> {
+    let mut env = desktop.state().env();
+    env.push(("UFO_STATE_DIR".into(), desktop.state().state_dir.parent().and_then(|p| p.parent()).map(|p| p.display().to_string()).unwrap_or_default()));
+    env
+}

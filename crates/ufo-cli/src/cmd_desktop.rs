@@ -1,0 +1,177 @@
+//! `ufo desktop start|launch|env|status|stop`.
+
+use crate::output::print_json;
+use clap::Subcommand;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop_atspi::headless::default_state_root;
+use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum DesktopCommand {
+    /// Start a private desktop and print how to use it.
+    Start {
+        /// Name of the desktop.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Screen size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x1024")]
+        size: String,
+        /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+    },
+    /// Launch an application on the desktop and wait until it is accessible.
+    Launch {
+        /// Name of the desktop.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Seconds to wait for the application to register.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Directory for desktop state.
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The command to run, e.g. `gnome-calculator`.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// Print shell `export` lines for the desktop (use with `eval $(ufo desktop env)`).
+    Env {
+        /// Name of the desktop.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Directory for desktop state.
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+    },
+    /// Print the desktop's state as JSON.
+    Status {
+        /// Name of the desktop.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Directory for desktop state.
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+    },
+    /// Stop the desktop and everything that runs on it.
+    Stop {
+        /// Name of the desktop.
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Directory for desktop state.
+        #[arg(long)]
+        state_dir: Option<PathBuf>,
+    },
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), ErrorReport> {
+    let bad = || {
+        ErrorReport::new("ufo::cli::bad_size", format!("bad screen size {s:?}"))
+            .with_help("write it as WIDTHxHEIGHT, e.g. 1280x1024")
+    };
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(64..=16384).contains(&w) || !(64..=16384).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
+    let root = |d: Option<PathBuf>| d.unwrap_or_else(default_state_root);
+    match cmd {
+        DesktopCommand::Start {
+            name,
+            size,
+            state_dir,
+        } => {
+            let (w, h) = parse_size(&size)?;
+            let desktop = HeadlessDesktop::start(DesktopOptions {
+                name,
+                screen: (w, h, 24),
+                state_root: root(state_dir),
+                ..DesktopOptions::default()
+            })
+            .await
+            .map_err(|e| e.report())?;
+            let s = desktop.state();
+            eprintln!(
+                "started private desktop {:?} on display {} (state in {})",
+                s.name,
+                s.display,
+                s.state_dir.display()
+            );
+            eprintln!(
+                "use it from a shell with: eval \"$(ufo desktop env --name {})\"",
+                s.name
+            );
+            print!("{}", s.shell_exports());
+            Ok(ExitCode::SUCCESS)
+        }
+        DesktopCommand::Launch {
+            name,
+            timeout,
+            state_dir,
+            json,
+            command,
+        } => {
+            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+            let app = desktop
+                .launch(&command, Duration::from_secs(timeout))
+                .await
+                .map_err(|e| e.report())?;
+            if json {
+                print_json(&app)?;
+            } else {
+                println!(
+                    "{} is up as {:?} (pid {}, {} ms); output in {}",
+                    command.join(" "),
+                    app.app_name,
+                    app.pid,
+                    app.startup_ms,
+                    app.log.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        DesktopCommand::Env { name, state_dir } => {
+            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+            print!("{}", desktop.state().shell_exports());
+            Ok(ExitCode::SUCCESS)
+        }
+        DesktopCommand::Status { name, state_dir } => {
+            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+            let mut v = serde_json::to_value(desktop.state())
+                .map_err(|e| ErrorReport::new("ufo::cli::json", e.to_string()))?;
+            v["processes"] = serde_json::json!(desktop.processes());
+            print_json(&v)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DesktopCommand::Stop { name, state_dir } => {
+            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+            let n = desktop.stop().map_err(|e| e.report())?;
+            eprintln!("stopped desktop {name:?} ({n} processes)");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_or_explain() {
+        assert_eq!(parse_size("800x600").unwrap(), (800, 600));
+        let e = parse_size("800").unwrap_err();
+        assert_eq!(e.code, "ufo::cli::bad_size");
+        assert!(parse_size("1x1").is_err());
+    }
+}

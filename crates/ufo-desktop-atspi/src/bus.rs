@@ -1,0 +1,99 @@
+//! Small D-Bus helpers: finding the accessibility bus and listing registered
+//! applications.
+
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::proxy::bus::BusProxy;
+use zbus::proxy::CacheProperties;
+
+/// Errors talking to the session or accessibility bus.
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    /// zbus reported an error.
+    #[error("{0}")]
+    Zbus(#[from] zbus::Error),
+    /// A bus address could not be parsed.
+    #[error("bad bus address {0:?}")]
+    BadAddress(String),
+    /// No connection was available.
+    #[error("not connected")]
+    NoConnection,
+}
+
+/// Opens a connection to the bus at `address`.
+pub async fn connect(address: &str) -> Result<zbus::Connection, BusError> {
+    let builder = zbus::connection::Builder::address(address)
+        .map_err(|_| BusError::BadAddress(address.to_owned()))?;
+    Ok(builder.build().await?)
+}
+
+/// Asks the session bus at `session_address` for the accessibility bus address.
+pub async fn a11y_address(session_address: &str) -> Result<String, BusError> {
+    let conn = connect(session_address).await?;
+    let proxy = BusProxy::builder(&conn)
+        .cache_properties(CacheProperties::No)
+        .build()
+        .await?;
+    Ok(proxy.get_address().await?)
+}
+
+/// The registry's root accessible on an accessibility-bus connection.
+pub async fn registry_root(conn: &zbus::Connection) -> Result<AccessibleProxy<'static>, BusError> {
+    Ok(AccessibleProxy::builder(conn)
+        .destination("org.a11y.atspi.Registry")?
+        .path("/org/a11y/atspi/accessible/root")?
+        .cache_properties(CacheProperties::No)
+        .build()
+        .await?)
+}
+
+/// How many applications are registered (activates the registry if needed).
+pub async fn registry_app_count(conn: &zbus::Connection) -> Result<usize, BusError> {
+    Ok(registry_root(conn).await?.child_count().await?.max(0) as usize)
+}
+
+/// An application registered on the accessibility bus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisteredApp {
+    /// Accessible name of the application.
+    pub name: String,
+    /// Its unique bus name.
+    pub bus_name: String,
+    /// Its process id, when the bus knows it.
+    pub pid: Option<u32>,
+    /// How many top-level children (windows) it has.
+    pub windows: usize,
+}
+
+/// Lists registered applications with their pid and window count.
+pub async fn registered_apps(conn: &zbus::Connection) -> Result<Vec<RegisteredApp>, BusError> {
+    let root = registry_root(conn).await?;
+    let dbus = zbus::fdo::DBusProxy::new(conn).await?;
+    let mut out = Vec::new();
+    for child in root.get_children().await? {
+        let bus_name = child.name_as_str().unwrap_or_default().to_owned();
+        let path = child.path_as_str().to_owned();
+        let Ok(builder) = AccessibleProxy::builder(conn).destination(bus_name.clone()) else {
+            continue;
+        };
+        let Ok(builder) = builder.path(path) else {
+            continue;
+        };
+        let Ok(app) = builder.cache_properties(CacheProperties::No).build().await else {
+            continue;
+        };
+        // An app can vanish between the listing and these calls: skip it.
+        let Ok(name) = app.name().await else { continue };
+        let windows = app.child_count().await.unwrap_or(0).max(0) as usize;
+        let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
+            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+            Err(_) => None,
+        };
+        out.push(RegisteredApp {
+            name,
+            bus_name,
+            pid,
+            windows,
+        });
+    }
+    Ok(out)
+}

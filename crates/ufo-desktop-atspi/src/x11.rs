@@ -1,0 +1,525 @@
+//! X11 through `x11rb`: screenshots (`GetImage`), XTEST input, window focus and
+//! the list of top-level client windows.
+//!
+//! One [`X11`] holds one connection. Calls are short blocking round trips
+//! (sub-millisecond to a few milliseconds); a mutex serialises input sequences so
+//! two concurrent key sequences never interleave.
+
+use image::RgbImage;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+use ufo_core::{Point, Rect, Screen};
+use ufo_desktop::keys::{Key, KeyEvent, NamedKey};
+use ufo_desktop::{DesktopError, MouseButton};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    self, AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState,
+    StackMode,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
+use x11rb::rust_connection::RustConnection;
+
+type Result<T> = std::result::Result<T, DesktopError>;
+
+fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> DesktopError + '_ {
+    move |e| DesktopError::Backend(format!("X11 {what}: {e}"))
+}
+
+fn cerr(what: &str) -> impl Fn(x11rb::errors::ConnectionError) -> DesktopError + '_ {
+    move |e| DesktopError::Backend(format!("X11 {what}: {e}"))
+}
+
+/// A top-level X window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XWindow {
+    /// The X window id.
+    pub id: u32,
+    /// `_NET_WM_PID`, when set.
+    pub pid: Option<u32>,
+    /// `_NET_WM_NAME` or `WM_NAME`.
+    pub title: String,
+    /// Position and size on the screen.
+    pub rect: Rect<Screen>,
+    /// True when mapped and viewable.
+    pub viewable: bool,
+}
+
+/// Keyboard state learned from the server.
+#[derive(Debug, Default)]
+struct KeyMap {
+    /// keysym → (keycode, needs shift)
+    codes: HashMap<u32, (u8, bool)>,
+    /// A keycode with no symbols, used to type characters the layout lacks.
+    scratch: Option<u8>,
+    per_code: u8,
+}
+
+/// One connection to an X server.
+pub struct X11 {
+    conn: RustConnection,
+    root: u32,
+    width: u16,
+    height: u16,
+    keymap: Mutex<Option<KeyMap>>,
+    input: Mutex<()>,
+}
+
+impl std::fmt::Debug for X11 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("X11")
+            .field("root", &self.root)
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .finish_non_exhaustive()
+    }
+}
+
+impl X11 {
+    /// Connects to `display` (e.g. `":3"`).
+    pub fn connect(display: &str) -> Result<Self> {
+        let (conn, screen_num) = RustConnection::connect(Some(display))
+            .map_err(|e| DesktopError::Unreachable(format!("X display {display}: {e}")))?;
+        let screen = conn.setup().roots.get(screen_num).ok_or_else(|| {
+            DesktopError::Unreachable(format!("X display {display} has no screen {screen_num}"))
+        })?;
+        let (root, width, height) = (screen.root, screen.width_in_pixels, screen.height_in_pixels);
+        Ok(Self {
+            conn,
+            root,
+            width,
+            height,
+            keymap: Mutex::new(None),
+            input: Mutex::new(()),
+        })
+    }
+
+    /// The whole screen's rectangle.
+    pub fn screen_rect(&self) -> Rect<Screen> {
+        Rect::new(0, 0, i32::from(self.width), i32::from(self.height))
+    }
+
+    /// True when the XTEST extension is available.
+    pub fn has_xtest(&self) -> bool {
+        self.conn
+            .xtest_get_version(2, 2)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some()
+    }
+
+    /// Captures a screen rectangle (clamped to the screen) as RGB.
+    pub fn capture(&self, rect: &Rect<Screen>) -> Result<(RgbImage, Rect<Screen>)> {
+        let r = rect
+            .intersection(&self.screen_rect())
+            .ok_or_else(|| DesktopError::Backend(format!("region {rect:?} is off screen")))?;
+        let reply = self
+            .conn
+            .get_image(
+                ImageFormat::Z_PIXMAP,
+                self.root,
+                r.x as i16,
+                r.y as i16,
+                r.width as u16,
+                r.height as u16,
+                !0,
+            )
+            .map_err(cerr("GetImage"))?
+            .reply()
+            .map_err(xerr("GetImage"))?;
+        let (w, h) = (r.width as u32, r.height as u32);
+        let px = (w as usize) * (h as usize);
+        let data = reply.data;
+        if reply.depth < 24 || data.len() < px * 4 {
+            return Err(DesktopError::Backend(format!(
+                "unsupported X visual: depth {} with {} bytes for {px} pixels; run Xvfb with -screen 0 WxHx24",
+                reply.depth,
+                data.len()
+            )));
+        }
+        // Depth 24/32 on little-endian servers: bytes B, G, R, X.
+        let mut rgb = Vec::with_capacity(px * 3);
+        for p in data.chunks_exact(4).take(px) {
+            rgb.extend_from_slice(&[p[2], p[1], p[0]]);
+        }
+        let img = RgbImage::from_raw(w, h, rgb)
+            .ok_or_else(|| DesktopError::Image("screenshot buffer has the wrong size".into()))?;
+        Ok((img, r))
+    }
+
+    fn atom(&self, name: &str) -> Option<u32> {
+        self.conn
+            .intern_atom(true, name.as_bytes())
+            .ok()?
+            .reply()
+            .ok()
+            .map(|r| r.atom)
+            .filter(|&a| a != 0)
+    }
+
+    fn prop_u32s(&self, win: u32, atom: u32, ty: u32) -> Vec<u32> {
+        self.conn
+            .get_property(false, win, atom, ty, 0, 4096)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .and_then(|r| r.value32().map(|v| v.collect()))
+            .unwrap_or_default()
+    }
+
+    fn title(&self, win: u32) -> String {
+        if let (Some(net), Some(utf8)) = (self.atom("_NET_WM_NAME"), self.atom("UTF8_STRING")) {
+            if let Some(r) = self
+                .conn
+                .get_property(false, win, net, utf8, 0, 1024)
+                .ok()
+                .and_then(|c| c.reply().ok())
+            {
+                if !r.value.is_empty() {
+                    return String::from_utf8_lossy(&r.value).into_owned();
+                }
+            }
+        }
+        self.conn
+            .get_property(false, win, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 1024)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|r| String::from_utf8_lossy(&r.value).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Root position of a window's top-left corner.
+    pub fn window_origin(&self, win: u32) -> Result<Point<Screen>> {
+        let r = self
+            .conn
+            .translate_coordinates(win, self.root, 0, 0)
+            .map_err(cerr("TranslateCoordinates"))?
+            .reply()
+            .map_err(xerr("TranslateCoordinates"))?;
+        Ok(Point::new(i32::from(r.dst_x), i32::from(r.dst_y)))
+    }
+
+    /// Top-level client windows: `_NET_CLIENT_LIST` when a window manager runs,
+    /// otherwise the root's mapped children that carry a `_NET_WM_PID`.
+    pub fn client_windows(&self) -> Result<Vec<XWindow>> {
+        let pid_atom = self.atom("_NET_WM_PID");
+        let mut ids = self
+            .atom("_NET_CLIENT_LIST")
+            .map(|a| self.prop_u32s(self.root, a, u32::from(AtomEnum::WINDOW)))
+            .unwrap_or_default();
+        if ids.is_empty() {
+            ids = self
+                .conn
+                .query_tree(self.root)
+                .map_err(cerr("QueryTree"))?
+                .reply()
+                .map_err(xerr("QueryTree"))?
+                .children;
+        }
+        let mut out = Vec::new();
+        for id in ids {
+            let Ok(Ok(attrs)) = self.conn.get_window_attributes(id).map(|c| c.reply()) else {
+                continue;
+            };
+            let Ok(Ok(geo)) = self.conn.get_geometry(id).map(|c| c.reply()) else {
+                continue;
+            };
+            let pid = pid_atom
+                .map(|a| self.prop_u32s(id, a, u32::from(AtomEnum::CARDINAL)))
+                .and_then(|v| v.first().copied());
+            if pid.is_none() {
+                continue;
+            }
+            let origin = self
+                .window_origin(id)
+                .unwrap_or(Point::new(i32::from(geo.x), i32::from(geo.y)));
+            out.push(XWindow {
+                id,
+                pid,
+                title: self.title(id),
+                rect: Rect::new(
+                    origin.x,
+                    origin.y,
+                    i32::from(geo.width),
+                    i32::from(geo.height),
+                ),
+                viewable: attrs.map_state == MapState::VIEWABLE,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The window that has keyboard focus, if any.
+    pub fn focused_window(&self) -> Option<u32> {
+        if let Some(a) = self.atom("_NET_ACTIVE_WINDOW") {
+            if let Some(&w) = self
+                .prop_u32s(self.root, a, u32::from(AtomEnum::WINDOW))
+                .first()
+            {
+                if w != 0 {
+                    return Some(w);
+                }
+            }
+        }
+        self.conn
+            .get_input_focus()
+            .ok()?
+            .reply()
+            .ok()
+            .map(|r| r.focus)
+            .filter(|&w| w > 1)
+    }
+
+    /// Raises a window and gives it keyboard focus (works without a window
+    /// manager; with one, also sends `_NET_ACTIVE_WINDOW`).
+    pub fn activate(&self, win: u32) -> Result<()> {
+        if let Some(active) = self.atom("_NET_ACTIVE_WINDOW") {
+            let ev = xproto::ClientMessageEvent::new(32, win, active, [1, 0, 0, 0, 0]);
+            let _ = self.conn.send_event(
+                false,
+                self.root,
+                xproto::EventMask::SUBSTRUCTURE_REDIRECT | xproto::EventMask::SUBSTRUCTURE_NOTIFY,
+                ev,
+            );
+        }
+        self.conn
+            .configure_window(win, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+            .map_err(cerr("ConfigureWindow"))?;
+        self.conn
+            .set_input_focus(InputFocus::PARENT, win, x11rb::CURRENT_TIME)
+            .map_err(cerr("SetInputFocus"))?;
+        self.sync()
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.conn
+            .get_input_focus()
+            .map_err(cerr("sync"))?
+            .reply()
+            .map_err(xerr("sync"))?;
+        Ok(())
+    }
+
+    fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<()> {
+        self.conn
+            .xtest_fake_input(kind, detail, x11rb::CURRENT_TIME, self.root, x, y, 0)
+            .map_err(cerr("XTEST"))?;
+        Ok(())
+    }
+
+    fn motion(&self, p: Point<Screen>) -> Result<()> {
+        self.fake(xproto::MOTION_NOTIFY_EVENT, 0, clamp16(p.x), clamp16(p.y))
+    }
+
+    /// Clicks at a screen point.
+    pub fn click(&self, p: Point<Screen>, button: MouseButton, double: bool) -> Result<()> {
+        let _guard = self.input.lock();
+        let b = button_code(button);
+        self.motion(p)?;
+        for _ in 0..(if double { 2 } else { 1 }) {
+            self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
+            self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        }
+        self.sync()
+    }
+
+    /// Press at `from`, move in steps to `to` over `duration`, release.
+    pub fn drag(
+        &self,
+        from: Point<Screen>,
+        to: Point<Screen>,
+        button: MouseButton,
+        duration: Duration,
+    ) -> Result<()> {
+        let _guard = self.input.lock();
+        let b = button_code(button);
+        self.motion(from)?;
+        self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
+        self.sync()?;
+        let steps = 10;
+        for i in 1..=steps {
+            let x = from.x + (to.x - from.x) * i / steps;
+            let y = from.y + (to.y - from.y) * i / steps;
+            self.motion(Point::new(x, y))?;
+            self.sync()?;
+            std::thread::sleep(duration / steps as u32);
+        }
+        self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        self.sync()
+    }
+
+    /// Wheel clicks at a point: positive scrolls up, negative down.
+    pub fn scroll(&self, p: Point<Screen>, clicks: i32) -> Result<()> {
+        let _guard = self.input.lock();
+        self.motion(p)?;
+        let b = if clicks >= 0 { 4 } else { 5 };
+        for _ in 0..clicks.unsigned_abs().min(100) {
+            self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
+            self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        }
+        self.sync()
+    }
+
+    fn load_keymap(&self) -> Result<KeyMap> {
+        let setup = self.conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let reply = self
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(cerr("GetKeyboardMapping"))?
+            .reply()
+            .map_err(xerr("GetKeyboardMapping"))?;
+        let per = reply.keysyms_per_keycode;
+        let mut map = KeyMap {
+            per_code: per,
+            ..KeyMap::default()
+        };
+        for (i, syms) in reply.keysyms.chunks(usize::from(per.max(1))).enumerate() {
+            let code = min.saturating_add(i as u8);
+            if syms.iter().all(|&s| s == 0) && map.scratch.is_none() && code > min + 8 {
+                map.scratch = Some(code);
+            }
+            for (col, &sym) in syms.iter().take(2).enumerate() {
+                if sym != 0 {
+                    map.codes.entry(sym).or_insert((code, col == 1));
+                }
+            }
+        }
+        Ok(map)
+    }
+
+    /// Sends key events through XTEST to whatever has focus.
+    pub fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {
+        let _guard = self.input.lock();
+        let mut km = self
+            .keymap
+            .lock()
+            .map_err(|_| DesktopError::Backend("keyboard map lock poisoned".into()))?;
+        if km.is_none() {
+            *km = Some(self.load_keymap()?);
+        }
+        let Some(map) = km.as_mut() else {
+            return Err(DesktopError::Backend("no keyboard map".into()));
+        };
+        let shift = map.codes.get(&0xffe1).map(|c| c.0);
+        // Keys pressed with an added shift, to release it with the key.
+        let mut added_shift: HashMap<u32, bool> = HashMap::new();
+        for ev in events {
+            let (key, down) = match ev {
+                KeyEvent::Down(k) => (k, true),
+                KeyEvent::Up(k) => (k, false),
+            };
+            let sym = keysym(key);
+            let (code, needs_shift) = match map.codes.get(&sym) {
+                Some(&c) => c,
+                None => {
+                    // Bind the symbol to the scratch keycode (as xdotool does).
+                    let scratch = map.scratch.ok_or_else(|| {
+                        DesktopError::Backend(format!(
+                            "no keycode for keysym {sym:#x} and no free keycode to map it"
+                        ))
+                    })?;
+                    let per = usize::from(map.per_code.max(1));
+                    let mut syms = vec![0u32; per];
+                    syms[0] = sym;
+                    if per > 1 {
+                        syms[1] = sym;
+                    }
+                    self.conn
+                        .change_keyboard_mapping(1, scratch, map.per_code.max(1), &syms)
+                        .map_err(cerr("ChangeKeyboardMapping"))?;
+                    self.sync()?;
+                    map.codes.retain(|_, v| v.0 != scratch);
+                    map.codes.insert(sym, (scratch, false));
+                    (scratch, false)
+                }
+            };
+            if down {
+                if needs_shift {
+                    if let Some(s) = shift {
+                        self.fake(xproto::KEY_PRESS_EVENT, s, 0, 0)?;
+                        added_shift.insert(sym, true);
+                    }
+                }
+                self.fake(xproto::KEY_PRESS_EVENT, code, 0, 0)?;
+            } else {
+                self.fake(xproto::KEY_RELEASE_EVENT, code, 0, 0)?;
+                if added_shift.remove(&sym).is_some() {
+                    if let Some(s) = shift {
+                        self.fake(xproto::KEY_RELEASE_EVENT, s, 0, 0)?;
+                    }
+                }
+            }
+            self.sync()?;
+            // Give the toolkit time to process (GTK coalesces very fast input).
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        Ok(())
+    }
+}
+
+fn clamp16(v: i32) -> i16 {
+    v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
+}
+
+fn button_code(b: MouseButton) -> u8 {
+    match b {
+        MouseButton::Left => 1,
+        MouseButton::Middle => 2,
+        MouseButton::Right => 3,
+    }
+}
+
+/// The X keysym of a key.
+pub fn keysym(key: &Key) -> u32 {
+    match key {
+        Key::Char('\n') | Key::Char('\r') => 0xff0d,
+        Key::Char('\t') => 0xff09,
+        Key::Char(c) => {
+            let cp = u32::from(*c);
+            if (0x20..=0x7e).contains(&cp) || (0xa0..=0xff).contains(&cp) {
+                cp
+            } else {
+                0x0100_0000 + cp
+            }
+        }
+        Key::Named(n) => match n {
+            NamedKey::Enter => 0xff0d,
+            NamedKey::Tab => 0xff09,
+            NamedKey::Escape => 0xff1b,
+            NamedKey::Backspace => 0xff08,
+            NamedKey::Delete => 0xffff,
+            NamedKey::Insert => 0xff63,
+            NamedKey::Home => 0xff50,
+            NamedKey::End => 0xff57,
+            NamedKey::PageUp => 0xff55,
+            NamedKey::PageDown => 0xff56,
+            NamedKey::Left => 0xff51,
+            NamedKey::Up => 0xff52,
+            NamedKey::Right => 0xff53,
+            NamedKey::Down => 0xff54,
+            NamedKey::Space => 0x20,
+            NamedKey::F(n) => 0xffbe + u32::from(n.saturating_sub(1)),
+            NamedKey::CapsLock => 0xffe5,
+            NamedKey::PrintScreen => 0xff61,
+            NamedKey::Menu => 0xff67,
+            NamedKey::Control => 0xffe3,
+            NamedKey::Alt => 0xffe9,
+            NamedKey::Shift => 0xffe1,
+            NamedKey::Super => 0xffeb,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keysyms_follow_x11_rules() {
+        assert_eq!(keysym(&Key::Char('a')), 0x61);
+        assert_eq!(keysym(&Key::Char('é')), 0xe9);
+        assert_eq!(keysym(&Key::Char('€')), 0x0100_20ac);
+        assert_eq!(keysym(&Key::Named(NamedKey::F(10))), 0xffc7);
+        assert_eq!(keysym(&Key::Char('\n')), 0xff0d);
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs the system packages ufo-rs needs (Debian/Ubuntu) and builds the binary.
+#
+#   scripts/bootstrap.sh            packages for running and testing + debug build
+#   scripts/bootstrap.sh --bench    also LibreOffice Writer (perception benchmark)
+#   scripts/bootstrap.sh --no-build packages only
+#
+# As root it runs apt-get itself. As another user it prints the exact
+# `sudo apt-get install ...` line and exits 1.
+set -euo pipefail
+
+want_bench=0
+build=1
+release=0
+for arg in "$@"; do
+  case "$arg" in
+    --bench) want_bench=1 ;;
+    --no-build) build=0 ;;
+    --release) release=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+# The private headless desktop: X server, D-Bus, AT-SPI, X utilities.
+packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
+          python3-pyatspi gir1.2-atspi-2.0 fonts-dejavu-core
+          # the applications the tests and the demo drive
+          gedit gnome-calculator gtk-3-examples mousepad)
+if [ "$want_bench" = 1 ]; then
+  packages+=(libreoffice-writer libreoffice-gtk3)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "bootstrap: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "bootstrap: missing system packages. Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "bootstrap: cargo not found. Install Rust 1.95 or newer (https://rustup.rs) and rerun." >&2
+  exit 1
+fi
+
+if [ "$build" = 1 ]; then
+  cd "$(dirname "$0")/.."
+  if [ "$release" = 1 ]; then
+    cargo build --release --locked -q -p ufo-cli
+  else
+    cargo build --locked -q -p ufo-cli
+  fi
+fi
