@@ -7,9 +7,9 @@
 //!
 //! ## Contract
 //! - Every method is cancel-safe and bounded: a hung application yields
-//!   [`DesktopError::Timeout`], never a hang.
+//!   [`DesktopError::Timeout`](crate::DesktopError::Timeout), never a hang.
 //! - A handle whose element no longer exists yields
-//!   [`DesktopError::StaleElement`], never a panic.
+//!   [`DesktopError::StaleElement`](crate::DesktopError::StaleElement), never a panic.
 //! - Methods take `&self`; a backend is shared (`Arc<dyn Backend>`) and must
 //!   serialise internally what the platform requires.
 //! - Coordinates are always [`Screen`] coordinates; backends correct toolkit quirks
@@ -100,7 +100,7 @@ pub trait Backend: Send + Sync {
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree>;
 
     /// Re-reads one element (states, value, rect, actions) — used to verify an
-    /// action's effect. Returns [`DesktopError::StaleElement`] if it is gone.
+    /// action's effect. Returns [`DesktopError::StaleElement`](crate::DesktopError::StaleElement) if it is gone.
     async fn refresh_node(&self, handle: &ElementHandle, max_text_chars: usize) -> Result<UiNode>;
 
     /// Takes a screenshot.
@@ -110,7 +110,7 @@ pub trait Backend: Send + Sync {
     /// `toggle`, ...). Returns `Ok(false)` if the toolkit refused.
     async fn do_action(&self, handle: &ElementHandle, action: &str) -> Result<bool>;
 
-    /// Replaces the element's whole text. [`DesktopError::Unsupported`] when it
+    /// Replaces the element's whole text. [`DesktopError::Unsupported`](crate::DesktopError::Unsupported) when it
     /// has no editable text.
     async fn set_text(&self, handle: &ElementHandle, text: &str) -> Result<()>;
 

@@ -81,6 +81,9 @@ pub enum DesktopError {
     /// The backend's OS call failed for another reason.
     #[error("{0}")]
     Backend(String),
+    /// A tool needs a current application window and none is selected.
+    #[error("no application window is selected")]
+    NoWindowSelected,
 }
 
 impl Diagnostic for DesktopError {
@@ -99,6 +102,7 @@ impl Diagnostic for DesktopError {
             DesktopError::Image(_) => "ufo::desktop::image",
             DesktopError::UnknownTool(_) => "ufo::tool::unknown_tool",
             DesktopError::Backend(_) => "ufo::desktop::backend",
+            DesktopError::NoWindowSelected => "ufo::tool::no_window_selected",
         }
     }
 
@@ -117,6 +121,7 @@ impl Diagnostic for DesktopError {
             DesktopError::Image(_) => "check disk space and the output path".into(),
             DesktopError::UnknownTool(_) => "list the tools with `ufo act --list`".into(),
             DesktopError::Backend(_) => "run `ufo doctor` to check the desktop".into(),
+            DesktopError::NoWindowSelected => "list windows with get_desktop_app_info and choose one with select_application_window".into(),
         })
     }
 }

@@ -1,0 +1,387 @@
+//! Tool execution over a backend. See the module docs of [`crate::tools`] for
+//! the semantics.
+
+use super::args::{Args, click_action, relative_point, resolve_control, resolve_window};
+use super::spec::Tool;
+use super::{ControlsInfo, ScreenshotInfo, ToolContext, WindowEntry};
+use crate::backend::{Backend, MouseButton, ScreenshotTarget};
+use crate::encode::png_data_url;
+use crate::error::{DesktopError, Result};
+use crate::filter::label_controls;
+use crate::keyparse::{key_by_name, literal_text, parse_keys};
+use crate::keys::KeyEvent;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::time::Duration;
+use tokio::time::{Instant, sleep};
+use ufo_core::{Control, ElementHandle, Rect, Screen, WindowInfo};
+
+/// Longest `wait`.
+const MAX_WAIT_SECONDS: f64 = 300.0;
+/// Longest drag.
+const MAX_DRAG_SECONDS: f64 = 10.0;
+/// Largest `wheel_dist`.
+const MAX_WHEEL: f64 = 1000.0;
+/// Interval between read-backs while verifying text.
+const POLL: Duration = Duration::from_millis(100);
+
+pub(super) async fn run(
+    tool: Tool,
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    params: &Value,
+) -> Result<Value> {
+    let a = Args::new(tool.name(), params)?;
+    match tool {
+        Tool::ClickInput => click_input(b, ctx, &a).await,
+        Tool::ClickOnCoordinates => click_on_coordinates(b, ctx, &a).await,
+        Tool::DragOnCoordinates => drag_on_coordinates(b, ctx, &a).await,
+        Tool::SetEditText => set_edit_text(b, ctx, &a).await,
+        Tool::KeyboardInput => keyboard_input(b, ctx, &a).await,
+        Tool::WheelMouseInput => wheel_mouse_input(b, ctx, &a).await,
+        Tool::Texts => {
+            let c = control(ctx, &a)?;
+            Ok(Value::String(b.read_text(&c.handle).await?))
+        }
+        Tool::Wait => {
+            let s = a.f64("seconds")?;
+            if !(0.0..=MAX_WAIT_SECONDS).contains(&s) {
+                return Err(a.bad(format!("`seconds` is {s}; it must be between 0 and 300")));
+            }
+            sleep(Duration::from_secs_f64(s)).await;
+            Ok(json!({ "waited": s }))
+        }
+        Tool::Summary => Ok(Value::String(a.opt_str("text").unwrap_or_default())),
+        Tool::SelectApplicationWindow => select_application_window(b, ctx, &a).await,
+        Tool::CaptureWindowScreenshot => {
+            let w = window(ctx)?.clone();
+            let shot = b.screenshot(&ScreenshotTarget::Window(w)).await?;
+            let info = ScreenshotInfo {
+                image_url: png_data_url(&shot.image, ctx.settings.png)?,
+                frame: shot.frame,
+                width: shot.image.width(),
+                height: shot.image.height(),
+            };
+            ctx.last_screenshot = Some(shot);
+            to_json(&info)
+        }
+        Tool::GetAppWindowControlsTargetInfo => {
+            let w = window(ctx)?.clone();
+            let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
+            let controls = label_controls(&tree, &ctx.settings.filter, None);
+            ctx.controls = controls.clone();
+            ctx.window = Some(tree.window.clone());
+            to_json(&ControlsInfo {
+                window: tree.window,
+                controls,
+                truncated: tree.truncated,
+            })
+        }
+        Tool::GetDesktopAppInfo => {
+            let ws = b.list_windows().await?;
+            let entries: Vec<WindowEntry> = ws
+                .iter()
+                .enumerate()
+                .map(|(i, w)| WindowEntry {
+                    id: (i + 1).to_string(),
+                    name: w.title.clone(),
+                    control_type: "Window".into(),
+                    app_name: w.app_name.clone(),
+                    window: w.clone(),
+                })
+                .collect();
+            ctx.windows = ws;
+            to_json(&entries)
+        }
+    }
+}
+
+fn to_json<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v)
+        .map_err(|e| DesktopError::Backend(format!("cannot serialise result: {e}")))
+}
+
+fn window(ctx: &ToolContext) -> Result<&WindowInfo> {
+    ctx.window.as_ref().ok_or(DesktopError::NoWindowSelected)
+}
+
+fn window_rect(ctx: &ToolContext) -> Result<Rect<Screen>> {
+    let w = window(ctx)?;
+    w.rect.ok_or_else(|| DesktopError::Unsupported {
+        what: "acting at window coordinates (the window reports no rectangle)".into(),
+        handle: w.handle.to_string(),
+    })
+}
+
+/// The control named by `id` (+ `name`), cloned so the context can be changed
+/// while acting.
+fn control(ctx: &ToolContext, a: &Args<'_>) -> Result<Control> {
+    let id = a.id()?;
+    let name = a.opt_str("name");
+    resolve_control(&ctx.controls, id, name.as_deref()).cloned()
+}
+
+/// Raises the current window before synthesised input; a failure is logged,
+/// not fatal (the input may still land).
+async fn raise(b: &dyn Backend, ctx: &ToolContext) {
+    if let Some(w) = &ctx.window
+        && let Err(e) = b.activate_window(w).await
+    {
+        tracing::debug!(window = %w.title, error = %e, "could not activate window");
+    }
+}
+
+async fn settle(ctx: &ToolContext) {
+    if !ctx.settings.action_settle.is_zero() {
+        sleep(ctx.settings.action_settle).await;
+    }
+}
+
+async fn click_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
+    let c = control(ctx, a)?;
+    let button = a.button()?;
+    let double = a.bool_or("double", false)?;
+    if button == MouseButton::Left
+        && !double
+        && let Some(action) = click_action(&c)
+    {
+        match b.do_action(&c.handle, action).await {
+            Ok(true) => {
+                settle(ctx).await;
+                return Ok(json!({ "method": "action", "action": action }));
+            }
+            Ok(false) => tracing::debug!(action, "action refused; clicking at coordinates"),
+            Err(e @ (DesktopError::StaleElement { .. } | DesktopError::Timeout { .. })) => {
+                return Err(e);
+            }
+            Err(e) => tracing::debug!(action, error = %e, "action failed; clicking at coordinates"),
+        }
+    }
+    raise(b, ctx).await;
+    let p = c.rect.center();
+    b.click_at(p, button, double).await?;
+    settle(ctx).await;
+    Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))
+}
+
+async fn click_on_coordinates(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &Args<'_>,
+) -> Result<Value> {
+    let (x, y) = (a.f64("x")?, a.f64("y")?);
+    let button = a.button()?;
+    let double = a.bool_or("double", false)?;
+    let p = relative_point(&window_rect(ctx)?, x, y).map_err(|e| a.bad(e))?;
+    raise(b, ctx).await;
+    b.click_at(p, button, double).await?;
+    settle(ctx).await;
+    Ok(json!({ "point": { "x": p.x, "y": p.y } }))
+}
+
+async fn drag_on_coordinates(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &Args<'_>,
+) -> Result<Value> {
+    let rect = window_rect(ctx)?;
+    let from = relative_point(&rect, a.f64("start_x")?, a.f64("start_y")?).map_err(|e| a.bad(e))?;
+    let to = relative_point(&rect, a.f64("end_x")?, a.f64("end_y")?).map_err(|e| a.bad(e))?;
+    let button = a.button()?;
+    let duration = a.opt_f64("duration")?.unwrap_or(1.0);
+    if !(0.0..=MAX_DRAG_SECONDS).contains(&duration) {
+        return Err(a.bad(format!(
+            "`duration` is {duration}; it must be between 0 and 10 seconds"
+        )));
+    }
+    let hold = match a.opt_str("key_hold").filter(|k| !k.trim().is_empty()) {
+        None => None,
+        Some(k) => Some(key_by_name(k.trim()).ok_or_else(|| {
+            a.bad(format!(
+                "`key_hold` {k:?} is not a key name; use shift, ctrl, alt or win"
+            ))
+        })?),
+    };
+    raise(b, ctx).await;
+    if let Some(k) = hold {
+        b.send_keys(&[KeyEvent::Down(k)]).await?;
+    }
+    let dragged = b
+        .drag(from, to, button, Duration::from_secs_f64(duration))
+        .await;
+    // Release the held key even when the drag failed.
+    let released = match hold {
+        Some(k) => b.send_keys(&[KeyEvent::Up(k)]).await,
+        None => Ok(()),
+    };
+    dragged?;
+    released?;
+    settle(ctx).await;
+    Ok(json!({
+        "from": { "x": from.x, "y": from.y },
+        "to": { "x": to.x, "y": to.y },
+    }))
+}
+
+async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
+    let c = control(ctx, a)?;
+    let text = a.str("text")?;
+    let clear = a.bool_or("clear_current_text", false)?;
+    let h = &c.handle;
+    let before = if clear {
+        None
+    } else {
+        b.read_text(h).await.ok()
+    };
+    let direct = if clear {
+        b.set_text(h, &text).await
+    } else {
+        b.insert_text(h, None, &text).await
+    };
+    let mut method = "editable_text";
+    match direct {
+        Ok(()) => {}
+        Err(DesktopError::Unsupported { .. }) => {
+            // No EditableText interface: type it, as UFO's type_keys does.
+            method = "typed";
+            raise(b, ctx).await;
+            b.focus_element(h).await?;
+            let mut events = Vec::new();
+            if clear {
+                events.extend(parse_keys("^a{DELETE}")?);
+            } else {
+                events.extend(parse_keys("^{END}")?);
+            }
+            events.extend(literal_text(&text));
+            b.send_keys(&events).await?;
+        }
+        Err(e) => return Err(e),
+    }
+    let expected = match (&before, clear) {
+        (_, true) => Some(text.clone()),
+        (Some(b0), false) => Some(format!("{b0}{text}")),
+        (None, false) => None,
+    };
+    let ok = |got: &str| match &expected {
+        Some(e) => same_text(got, e),
+        None => got
+            .trim_end_matches('\n')
+            .ends_with(text.trim_end_matches('\n')),
+    };
+    let (verified, got) = read_until(b, h, ctx.settings.verify_timeout, ok).await?;
+    if !verified {
+        return Err(DesktopError::VerificationFailed(format!(
+            "control {} ({:?}) reads {:?} after {} {:?}",
+            c.id,
+            c.name,
+            shorten(&got),
+            if clear { "setting" } else { "appending" },
+            shorten(&text),
+        )));
+    }
+    Ok(json!({ "text": got, "method": method }))
+}
+
+/// Equal, or equal but for trailing newlines (text views often keep one).
+fn same_text(got: &str, want: &str) -> bool {
+    got == want || got.trim_end_matches('\n') == want.trim_end_matches('\n')
+}
+
+fn shorten(s: &str) -> String {
+    if s.chars().count() > 80 {
+        let mut t: String = s.chars().take(80).collect();
+        t.push('…');
+        t
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Reads the element's text until `ok` accepts it or `timeout` passes; returns
+/// whether it was accepted and the last text read.
+async fn read_until(
+    b: &dyn Backend,
+    h: &ElementHandle,
+    timeout: Duration,
+    ok: impl Fn(&str) -> bool,
+) -> Result<(bool, String)> {
+    let start = Instant::now();
+    loop {
+        let got = b.read_text(h).await?;
+        if ok(&got) {
+            return Ok((true, got));
+        }
+        if start.elapsed() >= timeout {
+            return Ok((false, got));
+        }
+        sleep(POLL).await;
+    }
+}
+
+async fn keyboard_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
+    let keys = a.str("keys")?;
+    let events = parse_keys(&keys)?;
+    let focus = a.bool_or("control_focus", true)?;
+    let target = if focus && a.opt_str("id").is_some() {
+        Some(control(ctx, a)?)
+    } else {
+        None
+    };
+    if focus {
+        raise(b, ctx).await;
+    }
+    if let Some(c) = &target {
+        b.focus_element(&c.handle).await?;
+    }
+    b.send_keys(&events).await?;
+    Ok(json!({ "keys": keys, "focused": target.map(|c| c.id) }))
+}
+
+async fn wheel_mouse_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
+    let c = control(ctx, a)?;
+    let dist = a.opt_f64("wheel_dist")?.unwrap_or(0.0).round();
+    if dist.abs() > MAX_WHEEL {
+        return Err(a.bad(format!(
+            "`wheel_dist` is {dist}; at most 1000 notches either way"
+        )));
+    }
+    let clicks = dist as i32;
+    let p = c.rect.center();
+    if clicks != 0 {
+        raise(b, ctx).await;
+        b.scroll_at(p, clicks).await?;
+    }
+    Ok(json!({ "wheel_dist": clicks, "point": { "x": p.x, "y": p.y } }))
+}
+
+async fn select_application_window(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &Args<'_>,
+) -> Result<Value> {
+    let id = a.id()?;
+    let name = a.opt_str("name");
+    if ctx.windows.is_empty() {
+        ctx.windows = b.list_windows().await?;
+    }
+    let w = resolve_window(&ctx.windows, id, name.as_deref())?.clone();
+    b.activate_window(&w).await?;
+    ctx.controls.clear();
+    ctx.last_screenshot = None;
+    ctx.window = Some(w.clone());
+    Ok(json!({ "root_name": w.app_name, "window": w }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_comparison_and_shortening() {
+        assert!(same_text("abc\n", "abc"));
+        assert!(same_text("abc", "abc\n"));
+        assert!(!same_text("abd", "abc"));
+        assert_eq!(shorten(&"x".repeat(100)).chars().count(), 81);
+        assert_eq!(shorten("short"), "short");
+    }
+}
