@@ -34,7 +34,9 @@
 //!   `false` appends at the end (UFO types at the caret, which after a click on
 //!   a field is usually the end). If the element has no editable-text interface
 //!   the text is typed instead. The text is read back and a mismatch is
-//!   [`DesktopError::VerificationFailed`](crate::DesktopError::VerificationFailed).
+//!   [`DesktopError::VerificationFailed`](crate::DesktopError::VerificationFailed);
+//!   a control captured without a text interface cannot be read back, so its
+//!   result says `"verified": false` instead.
 //! - `keyboard_input` parses `keys` before doing anything, so a bad sequence
 //!   has no side effect.
 

@@ -268,6 +268,10 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
             .trim_end_matches('\n')
             .ends_with(text.trim_end_matches('\n')),
     };
+    if !c.capabilities.text && !c.capabilities.editable_text {
+        // Nothing to read back from (read_text would return the name).
+        return Ok(json!({ "text": text, "method": method, "verified": false }));
+    }
     let (verified, got) = read_until(b, h, ctx.settings.verify_timeout, ok).await?;
     if !verified {
         return Err(DesktopError::VerificationFailed(format!(
@@ -279,7 +283,7 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
             shorten(&text),
         )));
     }
-    Ok(json!({ "text": got, "method": method }))
+    Ok(json!({ "text": got, "method": method, "verified": true }))
 }
 
 /// Equal, or equal but for trailing newlines (text views often keep one).
