@@ -62,6 +62,19 @@ impl Check {
     }
 }
 
+/// How long one bus check may take before the bus counts as hung.
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+async fn within<T>(
+    f: impl std::future::Future<Output = Result<T, bus::BusError>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(CHECK_TIMEOUT, f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!("no answer within {} s", CHECK_TIMEOUT.as_secs())),
+    }
+}
+
 const START_FIX: &str =
     "start a private desktop with `ufo desktop start`, or run inside a graphical session";
 
@@ -129,7 +142,7 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
         out.push(Check::fail("registry", "no session bus", START_FIX));
         return out;
     };
-    match bus::connect(session).await {
+    match within(bus::connect(session)).await {
         Ok(_) => out.push(Check::ok("session_bus", session.clone())),
         Err(e) => {
             out.push(Check::fail(
@@ -143,7 +156,7 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
         }
     }
     let a11y_fix = "install at-spi2-core and make sure at-spi-bus-launcher runs on this session (`ufo desktop start` starts it)";
-    let a11y = match bus::a11y_address(session).await {
+    let a11y = match within(bus::a11y_address(session)).await {
         Ok(a) => a,
         Err(e) => {
             out.push(Check::fail(
@@ -155,7 +168,7 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
             return out;
         }
     };
-    let conn = match bus::connect(&a11y).await {
+    let conn = match within(bus::connect(&a11y)).await {
         Ok(c) => {
             out.push(Check::ok("a11y_bus", a11y.clone()));
             c
@@ -166,7 +179,7 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
             return out;
         }
     };
-    match bus::registered_apps(&conn).await {
+    match within(bus::registered_apps(&conn)).await {
         Ok(apps) if apps.is_empty() => out.push(Check::warn(
             "registry",
             "the registry answers but lists no applications",

@@ -44,10 +44,20 @@ async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
     let before_b = marked_pids(DESKTOP_ID_VAR, &id_b).len();
     assert!(!marked_pids(DESKTOP_ID_VAR, &id_a).is_empty());
     let n = a.stop().expect("stop a");
-    assert!(n >= 4, "expected Xvfb, buses, registryd and the app, got {n}");
-    assert!(marked_pids(DESKTOP_ID_VAR, &id_a).is_empty(), "processes of A survived stop");
+    assert!(
+        n >= 4,
+        "expected Xvfb, buses, registryd and the app, got {n}"
+    );
+    assert!(
+        marked_pids(DESKTOP_ID_VAR, &id_a).is_empty(),
+        "processes of A survived stop"
+    );
     assert_eq!(marked_pids(DESKTOP_ID_VAR, &id_b).len(), before_b);
-    assert!(app_names(&b.state().a11y_bus).await.contains(&"mousepad".to_owned()));
+    assert!(
+        app_names(&b.state().a11y_bus)
+            .await
+            .contains(&"mousepad".to_owned())
+    );
     b.stop().expect("stop b");
     assert!(marked_pids(DESKTOP_ID_VAR, &id_b).is_empty());
 }
@@ -59,14 +69,19 @@ async fn launch_of_a_program_that_never_registers_times_out_clearly() {
     let started = std::time::Instant::now();
     let err = d.launch(&argv, Duration::from_secs(2)).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(30));
-    assert!(matches!(err, HeadlessError::LaunchTimeout { .. }), "{err:?}");
+    assert!(
+        matches!(err, HeadlessError::LaunchTimeout { .. }),
+        "{err:?}"
+    );
     assert_eq!(err.code(), "ufo::headless::launch_timeout");
     assert!(err.to_string().contains("sleep 600"));
     assert!(err.help().unwrap().contains("NO_AT_BRIDGE"));
     // The stray process was ended.
     let sleepers = marked_pids(DESKTOP_ID_VAR, &d.state().id)
         .into_iter()
-        .filter(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sleep"))
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sleep")
+        })
         .count();
     assert_eq!(sleepers, 0);
 }
@@ -87,9 +102,18 @@ async fn a_second_desktop_with_the_same_name_is_refused() {
     let d = ufo_testkit::shared_desktop().await;
     let opts = ufo_desktop_atspi::DesktopOptions {
         name: d.state().name.clone(),
-        state_root: d.state().state_dir.parent().unwrap().parent().unwrap().to_owned(),
+        state_root: d
+            .state()
+            .state_dir
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_owned(),
         ..Default::default()
     };
-    let err = ufo_desktop_atspi::HeadlessDesktop::start(opts).await.unwrap_err();
+    let err = ufo_desktop_atspi::HeadlessDesktop::start(opts)
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "ufo::headless::already_running");
 }

@@ -1,0 +1,111 @@
+//! `ufo llm …`: debugging the model layer from the command line.
+//!
+//! To wire it into `main.rs` (owned by the CLI maintainer), add:
+//!
+//! ```text
+//! mod cmd_llm;
+//!
+//! // in `enum Command`:
+//!     /// Inspect and test the configured language models.
+//!     Llm {
+//!         #[command(subcommand)]
+//!         cmd: cmd_llm::LlmCommand,
+//!     },
+//!
+//! // in the `match cli.command`:
+//!     Command::Llm { cmd } => cmd_llm::run(cmd).await,
+//! ```
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_llm::{LlmConfig, PriceTable};
+
+/// `ufo llm` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum LlmCommand {
+    /// Print the exact HTTP request that would be sent (secrets redacted), without
+    /// sending it. Reads a JSON array of {"name","role","content","url"} messages.
+    Format {
+        /// One of UFO's API_TYPE values (openai, aoai, azure_ad, qwen, deepseek,
+        /// ollama, gemini, claude, zhipu, custom) or an AgentScope model type
+        /// (openai_chat, dashscope_chat, dashscope_multimodal, ollama_chat,
+        /// ollama_generate, gemini_chat, zhipuai_chat).
+        #[arg(long = "api", value_name = "TYPE")]
+        api: String,
+        /// The model name (a per-provider default otherwise).
+        #[arg(long)]
+        model: Option<String>,
+        /// Read the messages from this file instead of stdin.
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+    },
+    /// Send one tiny request with a configured model; print latency, usage and cost.
+    Ping {
+        /// The agents.yaml holding the model sections.
+        #[arg(long, default_value = "config/ufo/agents.yaml")]
+        config: PathBuf,
+        /// The section to use (HOST_AGENT, APP_AGENT, BACKUP_AGENT, …).
+        #[arg(long, default_value = "APP_AGENT")]
+        agent: String,
+        /// A prices.yaml (UFO format); UFO's built-in entries otherwise.
+        #[arg(long, value_name = "FILE")]
+        prices: Option<PathBuf>,
+    },
+}
+
+/// Runs one `ufo llm` subcommand.
+pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
+    match cmd {
+        LlmCommand::Format { api, model, input } => {
+            let messages = match input {
+                Some(path) => std::fs::read_to_string(&path).map_err(|e| {
+                    ErrorReport::new(
+                        "ufo::cli::read",
+                        format!("cannot read {}: {e}", path.display()),
+                    )
+                    .with_help("pass an existing messages.json with --input, or pipe it to stdin")
+                })?,
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                        ErrorReport::new("ufo::cli::read", format!("cannot read stdin: {e}"))
+                    })?;
+                    s
+                }
+            };
+            let out = ufo_llm::cli::format_request(&api, model.as_deref(), &messages)
+                .map_err(|e| e.report())?;
+            let text = serde_json::to_string_pretty(&out)
+                .map_err(|e| ErrorReport::new("ufo::cli::json", e.to_string()))?;
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        LlmCommand::Ping {
+            config,
+            agent,
+            prices,
+        } => {
+            let yaml = std::fs::read_to_string(&config).map_err(|e| {
+                ErrorReport::new(
+                    "ufo::cli::read",
+                    format!("cannot read {}: {e}", config.display()),
+                )
+                .with_help("copy config/ufo/agents.yaml.template to agents.yaml, or pass --config")
+            })?;
+            let cfg = LlmConfig::from_agents_yaml(&yaml, &agent).map_err(|e| e.report())?;
+            let table = match prices {
+                Some(p) => PriceTable::from_file(&p).map_err(|e| e.report())?,
+                None => PriceTable::ufo_defaults(),
+            };
+            let report = ufo_llm::cli::ping(&cfg, Some(Arc::new(table)))
+                .await
+                .map_err(|e| e.report())?;
+            println!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

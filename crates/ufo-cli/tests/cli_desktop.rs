@@ -1,0 +1,216 @@
+//! `ufo desktop` and `ufo doctor` as a user runs them.
+
+use std::process::{Command, Output};
+
+fn ufo(state: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ufo"))
+        .args(args)
+        .env("UFO_STATE_DIR", state)
+        .env_remove("DISPLAY")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("UFO_DESKTOP")
+        .output()
+        .expect("run ufo")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn alive(pids: &[u64]) -> Vec<u64> {
+    pids.iter()
+        .copied()
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                s.rsplit_once(')')
+                    .is_some_and(|(_, r)| !r.trim_start().starts_with('Z'))
+            })
+        })
+        .collect()
+}
+
+/// Stops the named desktop when dropped, so a failing test leaves nothing behind.
+struct StopOnDrop<'a>(&'a std::path::Path, &'static str);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = ufo(self.0, &["desktop", "stop", "--name", self.1]);
+    }
+}
+
+fn check<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {doc}"))
+}
+
+#[test]
+fn start_launch_doctor_stop_leaves_nothing_behind() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    let out = ufo(s, &["desktop", "start", "--name", "default"]);
+    let _guard = StopOnDrop(s, "default");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("export DISPLAY="));
+
+    let out = ufo(s, &["desktop", "launch", "--json", "gnome-calculator"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["app_name"], "gnome-calculator");
+
+    let out = ufo(s, &["doctor", "--json"]);
+    let doc = json(&out);
+    assert!(out.status.success(), "{doc}");
+    assert_eq!(doc["ok"], true);
+    for name in [
+        "display",
+        "xtest",
+        "screenshot",
+        "session_bus",
+        "a11y_bus",
+        "registry",
+    ] {
+        assert_eq!(check(&doc, name)["status"], "ok", "{name}: {doc}");
+    }
+    assert!(
+        check(&doc, "registry")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("gnome-calculator")
+    );
+
+    let status = json(&ufo(s, &["desktop", "status"]));
+    let pids: Vec<u64> = status["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    assert!(pids.len() >= 5, "{status}");
+
+    let out = ufo(s, &["desktop", "stop"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(alive(&pids), Vec::<u64>::new(), "processes left after stop");
+
+    // Stopped means stopped: a second stop says so and how to start one.
+    let out = ufo(s, &["desktop", "stop"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ufo::headless::not_running") && err.contains("ufo desktop start"),
+        "{err}"
+    );
+}
+
+#[test]
+fn doctor_reports_a_dead_accessibility_bus_with_a_fix() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    let out = ufo(s, &["desktop", "start", "--name", "broken"]);
+    let _guard = StopOnDrop(s, "broken");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status = json(&ufo(s, &["desktop", "status", "--name", "broken"]));
+    // A hung accessibility bus: the launcher owns org.a11y.Bus but answers nothing.
+    // (Killing it is not enough: the session bus would activate a new one.)
+    let launcher = status["launcher_pid"].as_i64().unwrap().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &launcher])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = ufo(s, &["doctor", "--json", "--desktop", "broken"]);
+    let doc = json(&out);
+    assert!(!out.status.success(), "doctor must fail: {doc}");
+    assert_eq!(doc["ok"], false);
+    assert_eq!(check(&doc, "display")["status"], "ok");
+    assert_eq!(check(&doc, "session_bus")["status"], "ok");
+    let a11y = check(&doc, "a11y_bus");
+    assert_eq!(a11y["status"], "fail", "{doc}");
+    assert!(a11y["fix"].as_str().unwrap().contains("at-spi"), "{a11y}");
+    assert!(
+        a11y["detail"].as_str().unwrap().contains("no answer"),
+        "{a11y}"
+    );
+    assert_eq!(check(&doc, "registry")["status"], "fail");
+
+    assert!(
+        Command::new("kill")
+            .args(["-CONT", &launcher])
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+#[test]
+fn doctor_without_any_desktop_fails_with_fixes() {
+    let state = tempfile::tempdir().unwrap();
+    let out = ufo(state.path(), &["doctor"]);
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[FAIL] display"), "{text}");
+    assert!(
+        text.contains("fix: start a private desktop with `ufo desktop start`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn doctor_checks_the_configured_model_endpoint() {
+    let state = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cfg = state.path().join("config.yaml");
+    std::fs::write(
+        &cfg,
+        format!("HOST_AGENT:\n  API_TYPE: openai\n  API_BASE: http://127.0.0.1:{port}/v1\n  API_KEY: sk-secret\nAPP_AGENT:\n  API_BASE: http://127.0.0.1:1/v1\n"),
+    )
+    .unwrap();
+    let out = ufo(
+        state.path(),
+        &["doctor", "--json", "--config", cfg.to_str().unwrap()],
+    );
+    let doc = json(&out);
+    let models: Vec<&serde_json::Value> = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "model_endpoint")
+        .collect();
+    assert_eq!(models.len(), 2, "{doc}");
+    assert_eq!(models[0]["status"], "ok");
+    assert_eq!(models[1]["status"], "fail");
+    assert!(
+        models[1]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("APP_AGENT.API_BASE")
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("sk-secret"));
+}
