@@ -211,6 +211,18 @@ impl LlmConfig {
         serde_saphyr::from_str(yaml).map_err(|e| LlmError::config("API_TYPE", e.to_string()))
     }
 
+    /// Reads one section (`HOST_AGENT`, `APP_AGENT`, `BACKUP_AGENT`, …) of a whole
+    /// `agents.yaml`. Other sections may have any shape.
+    pub fn from_agents_yaml(yaml: &str, section: &str) -> Result<Self, LlmError> {
+        let all: serde_json::Value =
+            serde_saphyr::from_str(yaml).map_err(|e| LlmError::config(section, e.to_string()))?;
+        let part = all
+            .get(section)
+            .cloned()
+            .ok_or_else(|| LlmError::config(section, "no such section in agents.yaml"))?;
+        serde_json::from_value(part).map_err(|e| LlmError::config(section, e.to_string()))
+    }
+
     /// The provider.
     pub fn api(&self) -> Result<ApiType, LlmError> {
         if self.api_type.trim().is_empty() {
@@ -290,6 +302,15 @@ mod tests {
         assert!(cfg.extra.contains_key("PROMPT"));
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("topsecret"), "{dbg}");
+    }
+
+    #[test]
+    fn reads_one_section_of_agents_yaml() {
+        let yaml = "HOST_AGENT:\n  API_TYPE: openai\n  API_MODEL: gpt-4o\n  API_KEY: k1\nBACKUP_AGENT:\n  API_TYPE: ollama\n  API_MODEL: llava\nAPP_API_PROMPT_ADDRESS:\n  WINWORD.EXE: a.yaml\n";
+        let b = LlmConfig::from_agents_yaml(yaml, "BACKUP_AGENT").unwrap();
+        assert_eq!(b.api().unwrap(), ApiType::Ollama);
+        assert_eq!(b.model().unwrap(), "llava");
+        assert!(LlmConfig::from_agents_yaml(yaml, "NOPE").is_err());
     }
 
     #[test]

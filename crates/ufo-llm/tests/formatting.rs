@@ -3,6 +3,8 @@
 //! file, invalid path), no system message, system message not first, many
 //! speakers; and native formatting that folds where an API forbids the turns.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: failing loudly is the point
+
 use std::path::PathBuf;
 
 use serde_json::{Value, json};

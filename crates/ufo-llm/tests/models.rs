@@ -2,6 +2,8 @@
 //! replay cassettes and the recorder, `ufo llm format` / `ping`, and secrets never
 //! reaching logs, errors or printed requests.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: failing loudly is the point
+
 mod common;
 
 use std::io::Write;

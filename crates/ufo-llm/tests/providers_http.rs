@@ -2,6 +2,8 @@
 //! body), a success reply, a 429 with Retry-After (retried), a 401 (not retried,
 //! clear error) and malformed bodies (clear error).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: failing loudly is the point
+
 mod common;
 
 use common::{Scripted, TestServer};

@@ -1,5 +1,7 @@
 //! Extraction (llm-formats.md §5, cases J1–J13) and schema validation of replies.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test code: failing loudly is the point
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -1,7 +1,13 @@
 //! A small scripted HTTP server on 127.0.0.1:0: it records every request
 //! (method, path with query, headers, body) and answers with scripted responses in
 //! order (500 "unscripted" when they run out).
-#![allow(dead_code, unreachable_pub, missing_docs)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::panic
+)]
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
