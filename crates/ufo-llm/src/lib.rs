@@ -33,7 +33,7 @@
 //!
 //! ## Formatting
 //!
-//! [`format`] holds AgentScope's strategies (golden-tested against
+//! [`format`](mod@format) holds AgentScope's strategies (golden-tested against
 //! `seeds/prompt-formatting.txt`) and each provider's native shape; [`provider`]
 //! turns them into exact HTTP requests. [`cli::format_request`] prints one without
 //! sending it.
