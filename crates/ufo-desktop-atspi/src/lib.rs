@@ -8,11 +8,14 @@
 //! Agents, prompts and models. It implements `ufo_desktop::Backend` and nothing
 //! above it.
 
+pub mod backend;
 pub mod bus;
 pub mod doctor;
 pub mod headless;
+pub mod roles;
 pub mod target;
 pub mod x11;
 
+pub use backend::AtspiBackend;
 pub use headless::{DesktopOptions, HeadlessDesktop, HeadlessError};
 pub use target::DesktopTarget;

@@ -55,7 +55,11 @@ fn next_serial() -> u64 {
 pub async fn start_desktop(label: &str) -> HeadlessDesktop {
     match HeadlessDesktop::start(test_options(label)).await {
         Ok(d) => d,
-        Err(e) => panic!("cannot start a headless desktop: {}\nhelp: {}", e, e.help().unwrap_or_default()),
+        Err(e) => panic!(
+            "cannot start a headless desktop: {}\nhelp: {}",
+            e,
+            e.help().unwrap_or_default()
+        ),
     }
 }
 
@@ -70,7 +74,10 @@ pub async fn launch(desktop: &HeadlessDesktop, argv: &[&str]) -> LaunchedApp {
     let argv: Vec<String> = argv.iter().map(|s| (*s).to_owned()).collect();
     match desktop.launch(&argv, Duration::from_secs(60)).await {
         Ok(app) => app,
-        Err(e) => panic!("cannot launch {argv:?}: {e}\nhelp: {}", e.help().unwrap_or_default()),
+        Err(e) => panic!(
+            "cannot launch {argv:?}: {e}\nhelp: {}",
+            e.help().unwrap_or_default()
+        ),
     }
 }
 
@@ -78,6 +85,15 @@ pub async fn launch(desktop: &HeadlessDesktop, argv: &[&str]) -> LaunchedApp {
 /// test) at `desktop` — and only at it.
 pub fn desktop_env(desktop: &HeadlessDesktop) -> Vec<(String, String)> {
     let mut env = desktop.state().env();
-    env.push(("UFO_STATE_DIR".into(), desktop.state().state_dir.parent().and_then(|p| p.parent()).map(|p| p.display().to_string()).unwrap_or_default()));
+    env.push((
+        "UFO_STATE_DIR".into(),
+        desktop
+            .state()
+            .state_dir
+            .parent()
+            .and_then(|p| p.parent())
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+    ));
     env
 }

@@ -1,0 +1,96 @@
+//! AT-SPI roles → UFO (UI Automation) control types.
+
+use atspi::Role;
+use ufo_core::ControlType;
+
+/// Maps an AT-SPI role to the control type UFO's prompts and `CONTROL_LIST` use.
+pub fn control_type(role: Role) -> ControlType {
+    use ControlType as C;
+    match role {
+        Role::Button | Role::ToggleButton | Role::PushButtonMenu => C::Button,
+        Role::CheckBox | Role::CheckMenuItem => C::CheckBox,
+        Role::RadioButton | Role::RadioMenuItem => C::RadioButton,
+        Role::ComboBox => C::ComboBox,
+        Role::Entry | Role::PasswordText | Role::Text | Role::Terminal => C::Edit,
+        Role::DocumentFrame
+        | Role::DocumentText
+        | Role::DocumentWeb
+        | Role::DocumentEmail
+        | Role::DocumentSpreadsheet
+        | Role::DocumentPresentation
+        | Role::Paragraph => C::Document,
+        Role::Label | Role::Static | Role::Caption | Role::Heading | Role::AcceleratorLabel => {
+            C::Text
+        }
+        Role::Link => C::Hyperlink,
+        Role::List | Role::ListBox => C::List,
+        Role::ListItem => C::ListItem,
+        Role::Menu | Role::PopupMenu => C::Menu,
+        Role::MenuBar => C::MenuBar,
+        Role::MenuItem | Role::TearoffMenuItem => C::MenuItem,
+        Role::PageTab => C::TabItem,
+        Role::PageTabList => C::Tab,
+        Role::ProgressBar | Role::LevelBar => C::ProgressBar,
+        Role::ScrollBar => C::ScrollBar,
+        Role::Separator => C::Separator,
+        Role::Slider | Role::Dial => C::Slider,
+        Role::SpinButton => C::Spinner,
+        Role::StatusBar => C::StatusBar,
+        Role::Table | Role::TreeTable => C::Table,
+        Role::TableCell => C::DataItem,
+        Role::ColumnHeader | Role::RowHeader | Role::TableColumnHeader | Role::TableRowHeader => {
+            C::HeaderItem
+        }
+        Role::Header => C::Header,
+        Role::ToolBar => C::ToolBar,
+        Role::ToolTip => C::ToolTip,
+        Role::Tree => C::Tree,
+        Role::TreeItem => C::TreeItem,
+        Role::Frame
+        | Role::Window
+        | Role::Dialog
+        | Role::Alert
+        | Role::FileChooser
+        | Role::ColorChooser
+        | Role::FontChooser => C::Window,
+        Role::Image | Role::Icon | Role::Animation | Role::Canvas => C::Image,
+        Role::Calendar | Role::DateEditor => C::Calendar,
+        Role::TitleBar => C::TitleBar,
+        Role::Grouping
+        | Role::Form
+        | Role::Section
+        | Role::Landmark
+        | Role::Article
+        | Role::BlockQuote => C::Group,
+        Role::Panel
+        | Role::Filler
+        | Role::ScrollPane
+        | Role::Viewport
+        | Role::SplitPane
+        | Role::LayeredPane
+        | Role::RootPane
+        | Role::GlassPane
+        | Role::InternalFrame
+        | Role::OptionPane
+        | Role::DrawingArea
+        | Role::Embedded
+        | Role::Application => C::Pane,
+        other => C::Other(other.name().to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_gtk_roles_map_to_ufo_names() {
+        assert_eq!(control_type(Role::Button), ControlType::Button);
+        assert_eq!(control_type(Role::ToggleButton), ControlType::Button);
+        assert_eq!(control_type(Role::Text), ControlType::Edit);
+        assert_eq!(control_type(Role::SpinButton), ControlType::Spinner);
+        assert_eq!(control_type(Role::PageTab), ControlType::TabItem);
+        assert_eq!(control_type(Role::Frame), ControlType::Window);
+        assert_eq!(Role::Button.name(), "push button");
+    }
+}
