@@ -3,6 +3,9 @@
 
 mod cmd_desktop;
 mod cmd_doctor;
+mod cmd_inspect;
+mod cmd_llm;
+mod desktop_conn;
 mod output;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +28,19 @@ enum Command {
     },
     /// Check that the desktop, the accessibility stack and the model are usable.
     Doctor(cmd_doctor::DoctorArgs),
+    /// List the top-level windows of all accessible applications.
+    Windows(cmd_inspect::WindowsArgs),
+    /// Show the labelled controls of a window (what the agent sees), or its whole tree.
+    Inspect(cmd_inspect::InspectArgs),
+    /// Save a screenshot of a window (optionally with set-of-marks labels) or the screen.
+    Screenshot(cmd_inspect::ScreenshotArgs),
+    /// Run one UI tool (click_input, set_edit_text, ...) and print its result as JSON.
+    Act(cmd_inspect::ActArgs),
+    /// Inspect and test the configured language models.
+    Llm {
+        #[command(subcommand)]
+        cmd: cmd_llm::LlmCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -51,6 +67,11 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Desktop { cmd } => cmd_desktop::run(cmd).await,
             Command::Doctor(args) => cmd_doctor::run(args).await,
+            Command::Windows(args) => cmd_inspect::windows(args).await,
+            Command::Inspect(args) => cmd_inspect::inspect(args).await,
+            Command::Screenshot(args) => cmd_inspect::screenshot(args).await,
+            Command::Act(args) => cmd_inspect::act(args).await,
+            Command::Llm { cmd } => cmd_llm::run(cmd).await,
         }
     });
     match result {

@@ -39,6 +39,9 @@ type Result<T, E = DesktopError> = std::result::Result<T, E>;
 /// How long one D-Bus call may take before the element counts as hung.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a raised window is given to repaint before it is photographed.
+const REPAINT_WAIT: Duration = Duration::from_millis(150);
+
 /// The AT-SPI + X11 backend. Cheap to share (`Arc<AtspiBackend>`).
 pub struct AtspiBackend {
     conn: zbus::Connection,
@@ -632,6 +635,19 @@ impl Backend for AtspiBackend {
                 (None, None) => return Err(DesktopError::WindowNotFound(w.title.clone())),
             },
         };
+        if let ScreenshotTarget::Window(WindowInfo {
+            native_id: Some(id),
+            ..
+        }) = target
+        {
+            // Pixels of a covered window are whatever covers it: bring it up first
+            // and give the toolkit a moment to repaint.
+            let id = *id as u32;
+            if self.x11.is_obscured(id).unwrap_or(false) {
+                self.x11.raise(id)?;
+                tokio::time::sleep(REPAINT_WAIT).await;
+            }
+        }
         let (image, actual) = self.x11.capture(&rect)?;
         Ok(Screenshot {
             image,

@@ -290,6 +290,70 @@ impl X11 {
         self.sync()
     }
 
+    /// True when another viewable window overlapping `win` is stacked above it.
+    pub fn is_obscured(&self, win: u32) -> Result<bool> {
+        let order = self
+            .conn
+            .query_tree(self.root)
+            .map_err(cerr("QueryTree"))?
+            .reply()
+            .map_err(xerr("QueryTree"))?
+            .children;
+        // Under a reparenting window manager the client is inside a frame: find
+        // the root child that contains it.
+        let top_of = |w: u32| -> u32 {
+            let mut cur = w;
+            for _ in 0..16 {
+                match self.conn.query_tree(cur).ok().and_then(|c| c.reply().ok()) {
+                    Some(t) if t.parent != self.root && t.parent != 0 => cur = t.parent,
+                    _ => break,
+                }
+            }
+            cur
+        };
+        let me = top_of(win);
+        let Some(pos) = order.iter().position(|&w| w == me) else {
+            return Ok(false);
+        };
+        let Ok(Ok(g)) = self.conn.get_geometry(me).map(|c| c.reply()) else {
+            return Ok(false);
+        };
+        let mine: Rect<Screen> = Rect::new(
+            i32::from(g.x),
+            i32::from(g.y),
+            i32::from(g.width),
+            i32::from(g.height),
+        );
+        for &above in &order[pos + 1..] {
+            let Ok(Ok(a)) = self.conn.get_window_attributes(above).map(|c| c.reply()) else {
+                continue;
+            };
+            if a.map_state != MapState::VIEWABLE || a.override_redirect {
+                continue;
+            }
+            if let Ok(Ok(g2)) = self.conn.get_geometry(above).map(|c| c.reply()) {
+                let r: Rect<Screen> = Rect::new(
+                    i32::from(g2.x),
+                    i32::from(g2.y),
+                    i32::from(g2.width),
+                    i32::from(g2.height),
+                );
+                if r.intersection(&mine).is_some() {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Raises a window to the top of the stack without changing focus.
+    pub fn raise(&self, win: u32) -> Result<()> {
+        self.conn
+            .configure_window(win, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+            .map_err(cerr("ConfigureWindow"))?;
+        self.sync()
+    }
+
     fn sync(&self) -> Result<()> {
         self.conn
             .get_input_focus()

@@ -9,7 +9,11 @@ use ufo_desktop_atspi::{AtspiBackend, DesktopTarget};
 
 async fn observe(b: &AtspiBackend, app: &str) -> ToolContext {
     let windows = b.list_windows().await.unwrap();
-    let w = windows.iter().find(|w| w.app_name == app).unwrap_or_else(|| panic!("no window of {app} in {windows:?}")).clone();
+    let w = windows
+        .iter()
+        .find(|w| w.app_name == app)
+        .unwrap_or_else(|| panic!("no window of {app} in {windows:?}"))
+        .clone();
     let tree = b.capture_tree(&w, &TreeBudget::default()).await.unwrap();
     let controls = filter::label_controls(&tree, &filter::FilterConfig::default(), None);
     ToolContext::for_window(tree.window.clone(), controls)
@@ -18,8 +22,19 @@ async fn observe(b: &AtspiBackend, app: &str) -> ToolContext {
 fn find<'a>(controls: &'a [Control], name: &str) -> &'a Control {
     controls
         .iter()
-        .find(|c| ufo_desktop::names::names_match(name, &c.name) && c.control_type == ufo_core::ControlType::Button)
-        .unwrap_or_else(|| panic!("no button {name:?} among {:?}", controls.iter().map(|c| (&c.id, &c.name)).collect::<Vec<_>>()))
+        .find(|c| {
+            ufo_desktop::names::names_match(name, &c.name)
+                && c.control_type == ufo_core::ControlType::Button
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "no button {name:?} among {:?}",
+                controls
+                    .iter()
+                    .map(|c| (&c.id, &c.name))
+                    .collect::<Vec<_>>()
+            )
+        })
 }
 
 async fn display(b: &AtspiBackend, app: &str) -> String {
@@ -38,12 +53,19 @@ async fn display(b: &AtspiBackend, app: &str) -> String {
 async fn twelve_times_seven_is_84_by_label() {
     let desktop = ufo_testkit::start_desktop("calc").await;
     ufo_testkit::launch(&desktop, &["gnome-calculator"]).await;
-    let b = AtspiBackend::connect(&DesktopTarget::from_private(&desktop)).await.unwrap();
+    let b = AtspiBackend::connect(&DesktopTarget::from_private(&desktop))
+        .await
+        .unwrap();
     let mut ctx = observe(&b, "gnome-calculator").await;
     assert!(ctx.controls.len() > 20, "{}", ctx.controls.len());
     for key in ["1", "2", "×", "7", "="] {
         let c = find(&ctx.controls, key).clone();
-        let r = execute(&b, &mut ctx, &Command::action("click_input", json!({"id": c.id.to_string(), "name": key}))).await;
+        let r = execute(
+            &b,
+            &mut ctx,
+            &Command::action("click_input", json!({"id": c.id.to_string(), "name": key})),
+        )
+        .await;
         assert!(r.is_success(), "{key}: {r:?}");
     }
     let mut shown = String::new();

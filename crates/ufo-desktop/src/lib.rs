@@ -54,6 +54,7 @@ pub mod font;
 pub mod keyparse;
 pub mod keys;
 pub mod names;
+pub mod observe;
 pub mod screenshot;
 pub mod tools;
 

@@ -1,0 +1,276 @@
+//! `ufo windows`, `ufo inspect`, `ufo screenshot`, `ufo act`: seeing what an
+//! agent would see, and doing what it would do, by hand.
+
+use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
+use crate::output::print_json;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use ufo_core::{Command, Diagnostic, ErrorReport, ToolType};
+use ufo_desktop::annotate::AnnotationStyle;
+use ufo_desktop::encode::{PngCompression, encode_png};
+use ufo_desktop::filter::{FilterConfig, full_json, label_controls};
+use ufo_desktop::observe::observe;
+use ufo_desktop::tools::{ToolContext, catalog, execute};
+use ufo_desktop::{Backend, ScreenshotTarget, TreeBudget};
+
+#[derive(Debug, Args)]
+pub(crate) struct WindowsArgs {
+    #[command(flatten)]
+    desktop: DesktopArgs,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    #[command(flatten)]
+    desktop: DesktopArgs,
+    #[command(flatten)]
+    window: WindowArgs,
+    /// Print JSON (an array of controls with id, name, type, value, rect, ...).
+    #[arg(long)]
+    json: bool,
+    /// Print the full accessibility tree instead of the filtered controls.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ScreenshotArgs {
+    #[command(flatten)]
+    desktop: DesktopArgs,
+    #[command(flatten)]
+    window: WindowArgs,
+    /// Draw the numbered set-of-marks labels.
+    #[arg(long)]
+    annotate: bool,
+    /// The whole screen instead of one window.
+    #[arg(long, conflicts_with_all = ["app", "window", "annotate"])]
+    full: bool,
+    /// Output PNG file.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ActArgs {
+    #[command(flatten)]
+    desktop: DesktopArgs,
+    #[command(flatten)]
+    window: WindowArgs,
+    /// List the tools and their arguments instead of acting.
+    #[arg(long)]
+    list: bool,
+    /// The tool, e.g. click_input.
+    #[arg(required_unless_present = "list")]
+    tool: Option<String>,
+    /// The arguments as a JSON object, e.g. '{"id": "3", "name": "7"}'.
+    #[arg(long, default_value = "{}")]
+    args: String,
+}
+
+pub(crate) async fn windows(args: WindowsArgs) -> Result<ExitCode, ErrorReport> {
+    let b = connect(&args.desktop).await?;
+    let list = b.list_windows().await.map_err(|e| e.report())?;
+    if args.json {
+        print_json(&list)?;
+    } else {
+        for w in &list {
+            let r = w
+                .rect
+                .map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y))
+                .unwrap_or_default();
+            println!(
+                "{:<10} {:<22} pid {:<7} {:<16} {}{:?}",
+                w.id,
+                w.app_name,
+                w.pid.map(|p| p.to_string()).unwrap_or_default(),
+                r,
+                if w.focused { "* " } else { "" },
+                w.title
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> {
+    let b = connect(&args.desktop).await?;
+    let w = pick_window(&b, &args.window).await?;
+    let tree = b
+        .capture_tree(&w, &TreeBudget::default())
+        .await
+        .map_err(|e| e.report())?;
+    if tree.truncated {
+        eprintln!(
+            "warning: the tree was truncated ({})",
+            tree.truncation.clone().unwrap_or_default()
+        );
+    }
+    if args.all {
+        if args.json {
+            print_json(&tree)?;
+        } else {
+            for n in &tree.nodes {
+                let r = n
+                    .rect
+                    .map(|r| format!("({},{},{},{})", r.x, r.y, r.width, r.height))
+                    .unwrap_or_default();
+                println!(
+                    "{}{} {:?} [{}] {} {}",
+                    "  ".repeat(n.depth as usize),
+                    n.role,
+                    n.name,
+                    n.states.join(","),
+                    r,
+                    if n.actions.is_empty() {
+                        String::new()
+                    } else {
+                        format!("actions={}", n.actions.join("|"))
+                    }
+                );
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let controls = label_controls(&tree, &FilterConfig::default(), None);
+    if args.json {
+        print_json(&full_json(&controls))?;
+    } else {
+        println!(
+            "{} ({}): {} controls of {} nodes",
+            w.title,
+            w.app_name,
+            controls.len(),
+            tree.nodes.len()
+        );
+        for c in &controls {
+            let v = c
+                .value
+                .as_deref()
+                .map(|v| format!(" = {v:?}"))
+                .unwrap_or_default();
+            println!(
+                "[{:>3}] {:<12} {:?}{v}",
+                c.id,
+                c.control_type.as_str(),
+                c.name
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorReport> {
+    let b = connect(&args.desktop).await?;
+    let png = if args.full {
+        let shot = b
+            .screenshot(&ScreenshotTarget::Desktop)
+            .await
+            .map_err(|e| e.report())?;
+        encode_png(&shot.image, PngCompression::Default).map_err(|e| e.report())?
+    } else {
+        let w = pick_window(&b, &args.window).await?;
+        if args.annotate {
+            let o = observe(
+                &b,
+                &w,
+                &TreeBudget::default(),
+                &FilterConfig::default(),
+                &AnnotationStyle::default(),
+                PngCompression::Default,
+            )
+            .await
+            .map_err(|e| e.report())?;
+            o.annotated_png
+        } else {
+            let shot = b
+                .screenshot(&ScreenshotTarget::Window(w))
+                .await
+                .map_err(|e| e.report())?;
+            encode_png(&shot.image, PngCompression::Default).map_err(|e| e.report())?
+        }
+    };
+    std::fs::write(&args.output, &png).map_err(|e| {
+        ErrorReport::new(
+            "ufo::cli::write",
+            format!("cannot write {}: {e}", args.output.display()),
+        )
+        .with_help("check that the directory exists and is writable")
+    })?;
+    eprintln!("wrote {} ({} bytes)", args.output.display(), png.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
+    if args.list {
+        for spec in catalog() {
+            println!("{} ({}): {}", spec.name, spec.namespace, spec.description);
+            println!(
+                "    args: {}",
+                spec.parameters
+                    .get("properties")
+                    .map(|p| p.to_string())
+                    .unwrap_or_default()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let tool = args.tool.clone().unwrap_or_default();
+    let params: serde_json::Value = serde_json::from_str(&args.args).map_err(|e| {
+        ErrorReport::new("ufo::cli::bad_args", format!("--args is not JSON: {e}"))
+            .with_help(r#"pass a JSON object, e.g. --args '{"id": "3", "name": "7"}'"#)
+    })?;
+    let spec = catalog()
+        .into_iter()
+        .find(|s| s.name == tool)
+        .ok_or_else(|| {
+            ErrorReport::new("ufo::tool::unknown_tool", format!("unknown tool {tool:?}"))
+                .with_help("list the tools with `ufo act --list`")
+        })?;
+    let b = connect(&args.desktop).await?;
+    let mut ctx = ToolContext::default();
+    // Observe first, as an agent would, so ids refer to the labelled controls.
+    if spec.namespace == "HostUIExecutor" {
+        let r = execute(
+            &b,
+            &mut ctx,
+            &Command::data("get_desktop_app_info", serde_json::json!({})),
+        )
+        .await;
+        if !r.is_success() {
+            print_json(&r)?;
+            return Ok(ExitCode::FAILURE);
+        }
+    } else {
+        let w = pick_window(&b, &args.window).await?;
+        let tree = b
+            .capture_tree(&w, &TreeBudget::default())
+            .await
+            .map_err(|e| e.report())?;
+        let controls = label_controls(&tree, &FilterConfig::default(), None);
+        ctx = ToolContext::for_window(tree.window.clone(), controls);
+    }
+    let cmd = Command {
+        tool_name: tool,
+        parameters: params,
+        tool_type: spec.tool_type,
+        call_id: String::new(),
+    };
+    let mut result = execute(&b, &mut ctx, &cmd).await;
+    if cmd.tool_type == ToolType::DataCollection {
+        // Screenshots as data URLs are unreadable on a console; keep the size.
+        if let Some(url) = result.result.get_mut("image_url") {
+            let n = url.as_str().map_or(0, str::len);
+            *url = serde_json::json!(format!("<{n} bytes of data URL>"));
+        }
+    }
+    print_json(&result)?;
+    Ok(if result.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,93 @@
+//! Connecting to a desktop and picking a window, shared by the perception
+//! commands.
+
+use clap::Args;
+use std::path::PathBuf;
+use ufo_core::{Diagnostic, ErrorReport, WindowInfo};
+use ufo_desktop::Backend;
+use ufo_desktop_atspi::headless::default_state_root;
+use ufo_desktop_atspi::{AtspiBackend, DesktopTarget};
+
+/// Which desktop to talk to.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DesktopArgs {
+    /// Use this private desktop (default: the running "default" one, else $DISPLAY).
+    #[arg(long, env = "UFO_DESKTOP", global = true)]
+    pub(crate) desktop: Option<String>,
+    /// Directory for desktop state.
+    #[arg(long, global = true)]
+    pub(crate) state_dir: Option<PathBuf>,
+}
+
+/// Which window to act on.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct WindowArgs {
+    /// The application's name on the accessibility registry (e.g. gnome-calculator).
+    #[arg(long, short = 'a')]
+    pub(crate) app: Option<String>,
+    /// A window id from `ufo windows` (X id like 0x400007, or a handle), or a title.
+    #[arg(long, short = 'w', conflicts_with = "app")]
+    pub(crate) window: Option<String>,
+}
+
+pub(crate) async fn connect(args: &DesktopArgs) -> Result<AtspiBackend, ErrorReport> {
+    let root = args.state_dir.clone().unwrap_or_else(default_state_root);
+    let target = DesktopTarget::resolve(args.desktop.as_deref(), &root).map_err(|e| e.report())?;
+    AtspiBackend::connect(&target).await.map_err(|e| e.report())
+}
+
+/// Picks the window named by `args`; with neither option, the focused window.
+pub(crate) async fn pick_window(
+    backend: &dyn Backend,
+    args: &WindowArgs,
+) -> Result<WindowInfo, ErrorReport> {
+    let windows = backend.list_windows().await.map_err(|e| e.report())?;
+    let listing = || {
+        windows
+            .iter()
+            .map(|w| format!("{} ({}: {:?})", w.id, w.app_name, w.title))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let not_found = |what: String| {
+        ErrorReport::new(
+            "ufo::desktop::window_not_found",
+            format!("no window matches {what}"),
+        )
+        .with_help(if windows.is_empty() {
+            "no application windows are open; launch one (`ufo desktop launch gnome-calculator`)"
+                .to_owned()
+        } else {
+            format!("open windows: {}", listing())
+        })
+    };
+    let pick = |mut v: Vec<&WindowInfo>| {
+        v.sort_by_key(|w| !w.focused);
+        v.first().map(|w| (*w).clone())
+    };
+    let found = match (&args.app, &args.window) {
+        (Some(app), _) => pick(
+            windows
+                .iter()
+                .filter(|w| w.app_name.eq_ignore_ascii_case(app))
+                .collect(),
+        ),
+        (None, Some(id)) => windows
+            .iter()
+            .find(|w| &w.id == id || &w.handle.0 == id)
+            .or_else(|| {
+                windows
+                    .iter()
+                    .find(|w| w.title.to_lowercase().contains(&id.to_lowercase()))
+            })
+            .cloned(),
+        (None, None) => pick(windows.iter().collect()),
+    };
+    found.ok_or_else(|| {
+        not_found(match (&args.app, &args.window) {
+            (Some(a), _) => format!("--app {a:?}"),
+            (None, Some(w)) => format!("--window {w:?}"),
+            _ => "(any)".into(),
+        })
+    })
+}
