@@ -356,26 +356,50 @@ impl AtspiBackend {
         }
     }
 
-    /// Matches an AT-SPI window to an X window (same pid, same title when possible).
+    /// Matches an AT-SPI window to an X window of the same process: the best of
+    /// title equality, size agreement and overlap (GTK4 extents are window-relative,
+    /// so sizes are compared separately from positions).
     fn match_x_window<'a>(
         xwins: &'a [XWindow],
         pid: Option<u32>,
         title: &str,
+        extents: Option<(i32, i32, i32, i32)>,
     ) -> Option<&'a XWindow> {
-        let same_pid: Vec<&XWindow> = xwins
+        let pid = pid?;
+        let candidates: Vec<&XWindow> = xwins
             .iter()
-            .filter(|w| w.viewable && pid.is_some() && w.pid == pid)
+            .filter(|w| w.viewable && w.pid == Some(pid))
             .collect();
-        same_pid
-            .iter()
-            .find(|w| w.title == title)
-            .or_else(|| {
-                same_pid.iter().find(|w| {
-                    !title.is_empty() && (w.title.contains(title) || title.contains(&w.title))
-                })
-            })
-            .or_else(|| (same_pid.len() == 1).then(|| &same_pid[0]))
-            .copied()
+        if candidates.len() == 1 {
+            return candidates.first().copied();
+        }
+        let score = |w: &XWindow| -> i32 {
+            let mut s = 0;
+            if !title.is_empty() && w.title == title {
+                s += 4;
+            } else if !title.is_empty()
+                && !w.title.is_empty()
+                && (w.title.contains(title) || title.contains(&w.title))
+            {
+                s += 2;
+            }
+            if let Some((x, y, ew, eh)) = extents {
+                // Client-side decorations add a margin of a few pixels per side.
+                if (w.rect.width - ew).abs() <= 24 && (w.rect.height - eh).abs() <= 24 {
+                    s += 2;
+                    if (w.rect.x - x).abs() <= 24 && (w.rect.y - y).abs() <= 24 {
+                        s += 1;
+                    }
+                }
+            }
+            s
+        };
+        candidates
+            .into_iter()
+            .map(|w| (score(w), w))
+            .filter(|(s, _)| *s > 0)
+            .max_by_key(|(s, _)| *s)
+            .map(|(_, w)| w)
     }
 
     /// The offset to add to this window's reported extents.
@@ -385,10 +409,13 @@ impl AtspiBackend {
             return Ok((0, 0));
         }
         match window.native_id {
-            Some(id) => {
-                let o = self.x11.window_origin(id as u32)?;
-                Ok((o.x, o.y))
-            }
+            Some(id) => match self.x11.window_origin(id as u32) {
+                Ok(o) => Ok((o.x, o.y)),
+                Err(e) => Err(DesktopError::StaleElement {
+                    handle: window.handle.0.clone(),
+                    detail: format!("its X window is gone: {e}"),
+                }),
+            },
             None => Ok((0, 0)),
         }
     }
@@ -487,7 +514,7 @@ impl Backend for AtspiBackend {
                 if !(states.contains(State::Visible) || states.contains(State::Showing)) {
                     continue;
                 }
-                let xw = Self::match_x_window(&xwins, pid, &title);
+                let xw = Self::match_x_window(&xwins, pid, &title, ext);
                 let rect = match (xw, ext) {
                     (Some(x), Some((ex, ey, w, h))) if gtk4 => {
                         Some(Rect::new(x.rect.x + ex, x.rect.y + ey, w, h))
@@ -523,15 +550,15 @@ impl Backend for AtspiBackend {
         let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         let root_children = root_raw.children.clone();
         nodes.push(self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset));
-        pending.push((0, root_children));
-        let mut truncated = None;
+        let mut truncated: Option<String> = None;
+        if budget.max_depth == 0 && !root_children.is_empty() {
+            truncated = Some("depth budget 0 reached".to_owned());
+        } else {
+            pending.push((0, root_children));
+        }
         let mut depth = 0u32;
-        'levels: while !pending.is_empty() {
+        while !pending.is_empty() {
             depth += 1;
-            if depth > budget.max_depth {
-                truncated = Some(format!("depth budget {} reached", budget.max_depth));
-                break;
-            }
             // Every child of this level, in order, up to the node budget.
             let mut level: Vec<(usize, ElementHandle)> = Vec::new();
             for (parent, kids) in pending.drain(..) {
@@ -547,21 +574,17 @@ impl Backend for AtspiBackend {
                 break;
             }
             let remaining = budget.deadline.saturating_sub(started.elapsed());
-            let want_children = depth < budget.max_depth;
             let reads = join_all(
                 level
                     .iter()
-                    .map(|(_, h)| self.read_node(h, budget.max_text_chars, want_children)),
+                    .map(|(_, h)| self.read_node(h, budget.max_text_chars, true)),
             );
-            let results = match tokio::time::timeout(remaining, reads).await {
-                Ok(r) => r,
-                Err(_) => {
-                    truncated = Some(format!(
-                        "deadline of {} ms reached",
-                        budget.deadline.as_millis()
-                    ));
-                    break 'levels;
-                }
+            let Ok(results) = tokio::time::timeout(remaining, reads).await else {
+                truncated = Some(format!(
+                    "deadline of {} ms reached",
+                    budget.deadline.as_millis()
+                ));
+                break;
             };
             for ((parent, h), res) in level.into_iter().zip(results) {
                 // Elements that vanished mid-capture are skipped, not fatal.
@@ -570,11 +593,18 @@ impl Backend for AtspiBackend {
                 let kids = raw.children.clone();
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);
-                if !kids.is_empty() {
+                if kids.is_empty() {
+                    continue;
+                }
+                if depth >= budget.max_depth {
+                    truncated.get_or_insert_with(|| {
+                        format!("depth budget {} reached", budget.max_depth)
+                    });
+                } else {
                     pending.push((idx, kids));
                 }
             }
-            if truncated.is_some() {
+            if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
                 break;
             }
         }
@@ -771,7 +801,8 @@ impl Backend for AtspiBackend {
             Some(id) => id as u32,
             None => {
                 let xwins = self.x11.client_windows()?;
-                Self::match_x_window(&xwins, window.pid, &window.title)
+                let ext = window.rect.map(|r| (r.x, r.y, r.width, r.height));
+                Self::match_x_window(&xwins, window.pid, &window.title, ext)
                     .map(|x| x.id)
                     .ok_or_else(|| {
                         DesktopError::WindowNotFound(format!("{:?} has no X window", window.title))

@@ -1,0 +1,96 @@
+//! Helpers shared by the real-application tests.
+#![allow(dead_code, unreachable_pub)]
+
+use serde_json::{Value, json};
+use std::time::Duration;
+use ufo_core::{ActionResult, Command, Control, ControlType, WindowInfo};
+use ufo_desktop::tools::{ToolContext, execute};
+use ufo_desktop::{Backend, TreeBudget, filter};
+use ufo_desktop_atspi::{AtspiBackend, DesktopTarget, HeadlessDesktop};
+
+/// A fresh desktop with `app` running, and a backend connected to it.
+pub async fn desktop_with(app: &str) -> (HeadlessDesktop, AtspiBackend) {
+    let d = ufo_testkit::start_desktop(app).await;
+    ufo_testkit::launch(&d, &[app]).await;
+    let b = AtspiBackend::connect(&DesktopTarget::from_private(&d))
+        .await
+        .unwrap();
+    (d, b)
+}
+
+/// The app's main (largest) window.
+pub async fn main_window(b: &AtspiBackend, app: &str) -> WindowInfo {
+    let windows = b.list_windows().await.unwrap();
+    windows
+        .into_iter()
+        .filter(|w| w.app_name == app)
+        .max_by_key(|w| w.rect.map_or(0, |r| r.area()))
+        .unwrap_or_else(|| panic!("no window of {app}"))
+}
+
+/// Observes a window as an agent would: tree → labelled controls.
+pub async fn observe(b: &AtspiBackend, w: &WindowInfo) -> ToolContext {
+    let tree = b.capture_tree(w, &TreeBudget::default()).await.unwrap();
+    let controls = filter::label_controls(&tree, &filter::FilterConfig::default(), None);
+    ToolContext::for_window(tree.window.clone(), controls)
+}
+
+pub fn find<'a>(ctx: &'a ToolContext, pred: impl Fn(&Control) -> bool, what: &str) -> &'a Control {
+    ctx.controls.iter().find(|c| pred(c)).unwrap_or_else(|| {
+        panic!(
+            "no control {what} among {:?}",
+            ctx.controls
+                .iter()
+                .map(|c| (c.id, c.control_type.as_str(), &c.name))
+                .collect::<Vec<_>>()
+        )
+    })
+}
+
+/// The first editable text control (the document of a text editor).
+pub fn editor(ctx: &ToolContext) -> Control {
+    find(
+        ctx,
+        |c| {
+            c.capabilities.editable_text
+                && matches!(c.control_type, ControlType::Edit | ControlType::Document)
+        },
+        "editable text",
+    )
+    .clone()
+}
+
+pub async fn act(b: &AtspiBackend, ctx: &mut ToolContext, tool: &str, args: Value) -> ActionResult {
+    execute(b, ctx, &Command::action(tool, args)).await
+}
+
+pub fn args(c: &Control, extra: Value) -> Value {
+    let mut v = json!({"id": c.id.to_string(), "name": c.name});
+    if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+        o.extend(e.clone());
+    }
+    v
+}
+
+/// Polls `read` until it returns `want` (toolkits apply some actions
+/// asynchronously); returns the last value read.
+pub async fn eventually<F, Fut>(want: &str, mut read: F) -> String
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let mut last = String::new();
+    for _ in 0..60 {
+        last = read().await;
+        if last == want {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    last
+}
+
+/// Re-reads a control's states.
+pub async fn states(b: &AtspiBackend, c: &Control) -> Vec<String> {
+    b.refresh_node(&c.handle, 100).await.unwrap().states
+}

@@ -1,0 +1,149 @@
+//! gtk3-widget-factory: check button, switch, spin button, slider and combo box
+//! driven through the tool catalog; states read back changed.
+
+mod common;
+use common::*;
+use serde_json::json;
+use ufo_core::ControlType;
+use ufo_desktop::Backend;
+
+const APP: &str = "gtk3-widget-factory";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toggles_values_and_combo_selection_change_state() {
+    let (d, b) = desktop_with(APP).await;
+    let w = main_window(&b, APP).await;
+    let mut ctx = observe(&b, &w).await;
+
+    // A check button flips its "checked" state.
+    let check = find(
+        &ctx,
+        |c| c.control_type == ControlType::CheckBox && c.has_state("enabled"),
+        "enabled check button",
+    )
+    .clone();
+    let was = check.has_state("checked");
+    let r = act(&b, &mut ctx, "click_input", args(&check, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let now = eventually(&(!was).to_string(), || async {
+        states(&b, &check)
+            .await
+            .contains(&"checked".to_owned())
+            .to_string()
+    })
+    .await;
+    assert_eq!(now, (!was).to_string(), "check button did not toggle");
+
+    // The switch (an unnamed toggle button with a Toggle action) turns on.
+    let switch = find(
+        &ctx,
+        |c| {
+            c.role == "toggle button"
+                && c.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle"))
+                && c.has_state("enabled")
+        },
+        "switch",
+    )
+    .clone();
+    let was = switch.has_state("checked");
+    let r = act(&b, &mut ctx, "click_input", args(&switch, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let now = eventually(&(!was).to_string(), || async {
+        states(&b, &switch)
+            .await
+            .contains(&"checked".to_owned())
+            .to_string()
+    })
+    .await;
+    assert_eq!(now, (!was).to_string(), "switch did not toggle");
+
+    // The spin button goes up by two with the keyboard.
+    let spin = find(
+        &ctx,
+        |c| c.control_type == ControlType::Spinner && c.has_state("enabled"),
+        "spin button",
+    )
+    .clone();
+    let before: f64 = spin.value.clone().unwrap_or_default().parse().unwrap();
+    let r = act(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        args(&spin, json!({"keys": "{UP}{UP}"})),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let want = format!("{}", before + 2.0);
+    let now = eventually(&want, || async { b.read_text(&spin.handle).await.unwrap() }).await;
+    assert_eq!(now, want);
+
+    // The horizontal slider moves with the mouse wheel.
+    let slider = find(
+        &ctx,
+        |c| {
+            c.control_type == ControlType::Slider
+                && c.has_state("horizontal")
+                && c.has_state("enabled")
+        },
+        "horizontal slider",
+    )
+    .clone();
+    let before = b.read_text(&slider.handle).await.unwrap();
+    let r = act(
+        &b,
+        &mut ctx,
+        "wheel_mouse_input",
+        args(&slider, json!({"wheel_dist": -3})),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let mut after = before.clone();
+    for _ in 0..40 {
+        after = b.read_text(&slider.handle).await.unwrap();
+        if after != before {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_ne!(after, before, "slider value did not change");
+
+    // A combo box: pressing it opens a popup window with menu items; picking
+    // one changes the combo's name.
+    let combo = find(
+        &ctx,
+        |c| c.control_type == ControlType::ComboBox && c.name == "Left",
+        "combo 'Left'",
+    )
+    .clone();
+    let r = act(&b, &mut ctx, "click_input", args(&combo, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let popup = {
+        let mut found = None;
+        for _ in 0..40 {
+            let ws = b.list_windows().await.unwrap();
+            found = ws
+                .into_iter()
+                .find(|x| x.app_name == APP && x.handle != w.handle);
+            if found.is_some() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        found.expect("the combo popup window")
+    };
+    let mut pctx = observe(&b, &popup).await;
+    let item = find(
+        &pctx,
+        |c| c.control_type == ControlType::MenuItem && c.name == "Middle",
+        "menu item 'Middle'",
+    )
+    .clone();
+    let r = act(&b, &mut pctx, "click_input", args(&item, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let name = eventually("Middle", || async {
+        b.refresh_node(&combo.handle, 10).await.unwrap().name
+    })
+    .await;
+    assert_eq!(name, "Middle");
+    d.stop().unwrap();
+}
