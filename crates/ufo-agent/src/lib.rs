@@ -1,8 +1,45 @@
 //! # ufo-agent — the agents
 //!
 //! The prompter (YAML templates), HostAgent / AppAgent / EvaluationAgent, their
-//! state machines, the step processor and its phases, the blackboard and memory.
+//! steps (the processor's phases), the blackboard and memory.
+//!
+//! ## One step
+//! [`AppAgent::step`] runs UFO's processor phases: **data collection**
+//! (`get_app_window_controls_target_info` + `capture_window_screenshot`
+//! through the [`CommandDispatcher`], set-of-marks annotation), **LLM
+//! interaction** (the [`prompter`] builds system and user prompts from the
+//! YAML templates in [`prompts`]; the reply is parsed into [`response`] types,
+//! repaired or re-asked with the exact error up to `JSON_PARSING_RETRY`
+//! times), **action execution** (one call or a sequence; the first failure
+//! skips the rest) and **memory update** (memory, blackboard, the
+//! repeated-action guard). It returns a [`StepRecord`] (one `response.log`
+//! line, with per-phase times and cost) and the next status; the session's
+//! state machine decides what happens next. [`HostAgent::step`] is the same
+//! for the desktop: list windows, ask, `select_application_window`.
 //!
 //! ## What this crate must not know
 //! Which backend or transport executes a command: agents speak only in
-//! `ufo_core::Command`s through a dispatcher.
+//! `ufo_core::Command`s through a [`CommandDispatcher`]. Nor does it write
+//! files: the session persists records and images.
+
+pub mod app;
+pub mod dispatcher;
+pub mod error;
+pub mod evaluation;
+pub mod host;
+pub mod llm;
+pub mod memory;
+pub mod prompter;
+pub mod prompts;
+pub mod response;
+pub mod step;
+pub mod user_io;
+
+pub use app::{AgentSettings, AppAgent, AppStep, StepInput};
+pub use dispatcher::CommandDispatcher;
+pub use error::AgentError;
+pub use host::{Assignment, HostAgent, HostStep};
+pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
+pub use prompts::{PromptPaths, PromptSet};
+pub use step::{StepRecord, request_for_log};
+pub use user_io::{ScriptedIo, UserIo};

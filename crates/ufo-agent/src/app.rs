@@ -1,0 +1,884 @@
+//! The AppAgent: operates one application to complete a sub-task.
+//!
+//! One step runs the processor's phases: data collection (labelled controls
+//! and a screenshot through the dispatcher, set-of-marks annotation), LLM
+//! interaction (prompt, model, parse, repair or re-ask), action execution
+//! (one call or a sequence, stopping at the first failure) and memory update
+//! (memory, blackboard, repeated-action guard).
+
+use crate::dispatcher::CommandDispatcher;
+use crate::error::AgentError;
+use crate::llm::{AskLog, ask};
+use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskRecord};
+use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
+use crate::prompts::PromptSet;
+use crate::response::{ActionCall, AppResponse, action_string, plain};
+use crate::step::{
+    ActionLog, Phase, RequestLog, StepRecord, action_representation, request_for_log,
+};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, Diagnostic, ErrorReport};
+use ufo_desktop::Screenshot;
+use ufo_desktop::annotate::{AnnotationStyle, annotate};
+use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
+use ufo_desktop::encode::{PngCompression, data_url, encode_png};
+use ufo_desktop::names::names_match;
+use ufo_desktop::tools::{APP_UI_EXECUTOR, ControlsInfo, ScreenshotInfo, catalog_for};
+use ufo_llm::{ChatModel, ChatRequest, Part};
+
+/// Behaviour switches shared by the agents (from the system config).
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// `VISUAL_MODE`: send screenshots.
+    pub visual_mode: bool,
+    /// `ACTION_SEQUENCE`: AppAgent may answer with a list of actions.
+    pub action_sequence: bool,
+    /// `JSON_PARSING_RETRY`: extra replies asked for after an unusable one.
+    pub json_parsing_retry: u32,
+    /// `INCLUDE_LAST_SCREENSHOT`.
+    pub include_last_screenshot: bool,
+    /// `CONCAT_SCREENSHOT`.
+    pub concat_screenshot: bool,
+    /// How many times the same failing action may be repeated before the
+    /// sub-task fails (`MAX_REPEAT`, default 3).
+    pub max_repeat: u32,
+    /// PNG compression of saved images.
+    pub png: PngCompression,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            visual_mode: true,
+            action_sequence: false,
+            json_parsing_retry: 3,
+            include_last_screenshot: true,
+            concat_screenshot: false,
+            max_repeat: 3,
+            png: PngCompression::Fast,
+        }
+    }
+}
+
+/// What a step needs from the session.
+pub struct StepInput<'a> {
+    /// Session step number (1-based), used for image names.
+    pub session_step: usize,
+    /// Round number.
+    pub round: usize,
+    /// The user request of the round.
+    pub request: &'a str,
+    /// The shared blackboard.
+    pub blackboard: &'a mut Blackboard,
+    /// Sub-tasks finished so far in the round.
+    pub prev_subtasks: &'a [SubtaskRecord],
+}
+
+/// The outcome of an AppAgent step.
+#[derive(Debug)]
+pub struct AppStep {
+    /// The log line.
+    pub record: StepRecord,
+    /// The status the state machine continues from.
+    pub status: AppAgentStatus,
+    /// Questions for the user (PENDING).
+    pub questions: Vec<String>,
+}
+
+/// Actions waiting for the user's confirmation.
+#[derive(Debug, Clone)]
+struct Pending {
+    calls: Vec<ActionCall>,
+    record: StepRecord,
+    controls: Vec<Control>,
+    shot: Option<Screenshot>,
+    final_status: AppAgentStatus,
+}
+
+/// An AppAgent bound to one application.
+pub struct AppAgent {
+    /// `AppAgent/<application>`.
+    pub name: String,
+    /// The application (its accessibility name).
+    pub application: String,
+    /// The window title when assigned.
+    pub window_title: String,
+    /// The current sub-task.
+    pub subtask: String,
+    /// Messages from the HostAgent.
+    pub host_message: Vec<String>,
+    /// The agent's memory.
+    pub memory: Memory,
+    /// The answer of the current sub-task (from `result` or `summary`).
+    pub result: String,
+    /// The last comment of the model.
+    pub comment: String,
+    model: Arc<dyn ChatModel>,
+    dispatcher: Arc<dyn CommandDispatcher>,
+    prompts: Arc<PromptSet>,
+    settings: AgentSettings,
+    plan: Vec<String>,
+    last_actions: Vec<String>,
+    last_selected: Option<(usize, String)>,
+    repeat: Option<(String, u32)>,
+    pending: Option<Pending>,
+    answers: Vec<(String, String)>,
+}
+
+impl AppAgent {
+    /// A new AppAgent for `application`.
+    pub fn new(
+        application: &str,
+        model: Arc<dyn ChatModel>,
+        dispatcher: Arc<dyn CommandDispatcher>,
+        prompts: Arc<PromptSet>,
+        settings: AgentSettings,
+    ) -> Self {
+        Self {
+            name: format!("AppAgent/{application}"),
+            application: application.to_owned(),
+            window_title: String::new(),
+            subtask: String::new(),
+            host_message: Vec::new(),
+            memory: Memory::default(),
+            result: String::new(),
+            comment: String::new(),
+            model,
+            dispatcher,
+            prompts,
+            settings,
+            plan: Vec::new(),
+            last_actions: Vec::new(),
+            last_selected: None,
+            repeat: None,
+            pending: None,
+            answers: Vec::new(),
+        }
+    }
+
+    /// Starts a new sub-task (the agent keeps its memory across sub-tasks).
+    pub fn assign(&mut self, subtask: &str, host_message: Vec<String>, window_title: &str) {
+        self.subtask = subtask.to_owned();
+        self.host_message = host_message;
+        self.window_title = window_title.to_owned();
+        self.result.clear();
+        self.comment.clear();
+        self.plan.clear();
+        self.repeat = None;
+        self.pending = None;
+    }
+
+    /// Records the user's answers to the model's questions (PENDING); they
+    /// go into the next prompt.
+    pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
+        self.answers.extend(qa);
+    }
+
+    /// The actions waiting for confirmation, as `fn(args)` strings.
+    pub fn pending_actions(&self) -> Vec<String> {
+        self.pending
+            .as_ref()
+            .map(|p| {
+                p.calls
+                    .iter()
+                    .map(|c| action_string(&c.function, &c.arguments))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One step: observe, ask, act, remember.
+    pub async fn step(
+        &mut self,
+        input: StepInput<'_>,
+    ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
+        let started = Instant::now();
+        let mut rec = StepRecord::new("AppAgent", &self.name, input.session_step);
+        rec.round = input.round;
+        rec.agent_step = self.memory.len() + 1;
+        rec.request = input.request.to_owned();
+        rec.subtask = self.subtask.clone();
+        rec.application = self.application.clone();
+
+        // 1. Data collection.
+        let t = Instant::now();
+        let observed = self.observe().await;
+        rec.time(Phase::DataCollection, t);
+        let (controls, shot) = match observed {
+            Ok(o) => o,
+            Err(e) => {
+                rec.error = Some(e.report());
+                rec.status = AppAgentStatus::Error.to_string();
+                return Err(Box::new((e, rec)));
+            }
+        };
+        rec.control_count = controls.len();
+        let n = input.session_step;
+        let mut image_urls: Vec<(String, String)> = Vec::new(); // (label key, url)
+        let mut clean_url = None;
+        if let Some(shot) = &shot {
+            let clean = encode_png(&shot.image, self.settings.png).ok();
+            let annotated = annotate(shot, &controls, &AnnotationStyle::default())
+                .ok()
+                .and_then(|a| {
+                    let concat = concat_side_by_side(&shot.image, &a.image);
+                    rec.images.concat = if self.settings.concat_screenshot {
+                        encode_png(&concat, self.settings.png).ok()
+                    } else {
+                        None
+                    };
+                    encode_png(&a.image, self.settings.png).ok()
+                });
+            clean_url = clean.as_ref().map(|b| data_url("image/png", b));
+            if self.settings.visual_mode {
+                if self.settings.include_last_screenshot
+                    && let Some((step, url)) = &self.last_selected
+                {
+                    image_urls.push(("last".into(), url.clone()));
+                    rec.screenshots.insert(
+                        "last".into(),
+                        format!("action_step{step}_selected_controls.png"),
+                    );
+                }
+                if self.settings.concat_screenshot {
+                    if let Some(c) = &rec.images.concat {
+                        image_urls.push(("concat".into(), data_url("image/png", c)));
+                    }
+                } else {
+                    if let Some(c) = &clean {
+                        image_urls.push(("clean".into(), data_url("image/png", c)));
+                    }
+                    if let Some(a) = &annotated {
+                        image_urls.push(("annotated".into(), data_url("image/png", a)));
+                    }
+                }
+            }
+            rec.images.clean = clean;
+            rec.images.annotated = annotated;
+        }
+
+        // 2. LLM interaction.
+        let t = Instant::now();
+        let (request, image_names) = self.build_prompt(&input, &controls, &image_urls, n);
+        let retry = self
+            .prompts
+            .app
+            .opt("retry")
+            .unwrap_or("{error}")
+            .to_owned();
+        let mut log = AskLog::default();
+        let specs = catalog_for(APP_UI_EXECUTOR);
+        let asked = ask::<AppResponse, _>(
+            self.model.as_ref(),
+            request,
+            self.settings.json_parsing_retry,
+            &retry,
+            &mut log,
+            |r, repairs| check_app_reply(r, &controls, &specs, repairs),
+        )
+        .await;
+        rec.time(Phase::LlmInteraction, t);
+        rec.llm_attempts = log.attempts;
+        rec.parse_errors = log.errors.clone();
+        rec.repairs = log.repairs.clone();
+        rec.raw_replies = log.raw.clone();
+        rec.usage = log.usage;
+        rec.cost = log.usage.cost;
+        rec.request_log = Some(RequestLog {
+            step: n,
+            agent: self.name.clone(),
+            image_list: image_names.clone(),
+            prompts: log
+                .requests
+                .iter()
+                .map(|r| request_for_log(r, &image_names))
+                .collect(),
+        });
+        let asked = match asked {
+            Ok(a) => a,
+            Err(e) => {
+                rec.error = Some(e.report());
+                rec.status = AppAgentStatus::Error.to_string();
+                rec.total_time = started.elapsed().as_secs_f64();
+                return Err(Box::new((e, rec)));
+            }
+        };
+        let reply = asked.value;
+        rec.parsed_response = asked.json;
+        rec.observation = reply.observation.clone();
+        rec.thought = reply.thought.clone();
+        rec.plan = reply.plan.items();
+        rec.comment = reply.comment.clone().unwrap_or_default();
+        self.plan = rec.plan.clone();
+        self.comment = rec.comment.clone();
+        let result_text = plain(&reply.result);
+        if !result_text.is_empty() {
+            self.result = result_text;
+        }
+        let calls = reply.action.as_ref().map(|a| a.calls()).unwrap_or_default();
+        let status = reply_status(&reply, &calls);
+        if let Some(s) = &reply.save_screenshot
+            && s.save
+            && let Some(url) = &clean_url
+        {
+            input.blackboard.screenshots.push(SavedScreenshot {
+                image_url: url.clone(),
+                application: self.application.clone(),
+                reason: s.reason.clone(),
+            });
+        }
+
+        // Sensitive step: stop before acting; the session asks the user.
+        if status == AppAgentStatus::Confirm && !calls.is_empty() {
+            rec.status = AppAgentStatus::Confirm.to_string();
+            rec.total_time = started.elapsed().as_secs_f64();
+            self.pending = Some(Pending {
+                calls,
+                record: rec.clone(),
+                controls,
+                shot,
+                final_status: AppAgentStatus::Continue,
+            });
+            return Ok(AppStep {
+                record: rec,
+                status: AppAgentStatus::Confirm,
+                questions: Vec::new(),
+            });
+        }
+        if status == AppAgentStatus::Pending {
+            rec.status = status.to_string();
+            self.remember(&mut rec, input.blackboard, status, None);
+            rec.total_time = started.elapsed().as_secs_f64();
+            return Ok(AppStep {
+                record: rec,
+                status,
+                questions: reply.questions.items(),
+            });
+        }
+
+        // 3. Action execution, 4. memory update.
+        let status = self
+            .act(&mut rec, &calls, &controls, shot.as_ref(), status, n)
+            .await;
+        self.remember(&mut rec, input.blackboard, status, None);
+        rec.total_time = started.elapsed().as_secs_f64();
+        Ok(AppStep {
+            record: rec,
+            status,
+            questions: Vec::new(),
+        })
+    }
+
+    /// Continues after CONFIRM: executes the pending actions when `confirmed`,
+    /// otherwise drops them and finishes the sub-task. The returned record
+    /// is the same step, completed.
+    pub async fn resume(
+        &mut self,
+        confirmed: bool,
+        blackboard: &mut Blackboard,
+    ) -> Option<AppStep> {
+        let p = self.pending.take()?;
+        let mut rec = p.record;
+        let started = Instant::now();
+        let n = rec.session_step;
+        let status = if confirmed {
+            self.act(
+                &mut rec,
+                &p.calls,
+                &p.controls,
+                p.shot.as_ref(),
+                p.final_status,
+                n,
+            )
+            .await
+        } else {
+            self.comment = "The user declined the sensitive action; it was not executed.".into();
+            rec.comment = self.comment.clone();
+            AppAgentStatus::Finish
+        };
+        self.remember(&mut rec, blackboard, status, Some(confirmed));
+        rec.total_time += started.elapsed().as_secs_f64();
+        Some(AppStep {
+            record: rec,
+            status,
+            questions: Vec::new(),
+        })
+    }
+
+    async fn observe(&self) -> Result<(Vec<Control>, Option<Screenshot>), AgentError> {
+        let results = self
+            .dispatcher
+            .execute(vec![
+                Command::data("get_app_window_controls_target_info", json!({})),
+                Command::data("capture_window_screenshot", json!({})),
+            ])
+            .await;
+        let mut it = results.into_iter();
+        let controls = match it.next() {
+            Some(r) if r.is_success() => {
+                serde_json::from_value::<ControlsInfo>(r.result)
+                    .map_err(|e| {
+                        AgentError::Observation(ErrorReport::new(
+                            "ufo::agent::bad_controls",
+                            e.to_string(),
+                        ))
+                    })?
+                    .controls
+            }
+            Some(r) => {
+                return Err(AgentError::Observation(r.error.unwrap_or_else(|| {
+                    ErrorReport::new("ufo::agent::no_controls", "no control list")
+                })));
+            }
+            None => {
+                return Err(AgentError::Observation(ErrorReport::new(
+                    "ufo::agent::no_controls",
+                    "no control list",
+                )));
+            }
+        };
+        let shot = match it.next() {
+            Some(r) if r.is_success() => serde_json::from_value::<ScreenshotInfo>(r.result)
+                .ok()
+                .and_then(|i| i.decode().ok()),
+            _ => None,
+        };
+        Ok((controls, shot))
+    }
+
+    fn build_prompt(
+        &self,
+        input: &StepInput<'_>,
+        controls: &[Control],
+        images: &[(String, String)],
+        _n: usize,
+    ) -> (ChatRequest, Vec<String>) {
+        let t = &self.prompts.app;
+        let key = match (self.settings.visual_mode, self.settings.action_sequence) {
+            (true, true) => "system_as",
+            (true, false) => "system",
+            (false, true) => {
+                if t.opt("system_as_nonvisual").is_some() {
+                    "system_as_nonvisual"
+                } else {
+                    "system_as"
+                }
+            }
+            (false, false) => "system_nonvisual",
+        };
+        let examples = if self.settings.action_sequence {
+            &self.prompts.app_examples_as
+        } else {
+            &self.prompts.app_examples
+        };
+        let apis = tools_to_llm_prompt(&catalog_for(APP_UI_EXECUTOR), true);
+        let ex = examples_prompt(examples);
+        let system = render(
+            t.opt(key).or(t.opt("system")).unwrap_or_default(),
+            &[("apis", &apis), ("examples", &ex)],
+        );
+        let control_item = serde_json::to_string(&ufo_desktop::filter::prompt_controls(controls))
+            .unwrap_or_default();
+        let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
+        let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
+        let host_message = serde_json::to_string(&self.host_message).unwrap_or_default();
+        let mut last = serde_json::to_string(&self.last_actions).unwrap_or_default();
+        if let Some((action, times)) = &self.repeat
+            && *times >= 2
+            && let Some(w) = t.opt("repeat_warning")
+        {
+            last.push('\n');
+            last.push_str(&render(
+                w,
+                &[("times", &times.to_string()), ("action", action)],
+            ));
+        }
+        let mut retrieved = String::new();
+        if !self.answers.is_empty()
+            && let Some(qa) = t.opt("pending_answer")
+        {
+            for (q, a) in &self.answers {
+                retrieved.push_str(&render(qa, &[("question", q), ("answer", a)]));
+                retrieved.push('\n');
+            }
+        }
+        let user = render(
+            t.opt("user").unwrap_or_default(),
+            &[
+                ("retrieved_docs", &retrieved),
+                ("control_item", &control_item),
+                ("user_request", input.request),
+                ("prev_subtask", &prev_subtask),
+                ("subtask", &self.subtask),
+                ("last_success_actions", &last),
+                ("current_application", &self.application),
+                ("host_message", &host_message),
+                ("prev_plan", &prev_plan),
+            ],
+        );
+        let mut parts = Vec::new();
+        let mut names = Vec::new();
+        let (bb_text, bb_images) = input.blackboard.to_prompt();
+        if !bb_text.is_empty() {
+            parts.push(Part::text(bb_text));
+            if self.settings.visual_mode {
+                for (i, u) in bb_images.into_iter().enumerate() {
+                    parts.push(Part::image(u));
+                    names.push(format!("blackboard_screenshot_{}", i + 1));
+                }
+            }
+        }
+        for (label, url) in images {
+            if let Some(l) = t.nested("images", label) {
+                parts.push(Part::text(l));
+            }
+            parts.push(Part::image(url.clone()));
+            names.push(match label.as_str() {
+                "last" => self
+                    .last_selected
+                    .as_ref()
+                    .map(|(s, _)| format!("action_step{s}_selected_controls.png"))
+                    .unwrap_or_default(),
+                "concat" => format!("action_step{}_concat.png", input.session_step),
+                "annotated" => format!("action_step{}_annotated.png", input.session_step),
+                _ => format!("action_step{}.png", input.session_step),
+            });
+        }
+        parts.push(Part::text(user));
+        (ChatRequest::agent(system, parts), names)
+    }
+
+    async fn act(
+        &mut self,
+        rec: &mut StepRecord,
+        calls: &[ActionCall],
+        controls: &[Control],
+        shot: Option<&Screenshot>,
+        status: AppAgentStatus,
+        n: usize,
+    ) -> AppAgentStatus {
+        let t = Instant::now();
+        let commands: Vec<Command> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut cmd =
+                    Command::action(c.function.clone(), Value::Object(c.arguments.clone()));
+                cmd.call_id = format!("{n}-{}", i + 1);
+                cmd
+            })
+            .collect();
+        let results = if commands.is_empty() {
+            Vec::new()
+        } else {
+            self.dispatcher.execute(commands).await
+        };
+        let mut ids = Vec::new();
+        let mut any_failed = false;
+        let mut failed_action = None;
+        for (c, r) in calls.iter().zip(results) {
+            let target = c
+                .arguments
+                .get("id")
+                .and_then(ufo_desktop::tools::parse_id)
+                .and_then(|id| controls.iter().find(|x| x.id == id));
+            if let Some(t) = target {
+                ids.push(t.id);
+            }
+            let target = target.map(|t| serde_json::to_value(t.to_prompt()).unwrap_or_default());
+            let s = action_string(&c.function, &c.arguments);
+            if c.function == "summary"
+                && let Some(text) = r.result.as_str()
+            {
+                self.result = text.to_owned();
+            }
+            if r.status == ActionStatus::Failure {
+                any_failed = true;
+                failed_action = Some(s.clone());
+            }
+            rec.actions.push(ActionLog {
+                function: c.function.clone(),
+                arguments: Value::Object(c.arguments.clone()),
+                action_representation: action_representation(&s, target.as_ref(), &r),
+                action_string: s,
+                target,
+                status: c.status.clone().unwrap_or_else(|| status.to_string()),
+                result: r,
+            });
+        }
+        if let Some(shot) = shot {
+            let img = selected_controls_image(shot, controls, &ids);
+            rec.images.selected = encode_png(&img, self.settings.png).ok();
+            self.last_selected = rec
+                .images
+                .selected
+                .as_ref()
+                .map(|b| (n, data_url("image/png", b)));
+        }
+        self.last_actions = rec
+            .actions
+            .iter()
+            .map(|a| a.action_representation.clone())
+            .collect();
+        rec.time(Phase::ActionExecution, t);
+
+        // Repeated-action guard.
+        let mut status = status;
+        match failed_action {
+            Some(a) => {
+                let times = match &self.repeat {
+                    Some((prev, k)) if *prev == a => k + 1,
+                    _ => 1,
+                };
+                self.repeat = Some((a.clone(), times));
+                if times >= self.settings.max_repeat {
+                    self.comment = format!(
+                        "The same action failed {times} times ({a}); the sub-task is given up."
+                    );
+                    rec.comment = self.comment.clone();
+                    status = AppAgentStatus::Fail;
+                } else if matches!(status, AppAgentStatus::Finish | AppAgentStatus::Confirm) {
+                    // A failed action cannot finish the sub-task: let the model see it.
+                    status = AppAgentStatus::Continue;
+                }
+            }
+            None => {
+                self.repeat = None;
+                if status == AppAgentStatus::Confirm {
+                    status = AppAgentStatus::Continue;
+                }
+            }
+        }
+        let _ = any_failed;
+        status
+    }
+
+    fn remember(
+        &mut self,
+        rec: &mut StepRecord,
+        blackboard: &mut Blackboard,
+        status: AppAgentStatus,
+        user_confirm: Option<bool>,
+    ) {
+        let t = Instant::now();
+        rec.status = status.to_string();
+        let item = MemoryItem {
+            step: rec.session_step,
+            subtask: self.subtask.clone(),
+            action_representation: rec
+                .actions
+                .iter()
+                .map(|a| a.action_representation.clone())
+                .collect(),
+            status: status.to_string(),
+            user_confirm,
+        };
+        blackboard.trajectories.push(json!({
+            "step": item.step,
+            "application": self.application,
+            "subtask": item.subtask,
+            "action_representation": item.action_representation,
+            "user_confirm": item.user_confirm,
+        }));
+        self.memory.push(item);
+        rec.time(Phase::MemoryUpdate, t);
+    }
+}
+
+fn reply_status(reply: &AppResponse, calls: &[ActionCall]) -> AppAgentStatus {
+    let s = calls
+        .iter()
+        .rev()
+        .find_map(|c| c.status.clone())
+        .or_else(|| reply.status.clone());
+    match s {
+        Some(s) => s.parse().unwrap_or(AppAgentStatus::Continue),
+        None if calls.is_empty() => AppAgentStatus::Finish,
+        None => AppAgentStatus::Continue,
+    }
+}
+
+/// Validates an AppAgent reply against the tool catalog and the control list;
+/// repairs a control id from an unambiguous control name.
+fn check_app_reply(
+    mut r: AppResponse,
+    controls: &[Control],
+    specs: &[ufo_core::ToolSpec],
+    repairs: &mut Vec<String>,
+) -> Result<AppResponse, String> {
+    if let Some(s) = &r.status {
+        s.parse::<AppAgentStatus>()
+            .map_err(|e| format!("$.status: {e}"))?;
+    }
+    let many = matches!(r.action, Some(crate::response::Actions::Many(_)));
+    let mut calls = r.action.as_ref().map(|a| a.calls()).unwrap_or_default();
+    for (i, c) in calls.iter_mut().enumerate() {
+        let path = if many {
+            format!("$.action[{i}]")
+        } else {
+            "$.action".to_owned()
+        };
+        if let Some(s) = &c.status {
+            s.parse::<AppAgentStatus>()
+                .map_err(|e| format!("{path}.status: {e}"))?;
+        }
+        let spec = specs
+            .iter()
+            .find(|s| s.name == c.function.trim())
+            .ok_or_else(|| {
+                format!(
+                    "{path}.function: unknown tool {:?}; use one of {}",
+                    c.function,
+                    specs
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+        c.function = spec.name.clone();
+        let needs_id = spec
+            .parameters
+            .get("properties")
+            .and_then(|p| p.get("id"))
+            .is_some();
+        let focus_free = c.function == "keyboard_input"
+            && c.arguments.get("control_focus").and_then(Value::as_bool) == Some(false);
+        if !needs_id || focus_free && !c.arguments.contains_key("id") {
+            continue;
+        }
+        fix_control(&mut c.arguments, controls, &path, repairs)?;
+    }
+    if let Some(a) = &mut r.action {
+        *a = if many {
+            crate::response::Actions::Many(calls)
+        } else {
+            match calls.into_iter().next() {
+                Some(c) => crate::response::Actions::One(c),
+                None => return Ok(r),
+            }
+        };
+    }
+    Ok(r)
+}
+
+fn fix_control(
+    args: &mut Map<String, Value>,
+    controls: &[Control],
+    path: &str,
+    repairs: &mut Vec<String>,
+) -> Result<(), String> {
+    let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
+    let name = args.get("name").and_then(Value::as_str).map(str::to_owned);
+    let by_id = id.and_then(|i| controls.iter().find(|c| c.id == i));
+    if let Some(c) = by_id {
+        match &name {
+            Some(n) if !names_match(n, &c.name) => {}
+            _ => return Ok(()),
+        }
+    }
+    // The id is unknown or names another control: repair from the name when
+    // exactly one listed control has it.
+    if let Some(n) = name.as_deref().filter(|n| !n.trim().is_empty()) {
+        let same: Vec<&Control> = controls
+            .iter()
+            .filter(|c| names_match(n, &c.name))
+            .collect();
+        if same.len() == 1 {
+            let c = same[0];
+            repairs.push(format!(
+                "{path}.arguments.id: {} → {} (the control named {n:?})",
+                args.get("id")
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "missing".into()),
+                c.id
+            ));
+            args.insert("id".into(), Value::String(c.id.to_string()));
+            return Ok(());
+        }
+    }
+    Err(match (id, by_id) {
+        (None, _) => format!(
+            "{path}.arguments.id: missing or not a number; give the id of a control from <Available Control Item:>"
+        ),
+        (Some(i), None) => format!(
+            "{path}.arguments.id: there is no control with id {i} (the ids are 1..{}); use an id from <Available Control Item:>",
+            controls.len()
+        ),
+        (Some(i), Some(c)) => format!(
+            "{path}.arguments.name: control {i} is named {:?}, not {:?}; give the id and the name of the same listed control",
+            c.name,
+            name.unwrap_or_default()
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ufo_core::ui::Capabilities;
+    use ufo_core::{ControlType, ElementHandle, Rect};
+
+    fn control(id: u32, name: &str) -> Control {
+        Control {
+            id,
+            name: name.into(),
+            control_type: ControlType::Button,
+            value: None,
+            rect: Rect::new(0, 0, 5, 5),
+            handle: ElementHandle(format!("h{id}")),
+            role: "push button".into(),
+            states: vec![],
+            actions: vec![],
+            capabilities: Capabilities::default(),
+        }
+    }
+
+    fn reply(action: Value) -> AppResponse {
+        serde_json::from_value(json!({"observation": "o", "thought": "t", "action": action}))
+            .unwrap()
+    }
+
+    #[test]
+    fn unknown_id_is_repaired_from_the_name_or_reported() {
+        let cs = vec![control(1, "1"), control(2, "7"), control(3, "7 ")];
+        let specs = catalog_for(APP_UI_EXECUTOR);
+        let mut rep = Vec::new();
+        let r = check_app_reply(
+            reply(json!({"function": "click_input", "arguments": {"id": "99", "name": "1"}, "status": "CONTINUE"})),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap();
+        let c = &r.action.unwrap().calls()[0];
+        assert_eq!(c.arguments["id"], "1");
+        assert_eq!(rep.len(), 1);
+        let e = check_app_reply(
+            reply(json!({"function": "click_input", "arguments": {"id": "99"}})),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap_err();
+        assert!(e.contains("no control with id 99"), "{e}");
+        let e = check_app_reply(
+            reply(json!({"function": "fly", "arguments": {}})),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("$.action.function: unknown tool"), "{e}");
+        let e = check_app_reply(
+            reply(json!([{"function": "click_input", "arguments": {"id": "1", "name": "1"}, "status": "DONE"}])),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("$.action[0].status"), "{e}");
+    }
+}

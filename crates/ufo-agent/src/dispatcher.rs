@@ -1,0 +1,44 @@
+//! The seam between agents and whatever executes their commands.
+
+use async_trait::async_trait;
+use ufo_core::{ActionResult, Command};
+
+/// Executes [`Command`]s for an agent, locally over a backend or remotely over
+/// a transport. Agents know only this trait.
+///
+/// Contract of [`CommandDispatcher::execute`]:
+/// * it returns exactly one [`ActionResult`] per command, in order, with the
+///   command's `call_id`;
+/// * commands run one after another; after the first failed command the
+///   remaining ones are not executed and come back as
+///   [`ufo_core::ActionStatus::Skipped`] (UFO's `early_exit`);
+/// * it never panics and never returns an error: transport problems become
+///   failed results carrying an [`ufo_core::ErrorReport`].
+///
+/// The dispatcher keeps the device-side state (selected window, labelled
+/// controls), so `id` arguments refer to the controls of the latest
+/// `get_app_window_controls_target_info` on the same dispatcher.
+#[async_trait]
+pub trait CommandDispatcher: Send + Sync {
+    /// Executes `commands` in order (see the trait docs).
+    async fn execute(&self, commands: Vec<Command>) -> Vec<ActionResult>;
+
+    /// A short description for logs (`local`, `ws://…`).
+    fn describe(&self) -> String;
+}
+
+/// Executes one command and returns its result.
+pub async fn execute_one(d: &dyn CommandDispatcher, command: Command) -> ActionResult {
+    let id = command.call_id.clone();
+    d.execute(vec![command])
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| {
+            ActionResult::failure(ufo_core::ErrorReport::new(
+                "ufo::dispatch::no_result",
+                "the dispatcher returned no result",
+            ))
+            .with_call_id(id)
+        })
+}

@@ -1,0 +1,50 @@
+//! The agents' error domain.
+
+use ufo_core::Diagnostic;
+
+/// What can stop an agent step.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// A prompt template could not be read or lacks a key.
+    #[error("prompt template {source_name}: {message}")]
+    Template {
+        /// Which template (path or built-in name).
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The model failed (after its own retries and the backup model).
+    #[error("the model failed: {0}")]
+    Model(ufo_core::ErrorReport),
+    /// The model's replies could not be parsed or validated, `JSON_PARSING_RETRY` times.
+    #[error("no usable reply after {attempts} attempts; last error: {last_error}")]
+    ParseRetryExhausted {
+        /// Replies asked for.
+        attempts: u32,
+        /// The last validation error.
+        last_error: String,
+    },
+    /// Observation failed (screenshot or control list).
+    #[error("observation failed: {0}")]
+    Observation(ufo_core::ErrorReport),
+}
+
+impl Diagnostic for AgentError {
+    fn code(&self) -> &'static str {
+        match self {
+            AgentError::Template { .. } => "ufo::agent::template",
+            AgentError::Model(_) => "ufo::agent::model",
+            AgentError::ParseRetryExhausted { .. } => "ufo::agent::parse_retry_exhausted",
+            AgentError::Observation(_) => "ufo::agent::observation",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            AgentError::Template { .. } => "check the PROMPT / EXAMPLE_PROMPT paths in your config, or remove them to use the built-in templates".into(),
+            AgentError::Model(r) => r.help.clone().unwrap_or_else(|| "check the agent's API_* keys with `ufo llm ping`".into()),
+            AgentError::ParseRetryExhausted { .. } => "the model does not follow the reply format; try a stronger model or raise JSON_PARSING_RETRY".into(),
+            AgentError::Observation(r) => r.help.clone().unwrap_or_else(|| "check the desktop with `ufo doctor`".into()),
+        })
+    }
+}

@@ -1,0 +1,81 @@
+//! The EvaluationAgent: judges a finished session from its trajectory and
+//! screenshots.
+
+use crate::error::AgentError;
+use crate::llm::{AskLog, ask};
+use crate::prompter::{render, tools_to_llm_prompt};
+use crate::prompts::PromptSet;
+use crate::response::EvaluationResponse;
+use serde_json::Value;
+use std::sync::Arc;
+use ufo_desktop::tools::{APP_UI_EXECUTOR, catalog_for};
+use ufo_llm::{ChatModel, ChatRequest, Part, UsageTotals};
+
+/// The verdict and what it cost.
+#[derive(Debug)]
+pub struct Evaluation {
+    /// The parsed verdict.
+    pub response: EvaluationResponse,
+    /// Usage and cost.
+    pub usage: UsageTotals,
+}
+
+/// Asks the evaluation model about `request` given the `trajectory` (one
+/// JSON object per step) and screenshot data URLs.
+pub async fn evaluate(
+    model: &Arc<dyn ChatModel>,
+    prompts: &PromptSet,
+    request: &str,
+    trajectory: &[Value],
+    screenshots: &[String],
+    retries: u32,
+) -> Result<Evaluation, AgentError> {
+    let t = &prompts.evaluation;
+    let apis = tools_to_llm_prompt(&catalog_for(APP_UI_EXECUTOR), false);
+    let system = render(t.get("system")?, &[("apis", &apis)]);
+    let traj = trajectory
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let user = render(
+        t.get("user")?,
+        &[("request", request), ("trajectory", &traj)],
+    );
+    let mut parts = Vec::new();
+    if !screenshots.is_empty() {
+        if let Some(h) = t.opt("screenshots_head_tail") {
+            parts.push(Part::text(h));
+        }
+        for s in screenshots {
+            parts.push(Part::image(s.clone()));
+        }
+    }
+    parts.push(Part::text(user));
+    let mut log = AskLog::default();
+    let retry = t.opt("retry").unwrap_or("{error}").to_owned();
+    let asked = ask::<EvaluationResponse, _>(
+        model.as_ref(),
+        ChatRequest::agent(system, parts),
+        retries,
+        &retry,
+        &mut log,
+        |r, _| {
+            for v in std::iter::once(&r.complete).chain(r.sub_scores.iter().map(|s| &s.evaluation))
+            {
+                if !matches!(
+                    v.trim().to_ascii_lowercase().as_str(),
+                    "yes" | "no" | "unsure"
+                ) {
+                    return Err(format!("verdicts must be yes, no or unsure, got {v:?}"));
+                }
+            }
+            Ok(r)
+        },
+    )
+    .await?;
+    Ok(Evaluation {
+        response: asked.value,
+        usage: log.usage,
+    })
+}

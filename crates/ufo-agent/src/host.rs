@@ -1,0 +1,360 @@
+//! The HostAgent: reads the desktop, decomposes the request into sub-tasks
+//! and assigns each to an application (`select_application_window`).
+
+use crate::app::{AgentSettings, StepInput};
+use crate::dispatcher::{CommandDispatcher, execute_one};
+use crate::error::AgentError;
+use crate::llm::{AskLog, ask};
+use crate::memory::{Memory, MemoryItem};
+use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
+use crate::prompts::PromptSet;
+use crate::response::{HostResponse, action_string, plain};
+use crate::step::{
+    ActionLog, Phase, RequestLog, StepRecord, action_representation, request_for_log,
+};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+use ufo_core::{Command, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_desktop::names::names_match;
+use ufo_desktop::tools::{HOST_UI_EXECUTOR, WindowEntry, catalog_for};
+use ufo_llm::{ChatModel, ChatRequest, Part};
+
+/// A sub-task handed to an AppAgent.
+#[derive(Debug, Clone)]
+pub struct Assignment {
+    /// The application (accessibility name) the AppAgent works in.
+    pub application: String,
+    /// The selected window's title.
+    pub window_title: String,
+    /// The sub-task.
+    pub subtask: String,
+    /// Messages for the AppAgent.
+    pub message: Vec<String>,
+}
+
+/// The outcome of a HostAgent step.
+#[derive(Debug)]
+pub struct HostStep {
+    /// The log line.
+    pub record: StepRecord,
+    /// Next status.
+    pub status: HostAgentStatus,
+    /// The assignment, when `status` is ASSIGN.
+    pub assignment: Option<Assignment>,
+    /// Questions for the user (PENDING).
+    pub questions: Vec<String>,
+    /// The final result (FINISH) or comment.
+    pub result: String,
+}
+
+/// The HostAgent.
+pub struct HostAgent {
+    /// Memory of its steps.
+    pub memory: Memory,
+    model: Arc<dyn ChatModel>,
+    dispatcher: Arc<dyn CommandDispatcher>,
+    prompts: Arc<PromptSet>,
+    settings: AgentSettings,
+    plan: Vec<String>,
+    answers: Vec<(String, String)>,
+}
+
+impl HostAgent {
+    /// A new HostAgent.
+    pub fn new(
+        model: Arc<dyn ChatModel>,
+        dispatcher: Arc<dyn CommandDispatcher>,
+        prompts: Arc<PromptSet>,
+        settings: AgentSettings,
+    ) -> Self {
+        Self {
+            memory: Memory::default(),
+            model,
+            dispatcher,
+            prompts,
+            settings,
+            plan: Vec::new(),
+            answers: Vec::new(),
+        }
+    }
+
+    /// Records the user's answers to the model's questions.
+    pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
+        self.answers.extend(qa);
+    }
+
+    /// One step: list windows, ask, select the window of the next sub-task.
+    pub async fn step(
+        &mut self,
+        input: StepInput<'_>,
+    ) -> Result<HostStep, Box<(AgentError, StepRecord)>> {
+        let started = Instant::now();
+        let mut rec = StepRecord::new("HostAgent", "HostAgent", input.session_step);
+        rec.round = input.round;
+        rec.agent_step = self.memory.len() + 1;
+        rec.request = input.request.to_owned();
+
+        // 1. Data collection.
+        let t = Instant::now();
+        let r = execute_one(
+            self.dispatcher.as_ref(),
+            Command::data("get_desktop_app_info", json!({})),
+        )
+        .await;
+        rec.time(Phase::DataCollection, t);
+        let windows: Vec<WindowEntry> = match (r.is_success(), r.error) {
+            (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
+            (false, e) => {
+                let e = AgentError::Observation(e.unwrap_or_else(|| {
+                    ErrorReport::new("ufo::agent::no_windows", "cannot list windows")
+                }));
+                rec.error = Some(e.report());
+                rec.status = HostAgentStatus::Error.to_string();
+                return Err(Box::new((e, rec)));
+            }
+        };
+        rec.control_count = windows.len();
+
+        // 2. LLM interaction.
+        let t = Instant::now();
+        let request = self.build_prompt(&input, &windows);
+        let retry = self
+            .prompts
+            .host
+            .opt("retry")
+            .unwrap_or("{error}")
+            .to_owned();
+        let mut log = AskLog::default();
+        let asked = ask::<HostResponse, _>(
+            self.model.as_ref(),
+            request,
+            self.settings.json_parsing_retry,
+            &retry,
+            &mut log,
+            |r, repairs| check_host_reply(r, &windows, repairs),
+        )
+        .await;
+        rec.time(Phase::LlmInteraction, t);
+        rec.llm_attempts = log.attempts;
+        rec.parse_errors = log.errors.clone();
+        rec.repairs = log.repairs.clone();
+        rec.raw_replies = log.raw.clone();
+        rec.usage = log.usage;
+        rec.cost = log.usage.cost;
+        rec.request_log = Some(RequestLog {
+            step: input.session_step,
+            agent: "HostAgent".into(),
+            image_list: Vec::new(),
+            prompts: log
+                .requests
+                .iter()
+                .map(|r| request_for_log(r, &[]))
+                .collect(),
+        });
+        let asked = match asked {
+            Ok(a) => a,
+            Err(e) => {
+                rec.error = Some(e.report());
+                rec.status = HostAgentStatus::Error.to_string();
+                rec.total_time = started.elapsed().as_secs_f64();
+                return Err(Box::new((e, rec)));
+            }
+        };
+        let reply = asked.value;
+        rec.parsed_response = asked.json;
+        rec.observation = reply.observation.clone();
+        rec.thought = reply.thought.clone();
+        rec.plan = reply.plan.items();
+        rec.comment = reply.comment.clone().unwrap_or_default();
+        rec.subtask = reply.current_subtask.clone().unwrap_or_default();
+        self.plan = rec.plan.clone();
+        let mut status: HostAgentStatus = reply.status.parse().unwrap_or(HostAgentStatus::Error);
+
+        // 3. Action execution.
+        let t = Instant::now();
+        let mut assignment = None;
+        if status == HostAgentStatus::Assign {
+            let args = reply.arguments.clone().unwrap_or_default();
+            let mut cmd = Command::action("select_application_window", Value::Object(args.clone()));
+            cmd.call_id = format!("{}-1", input.session_step);
+            let r = execute_one(self.dispatcher.as_ref(), cmd).await;
+            let s = action_string("select_application_window", &args);
+            let entry = args
+                .get("id")
+                .and_then(ufo_desktop::tools::parse_id)
+                .and_then(|i| windows.get((i as usize).saturating_sub(1)));
+            let target = entry.map(|w| json!({"name": w.name, "type": "Window"}));
+            if r.is_success() {
+                if let Some(w) = entry {
+                    rec.application = w.app_name.clone();
+                    assignment = Some(Assignment {
+                        application: w.app_name.clone(),
+                        window_title: w.name.clone(),
+                        subtask: rec.subtask.clone(),
+                        message: reply.message.items(),
+                    });
+                }
+            } else {
+                // The window could not be selected: look again next step.
+                status = HostAgentStatus::Continue;
+            }
+            rec.actions.push(ActionLog {
+                function: "select_application_window".into(),
+                arguments: Value::Object(args),
+                action_representation: action_representation(&s, target.as_ref(), &r),
+                action_string: s,
+                target,
+                status: reply.status.clone(),
+                result: r,
+            });
+        }
+        rec.time(Phase::ActionExecution, t);
+
+        // 4. Memory update.
+        let t = Instant::now();
+        rec.status = status.to_string();
+        self.memory.push(MemoryItem {
+            step: input.session_step,
+            subtask: rec.subtask.clone(),
+            action_representation: rec
+                .actions
+                .iter()
+                .map(|a| a.action_representation.clone())
+                .collect(),
+            status: status.to_string(),
+            user_confirm: None,
+        });
+        rec.time(Phase::MemoryUpdate, t);
+        rec.total_time = started.elapsed().as_secs_f64();
+        let result = match plain(&reply.result) {
+            r if r.is_empty() => rec.comment.clone(),
+            r => r,
+        };
+        Ok(HostStep {
+            record: rec,
+            status,
+            assignment,
+            questions: reply.questions.items(),
+            result,
+        })
+    }
+
+    fn build_prompt(&self, input: &StepInput<'_>, windows: &[WindowEntry]) -> ChatRequest {
+        let t = &self.prompts.host;
+        let key = if self.settings.visual_mode {
+            "system"
+        } else {
+            "system_nonvisual"
+        };
+        let apis = tools_to_llm_prompt(&catalog_for(HOST_UI_EXECUTOR), true);
+        let ex = examples_prompt(&self.prompts.host_examples);
+        let system = render(
+            t.opt(key).or(t.opt("system")).unwrap_or_default(),
+            &[
+                ("apis", &apis),
+                ("examples", &ex),
+                ("third_party_instructions", ""),
+            ],
+        );
+        let items: Vec<Value> = windows
+            .iter()
+            .map(|w| json!({"id": w.id, "name": w.name, "kind": "window", "application": w.app_name}))
+            .collect();
+        let control_item = serde_json::to_string(&items).unwrap_or_default();
+        let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
+        let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
+        let mut request = input.request.to_owned();
+        if let Some(qa) = t.opt("pending_answer") {
+            for (q, a) in &self.answers {
+                request.push('\n');
+                request.push_str(&render(qa, &[("question", q), ("answer", a)]));
+            }
+        }
+        let user = render(
+            t.opt("user").unwrap_or_default(),
+            &[
+                ("control_item", &control_item),
+                ("prev_subtask", &prev_subtask),
+                ("prev_plan", &prev_plan),
+                ("user_request", &request),
+                ("retrieved_docs", ""),
+            ],
+        );
+        let mut parts = Vec::new();
+        let (bb, _) = input.blackboard.to_prompt();
+        if !bb.is_empty() {
+            parts.push(Part::text(bb));
+        }
+        parts.push(Part::text(user));
+        ChatRequest::agent(system, parts)
+    }
+}
+
+fn check_host_reply(
+    mut r: HostResponse,
+    windows: &[WindowEntry],
+    repairs: &mut Vec<String>,
+) -> Result<HostResponse, String> {
+    let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
+    if status != HostAgentStatus::Assign {
+        return Ok(r);
+    }
+    match r.function.as_deref().map(str::trim) {
+        Some("select_application_window") => {}
+        None | Some("") => {
+            repairs.push("$.function: missing, set to select_application_window".into());
+            r.function = Some("select_application_window".into());
+        }
+        Some(other) => {
+            return Err(format!(
+                "$.function: {other:?} cannot assign a sub-task; use select_application_window"
+            ));
+        }
+    }
+    let mut args: Map<String, Value> = r.arguments.clone().unwrap_or_default();
+    let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
+    let name = args.get("name").and_then(Value::as_str).map(str::to_owned);
+    let matches = |w: &WindowEntry, n: &str| names_match(n, &w.name) || names_match(n, &w.app_name);
+    let by_id = id.and_then(|i| windows.iter().find(|w| w.id == i.to_string()));
+    let ok = match (by_id, &name) {
+        (Some(w), Some(n)) => matches(w, n),
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if !ok {
+        let fixed = name.as_deref().and_then(|n| {
+            let same: Vec<&WindowEntry> = windows.iter().filter(|w| matches(w, n)).collect();
+            (same.len() == 1).then(|| same[0])
+        });
+        match fixed {
+            Some(w) => {
+                repairs.push(format!(
+                    "$.arguments.id: set to {} (the window named {:?})",
+                    w.id, w.name
+                ));
+                args.insert("id".into(), Value::String(w.id.clone()));
+            }
+            None => {
+                let listed: Vec<String> = windows
+                    .iter()
+                    .map(|w| format!("{} {:?}", w.id, w.name))
+                    .collect();
+                return Err(format!(
+                    "$.arguments: no listed window has id {:?} and name {:?}; the windows are {}",
+                    args.get("id").map(Value::to_string).unwrap_or_default(),
+                    name.unwrap_or_default(),
+                    listed.join(", ")
+                ));
+            }
+        }
+    }
+    r.arguments = Some(args);
+    if r.current_subtask
+        .as_deref()
+        .is_none_or(|s| s.trim().is_empty())
+    {
+        return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
+    }
+    Ok(r)
+}

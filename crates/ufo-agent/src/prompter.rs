@@ -1,0 +1,300 @@
+//! The prompter: YAML templates with UFO's keys, placeholder filling, tool
+//! documentation from the tool catalog, examples, retrieved documents and the
+//! blackboard.
+//!
+//! Templates are YAML maps whose string values may contain `{name}`
+//! placeholders; as in UFO's Python `str.format`, `{{` and `}}` stand for
+//! literal braces. Placeholders without a value are left as they are.
+
+use crate::error::AgentError;
+use serde_json::Value;
+use std::path::Path;
+use ufo_core::ToolSpec;
+
+/// A parsed prompt template (any of UFO's template files).
+#[derive(Debug, Clone)]
+pub struct Template {
+    /// Where it came from (path or `built-in:<name>`), for errors.
+    pub source_name: String,
+    /// The parsed YAML.
+    pub value: Value,
+}
+
+impl Template {
+    /// Parses YAML text.
+    pub fn parse(source_name: impl Into<String>, yaml: &str) -> Result<Self, AgentError> {
+        let source_name = source_name.into();
+        let value: Value = serde_saphyr::from_str(yaml).map_err(|e| AgentError::Template {
+            source_name: source_name.clone(),
+            message: format!("not valid YAML: {e}"),
+        })?;
+        if !value.is_object() {
+            return Err(AgentError::Template {
+                source_name,
+                message: "the template must be a YAML map".into(),
+            });
+        }
+        Ok(Self { source_name, value })
+    }
+
+    /// Reads and parses a template file.
+    pub fn load(path: &Path) -> Result<Self, AgentError> {
+        let text = std::fs::read_to_string(path).map_err(|e| AgentError::Template {
+            source_name: path.display().to_string(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        Self::parse(path.display().to_string(), &text)
+    }
+
+    /// The string under `key`, or an error naming the key.
+    pub fn get(&self, key: &str) -> Result<&str, AgentError> {
+        self.value
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| AgentError::Template {
+                source_name: self.source_name.clone(),
+                message: format!("the key `{key}` is missing or not a string"),
+            })
+    }
+
+    /// The string under `key`, if present.
+    pub fn opt(&self, key: &str) -> Option<&str> {
+        self.value.get(key).and_then(Value::as_str)
+    }
+
+    /// The string under `section.key` (e.g. `images.clean`), if present.
+    pub fn nested(&self, section: &str, key: &str) -> Option<&str> {
+        self.value.get(section)?.get(key)?.as_str()
+    }
+}
+
+/// Fills `{name}` placeholders from `vars`; `{{`/`}}` become `{`/`}`.
+pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") {
+            out.push('{');
+            rest = &tail[2..];
+        } else if tail.starts_with("}}") {
+            out.push('}');
+            rest = &tail[2..];
+        } else if tail.starts_with('{') {
+            let close = tail.find('}');
+            let hit = close.and_then(|c| {
+                let name = &tail[1..c];
+                vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (c, *v))
+            });
+            match hit {
+                Some((c, v)) => {
+                    out.push_str(v);
+                    rest = &tail[c + 1..];
+                }
+                None => {
+                    out.push('{');
+                    rest = &tail[1..];
+                }
+            }
+        } else {
+            out.push('}');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    }
+}
+
+/// One tool documented for a model, in the layout of UFO's
+/// `tool_to_llm_prompt`: name, description, parameters (type, required or
+/// optional, description, default), returns and an example call.
+pub fn tool_to_llm_prompt(spec: &ToolSpec, generate_example: bool) -> String {
+    let props = spec
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<&str> = spec
+        .parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let params: Vec<String> = props
+        .iter()
+        .map(|(k, v)| {
+            let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
+            let need = if required.contains(&k.as_str()) {
+                "required"
+            } else {
+                "optional"
+            };
+            let desc = v.get("description").and_then(Value::as_str).unwrap_or("");
+            let default = v
+                .get("default")
+                .map(value_text)
+                .unwrap_or_else(|| "N/A".into());
+            format!("- {k} ({ty}, {need}): {desc} Default: {default}")
+        })
+        .collect();
+    let mut s = format!(
+        "Tool name: {}\nDescription: {}\n\nParameters:\n{}\n\nReturns: {}\n",
+        spec.name,
+        spec.description.trim(),
+        if params.is_empty() {
+            "(none)".to_owned()
+        } else {
+            params.join("\n")
+        },
+        spec.parameters
+            .get("returns")
+            .and_then(Value::as_str)
+            .unwrap_or("the result of the call")
+    );
+    if generate_example {
+        let example = spec.examples.first().cloned().unwrap_or_else(|| {
+            let args: Vec<String> = props
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{k}={}",
+                        v.get("default")
+                            .map(value_text)
+                            .unwrap_or_else(|| "\"\"".into())
+                    )
+                })
+                .collect();
+            format!("{}({})", spec.name, args.join(", "))
+        });
+        s.push_str(&format!("\nExample usage:\n{example}\n"));
+    }
+    s
+}
+
+/// Every tool documented, joined with `---` as UFO's `tools_to_llm_prompt`.
+pub fn tools_to_llm_prompt(specs: &[ToolSpec], generate_example: bool) -> String {
+    specs
+        .iter()
+        .map(|s| tool_to_llm_prompt(s, generate_example))
+        .collect::<Vec<_>>()
+        .join("\n\n---\n\n")
+}
+
+/// UFO's `retrieved_documents_prompt_helper`: an optional `<header:>` line and
+/// each document, optionally preceded by `[separator i:]`.
+pub fn retrieved_documents_prompt_helper(
+    header: &str,
+    separator: &str,
+    documents: &[String],
+) -> String {
+    let mut prompt = if header.is_empty() {
+        String::new()
+    } else {
+        format!("\n<{header}:>\n")
+    };
+    for (i, d) in documents.iter().enumerate() {
+        if !separator.is_empty() {
+            prompt.push_str(&format!("[{separator} {}:]\n", i + 1));
+        }
+        prompt.push_str(d);
+        prompt.push_str("\n\n");
+    }
+    prompt
+}
+
+/// The `example1..N` entries of an example template rendered as
+/// `[User Request] [Sub-Task] [Tips] [Response]` blocks under a header. The
+/// header and separator can be set in the file (`header`, `separator`).
+pub fn examples_prompt(examples: &Template) -> String {
+    let Some(map) = examples.value.as_object() else {
+        return String::new();
+    };
+    let mut keys: Vec<(&String, &Value)> = map
+        .iter()
+        .filter(|(k, _)| k.starts_with("example"))
+        .collect();
+    keys.sort_by_key(|(k, _)| {
+        k.trim_start_matches("example")
+            .parse::<u32>()
+            .unwrap_or(u32::MAX)
+    });
+    let field = |v: &Value, k: &str| match v.get(k) {
+        Some(Value::String(s)) => s.trim().to_owned(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let docs: Vec<String> = keys
+        .iter()
+        .map(|(_, v)| {
+            format!(
+                "[User Request]:\n    {}\n[Sub-Task]:\n    {}\n[Tips]:\n    {}\n[Response]:\n    {}",
+                field(v, "Request"),
+                field(v, "Sub-task"),
+                field(v, "Tips"),
+                v.get("Response").map(Value::to_string).unwrap_or_default()
+            )
+        })
+        .collect();
+    if docs.is_empty() {
+        return String::new();
+    }
+    retrieved_documents_prompt_helper(
+        examples.opt("header").unwrap_or("Response Examples"),
+        examples.opt("separator").unwrap_or("Example"),
+        &docs,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_fills_known_placeholders_and_unescapes_braces() {
+        let t = "a {x} {{\"k\": 1}} {unknown} }";
+        assert_eq!(render(t, &[("x", "X")]), "a X {\"k\": 1} {unknown} }");
+    }
+
+    #[test]
+    fn tool_docs_have_ufo_layout() {
+        let spec = ufo_desktop::tools::Tool::ClickInput.spec();
+        let s = tool_to_llm_prompt(&spec, true);
+        assert!(
+            s.starts_with("Tool name: click_input\nDescription: "),
+            "{s}"
+        );
+        assert!(s.contains("- id (string, required): "), "{s}");
+        assert!(
+            s.contains("- button (string, optional): Mouse button. Default: \"left\""),
+            "{s}"
+        );
+        assert!(s.contains("Example usage:\nclick_input("), "{s}");
+        let all = tools_to_llm_prompt(&ufo_desktop::tools::catalog()[..2], false);
+        assert!(all.contains("\n\n---\n\n"));
+    }
+
+    #[test]
+    fn retrieved_docs_and_examples() {
+        let s = retrieved_documents_prompt_helper("Docs", "Document", &["a".into(), "b".into()]);
+        assert_eq!(s, "\n<Docs:>\n[Document 1:]\na\n\n[Document 2:]\nb\n\n");
+        let t = Template::parse(
+            "t",
+            "example2:\n  Request: r2\n  Response: {status: FINISH}\nexample1:\n  Request: r1\n  Sub-task: s1\n  Tips: tip\n  Response: {a: 1}\n",
+        )
+        .unwrap();
+        let e = examples_prompt(&t);
+        let i1 = e.find("r1").unwrap();
+        let i2 = e.find("r2").unwrap();
+        assert!(i1 < i2);
+        assert!(e.contains("[Example 1:]") && e.contains("{\"a\":1}") && e.contains("tip"));
+    }
+}

@@ -1,0 +1,113 @@
+//! The template set used by the agents: the built-in defaults shipped under
+//! `prompts/` (embedded in the binary, so it works from any directory) or the
+//! user's files named in the config.
+
+use crate::error::AgentError;
+use crate::prompter::Template;
+use std::path::PathBuf;
+
+/// Built-in HostAgent template (`prompts/host_agent.yaml`).
+pub const HOST_AGENT: &str = include_str!("../../../prompts/host_agent.yaml");
+/// Built-in AppAgent template (`prompts/app_agent.yaml`).
+pub const APP_AGENT: &str = include_str!("../../../prompts/app_agent.yaml");
+/// Built-in EvaluationAgent template (`prompts/evaluation/evaluate.yaml`).
+pub const EVALUATION: &str = include_str!("../../../prompts/evaluation/evaluate.yaml");
+/// Built-in HostAgent examples.
+pub const HOST_EXAMPLES: &str =
+    include_str!("../../../prompts/examples/visual/host_agent_example.yaml");
+/// Built-in AppAgent examples (single action).
+pub const APP_EXAMPLES: &str =
+    include_str!("../../../prompts/examples/visual/app_agent_example.yaml");
+/// Built-in AppAgent examples (action sequence).
+pub const APP_EXAMPLES_AS: &str =
+    include_str!("../../../prompts/examples/visual/app_agent_example_as.yaml");
+
+/// Paths of user templates; `None` keeps the built-in one. Config keys:
+/// `HOST_AGENT.PROMPT`, `HOST_AGENT.EXAMPLE_PROMPT`, `APP_AGENT.PROMPT`,
+/// `APP_AGENT.EXAMPLE_PROMPT`, `APP_AGENT.EXAMPLE_PROMPT_AS`,
+/// `EVALUATION_AGENT.PROMPT`.
+#[derive(Debug, Clone, Default)]
+pub struct PromptPaths {
+    /// HostAgent template.
+    pub host: Option<PathBuf>,
+    /// HostAgent examples.
+    pub host_examples: Option<PathBuf>,
+    /// AppAgent template.
+    pub app: Option<PathBuf>,
+    /// AppAgent examples.
+    pub app_examples: Option<PathBuf>,
+    /// AppAgent action-sequence examples.
+    pub app_examples_as: Option<PathBuf>,
+    /// EvaluationAgent template.
+    pub evaluation: Option<PathBuf>,
+}
+
+/// Every template the agents use.
+#[derive(Debug, Clone)]
+pub struct PromptSet {
+    /// HostAgent template.
+    pub host: Template,
+    /// HostAgent examples.
+    pub host_examples: Template,
+    /// AppAgent template.
+    pub app: Template,
+    /// AppAgent examples.
+    pub app_examples: Template,
+    /// AppAgent action-sequence examples.
+    pub app_examples_as: Template,
+    /// EvaluationAgent template.
+    pub evaluation: Template,
+}
+
+fn pick(path: &Option<PathBuf>, name: &str, builtin: &str) -> Result<Template, AgentError> {
+    match path {
+        Some(p) => Template::load(p),
+        None => Template::parse(format!("built-in:{name}"), builtin),
+    }
+}
+
+impl PromptSet {
+    /// The built-in templates.
+    pub fn builtin() -> Result<Self, AgentError> {
+        Self::load(&PromptPaths::default())
+    }
+
+    /// User templates where given, built-ins elsewhere.
+    pub fn load(paths: &PromptPaths) -> Result<Self, AgentError> {
+        Ok(Self {
+            host: pick(&paths.host, "host_agent.yaml", HOST_AGENT)?,
+            host_examples: pick(
+                &paths.host_examples,
+                "host_agent_example.yaml",
+                HOST_EXAMPLES,
+            )?,
+            app: pick(&paths.app, "app_agent.yaml", APP_AGENT)?,
+            app_examples: pick(&paths.app_examples, "app_agent_example.yaml", APP_EXAMPLES)?,
+            app_examples_as: pick(
+                &paths.app_examples_as,
+                "app_agent_example_as.yaml",
+                APP_EXAMPLES_AS,
+            )?,
+            evaluation: pick(&paths.evaluation, "evaluate.yaml", EVALUATION)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_have_ufo_keys() {
+        let p = PromptSet::builtin().unwrap();
+        for k in ["system", "system_nonvisual", "user"] {
+            p.host.get(k).unwrap();
+            p.app.get(k).unwrap();
+        }
+        p.app.get("system_as").unwrap();
+        p.evaluation.get("system").unwrap();
+        assert!(p.host.get("system").unwrap().contains("{apis}"));
+        assert!(p.app.get("user").unwrap().contains("{control_item}"));
+        assert!(crate::prompter::examples_prompt(&p.app_examples_as).contains("Example 1"));
+    }
+}

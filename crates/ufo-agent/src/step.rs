@@ -1,0 +1,246 @@
+//! What one agent step produced: the line written to `response.log`, the
+//! request written to `request.log` and the images saved next to them.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use ufo_core::{ActionResult, ErrorReport};
+use ufo_llm::UsageTotals;
+
+/// The processor's phases (UFO's `ProcessingPhase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Phase {
+    /// Observation.
+    DataCollection,
+    /// Prompt, model, parse.
+    LlmInteraction,
+    /// Commands.
+    ActionExecution,
+    /// Memory, blackboard.
+    MemoryUpdate,
+}
+
+/// One executed (or skipped) action.
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionLog {
+    /// Tool name.
+    pub function: String,
+    /// Arguments as sent.
+    pub arguments: Value,
+    /// `fn(k="v")`.
+    pub action_string: String,
+    /// UFO's `[Action] … [Target] … [Status] … [Error] … [Result] …`.
+    pub action_representation: String,
+    /// The control acted on, when the call names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<Value>,
+    /// The status the model gave this action.
+    pub status: String,
+    /// What happened.
+    pub result: ActionResult,
+}
+
+/// PNG images of a step, saved by the session as `action_step{N}*.png`.
+#[derive(Debug, Clone, Default)]
+pub struct StepImages {
+    /// `action_step{N}.png`: the clean screenshot.
+    pub clean: Option<Vec<u8>>,
+    /// `action_step{N}_annotated.png`.
+    pub annotated: Option<Vec<u8>>,
+    /// `action_step{N}_concat.png`.
+    pub concat: Option<Vec<u8>>,
+    /// `action_step{N}_selected_controls.png`.
+    pub selected: Option<Vec<u8>>,
+}
+
+/// The prompt of a step, for `request.log`: messages with every image
+/// replaced by the name of its file.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestLog {
+    /// Step number.
+    pub step: usize,
+    /// The agent.
+    pub agent: String,
+    /// The image files referenced by the prompt, in order.
+    pub image_list: Vec<String>,
+    /// The request sent (images replaced by file names), one per attempt.
+    pub prompts: Vec<Value>,
+}
+
+/// One agent step: a `response.log` line.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    /// Session step number (1-based).
+    pub session_step: usize,
+    /// Round number (0-based).
+    pub round: usize,
+    /// The agent's own step number (1-based).
+    pub agent_step: usize,
+    /// `HostAgent`, `AppAgent`, `EvaluationAgent`, `Follower`.
+    pub agent_type: String,
+    /// `HostAgent` or `AppAgent/<app>`.
+    pub agent_name: String,
+    /// The user request.
+    pub request: String,
+    /// The sub-task.
+    pub subtask: String,
+    /// The application worked in.
+    pub application: String,
+    /// The parsed reply (as JSON), when there was one.
+    pub parsed_response: Value,
+    /// Observation field of the reply.
+    pub observation: String,
+    /// Thought field of the reply.
+    pub thought: String,
+    /// Plan field of the reply.
+    pub plan: Vec<String>,
+    /// Comment field of the reply.
+    pub comment: String,
+    /// Executed actions.
+    pub actions: Vec<ActionLog>,
+    /// The step's status (after the state machine's view of it).
+    pub status: String,
+    /// Controls shown to the model (`{id,name,type}`), for AppAgent steps.
+    pub control_count: usize,
+    /// Model usage and cost of the step.
+    pub usage: UsageTotals,
+    /// Cost of the step in USD.
+    pub cost: f64,
+    /// Seconds per phase.
+    pub execution_times: BTreeMap<Phase, f64>,
+    /// Seconds for the whole step.
+    pub total_time: f64,
+    /// Replies asked for (1 = first reply was usable).
+    pub llm_attempts: u32,
+    /// Validation errors that led to re-asking.
+    pub parse_errors: Vec<String>,
+    /// Repairs made to the reply (JSON repair, control id fixed by name).
+    pub repairs: Vec<String>,
+    /// The error that ended the step, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorReport>,
+    /// Image files of the step (filled by the log writer).
+    pub screenshots: BTreeMap<String, String>,
+    /// The images (saved by the log writer).
+    #[serde(skip)]
+    pub images: StepImages,
+    /// The prompts (written to `request.log` by the log writer).
+    #[serde(skip)]
+    pub request_log: Option<RequestLog>,
+    /// The raw model replies.
+    pub raw_replies: Vec<String>,
+}
+
+impl StepRecord {
+    /// An empty record for `agent_name` at `session_step`.
+    pub fn new(agent_type: &str, agent_name: &str, session_step: usize) -> Self {
+        Self {
+            session_step,
+            round: 0,
+            agent_step: 0,
+            agent_type: agent_type.to_owned(),
+            agent_name: agent_name.to_owned(),
+            request: String::new(),
+            subtask: String::new(),
+            application: String::new(),
+            parsed_response: Value::Null,
+            observation: String::new(),
+            thought: String::new(),
+            plan: Vec::new(),
+            comment: String::new(),
+            actions: Vec::new(),
+            status: String::new(),
+            control_count: 0,
+            usage: UsageTotals::default(),
+            cost: 0.0,
+            execution_times: BTreeMap::new(),
+            total_time: 0.0,
+            llm_attempts: 0,
+            parse_errors: Vec::new(),
+            repairs: Vec::new(),
+            error: None,
+            screenshots: BTreeMap::new(),
+            images: StepImages::default(),
+            request_log: None,
+            raw_replies: Vec::new(),
+        }
+    }
+
+    /// Records the time of a phase.
+    pub fn time(&mut self, phase: Phase, since: std::time::Instant) {
+        *self.execution_times.entry(phase).or_insert(0.0) += since.elapsed().as_secs_f64();
+    }
+}
+
+/// `[Action] … [Target] … [Status] … [Error] … [Result] …`.
+pub fn action_representation(
+    action_string: &str,
+    target: Option<&Value>,
+    result: &ActionResult,
+) -> String {
+    let target = target
+        .map(|t| {
+            format!(
+                "{} ({})",
+                t.get("name").and_then(Value::as_str).unwrap_or(""),
+                t.get("type").and_then(Value::as_str).unwrap_or("")
+            )
+        })
+        .unwrap_or_else(|| "-".into());
+    let status = serde_json::to_value(result.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let error = result
+        .error
+        .as_ref()
+        .map(|e| {
+            let mut s = format!("{} {}", e.code, e.message);
+            if let Some(h) = &e.help {
+                s.push_str(&format!(" (help: {h})"));
+            }
+            s
+        })
+        .unwrap_or_else(|| "-".into());
+    let res = match &result.result {
+        Value::Null => "-".to_owned(),
+        Value::String(s) => s.clone(),
+        v => {
+            let s = v.to_string();
+            s.chars().take(300).collect()
+        }
+    };
+    format!(
+        "[Action] {action_string} [Target] {target} [Status] {status} [Error] {error} [Result] {res}"
+    )
+}
+
+/// The request as JSON with each image URL replaced, in order, by the next
+/// name of `names` (`"<image>"` once they run out): what `request.log` keeps.
+pub fn request_for_log(request: &ufo_llm::ChatRequest, names: &[String]) -> Value {
+    let mut v = serde_json::to_value(request).unwrap_or(Value::Null);
+    let mut i = 0usize;
+    fn walk(v: &mut Value, names: &[String], i: &mut usize) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(img)) = m.get_mut("image_url")
+                    && let Some(url) = img.get_mut("url")
+                {
+                    *url =
+                        Value::String(names.get(*i).cloned().unwrap_or_else(|| "<image>".into()));
+                    *i += 1;
+                }
+                for (k, x) in m.iter_mut() {
+                    if k != "image_url" {
+                        walk(x, names, i);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, names, i)),
+            _ => {}
+        }
+    }
+    walk(&mut v, names, &mut i);
+    v
+}
