@@ -1,0 +1,374 @@
+//! The configuration file: UFO's sections and keys in one YAML file.
+//!
+//! ```yaml
+//! HOST_AGENT:   {API_TYPE: openai, API_KEY: "${OPENAI_API_KEY}", API_MODEL: gpt-4o, VISUAL_MODE: true}
+//! APP_AGENT:    {API_TYPE: openai, API_KEY: "${OPENAI_API_KEY}", API_MODEL: gpt-4o}
+//! BACKUP_AGENT: {API_TYPE: ollama, API_MODEL: llava}        # optional
+//! EVALUATION_AGENT: {...}                                   # optional, else APP_AGENT
+//! MAX_STEP: 50
+//! ACTION_SEQUENCE: false
+//! SAFE_GUARD: true
+//! ```
+//!
+//! `${VAR}` in any string value is replaced by the environment variable
+//! `VAR`; a missing variable is an error naming the key. System keys may also
+//! sit under a `SYSTEM:` section.
+
+use crate::error::SessionError;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use ufo_agent::{AgentSettings, PromptPaths};
+use ufo_llm::LlmConfig;
+
+/// System keys (UFO's `system.yaml`).
+#[derive(Debug, Clone)]
+pub struct SystemConfig {
+    /// `MAX_STEP` (50): steps per session.
+    pub max_step: usize,
+    /// `MAX_ROUND` (1 in UFO; 10 here for interactive sessions): rounds per session.
+    pub max_round: usize,
+    /// `SLEEP_TIME` (1 s): pause between steps.
+    pub sleep_time: f64,
+    /// `SAFE_GUARD` (true): ask before sensitive actions.
+    pub safe_guard: bool,
+    /// `EVA_SESSION` (true): evaluate at the end of the session.
+    pub eva_session: bool,
+    /// `LOG_TO_MARKDOWN` (true): write `output.md`.
+    pub log_to_markdown: bool,
+    /// `SAVE_UI_TREE` (false): write `ui_trees/`.
+    pub save_ui_tree: bool,
+    /// `CONTROL_LIST`: control types shown to the model.
+    pub control_list: Option<Vec<String>>,
+    /// Agent switches (`ACTION_SEQUENCE`, `JSON_PARSING_RETRY`, ...).
+    pub agent: AgentSettings,
+}
+
+impl Default for SystemConfig {
+    fn default() -> Self {
+        Self {
+            max_step: 50,
+            max_round: 10,
+            sleep_time: 1.0,
+            safe_guard: true,
+            eva_session: true,
+            log_to_markdown: true,
+            save_ui_tree: false,
+            control_list: None,
+            agent: AgentSettings::default(),
+        }
+    }
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default)]
+pub struct UfoConfig {
+    /// `HOST_AGENT`.
+    pub host: Option<LlmConfig>,
+    /// `APP_AGENT`.
+    pub app: Option<LlmConfig>,
+    /// `BACKUP_AGENT`.
+    pub backup: Option<LlmConfig>,
+    /// `EVALUATION_AGENT` (falls back to `APP_AGENT`).
+    pub evaluation: Option<LlmConfig>,
+    /// System keys.
+    pub system: SystemConfig,
+    /// User prompt templates.
+    pub prompts: PromptPaths,
+}
+
+fn expand(
+    v: &mut Value,
+    key: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), SessionError> {
+    match v {
+        Value::String(s) if s.contains('$') => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("${") {
+                out.push_str(&rest[..i]);
+                let tail = &rest[i + 2..];
+                let end = tail.find('}').ok_or_else(|| SessionError::BadKey {
+                    key: key.to_owned(),
+                    message: "an unclosed `${` in the value".into(),
+                })?;
+                let var = &tail[..end];
+                let val = env(var).ok_or_else(|| SessionError::MissingKey {
+                    key: key.to_owned(),
+                    message: format!(
+                        "it refers to the environment variable {var}, which is not set"
+                    ),
+                })?;
+                out.push_str(&val);
+                rest = &tail[end + 1..];
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let path = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                expand(x, &path, env)?;
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter_mut().enumerate() {
+                expand(x, &format!("{key}[{i}]"), env)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+struct Keys<'a> {
+    top: &'a Map<String, Value>,
+    system: Option<&'a Map<String, Value>>,
+}
+
+impl Keys<'_> {
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.top
+            .get(k)
+            .or_else(|| self.system.and_then(|s| s.get(k)))
+    }
+
+    fn bool(&self, k: &str, default: bool) -> Result<bool, SessionError> {
+        match self.get(k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+            Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+            Some(other) => Err(bad(k, "true or false", other)),
+        }
+    }
+
+    fn uint(&self, k: &str, default: u64) -> Result<u64, SessionError> {
+        match self.get(k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .ok_or_else(|| bad(k, "a whole number ≥ 0", v)),
+        }
+    }
+
+    fn float(&self, k: &str, default: f64) -> Result<f64, SessionError> {
+        match self.get(k) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .filter(|f: &f64| f.is_finite() && *f >= 0.0)
+                .ok_or_else(|| bad(k, "a number ≥ 0", v)),
+        }
+    }
+}
+
+fn bad(k: &str, expected: &str, got: &Value) -> SessionError {
+    SessionError::BadKey {
+        key: k.to_owned(),
+        message: format!("expected {expected}, got {got}"),
+    }
+}
+
+fn section(top: &Map<String, Value>, name: &str) -> Result<Option<LlmConfig>, SessionError> {
+    match top.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v @ Value::Object(_)) => {
+            let cfg: LlmConfig =
+                serde_json::from_value(v.clone()).map_err(|e| SessionError::BadKey {
+                    key: name.to_owned(),
+                    message: e.to_string(),
+                })?;
+            if cfg.api_type.trim().is_empty() {
+                return Err(SessionError::MissingKey {
+                    key: format!("{name}.API_TYPE"),
+                    message: "every agent section needs its provider".into(),
+                });
+            }
+            cfg.api().map_err(|e| SessionError::BadKey {
+                key: format!("{name}.API_TYPE"),
+                message: e.to_string(),
+            })?;
+            Ok(Some(cfg))
+        }
+        Some(other) => Err(bad(name, "a map of API_* keys", other)),
+    }
+}
+
+fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> {
+    let s = cfg.as_ref()?.extra.get(key)?.as_str()?.trim().to_owned();
+    (!s.is_empty()).then(|| {
+        let p = PathBuf::from(s);
+        if p.is_absolute() { p } else { base.join(p) }
+    })
+}
+
+impl UfoConfig {
+    /// Parses config text; relative paths (cassettes, prompts) are resolved
+    /// against `base_dir`. `env` looks up `${VAR}`s.
+    pub fn parse(
+        text: &str,
+        base_dir: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SessionError> {
+        let mut v: Value = if text.trim().is_empty() {
+            Value::Object(Map::new())
+        } else {
+            serde_saphyr::from_str(text).map_err(|e| SessionError::ConfigFile {
+                path: base_dir.display().to_string(),
+                message: format!("not valid YAML: {e}"),
+            })?
+        };
+        expand(&mut v, "", env)?;
+        let Value::Object(top) = v else {
+            return Err(SessionError::ConfigFile {
+                path: base_dir.display().to_string(),
+                message: "the file must be a YAML map of sections and keys".into(),
+            });
+        };
+        let keys = Keys {
+            top: &top,
+            system: top.get("SYSTEM").and_then(Value::as_object),
+        };
+        let mut host = section(&top, "HOST_AGENT")?;
+        let mut app = section(&top, "APP_AGENT")?;
+        let mut backup = section(&top, "BACKUP_AGENT")?;
+        let mut evaluation = section(&top, "EVALUATION_AGENT")?;
+        for c in [&mut host, &mut app, &mut backup, &mut evaluation]
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = &c.cassette {
+                let pb = PathBuf::from(p);
+                if pb.is_relative() {
+                    c.cassette = Some(base_dir.join(pb).display().to_string());
+                }
+            }
+        }
+        let d = SystemConfig::default();
+        let control_list = match keys.get("CONTROL_LIST") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad("CONTROL_LIST", "a list of control type names", x))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(other) => return Err(bad("CONTROL_LIST", "a list of control type names", other)),
+        };
+        let visual = app.as_ref().and_then(|a| a.visual_mode).unwrap_or(true);
+        let agent = AgentSettings {
+            visual_mode: visual,
+            action_sequence: keys.bool("ACTION_SEQUENCE", false)?,
+            json_parsing_retry: u32::try_from(keys.uint("JSON_PARSING_RETRY", 3)?).unwrap_or(3),
+            include_last_screenshot: keys.bool("INCLUDE_LAST_SCREENSHOT", true)?,
+            concat_screenshot: keys.bool("CONCAT_SCREENSHOT", false)?,
+            max_repeat: u32::try_from(keys.uint("MAX_REPEAT", 3)?)
+                .unwrap_or(3)
+                .max(1),
+            png: ufo_desktop::encode::PngCompression::from_ufo_level(
+                u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
+            ),
+        };
+        let system = SystemConfig {
+            max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
+                .unwrap_or(d.max_step),
+            max_round: usize::try_from(keys.uint("MAX_ROUND", d.max_round as u64)?)
+                .unwrap_or(d.max_round)
+                .max(1),
+            sleep_time: keys.float("SLEEP_TIME", d.sleep_time)?,
+            safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
+            eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
+            log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
+            save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
+            control_list,
+            agent,
+        };
+        let prompts = PromptPaths {
+            host: path_key(&host, "PROMPT", base_dir),
+            host_examples: path_key(&host, "EXAMPLE_PROMPT", base_dir),
+            app: path_key(&app, "PROMPT", base_dir),
+            app_examples: path_key(&app, "EXAMPLE_PROMPT", base_dir),
+            app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir),
+            evaluation: path_key(&evaluation, "PROMPT", base_dir),
+        };
+        Ok(Self {
+            host,
+            app,
+            backup,
+            evaluation,
+            system,
+            prompts,
+        })
+    }
+
+    /// Reads a config file (environment from the process).
+    pub fn load(path: &Path) -> Result<Self, SessionError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SessionError::ConfigFile {
+            path: path.display().to_string(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::parse(&text, &base, &|k| std::env::var(k).ok()).map_err(|e| match e {
+            SessionError::ConfigFile { message, .. } => SessionError::ConfigFile {
+                path: path.display().to_string(),
+                message,
+            },
+            other => other,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(k: &str) -> Option<String> {
+        (k == "KEY").then(|| "sk-secret".to_owned())
+    }
+
+    #[test]
+    fn parses_sections_system_keys_and_env() {
+        let c = UfoConfig::parse(
+            "HOST_AGENT:\n  API_TYPE: openai\n  API_KEY: ${KEY}\n  API_MODEL: gpt-4o\nAPP_AGENT:\n  API_TYPE: replay\n  CASSETTE: a.jsonl\n  VISUAL_MODE: false\nMAX_STEP: 7\nACTION_SEQUENCE: True\nSYSTEM:\n  SAFE_GUARD: false\n",
+            Path::new("/cfg"),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(c.host.as_ref().unwrap().api_key.expose(), "sk-secret");
+        assert_eq!(
+            c.app.as_ref().unwrap().cassette.as_deref(),
+            Some("/cfg/a.jsonl")
+        );
+        assert_eq!(c.system.max_step, 7);
+        assert!(c.system.agent.action_sequence && !c.system.agent.visual_mode);
+        assert!(!c.system.safe_guard);
+        assert!(!format!("{c:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = UfoConfig::parse("MAX_STEP: lots\n", Path::new("."), &env).unwrap_err();
+        assert!(e.to_string().contains("`MAX_STEP`"), "{e}");
+        let e =
+            UfoConfig::parse("APP_AGENT:\n  API_KEY: ${NOPE}\n", Path::new("."), &env).unwrap_err();
+        assert!(
+            e.to_string().contains("APP_AGENT.API_KEY") && e.to_string().contains("NOPE"),
+            "{e}"
+        );
+        let e = UfoConfig::parse("APP_AGENT:\n  API_MODEL: x\n", Path::new("."), &env).unwrap_err();
+        assert!(e.to_string().contains("APP_AGENT.API_TYPE"), "{e}");
+        let e = UfoConfig::parse("APP_AGENT:\n  API_TYPE: martian\n", Path::new("."), &env)
+            .unwrap_err();
+        assert!(e.to_string().contains("APP_AGENT.API_TYPE"), "{e}");
+    }
+}

@@ -1,0 +1,77 @@
+//! The console: a [`UserIo`] on stdin/stdout and the step presenter.
+
+use std::io::{BufRead, IsTerminal, Write};
+use ufo_agent::{StepRecord, UserIo};
+
+/// Asks on the terminal. When stdin is not a terminal nobody can answer:
+/// confirmations are declined and questions get no answer (never hangs).
+#[derive(Debug, Default)]
+pub struct ConsoleIo;
+
+fn read_line(prompt: &str) -> Option<String> {
+    if !std::io::stdin().is_terminal() {
+        println!("{prompt} [no terminal: no answer]");
+        return None;
+    }
+    print!("{prompt} ");
+    let _ = std::io::stdout().flush();
+    let mut s = String::new();
+    std::io::stdin().lock().read_line(&mut s).ok()?;
+    Some(s.trim().to_owned())
+}
+
+impl UserIo for ConsoleIo {
+    fn confirm(&self, prompt: &str) -> bool {
+        read_line(&format!("{prompt} [y/N]"))
+            .is_some_and(|a| matches!(a.to_ascii_lowercase().as_str(), "y" | "yes"))
+    }
+
+    fn ask(&self, question: &str) -> Option<String> {
+        read_line(question).filter(|a| !a.is_empty())
+    }
+
+    fn new_request(&self, prompt: &str) -> Option<String> {
+        read_line(prompt).filter(|a| !a.is_empty() && !a.eq_ignore_ascii_case("n"))
+    }
+
+    fn show(&self, line: &str) {
+        println!("{line}");
+    }
+}
+
+/// One step as UFO's presenter shows it: agent, thought, action, result, status.
+pub fn present(rec: &StepRecord) -> String {
+    let mut s = format!(
+        "── Step {} · {} ─ status {}\n",
+        rec.session_step, rec.agent_name, rec.status
+    );
+    if !rec.subtask.is_empty() {
+        s.push_str(&format!("  subtask: {}\n", rec.subtask));
+    }
+    if !rec.observation.is_empty() {
+        s.push_str(&format!("  observation: {}\n", rec.observation));
+    }
+    if !rec.thought.is_empty() {
+        s.push_str(&format!("  thought: {}\n", rec.thought));
+    }
+    for a in &rec.actions {
+        s.push_str(&format!("  action: {}\n", a.action_representation));
+    }
+    for r in &rec.repairs {
+        s.push_str(&format!("  repaired: {r}\n"));
+    }
+    for e in &rec.parse_errors {
+        s.push_str(&format!("  re-asked: {e}\n"));
+    }
+    if let Some(e) = &rec.error {
+        s.push_str(&format!("  error: {e}\n"));
+    }
+    if !rec.comment.is_empty() {
+        s.push_str(&format!("  comment: {}\n", rec.comment));
+    }
+    s.push_str(&format!(
+        "  cost: ${:.4} · {:.2}s",
+        rec.cost, rec.total_time
+    ));
+    s
+}

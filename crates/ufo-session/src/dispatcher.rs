@@ -1,0 +1,52 @@
+//! The local command dispatcher: the tool catalog over a backend.
+
+use async_trait::async_trait;
+use std::sync::Arc;
+use tokio::sync::Mutex;
+use ufo_agent::CommandDispatcher;
+use ufo_core::{ActionResult, Command};
+use ufo_desktop::Backend;
+use ufo_desktop::tools::{ToolContext, execute_all};
+
+/// Executes commands in this process with [`ufo_desktop::tools`] over a
+/// [`Backend`], keeping one [`ToolContext`] (selected window, labelled
+/// controls) for the session, like UFO's `LocalCommandDispatcher`.
+pub struct LocalDispatcher {
+    backend: Arc<dyn Backend>,
+    ctx: Mutex<ToolContext>,
+}
+
+impl LocalDispatcher {
+    /// A dispatcher over `backend` with tool settings from `ctx`.
+    pub fn new(backend: Arc<dyn Backend>, ctx: ToolContext) -> Self {
+        Self {
+            backend,
+            ctx: Mutex::new(ctx),
+        }
+    }
+
+    /// A dispatcher whose control filter keeps `control_list` types (UFO's
+    /// `CONTROL_LIST`), or the default list.
+    pub fn with_control_list(backend: Arc<dyn Backend>, control_list: Option<&[String]>) -> Self {
+        let mut ctx = ToolContext::default();
+        if let Some(list) = control_list {
+            ctx.settings.filter.control_types = list
+                .iter()
+                .map(|s| s.parse().unwrap_or_else(|e| match e {}))
+                .collect();
+        }
+        Self::new(backend, ctx)
+    }
+}
+
+#[async_trait]
+impl CommandDispatcher for LocalDispatcher {
+    async fn execute(&self, commands: Vec<Command>) -> Vec<ActionResult> {
+        let mut ctx = self.ctx.lock().await;
+        execute_all(self.backend.as_ref(), &mut ctx, &commands).await
+    }
+
+    fn describe(&self) -> String {
+        "local".into()
+    }
+}
