@@ -24,6 +24,8 @@ use ufo_core::Diagnostic;
 use ufo_desktop_atspi::headless::LaunchedApp;
 use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
 
+pub mod scripted;
+
 static SHARED: OnceCell<HeadlessDesktop> = OnceCell::const_new();
 
 /// Options for a test desktop: a unique name, a private state root under the

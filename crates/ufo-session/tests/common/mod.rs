@@ -1,0 +1,188 @@
+//! Shared test helpers: a session over a real desktop and a scripted model.
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use ufo_agent::{PromptSet, ScriptedIo};
+use ufo_desktop::{Backend, TreeBudget};
+use ufo_desktop_atspi::{AtspiBackend, DesktopTarget, HeadlessDesktop};
+use ufo_session::config::UfoConfig;
+use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::{Mode, RunOptions, Services, SessionReport};
+
+pub(crate) struct Rig {
+    pub(crate) desktop: HeadlessDesktop,
+    pub(crate) backend: Arc<AtspiBackend>,
+    pub(crate) logs: tempfile::TempDir,
+}
+
+pub(crate) async fn rig(label: &str, apps: &[&str]) -> Rig {
+    let desktop = ufo_testkit::start_desktop(label).await;
+    for a in apps {
+        ufo_testkit::launch(&desktop, &[a]).await;
+    }
+    let backend = Arc::new(
+        AtspiBackend::connect(&DesktopTarget::from_private(&desktop))
+            .await
+            .unwrap(),
+    );
+    Rig {
+        desktop,
+        backend,
+        logs: tempfile::tempdir().unwrap(),
+    }
+}
+
+pub(crate) fn config(yaml: &str) -> UfoConfig {
+    UfoConfig::parse(yaml, Path::new("."), &|_| None).unwrap()
+}
+
+pub(crate) async fn run(
+    rig: &Rig,
+    cfg: UfoConfig,
+    io: Arc<ScriptedIo>,
+    mode: Mode,
+    request: Option<&str>,
+    plan: Option<PathBuf>,
+    app: Option<&str>,
+    task: &str,
+) -> Vec<SessionReport> {
+    let services = Services {
+        dispatcher: Arc::new(LocalDispatcher::with_control_list(
+            rig.backend.clone(),
+            cfg.system.control_list.as_deref(),
+        )),
+        io,
+        prompts: Arc::new(PromptSet::load(&cfg.prompts).unwrap()),
+        log_root: rig.logs.path().to_path_buf(),
+        config: cfg,
+    };
+    ufo_session::run(
+        &services,
+        &RunOptions {
+            task: task.into(),
+            mode,
+            request: request.map(str::to_owned),
+            plan,
+            app: app.map(str::to_owned),
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// The calculator's display text (the editable text node).
+pub(crate) async fn calculator_display(b: &AtspiBackend) -> String {
+    let mut shown = String::new();
+    for _ in 0..40 {
+        let windows = b.list_windows().await.unwrap();
+        let w = windows
+            .iter()
+            .find(|w| w.app_name == "gnome-calculator")
+            .unwrap();
+        let tree = b.capture_tree(w, &TreeBudget::default()).await.unwrap();
+        shown = tree
+            .nodes
+            .iter()
+            .filter(|n| n.capabilities.editable_text && n.role == "text")
+            .filter_map(|n| n.value.clone())
+            .next()
+            .unwrap_or_default();
+        if !shown.trim().is_empty() && shown.trim() != "0" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    shown.trim().to_owned()
+}
+
+/// Every text of `app`'s editable text nodes.
+pub(crate) async fn app_texts(b: &AtspiBackend, app: &str) -> Vec<String> {
+    let windows = b.list_windows().await.unwrap();
+    let w = windows.iter().find(|w| w.app_name == app).unwrap();
+    let tree = b.capture_tree(w, &TreeBudget::default()).await.unwrap();
+    let mut out = Vec::new();
+    for n in tree.nodes.iter().filter(|n| n.capabilities.editable_text) {
+        if let Ok(t) = b.read_text(&n.handle).await {
+            out.push(t);
+        }
+    }
+    out
+}
+
+pub(crate) fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+pub(crate) fn host_assign(
+    app: &'static str,
+    subtask: &'static str,
+    message: &'static str,
+) -> ufo_testkit::scripted::Reply {
+    ufo_testkit::scripted::reply(move |r| {
+        let (id, name) = r
+            .window(app)
+            .unwrap_or_else(|| panic!("no window of {app} in the host prompt:\n{}", r.text()));
+        json!({
+            "observation": format!("{app} is open"),
+            "thought": format!("assign the sub-task to {app}"),
+            "current_subtask": subtask,
+            "message": [message],
+            "plan": [],
+            "status": "ASSIGN",
+            "function": "select_application_window",
+            "arguments": {"id": id, "name": name},
+            "questions": [],
+            "comment": "",
+            "result": ""
+        })
+        .to_string()
+    })
+}
+
+pub(crate) fn host_finish(result: &'static str) -> ufo_testkit::scripted::Reply {
+    ufo_testkit::scripted::fixed(
+        json!({"observation": "done", "thought": "all sub-tasks finished", "status": "FINISH", "result": result}).to_string(),
+    )
+}
+
+pub(crate) fn click(name: &'static str, status: &'static str) -> ufo_testkit::scripted::Reply {
+    ufo_testkit::scripted::reply(move |r| {
+        let id = r
+            .control_id(name)
+            .unwrap_or_else(|| panic!("no control {name:?} in the app prompt"));
+        json!({
+            "observation": "the calculator",
+            "thought": format!("click {name}"),
+            "action": {"function": "click_input", "arguments": {"id": id, "name": name}, "status": status},
+            "plan": [],
+            "comment": ""
+        })
+        .to_string()
+    })
+}
+
+pub(crate) fn app_finish(result: &'static str) -> ufo_testkit::scripted::Reply {
+    ufo_testkit::scripted::fixed(
+        json!({"observation": "done", "thought": "the sub-task is complete", "action": {"function": "summary", "arguments": {"text": result}, "status": "FINISH"}, "result": result}).to_string(),
+    )
+}
+
+pub(crate) fn base_config(model: &ufo_testkit::scripted::ScriptedModel, extra: &str) -> UfoConfig {
+    config(&format!(
+        "HOST_AGENT:\n{m}APP_AGENT:\n{m}MAX_STEP: 30\nSLEEP_TIME: 0\nEVA_SESSION: false\n{extra}",
+        m = model.agent_yaml()
+    ))
+}

@@ -1,0 +1,255 @@
+//! A scripted model served over real HTTP: an OpenAI-compatible
+//! `POST /v1/chat/completions` on `127.0.0.1:0` that answers from a queue of
+//! scripted replies and records every request.
+//!
+//! Replies are functions of the request, because control ids are only known
+//! at run time:
+//!
+//! ```no_run
+//! # async fn t() {
+//! use ufo_testkit::scripted::{ScriptedModel, reply};
+//! let model = ScriptedModel::start(vec![
+//!     reply(|r| format!(r#"{{"observation":"","thought":"","action":{{"function":"click_input","arguments":{{"id":"{}","name":"7"}},"status":"CONTINUE"}}}}"#,
+//!         r.control_id("7").unwrap_or_default())),
+//! ]).await;
+//! let yaml = model.agent_yaml(); // API_TYPE: custom + API_BASE
+//! # let _ = yaml; }
+//! ```
+
+use axum::Json;
+use axum::extract::State;
+use axum::routing::post;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+/// A recorded request.
+#[derive(Debug, Clone)]
+pub struct ScriptedRequest {
+    /// The JSON body as received.
+    pub body: Value,
+}
+
+impl ScriptedRequest {
+    /// Every text part of every message, joined with newlines.
+    pub fn text(&self) -> String {
+        let mut out = Vec::new();
+        for m in self.body["messages"].as_array().into_iter().flatten() {
+            match &m["content"] {
+                Value::String(s) => out.push(s.clone()),
+                Value::Array(parts) => {
+                    for p in parts {
+                        if let Some(t) = p["text"].as_str() {
+                            out.push(t.to_owned());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.join("\n")
+    }
+
+    /// The system prompt.
+    pub fn system(&self) -> String {
+        self.body["messages"]
+            .as_array()
+            .and_then(|a| a.iter().find(|m| m["role"] == "system"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// The text of the last user message.
+    pub fn last_user_text(&self) -> String {
+        let Some(m) = self.body["messages"]
+            .as_array()
+            .and_then(|a| a.iter().rev().find(|m| m["role"] == "user"))
+        else {
+            return String::new();
+        };
+        match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+
+    /// Number of image parts.
+    pub fn image_count(&self) -> usize {
+        self.body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|p| p["type"] == "image_url")
+            .count()
+    }
+
+    /// Whether the text contains `s`.
+    pub fn contains(&self, s: &str) -> bool {
+        self.text().contains(s)
+    }
+
+    /// The JSON array that follows `marker` in the text (e.g.
+    /// `<Available Control Item:>`), if any.
+    pub fn list_after(&self, marker: &str) -> Vec<Value> {
+        let text = self.text();
+        let Some(i) = text.rfind(marker) else {
+            return Vec::new();
+        };
+        let rest = text[i + marker.len()..].trim_start();
+        serde_json::Deserializer::from_str(rest)
+            .into_iter::<Value>()
+            .next()
+            .and_then(Result::ok)
+            .and_then(|v| v.as_array().cloned())
+            .unwrap_or_default()
+    }
+
+    /// The id of the first listed control named `name` (the AppAgent's
+    /// `<Available Control Item:>`), preferring buttons.
+    pub fn control_id(&self, name: &str) -> Option<String> {
+        let list = self.list_after("<Available Control Item:>");
+        let named: Vec<&Value> = list
+            .iter()
+            .filter(|c| c["name"].as_str().is_some_and(|n| n.trim() == name))
+            .collect();
+        named
+            .iter()
+            .find(|c| c["type"] == "Button")
+            .or(named.first())
+            .and_then(|c| c["id"].as_str().map(str::to_owned))
+    }
+
+    /// The id of the first listed control of type `control_type`.
+    pub fn control_id_of_type(&self, control_type: &str) -> Option<String> {
+        self.list_after("<Available Control Item:>")
+            .iter()
+            .find(|c| c["type"] == control_type)
+            .and_then(|c| c["id"].as_str().map(str::to_owned))
+    }
+
+    /// `(id, name)` of the window of `application` in the HostAgent's
+    /// `<Available Applications/Agents:>`.
+    pub fn window(&self, application: &str) -> Option<(String, String)> {
+        self.list_after("<Available Applications/Agents:>")
+            .iter()
+            .find(|w| w["application"] == application)
+            .map(|w| {
+                (
+                    w["id"].as_str().unwrap_or_default().to_owned(),
+                    w["name"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+    }
+}
+
+/// A scripted reply: a function of the request.
+pub type Reply = Box<dyn Fn(&ScriptedRequest) -> String + Send + Sync>;
+
+/// Wraps a closure as a [`Reply`].
+pub fn reply(f: impl Fn(&ScriptedRequest) -> String + Send + Sync + 'static) -> Reply {
+    Box::new(f)
+}
+
+/// A fixed reply.
+pub fn fixed(text: impl Into<String>) -> Reply {
+    let t = text.into();
+    Box::new(move |_| t.clone())
+}
+
+/// What an exhausted script answers.
+pub const EXHAUSTED: &str = "(the scripted model has no more replies)";
+
+#[derive(Default)]
+struct Inner {
+    replies: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<ScriptedRequest>>,
+}
+
+/// A running scripted model server; stops when dropped (with the runtime).
+pub struct ScriptedModel {
+    base: String,
+    inner: Arc<Inner>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedModel {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn chat(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<Value> {
+    let req = ScriptedRequest { body };
+    let next = inner.replies.lock().unwrap().pop_front();
+    let text = match next {
+        Some(f) => f(&req),
+        None => EXHAUSTED.to_owned(),
+    };
+    let prompt_tokens = (req.text().len() / 4) as u64;
+    let completion_tokens = (text.len() / 4) as u64;
+    inner.requests.lock().unwrap().push(req);
+    Json(json!({
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": "scripted",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
+    }))
+}
+
+impl ScriptedModel {
+    /// Starts the server with `replies`, answered in order across all callers.
+    pub async fn start(replies: Vec<Reply>) -> Self {
+        let inner = Arc::new(Inner {
+            replies: Mutex::new(replies.into_iter().collect()),
+            requests: Mutex::new(Vec::new()),
+        });
+        let app = axum::Router::new()
+            .route("/v1/chat/completions", post(chat))
+            .route("/chat/completions", post(chat))
+            .with_state(inner.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self {
+            base: format!("http://{addr}/v1"),
+            inner,
+            task,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    /// An agent section body for the config: `API_TYPE: custom`, this server.
+    pub fn agent_yaml(&self) -> String {
+        format!(
+            "  API_TYPE: custom\n  API_BASE: {}\n  API_MODEL: scripted\n  MAX_RETRY: 0\n",
+            self.base
+        )
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<ScriptedRequest> {
+        self.inner.requests.lock().unwrap().clone()
+    }
+
+    /// Replies not yet used.
+    pub fn remaining(&self) -> usize {
+        self.inner.replies.lock().unwrap().len()
+    }
+}
