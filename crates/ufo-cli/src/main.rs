@@ -1,10 +1,12 @@
 //! The `ufo` binary: a thin layer of argument parsing and presentation over the
 //! library crates.
 
+mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;
 mod cmd_inspect;
 mod cmd_llm;
+mod cmd_run;
 mod desktop_conn;
 mod output;
 
@@ -21,6 +23,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a session: a request carried out on the desktop by the HostAgent and AppAgents.
+    Run(cmd_run::RunArgs),
+    /// Start a private desktop with gnome-calculator and run a full session on it.
+    Demo(cmd_demo::DemoArgs),
     /// Start, use and stop a private headless desktop (Xvfb + D-Bus + AT-SPI).
     Desktop {
         #[command(subcommand)]
@@ -65,6 +71,8 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match cli.command {
+            Command::Run(args) => cmd_run::run(args).await,
+            Command::Demo(args) => cmd_demo::run(args).await,
             Command::Desktop { cmd } => cmd_desktop::run(cmd).await,
             Command::Doctor(args) => cmd_doctor::run(args).await,
             Command::Windows(args) => cmd_inspect::windows(args).await,

@@ -108,5 +108,31 @@ async fn host_app_host_computes_12_times_7() {
             "output.md lacks step {i}"
         );
     }
+    // `UFO_WRITE_DEMO_CASSETTES=1 cargo test -p ufo-session --test sessions host_app_host`
+    // regenerates the replay cassettes of `ufo demo` from this run.
+    if std::env::var_os("UFO_WRITE_DEMO_CASSETTES").is_some() {
+        write_demo_cassettes(&lines);
+    }
     rig.desktop.stop().unwrap();
+}
+
+fn write_demo_cassettes(lines: &[serde_json::Value]) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/demo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut host = String::new();
+    let mut app = String::new();
+    for l in lines {
+        for raw in l["raw_replies"].as_array().unwrap() {
+            let entry = serde_json::json!({
+                "request": {"recorded": "sequential replay: the request is not compared"},
+                "response": {"text": raw, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                             "cost": null, "model": "recorded-demo", "provider": "replay", "latency_ms": 0}
+            });
+            let target = if l["agent_name"] == "HostAgent" { &mut host } else { &mut app };
+            target.push_str(&entry.to_string());
+            target.push('\n');
+        }
+    }
+    std::fs::write(dir.join("host.cassette.jsonl"), host).unwrap();
+    std::fs::write(dir.join("app.cassette.jsonl"), app).unwrap();
 }

@@ -1,0 +1,148 @@
+//! `ufo demo`: a private headless desktop, gnome-calculator, and a full
+//! HostAgent → AppAgent session on a shipped request, answered by recorded
+//! replay cassettes (or a live model with `--config`).
+
+use crate::cmd_run::{default_task, load_config, summary};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
+use ufo_session::config::UfoConfig;
+use ufo_session::console::ConsoleIo;
+use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::{Mode, RunOptions, Services};
+
+/// The shipped request.
+pub(crate) const DEMO_REQUEST: &str = "compute 12*7 in the calculator";
+const HOST_CASSETTE: &str = include_str!("../../../assets/demo/host.cassette.jsonl");
+const APP_CASSETTE: &str = include_str!("../../../assets/demo/app.cassette.jsonl");
+const EVAL_CASSETTE: &str = include_str!("../../../assets/demo/evaluation.cassette.jsonl");
+
+/// Arguments of `ufo demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Run live with the models of this config instead of the recorded cassettes.
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// The request (live runs only; the cassettes answer the shipped one).
+    #[arg(short = 'r', long)]
+    pub(crate) request: Option<String>,
+    /// Where task log folders go.
+    #[arg(long, default_value = "logs")]
+    pub(crate) log_dir: PathBuf,
+}
+
+fn replay_config(dir: &std::path::Path) -> Result<UfoConfig, ErrorReport> {
+    let io = |e: std::io::Error| {
+        ErrorReport::new(
+            "ufo::demo::cassette",
+            format!("cannot write the demo cassettes: {e}"),
+        )
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    for (name, text) in [
+        ("host.cassette.jsonl", HOST_CASSETTE),
+        ("app.cassette.jsonl", APP_CASSETTE),
+        ("evaluation.cassette.jsonl", EVAL_CASSETTE),
+    ] {
+        std::fs::write(dir.join(name), text).map_err(io)?;
+    }
+    let section = |c: &str| {
+        format!(
+            "  API_TYPE: replay\n  CASSETTE: {c}\n  REPLAY_MATCH: sequential\n  API_MODEL: recorded-demo\n"
+        )
+    };
+    let yaml = format!(
+        "HOST_AGENT:\n{}APP_AGENT:\n{}EVALUATION_AGENT:\n{}MAX_STEP: 20\nMAX_ROUND: 1\nSLEEP_TIME: 0.3\nEVA_SESSION: true\n",
+        section("host.cassette.jsonl"),
+        section("app.cassette.jsonl"),
+        section("evaluation.cassette.jsonl")
+    );
+    UfoConfig::parse(&yaml, dir, &|k| std::env::var(k).ok()).map_err(|e| e.report())
+}
+
+pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, ErrorReport> {
+    let live = args.config.is_some();
+    let cassettes = std::env::temp_dir().join(format!("ufo-demo-{}", std::process::id()));
+    let mut config = if live {
+        load_config(args.config.as_ref())?
+    } else {
+        replay_config(&cassettes)?
+    };
+    config.system.max_round = 1;
+    if live {
+        println!(
+            "Model: live, from {}",
+            args.config
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default()
+        );
+    } else {
+        println!(
+            "Model: RECORDED REPLAY (API_TYPE: replay, assets/demo/*.cassette.jsonl) — no model is called."
+        );
+        println!("       Run `ufo demo --config agents.yaml` to use a real model.");
+    }
+    let request = match (&args.request, live) {
+        (Some(r), true) => r.clone(),
+        _ => DEMO_REQUEST.to_owned(),
+    };
+    println!("Starting a private headless desktop with gnome-calculator...");
+    let opts = DesktopOptions {
+        name: format!("demo-{}", std::process::id()),
+        stop_with_process: true,
+        ..DesktopOptions::default()
+    };
+    let desktop = HeadlessDesktop::start(opts).await.map_err(|e| e.report())?;
+    let outcome = session(&desktop, config, &request, &args.log_dir).await;
+    if let Err(e) = desktop.stop() {
+        eprintln!("warning: could not stop the demo desktop: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&cassettes);
+    outcome
+}
+
+async fn session(
+    desktop: &HeadlessDesktop,
+    config: UfoConfig,
+    request: &str,
+    log_dir: &std::path::Path,
+) -> Result<ExitCode, ErrorReport> {
+    desktop
+        .launch(&["gnome-calculator".to_owned()], Duration::from_secs(60))
+        .await
+        .map_err(|e| e.report())?;
+    let backend = Arc::new(
+        AtspiBackend::connect(&DesktopTarget::from_private(desktop))
+            .await
+            .map_err(|e| e.report())?,
+    );
+    let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
+    let services = Services {
+        dispatcher: Arc::new(LocalDispatcher::with_control_list(
+            backend,
+            config.system.control_list.as_deref(),
+        )),
+        io: Arc::new(ConsoleIo),
+        prompts: Arc::new(prompts),
+        log_root: log_dir.to_path_buf(),
+        config,
+    };
+    println!("Request: {request}\n");
+    let opts = RunOptions {
+        task: format!("demo-{}", default_task()),
+        mode: Mode::Normal,
+        request: Some(request.to_owned()),
+        plan: None,
+        app: None,
+    };
+    let reports = ufo_session::run(&services, &opts)
+        .await
+        .map_err(|e| e.report())?;
+    println!();
+    Ok(summary(&reports))
+}

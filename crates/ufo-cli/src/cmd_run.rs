@@ -1,0 +1,117 @@
+//! `ufo run`: a session on the desktop (UFO's `python -m ufo`).
+
+use crate::desktop_conn::{DesktopArgs, connect};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_session::config::UfoConfig;
+use ufo_session::console::ConsoleIo;
+use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::{Mode, RunOptions, Services, SessionReport, SessionStatus};
+
+/// Arguments of `ufo run`.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// Task name: the log folder `logs/<task>/` (default: a timestamp).
+    #[arg(short = 't', long)]
+    pub(crate) task: Option<String>,
+    /// The request (normal mode); asked on the terminal when omitted.
+    #[arg(short = 'r', long)]
+    pub(crate) request: Option<String>,
+    /// normal, follower or batch_normal.
+    #[arg(short = 'm', long, default_value = "normal")]
+    pub(crate) mode: String,
+    /// Plan file or folder (follower, batch_normal).
+    #[arg(short = 'p', long)]
+    pub(crate) plan: Option<PathBuf>,
+    /// Config file (UFO's keys: HOST_AGENT, APP_AGENT, MAX_STEP, ...).
+    #[arg(long, env = "UFO_CONFIG")]
+    pub(crate) config: Option<PathBuf>,
+    /// Linux single-tier session: run the AppAgent on this application
+    /// (e.g. gedit), without the HostAgent.
+    #[arg(long)]
+    pub(crate) app: Option<String>,
+    /// Where task log folders go.
+    #[arg(long, default_value = "logs")]
+    pub(crate) log_dir: PathBuf,
+    #[command(flatten)]
+    pub(crate) desktop: DesktopArgs,
+}
+
+pub(crate) fn default_task() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("task-{secs}")
+}
+
+pub(crate) fn load_config(path: Option<&PathBuf>) -> Result<UfoConfig, ErrorReport> {
+    match path {
+        Some(p) => UfoConfig::load(p).map_err(|e| e.report()),
+        None => Ok(UfoConfig::default()),
+    }
+}
+
+pub(crate) fn summary(reports: &[SessionReport]) -> ExitCode {
+    for r in reports {
+        println!(
+            "{}: {}{}",
+            r.task,
+            r.status.as_str(),
+            if r.skipped {
+                " (already finished, skipped)"
+            } else {
+                ""
+            }
+        );
+        if !r.result.is_empty() {
+            println!("  result: {}", r.result);
+        }
+        if let Some(e) = &r.error {
+            println!("  error[{}]: {}", e.code, e.message);
+        }
+        println!("  logs: {}", r.log_dir.display());
+        if let Some(md) = &r.markdown {
+            println!("  trajectory: {}", md.display());
+        }
+    }
+    if reports.iter().all(|r| r.status == SessionStatus::Finish) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+pub(crate) async fn run(args: RunArgs) -> Result<ExitCode, ErrorReport> {
+    let mode: Mode = args
+        .mode
+        .parse()
+        .map_err(|e: ufo_session::SessionError| e.report())?;
+    let config = load_config(args.config.as_ref())?;
+    let backend = Arc::new(connect(&args.desktop).await?);
+    let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
+    let services = Services {
+        dispatcher: Arc::new(LocalDispatcher::with_control_list(
+            backend,
+            config.system.control_list.as_deref(),
+        )),
+        io: Arc::new(ConsoleIo),
+        prompts: Arc::new(prompts),
+        log_root: args.log_dir.clone(),
+        config,
+    };
+    let opts = RunOptions {
+        task: args.task.clone().unwrap_or_else(default_task),
+        mode,
+        request: args.request.clone(),
+        plan: args.plan.clone(),
+        app: args.app.clone(),
+    };
+    let reports = ufo_session::run(&services, &opts)
+        .await
+        .map_err(|e| e.report())?;
+    Ok(summary(&reports))
+}
