@@ -21,7 +21,8 @@ pub struct PlanAction {
     /// `select_application` (HostAgent) or a tool name (AppAgent).
     pub action: String,
     /// Arguments. For AppAgent tools, a control may be named by `id`, or by
-    /// `name`/`label` and optionally `control_type`, resolved at run time.
+    /// `name`/`label` and optionally `control_type` (alternatives separated by
+    /// `|`, e.g. `"Edit|Document"`), resolved at run time.
     #[serde(default)]
     pub parameters: Map<String, Value>,
 }

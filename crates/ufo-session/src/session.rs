@@ -933,7 +933,10 @@ impl Session<'_> {
                 .iter()
                 .find(|c| {
                     n.is_none_or(|n| names_match(n, &c.name))
-                        && t.is_none_or(|t| c.control_type.as_str().eq_ignore_ascii_case(t))
+                        && t.is_none_or(|t| {
+                            t.split('|')
+                                .any(|t| c.control_type.as_str().eq_ignore_ascii_case(t.trim()))
+                        })
                 })
                 .ok_or_else(|| {
                     ErrorReport::new(

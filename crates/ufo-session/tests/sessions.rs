@@ -128,11 +128,370 @@ fn write_demo_cassettes(lines: &[serde_json::Value]) {
                 "response": {"text": raw, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
                              "cost": null, "model": "recorded-demo", "provider": "replay", "latency_ms": 0}
             });
-            let target = if l["agent_name"] == "HostAgent" { &mut host } else { &mut app };
+            let target = if l["agent_name"] == "HostAgent" {
+                &mut host
+            } else {
+                &mut app
+            };
             target.push_str(&entry.to_string());
             target.push('\n');
         }
     }
     std::fs::write(dir.join("host.cassette.jsonl"), host).unwrap();
     std::fs::write(dir.join("app.cassette.jsonl"), app).unwrap();
+}
+
+fn app_reply(v: serde_json::Value) -> String {
+    v.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_applications_pass_the_result_back_through_the_host() {
+    let rig = rig("sess-two", &["gnome-calculator", "mousepad"]).await;
+    let model = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Compute 12*7 in the calculator.", ""),
+        click("1", "CONTINUE"),
+        click("2", "CONTINUE"),
+        click("×", "CONTINUE"),
+        click("7", "CONTINUE"),
+        click("=", "CONTINUE"),
+        app_finish("84"),
+        ufo_testkit::scripted::reply(|r| {
+            // The calculator's result reached the host.
+            assert!(r.last_user_text().contains("\"result\":\"84\""), "{}", r.last_user_text());
+            let (id, name) = r.window("mousepad").unwrap();
+            app_reply(serde_json::json!({"observation": "84 computed", "thought": "type it into mousepad", "current_subtask": "Type the result into the document.", "message": ["The result is 84."], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": id, "name": name}}))
+        }),
+        ufo_testkit::scripted::reply(|r| {
+            assert!(r.last_user_text().contains("The result is 84."));
+            let id = r.control_id_of_type("Document").or_else(|| r.control_id_of_type("Edit")).unwrap();
+            app_reply(serde_json::json!({"observation": "empty document", "thought": "type 84", "action": {"function": "set_edit_text", "arguments": {"id": id, "name": "", "text": "84", "clear_current_text": true}, "status": "FINISH"}}))
+        }),
+        host_finish("84 typed into mousepad"),
+    ])
+    .await;
+    let cfg = base_config(&model, "");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("compute 12*7 in the calculator and type the result into mousepad"),
+        None,
+        None,
+        "two apps",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(r.subtasks.len(), 2);
+    assert_eq!(r.subtasks[0].application, "gnome-calculator");
+    assert_eq!(r.subtasks[1].application, "mousepad");
+    assert!(
+        app_texts(&rig.backend, "mousepad")
+            .await
+            .iter()
+            .any(|t| t == "84")
+    );
+    let lines = lines(&r.log_dir.join("response.log"));
+    let agents: std::collections::BTreeSet<String> = lines
+        .iter()
+        .map(|l| l["agent_name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        agents.contains("AppAgent/gnome-calculator") && agents.contains("AppAgent/mousepad"),
+        "{agents:?}"
+    );
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn action_sequence_stops_at_the_failure_and_reports_it() {
+    let rig = rig("sess-seq", &["gnome-calculator"]).await;
+    let model = ScriptedModel::start(vec![
+        ufo_testkit::scripted::reply(|r| {
+            assert!(r.system().contains("SEQUENCE"), "system_as is used");
+            let id = |n: &str| r.control_id(n).unwrap();
+            app_reply(serde_json::json!({"observation": "0", "thought": "four actions", "action": [
+                {"function": "click_input", "arguments": {"id": id("1"), "name": "1"}, "status": "CONTINUE"},
+                {"function": "click_input", "arguments": {"id": id("2"), "name": "2"}, "status": "CONTINUE"},
+                {"function": "keyboard_input", "arguments": {"keys": "{NOSUCHKEY}", "control_focus": false}, "status": "CONTINUE"},
+                {"function": "click_input", "arguments": {"id": id("7"), "name": "7"}, "status": "FINISH"}
+            ]}))
+        }),
+        ufo_testkit::scripted::reply(|r| {
+            let t = r.last_user_text();
+            assert!(t.contains("keyboard_input") && t.contains("[Status] failure"), "{t}");
+            assert!(t.contains("[Status] skipped"), "{t}");
+            app_reply(serde_json::json!({"observation": "12", "thought": "the third action failed; stop here", "status": "FINISH", "result": "12"}))
+        }),
+    ])
+    .await;
+    let cfg = base_config(&model, "ACTION_SEQUENCE: true\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("type 12*7"),
+        None,
+        Some("gnome-calculator"),
+        "sequence",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let lines = lines(&reports[0].log_dir.join("response.log"));
+    let st: Vec<&str> = lines[0]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["result"]["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(st, ["success", "success", "failure", "skipped"]);
+    assert_eq!(
+        lines[0]["status"], "CONTINUE",
+        "a failed sequence cannot finish"
+    );
+    assert_eq!(calculator_display(&rig.backend).await, "12");
+    assert_eq!(model.remaining(), 0);
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_replies_are_repaired_or_re_asked() {
+    let rig = rig("sess-bad", &["gnome-calculator"]).await;
+    let act = |n: &str, id: String| serde_json::json!({"observation": "calc", "thought": format!("click {n}"), "action": {"function": "click_input", "arguments": {"id": id, "name": n}, "status": "CONTINUE"}});
+    let model = ScriptedModel::start(vec![
+        // Fenced JSON.
+        ufo_testkit::scripted::reply(move |r| format!("```json\n{}\n```", act("1", r.control_id("1").unwrap()))),
+        // Prose around the JSON.
+        ufo_testkit::scripted::reply(move |r| format!("Sure! Here is my answer:\n{}\nGood luck.", act("2", r.control_id("2").unwrap()))),
+        // A missing required field → re-asked with the error.
+        ufo_testkit::scripted::fixed(r#"{"observation": "calc", "action": {"function": "click_input", "arguments": {"id": "1", "name": "1"}}}"#),
+        ufo_testkit::scripted::reply(move |r| {
+            assert!(r.last_user_text().contains("thought"), "the re-ask names the field: {}", r.last_user_text());
+            act("×", r.control_id("×").unwrap()).to_string()
+        }),
+        // An unknown id with a name: repaired from the name.
+        ufo_testkit::scripted::reply(move |_| act("7", "999".into()).to_string()),
+        // An unknown id without a name: re-asked.
+        ufo_testkit::scripted::fixed(r#"{"observation": "calc", "thought": "t", "action": {"function": "click_input", "arguments": {"id": "999"}, "status": "CONTINUE"}}"#),
+        ufo_testkit::scripted::reply(move |r| {
+            assert!(r.last_user_text().contains("no control with id 999"), "{}", r.last_user_text());
+            act("=", r.control_id("=").unwrap()).to_string()
+        }),
+        app_finish("84"),
+    ])
+    .await;
+    let cfg = base_config(&model, "JSON_PARSING_RETRY: 2\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("compute 12*7"),
+        None,
+        Some("gnome-calculator"),
+        "malformed",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert_eq!(calculator_display(&rig.backend).await, "84");
+    let lines = lines(&reports[0].log_dir.join("response.log"));
+    assert_eq!(lines[2]["llm_attempts"], 2);
+    assert!(
+        lines[2]["parse_errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("thought")
+    );
+    assert!(
+        lines[3]["repairs"][0].as_str().unwrap().contains("999"),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(lines[4]["llm_attempts"], 2);
+
+    // Replies that never parse: ERROR after JSON_PARSING_RETRY re-asks, logs intact.
+    let bad = ScriptedModel::start(vec![
+        ufo_testkit::scripted::fixed("I'd rather chat."),
+        ufo_testkit::scripted::fixed("{\"observation\": 1}"),
+        ufo_testkit::scripted::fixed("no json here"),
+    ])
+    .await;
+    let cfg = base_config(&bad, "JSON_PARSING_RETRY: 2\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("compute 12*7"),
+        None,
+        Some("gnome-calculator"),
+        "hopeless",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Error);
+    assert_eq!(
+        r.error.as_ref().unwrap().code,
+        "ufo::agent::parse_retry_exhausted"
+    );
+    assert_eq!(bad.requests().len(), 3);
+    let lines = common::lines(&r.log_dir.join("response.log"));
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["status"], "ERROR");
+    assert_eq!(lines[0]["parse_errors"].as_array().unwrap().len(), 3);
+    assert!(r.log_dir.join("output.md").exists());
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirm_declined_does_not_execute_the_action() {
+    let rig = rig("sess-confirm", &["mousepad"]).await;
+    let model = ScriptedModel::start(vec![ufo_testkit::scripted::reply(|r| {
+        let id = r.control_id_of_type("Document").or_else(|| r.control_id_of_type("Edit")).unwrap();
+        app_reply(serde_json::json!({"observation": "a document", "thought": "overwriting is irreversible: ask first", "action": {"function": "set_edit_text", "arguments": {"id": id, "name": "", "text": "OVERWRITTEN", "clear_current_text": true}, "status": "CONFIRM"}}))
+    })])
+    .await;
+    let cfg = base_config(&model, "SAFE_GUARD: true\n");
+    let io = Arc::new(ScriptedIo::new(["n"]));
+    let reports = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::Normal,
+        Some("overwrite the document"),
+        None,
+        Some("mousepad"),
+        "confirm",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("sensitive") && l.contains("set_edit_text")),
+        "{:?}",
+        io.transcript()
+    );
+    assert!(
+        !app_texts(&rig.backend, "mousepad")
+            .await
+            .iter()
+            .any(|t| t.contains("OVERWRITTEN"))
+    );
+    let lines = lines(&r.log_dir.join("response.log"));
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["status"], "FINISH");
+    assert!(lines[0]["actions"].as_array().unwrap().is_empty());
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
+    let rig = rig("sess-follow", &["gedit"]).await;
+    let plans = tempfile::tempdir().unwrap();
+    let plan = |text: &str, control: &str| {
+        serde_json::json!({"request": format!("write {text:?} in gedit"), "actions": [
+            {"agent": "HostAgent", "action": "select_application", "parameters": {"app_name": "gedit"}},
+            {"agent": "AppAgent", "action": "set_edit_text", "parameters": {"control_type": control, "text": text, "clear_current_text": true}}
+        ]})
+        .to_string()
+    };
+    let text = "Hello from the follower.\nSecond line: {braces} + 100%";
+    let single = plans.path().join("single.json");
+    std::fs::write(&single, plan(text, "Edit|Document")).unwrap();
+    let cfg = config("SLEEP_TIME: 0\nEVA_SESSION: false\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg.clone(),
+        io.clone(),
+        Mode::Follower,
+        None,
+        Some(single),
+        None,
+        "follow",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert!(
+        app_texts(&rig.backend, "gedit")
+            .await
+            .iter()
+            .any(|t| t == text)
+    );
+
+    let batch = plans.path().join("batch");
+    std::fs::create_dir_all(&batch).unwrap();
+    std::fs::write(batch.join("t1.json"), plan("one", "Edit|Document")).unwrap();
+    std::fs::write(batch.join("t2.json"), plan("two", "NoSuchControlType")).unwrap();
+    std::fs::write(batch.join("t3.json"), plan("three", "Edit|Document")).unwrap();
+    let reports = run(
+        &rig,
+        cfg.clone(),
+        io.clone(),
+        Mode::BatchNormal,
+        None,
+        Some(batch.clone()),
+        None,
+        "batch",
+    )
+    .await;
+    let st: Vec<SessionStatus> = reports.iter().map(|r| r.status).collect();
+    assert_eq!(
+        st,
+        [
+            SessionStatus::Finish,
+            SessionStatus::Fail,
+            SessionStatus::Finish
+        ]
+    );
+    assert!(
+        app_texts(&rig.backend, "gedit")
+            .await
+            .iter()
+            .any(|t| t == "three")
+    );
+    let status: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(rig.logs.path().join("batch/tasks_status.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        status,
+        serde_json::json!({"t1": "finished", "t2": "failed", "t3": "finished"})
+    );
+    for t in ["t1", "t2", "t3"] {
+        assert!(
+            rig.logs
+                .path()
+                .join("batch")
+                .join(t)
+                .join("response.log")
+                .exists(),
+            "{t}"
+        );
+    }
+    // Rerun: finished tasks are skipped, the failed one runs again.
+    let again = run(
+        &rig,
+        cfg,
+        io,
+        Mode::BatchNormal,
+        None,
+        Some(batch),
+        None,
+        "batch",
+    )
+    .await;
+    let skipped: Vec<bool> = again.iter().map(|r| r.skipped).collect();
+    assert_eq!(skipped, [true, false, true]);
+    assert_eq!(again[1].status, SessionStatus::Fail);
+    rig.desktop.stop().unwrap();
 }

@@ -100,16 +100,19 @@ impl ScriptedRequest {
     /// `<Available Control Item:>`), if any.
     pub fn list_after(&self, marker: &str) -> Vec<Value> {
         let text = self.text();
-        let Some(i) = text.rfind(marker) else {
-            return Vec::new();
-        };
-        let rest = text[i + marker.len()..].trim_start();
-        serde_json::Deserializer::from_str(rest)
-            .into_iter::<Value>()
-            .next()
-            .and_then(Result::ok)
-            .and_then(|v| v.as_array().cloned())
-            .unwrap_or_default()
+        let found: Vec<usize> = text.match_indices(marker).map(|(i, _)| i).collect();
+        for i in found.into_iter().rev() {
+            let rest = text[i + marker.len()..].trim_start();
+            let list = serde_json::Deserializer::from_str(rest)
+                .into_iter::<Value>()
+                .next()
+                .and_then(Result::ok)
+                .and_then(|v| v.as_array().cloned());
+            if let Some(l) = list {
+                return l;
+            }
+        }
+        Vec::new()
     }
 
     /// The id of the first listed control named `name` (the AppAgent's
