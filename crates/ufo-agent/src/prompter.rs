@@ -75,31 +75,30 @@ pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
     while let Some(i) = rest.find(['{', '}']) {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        if tail.starts_with("{{") {
+        if let Some(r) = tail.strip_prefix("{{") {
             out.push('{');
-            rest = &tail[2..];
-        } else if tail.starts_with("}}") {
+            rest = r;
+        } else if let Some(r) = tail.strip_prefix("}}") {
             out.push('}');
-            rest = &tail[2..];
-        } else if tail.starts_with('{') {
-            let close = tail.find('}');
-            let hit = close.and_then(|c| {
-                let name = &tail[1..c];
+            rest = r;
+        } else if let Some(after) = tail.strip_prefix('{') {
+            let hit = after.find('}').and_then(|c| {
+                let name = &after[..c];
                 vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (c, *v))
             });
             match hit {
                 Some((c, v)) => {
                     out.push_str(v);
-                    rest = &tail[c + 1..];
+                    rest = &after[c + 1..];
                 }
                 None => {
                     out.push('{');
-                    rest = &tail[1..];
+                    rest = after;
                 }
             }
         } else {
             out.push('}');
-            rest = &tail[1..];
+            rest = tail.strip_prefix('}').unwrap_or_default();
         }
     }
     out.push_str(rest);

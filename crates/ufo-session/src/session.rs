@@ -875,12 +875,13 @@ impl Session<'_> {
             rec.total_time = started.elapsed().as_secs_f64();
             self.record(rec).await;
             if !ok {
-                self.error = self.steps.last().and_then(|_| {
-                    Some(ErrorReport::new(
+                self.error = Some(
+                    ErrorReport::new(
                         "ufo::session::plan_action_failed",
                         format!("plan action {:?} failed", a.action),
-                    ))
-                });
+                    )
+                    .with_help("see the step's error in response.log; fix the plan or the application's state"),
+                );
                 return SessionStatus::Fail;
             }
         }
