@@ -1,6 +1,7 @@
 //! Shared test helpers: a session over a real desktop and a scripted model.
 #![allow(
     dead_code,
+    clippy::too_many_arguments,
     unreachable_pub,
     clippy::unwrap_used,
     clippy::expect_used,
