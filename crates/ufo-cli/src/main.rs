@@ -1,6 +1,7 @@
 //! The `ufo` binary: a thin layer of argument parsing and presentation over the
 //! library crates.
 
+mod cmd_bench;
 mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;
@@ -42,6 +43,11 @@ enum Command {
     Screenshot(cmd_inspect::ScreenshotArgs),
     /// Run one UI tool (click_input, set_edit_text, ...) and print its result as JSON.
     Act(cmd_inspect::ActArgs),
+    /// Measure performance (perception pipeline).
+    Bench {
+        #[command(subcommand)]
+        cmd: cmd_bench::BenchCommand,
+    },
     /// Inspect and test the configured language models.
     Llm {
         #[command(subcommand)]
@@ -80,6 +86,7 @@ fn main() -> ExitCode {
             Command::Screenshot(args) => cmd_inspect::screenshot(args).await,
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
+            Command::Bench { cmd } => cmd_bench::run(cmd).await,
         }
     });
     match result {

@@ -1,5 +1,7 @@
 //! `ufo desktop` and `ufo doctor` as a user runs them.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::process::{Command, Output};
 
 fn ufo(state: &std::path::Path, args: &[&str]) -> Output {

@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::application::ApplicationProxy;
+use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::selection::SelectionProxy;
@@ -48,6 +49,10 @@ pub struct AtspiBackend {
     x11: X11,
     /// bus name → is GTK4 (extents window-relative)
     gtk4: Mutex<HashMap<String, bool>>,
+    /// bus name → how to reach the application
+    routes: tokio::sync::Mutex<HashMap<String, Route>>,
+    /// Whether to try peer-to-peer connections at all.
+    use_p2p: bool,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -117,16 +122,51 @@ macro_rules! proxy_fn {
     ($fn:ident, $ty:ident) => {
         async fn $fn(&self, h: &ElementHandle) -> Result<$ty<'static>> {
             let (bus, path) = split_handle(h)?;
-            let b = $ty::builder(&self.conn)
-                .destination(bus.to_owned())
-                .and_then(|b| b.path(path.to_owned()))
-                .map_err(|e| map_err(h, e))?;
+            let route = self.route(bus).await;
+            let b = match &route {
+                Route::Bus => $ty::builder(&self.conn)
+                    .destination(bus.to_owned())
+                    .map_err(|e| map_err(h, e))?,
+                Route::P2p(c) => $ty::builder(c),
+            };
+            let b = b.path(path.to_owned()).map_err(|e| map_err(h, e))?;
             b.cache_properties(CacheProperties::No)
                 .build()
                 .await
                 .map_err(|e| map_err(h, e))
         }
     };
+}
+
+/// How calls to one application travel.
+#[derive(Clone)]
+enum Route {
+    /// Through the accessibility bus daemon.
+    Bus,
+    /// Over the application's private socket (GTK3, LibreOffice): one hop less.
+    P2p(zbus::Connection),
+}
+
+/// What the application's cache already says about a node. Only the fields
+/// toolkits compute live when the cache is read (role, states, interfaces) are
+/// used: cached names and child order lag behind on GTK3 (measured).
+#[derive(Clone, Copy)]
+struct Hint {
+    role: Role,
+    states: StateSet,
+    ifaces: InterfaceSet,
+}
+
+/// An application's `Cache.GetItems`, indexed by object path.
+#[derive(Default)]
+struct AppCache {
+    items: HashMap<String, Hint>,
+}
+
+impl AppCache {
+    fn hint(&self, path: &str) -> Option<Hint> {
+        self.items.get(path).copied()
+    }
 }
 
 /// Raw facts of one node, before conversion.
@@ -179,7 +219,55 @@ impl AtspiBackend {
             conn,
             x11,
             gtk4: Mutex::new(HashMap::new()),
+            routes: tokio::sync::Mutex::new(HashMap::new()),
+            use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
         })
+    }
+
+    /// How to reach the application on `bus`: its private socket when it offers
+    /// one (asked once per application), else the bus.
+    async fn route(&self, bus: &str) -> Route {
+        if !self.use_p2p || !bus.starts_with(':') {
+            return Route::Bus;
+        }
+        let mut routes = self.routes.lock().await;
+        if let Some(r) = routes.get(bus) {
+            return r.clone();
+        }
+        let route = self.open_p2p(bus).await.map_or(Route::Bus, Route::P2p);
+        routes.insert(bus.to_owned(), route.clone());
+        route
+    }
+
+    async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {
+        let h = handle(bus, "/org/a11y/atspi/accessible/root");
+        let app = ApplicationProxy::builder(&self.conn)
+            .destination(bus.to_owned())
+            .ok()?
+            .path("/org/a11y/atspi/accessible/root")
+            .ok()?
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await
+            .ok()?;
+        // GTK4 answers UnknownMethod: it has no private socket.
+        let addr = call(
+            &h,
+            "GetApplicationBusAddress",
+            app.get_application_bus_address(),
+        )
+        .await
+        .ok()?;
+        if addr.is_empty() {
+            return None;
+        }
+        let builder = zbus::connection::Builder::address(addr.as_str())
+            .ok()?
+            .p2p();
+        tokio::time::timeout(CALL_TIMEOUT, builder.build())
+            .await
+            .ok()?
+            .ok()
     }
 
     /// The X11 connection (screenshots, input).
@@ -218,90 +306,72 @@ impl AtspiBackend {
         v
     }
 
-    /// Reads everything about one node, issuing its calls concurrently.
+    /// Reads everything about one node, issuing its calls concurrently. With a
+    /// `hint` from the application's cache, role, name, states and interfaces are
+    /// taken from it and every remaining call goes out in a single round.
     async fn read_node(
         &self,
         h: &ElementHandle,
         max_text: usize,
         want_children: bool,
+        hint: Option<Hint>,
     ) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
-        let (role, name, description, states, ifaces) = futures::join!(
-            call(h, "GetRole", acc.get_role()),
-            call(h, "Name", acc.name()),
-            call(h, "Description", acc.description()),
-            call(h, "GetState", acc.get_state()),
-            call(h, "GetInterfaces", acc.get_interfaces()),
-        );
-        let role = role?;
-        let states = states?;
-        let ifaces = ifaces.unwrap_or_default();
         let children_f = async {
-            if want_children {
-                call(h, "GetChildren", acc.get_children()).await.map(|v| {
-                    v.iter()
-                        .filter_map(|c| {
-                            Some((c.name_as_str()?.to_owned(), c.path_as_str().to_owned()))
-                        })
-                        .collect::<Vec<_>>()
-                })
-            } else {
-                Ok(Vec::new())
+            if !want_children {
+                return Ok(Vec::new());
+            }
+            let (bus, _) = split_handle(h)?;
+            // Over a private socket an application may leave the bus name empty.
+            call(h, "GetChildren", acc.get_children()).await.map(|v| {
+                v.iter()
+                    .map(|c| {
+                        let b = c.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
+                        (b.to_owned(), c.path_as_str().to_owned())
+                    })
+                    .filter(|(_, p)| p != "/org/a11y/atspi/null")
+                    .collect::<Vec<_>>()
+            })
+        };
+        let name_f = call(h, "Name", acc.name());
+        let description_f = call(h, "Description", acc.description());
+        let (role, name, states, ifaces, children, description, details) = match &hint {
+            Some(x) => {
+                let (name, children, description, details) = futures::join!(
+                    name_f,
+                    children_f,
+                    description_f,
+                    self.read_details(h, x.ifaces, max_text)
+                );
+                (
+                    x.role,
+                    name,
+                    x.states,
+                    x.ifaces,
+                    children,
+                    description,
+                    details,
+                )
+            }
+            None => {
+                let (role, name, states, ifaces, children, description) = futures::join!(
+                    call(h, "GetRole", acc.get_role()),
+                    name_f,
+                    call(h, "GetState", acc.get_state()),
+                    call(h, "GetInterfaces", acc.get_interfaces()),
+                    children_f,
+                    description_f,
+                );
+                let ifaces = ifaces.unwrap_or_default();
+                let details = self.read_details(h, ifaces, max_text).await;
+                (role?, name, states?, ifaces, children, description, details)
             }
         };
-        let extents_f = async {
-            if ifaces.contains(Interface::Component) {
-                match self.component(h).await {
-                    Ok(c) => call(h, "GetExtents", c.get_extents(CoordType::Screen))
-                        .await
-                        .ok(),
-                    Err(_) => None,
-                }
-            } else {
-                None
-            }
-        };
-        let actions_f = async {
-            if ifaces.contains(Interface::Action) {
-                match self.action(h).await {
-                    Ok(a) => call(h, "GetActions", a.get_actions())
-                        .await
-                        .map(|v| v.into_iter().map(|a| a.name).collect())
-                        .unwrap_or_default(),
-                    Err(_) => Vec::new(),
-                }
-            } else {
-                Vec::new()
-            }
-        };
-        let text_f = async {
-            if ifaces.contains(Interface::Text) && max_text > 0 {
-                match self.text(h).await {
-                    Ok(t) => {
-                        let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
-                        call(h, "GetText", t.get_text(0, end)).await.ok()
-                    }
-                    Err(_) => None,
-                }
-            } else {
-                None
-            }
-        };
-        let value_f = async {
-            if ifaces.contains(Interface::Value) {
-                match self.value(h).await {
-                    Ok(v) => call(h, "CurrentValue", v.current_value()).await.ok(),
-                    Err(_) => None,
-                }
-            } else {
-                None
-            }
-        };
-        let (children, extents, actions, text, value) =
-            futures::join!(children_f, extents_f, actions_f, text_f, value_f);
+        let name = name.unwrap_or_default();
+        let (extents, actions, text, value) = details;
         Ok(RawNode {
             role,
-            name: name.unwrap_or_default(),
+            name,
             description: description.unwrap_or_default(),
             states,
             ifaces,
@@ -311,6 +381,88 @@ impl AtspiBackend {
             text: text.map(|t| truncate(t, max_text)),
             value,
         })
+    }
+
+    /// Extents, action names, text and value — each only when the interface is
+    /// there — concurrently.
+    async fn read_details(
+        &self,
+        h: &ElementHandle,
+        ifaces: InterfaceSet,
+        max_text: usize,
+    ) -> (
+        Option<(i32, i32, i32, i32)>,
+        Vec<String>,
+        Option<String>,
+        Option<f64>,
+    ) {
+        let extents_f = async {
+            if !ifaces.contains(Interface::Component) {
+                return None;
+            }
+            let c = self.component(h).await.ok()?;
+            call(h, "GetExtents", c.get_extents(CoordType::Screen))
+                .await
+                .ok()
+        };
+        let actions_f = async {
+            if !ifaces.contains(Interface::Action) {
+                return Vec::new();
+            }
+            match self.action(h).await {
+                Ok(a) => call(h, "GetActions", a.get_actions())
+                    .await
+                    .map(|v| v.into_iter().map(|a| a.name).collect())
+                    .unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+        };
+        let text_f = async {
+            if !ifaces.contains(Interface::Text) || max_text == 0 {
+                return None;
+            }
+            let t = self.text(h).await.ok()?;
+            let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+            call(h, "GetText", t.get_text(0, end)).await.ok()
+        };
+        let value_f = async {
+            if !ifaces.contains(Interface::Value) {
+                return None;
+            }
+            let v = self.value(h).await.ok()?;
+            call(h, "CurrentValue", v.current_value()).await.ok()
+        };
+        futures::join!(extents_f, actions_f, text_f, value_f)
+    }
+
+    /// The application's own cache of its accessible objects (one call), keyed
+    /// by object path. Empty when the toolkit has no cache or does not answer.
+    async fn app_cache(&self, bus_name: &str) -> AppCache {
+        let h = handle(bus_name, "/org/a11y/atspi/cache");
+        let Ok(b) = CacheProxy::builder(&self.conn).destination(bus_name.to_owned()) else {
+            return AppCache::default();
+        };
+        let Ok(b) = b.path("/org/a11y/atspi/cache") else {
+            return AppCache::default();
+        };
+        let Ok(proxy) = b.cache_properties(CacheProperties::No).build().await else {
+            return AppCache::default();
+        };
+        let Ok(items) = call(&h, "GetItems", proxy.get_items()).await else {
+            return AppCache::default();
+        };
+        let mut cache = AppCache::default();
+        for item in items {
+            let hint = Hint {
+                role: item.role,
+                states: item.states,
+                ifaces: item.ifaces,
+            };
+            cache
+                .items
+                .insert(item.object.path_as_str().to_owned(), hint);
+        }
+        cache
     }
 
     fn to_node(
@@ -543,9 +695,14 @@ impl Backend for AtspiBackend {
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
         let started = Instant::now();
         let offset = self.extents_offset(window).await?;
-        let root_raw = self
-            .read_node(&window.handle, budget.max_text_chars, true)
-            .await?;
+        let (bus, _) = split_handle(&window.handle)?;
+        // The window itself is read live (a stale window must fail here); the
+        // application's cache comes along in the same round.
+        let (root_raw, cache) = futures::join!(
+            self.read_node(&window.handle, budget.max_text_chars, true, None),
+            self.app_cache(bus)
+        );
+        let root_raw = root_raw?;
         let mut nodes = Vec::new();
         let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         let root_children = root_raw.children.clone();
@@ -574,11 +731,13 @@ impl Backend for AtspiBackend {
                 break;
             }
             let remaining = budget.deadline.saturating_sub(started.elapsed());
-            let reads = join_all(
-                level
-                    .iter()
-                    .map(|(_, h)| self.read_node(h, budget.max_text_chars, true)),
-            );
+            let reads = join_all(level.iter().map(|(_, h)| {
+                let hint = split_handle(h)
+                    .ok()
+                    .filter(|(b, _)| *b == bus)
+                    .and_then(|(_, p)| cache.hint(p));
+                self.read_node(h, budget.max_text_chars, true, hint)
+            }));
             let Ok(results) = tokio::time::timeout(remaining, reads).await else {
                 truncated = Some(format!(
                     "deadline of {} ms reached",
@@ -621,7 +780,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
-        let raw = self.read_node(h, max_text_chars, false).await?;
+        let raw = self.read_node(h, max_text_chars, false, None).await?;
         if raw.states.contains(State::Defunct) {
             return Err(DesktopError::StaleElement {
                 handle: h.0.clone(),

@@ -617,24 +617,23 @@ impl HeadlessDesktop {
                 Some(c) => bus::registered_apps(c).await,
                 None => Err(bus::BusError::NoConnection),
             };
-            if let Ok(apps) = apps {
-                if let Some(app) = apps.into_iter().find(|a| {
+            if let Ok(apps) = apps
+                && let Some(app) = apps.into_iter().find(|a| {
                     a.windows > 0
                         && a.pid
                             .is_some_and(|p| process_has_var(p, LAUNCH_ID_VAR, &launch_id))
-                }) {
-                    if let Ok(mut c) = self.children.lock() {
-                        c.push(child);
-                    }
-                    return Ok(LaunchedApp {
-                        app_name: app.name,
-                        pid: app.pid.unwrap_or_default(),
-                        launcher_pid,
-                        log,
-                        startup_ms: u64::try_from(started.elapsed().as_millis())
-                            .unwrap_or(u64::MAX),
-                    });
+                })
+            {
+                if let Ok(mut c) = self.children.lock() {
+                    c.push(child);
                 }
+                return Ok(LaunchedApp {
+                    app_name: app.name,
+                    pid: app.pid.unwrap_or_default(),
+                    launcher_pid,
+                    log,
+                    startup_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                });
             }
             if let Ok(Some(status)) = child.try_wait() {
                 // A launcher script may exit after handing over to the real app;

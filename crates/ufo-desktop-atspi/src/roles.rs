@@ -91,6 +91,6 @@ mod tests {
         assert_eq!(control_type(Role::SpinButton), ControlType::Spinner);
         assert_eq!(control_type(Role::PageTab), ControlType::TabItem);
         assert_eq!(control_type(Role::Frame), ControlType::Window);
-        assert_eq!(Role::Button.name(), "push button");
+        assert_eq!(Role::ToggleButton.name(), "toggle button");
     }
 }

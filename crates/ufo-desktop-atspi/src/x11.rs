@@ -167,17 +167,15 @@ impl X11 {
     }
 
     fn title(&self, win: u32) -> String {
-        if let (Some(net), Some(utf8)) = (self.atom("_NET_WM_NAME"), self.atom("UTF8_STRING")) {
-            if let Some(r) = self
+        if let (Some(net), Some(utf8)) = (self.atom("_NET_WM_NAME"), self.atom("UTF8_STRING"))
+            && let Some(r) = self
                 .conn
                 .get_property(false, win, net, utf8, 0, 1024)
                 .ok()
                 .and_then(|c| c.reply().ok())
-            {
-                if !r.value.is_empty() {
-                    return String::from_utf8_lossy(&r.value).into_owned();
-                }
-            }
+            && !r.value.is_empty()
+        {
+            return String::from_utf8_lossy(&r.value).into_owned();
         }
         self.conn
             .get_property(false, win, AtomEnum::WM_NAME, AtomEnum::STRING, 0, 1024)
@@ -250,15 +248,13 @@ impl X11 {
 
     /// The window that has keyboard focus, if any.
     pub fn focused_window(&self) -> Option<u32> {
-        if let Some(a) = self.atom("_NET_ACTIVE_WINDOW") {
-            if let Some(&w) = self
+        if let Some(a) = self.atom("_NET_ACTIVE_WINDOW")
+            && let Some(&w) = self
                 .prop_u32s(self.root, a, u32::from(AtomEnum::WINDOW))
                 .first()
-            {
-                if w != 0 {
-                    return Some(w);
-                }
-            }
+            && w != 0
+        {
+            return Some(w);
         }
         self.conn
             .get_input_focus()
@@ -498,19 +494,17 @@ impl X11 {
                 }
             };
             if down {
-                if needs_shift {
-                    if let Some(s) = shift {
-                        self.fake(xproto::KEY_PRESS_EVENT, s, 0, 0)?;
-                        added_shift.insert(sym, true);
-                    }
+                if needs_shift && let Some(s) = shift {
+                    self.fake(xproto::KEY_PRESS_EVENT, s, 0, 0)?;
+                    added_shift.insert(sym, true);
                 }
                 self.fake(xproto::KEY_PRESS_EVENT, code, 0, 0)?;
             } else {
                 self.fake(xproto::KEY_RELEASE_EVENT, code, 0, 0)?;
-                if added_shift.remove(&sym).is_some() {
-                    if let Some(s) = shift {
-                        self.fake(xproto::KEY_RELEASE_EVENT, s, 0, 0)?;
-                    }
+                if added_shift.remove(&sym).is_some()
+                    && let Some(s) = shift
+                {
+                    self.fake(xproto::KEY_RELEASE_EVENT, s, 0, 0)?;
                 }
             }
             self.sync()?;

@@ -1,6 +1,8 @@
 //! gedit and mousepad (GTK3): set_edit_text and keyboard_input produce exactly
 //! the expected buffer text.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 use common::*;
 use serde_json::json;

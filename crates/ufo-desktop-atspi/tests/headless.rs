@@ -1,5 +1,7 @@
 //! The private headless desktop on real Xvfb, D-Bus and AT-SPI.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::time::Duration;
 use ufo_core::Diagnostic;
 use ufo_desktop_atspi::bus;

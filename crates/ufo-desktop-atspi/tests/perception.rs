@@ -1,5 +1,7 @@
 //! Perception on real captures: set-of-marks labels, budgets, stale elements.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 use common::*;
 use serde_json::json;

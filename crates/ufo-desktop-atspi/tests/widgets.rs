@@ -1,6 +1,8 @@
 //! gtk3-widget-factory: check button, switch, spin button, slider and combo box
 //! driven through the tool catalog; states read back changed.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 use common::*;
 use serde_json::json;

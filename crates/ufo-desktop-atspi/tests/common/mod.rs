@@ -1,4 +1,6 @@
 //! Helpers shared by the real-application tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(dead_code, unreachable_pub)]
 
 use serde_json::{Value, json};
@@ -35,6 +37,7 @@ pub async fn observe(b: &AtspiBackend, w: &WindowInfo) -> ToolContext {
     ToolContext::for_window(tree.window.clone(), controls)
 }
 
+/// The first control matching `pred`; panics listing the controls otherwise.
 pub fn find<'a>(ctx: &'a ToolContext, pred: impl Fn(&Control) -> bool, what: &str) -> &'a Control {
     ctx.controls.iter().find(|c| pred(c)).unwrap_or_else(|| {
         panic!(
@@ -60,10 +63,12 @@ pub fn editor(ctx: &ToolContext) -> Control {
     .clone()
 }
 
+/// Runs one tool of the catalog.
 pub async fn act(b: &AtspiBackend, ctx: &mut ToolContext, tool: &str, args: Value) -> ActionResult {
     execute(b, ctx, &Command::action(tool, args)).await
 }
 
+/// `{id, name}` of a control, plus `extra` arguments.
 pub fn args(c: &Control, extra: Value) -> Value {
     let mut v = json!({"id": c.id.to_string(), "name": c.name});
     if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {

@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""Baseline for `ufo bench perception`: a full pyatspi walk of one application.
+
+Per node it reads what ufo's tree capture reads for the same purpose: role,
+name, state set, screen extents (when the node has a Component) and the names
+of all actions. libatspi's client cache is cleared before each run, so every
+run starts cold, as a fresh agent step would.
+
+Run it with Debian's python3 (python3-pyatspi), inside the desktop:
+
+    eval "$(ufo desktop env)"
+    /usr/bin/python3 scripts/bench/pyatspi_walk.py --app gedit --runs 10 --json
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+try:
+    import pyatspi
+except ImportError:
+    sys.exit("pyatspi is missing: run with /usr/bin/python3 and install python3-pyatspi")
+
+
+def find_app(name):
+    desktop = pyatspi.Registry.getDesktop(0)
+    for i in range(desktop.childCount):
+        app = desktop.getChildAtIndex(i)
+        if app is not None and app.name == name:
+            return app
+    return None
+
+
+def walk(app):
+    nodes = 0
+    stack = [app]
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        node.getRole()
+        node.name
+        node.getState().getStates()
+        try:
+            node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        except NotImplementedError:
+            pass
+        try:
+            action = node.queryAction()
+            [action.getName(i) for i in range(action.nActions)]
+        except NotImplementedError:
+            pass
+        for i in range(node.childCount):
+            child = node.getChildAtIndex(i)
+            if child is not None:
+                stack.append(child)
+    return nodes
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--app", required=True, help="application name on the AT-SPI registry")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    app = find_app(args.app)
+    if app is None:
+        sys.exit(f"no application named {args.app!r} on the accessibility registry")
+    times, nodes = [], 0
+    walk(app)  # warm-up, as ufo bench does one
+    for _ in range(args.runs):
+        app.clear_cache()
+        start = time.perf_counter()
+        nodes = walk(app)
+        times.append((time.perf_counter() - start) * 1000.0)
+    result = {
+        "app": args.app,
+        "nodes": nodes,
+        "runs": args.runs,
+        "median_ms": round(statistics.median(times), 3),
+        "min_ms": round(min(times), 3),
+        "max_ms": round(max(times), 3),
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{args.app}: {nodes} nodes, median {result['median_ms']} ms "
+              f"(min {result['min_ms']}, max {result['max_ms']}) over {args.runs} runs")
+
+
+if __name__ == "__main__":
+    main()
