@@ -30,7 +30,8 @@ for entry in "${apps[@]}"; do
   "$ufo" desktop launch --name bench --timeout 90 $cmd >&2
   sleep 1   # let the first window finish its layout
   ufo_json=$("$ufo" bench perception --desktop bench --app "$name" --runs "$runs" --json)
-  py_json=$(/usr/bin/python3 scripts/bench/pyatspi_walk.py --app "$name" --runs "$runs" --json)
+  title=$(printf '%s' "$ufo_json" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["window"])')
+  py_json=$(/usr/bin/python3 scripts/bench/pyatspi_walk.py --app "$name" --window "$title" --runs "$runs" --json)
   UFO_JSON="$ufo_json" PY_JSON="$py_json" /usr/bin/python3 - <<'PY' || status=1
 import json, os, sys
 u = json.loads(os.environ["UFO_JSON"]); p = json.loads(os.environ["PY_JSON"])
@@ -44,5 +45,5 @@ PY
 done
 echo
 echo "Medians in ms over $runs runs each, $(nproc) cores, $(date -u +%Y-%m-%d)."
-echo "ufo observation = tree + filter + screenshot + annotate; pyatspi walk = role, name, states, extents, action names per node, cold client cache."
+echo "ufo observation = tree + filter + screenshot + annotate; pyatspi walk = the same window, reading role, name, states, extents and action names per node, with a cold client cache."
 exit $status

@@ -32,6 +32,17 @@ def find_app(name):
     return None
 
 
+def find_window(app, title):
+    """The app's top-level window named `title`; with no title, the app itself."""
+    if title is None:
+        return app
+    for i in range(app.childCount):
+        child = app.getChildAtIndex(i)
+        if child is not None and child.name == title:
+            return child
+    return None
+
+
 def walk(app):
     nodes = 0
     stack = [app]
@@ -60,18 +71,23 @@ def walk(app):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--app", required=True, help="application name on the AT-SPI registry")
+    parser.add_argument("--window", help="walk only the top-level window with this title "
+                        "(what `ufo bench perception` captures); default: the whole application")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     app = find_app(args.app)
     if app is None:
         sys.exit(f"no application named {args.app!r} on the accessibility registry")
+    root = find_window(app, args.window)
+    if root is None:
+        sys.exit(f"{args.app!r} has no window titled {args.window!r}")
     times, nodes = [], 0
-    walk(app)  # warm-up, as ufo bench does one
+    walk(root)  # warm-up, as ufo bench does one
     for _ in range(args.runs):
         app.clear_cache()
         start = time.perf_counter()
-        nodes = walk(app)
+        nodes = walk(root)
         times.append((time.perf_counter() - start) * 1000.0)
     result = {
         "app": args.app,

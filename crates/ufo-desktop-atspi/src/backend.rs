@@ -767,6 +767,21 @@ impl Backend for AtspiBackend {
                 break;
             }
         }
+        // A "menu" inside a menu bar or another menu is an item that opens a
+        // submenu: UFO (UI Automation) calls that a MenuItem.
+        for i in 0..nodes.len() {
+            if nodes[i].control_type == ufo_core::ControlType::Menu
+                && let Some(p) = nodes[i].parent
+                && matches!(
+                    nodes[p].control_type,
+                    ufo_core::ControlType::MenuBar
+                        | ufo_core::ControlType::Menu
+                        | ufo_core::ControlType::MenuItem
+                )
+            {
+                nodes[i].control_type = ufo_core::ControlType::MenuItem;
+            }
+        }
         let mut window = window.clone();
         if let Some(r) = nodes.first().and_then(|n| n.rect) {
             window.rect = Some(r);
