@@ -10,4 +10,4 @@ cargo fmt --all --check
 echo "== cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test" >&2
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast

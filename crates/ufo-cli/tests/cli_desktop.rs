@@ -2,28 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::process::{Command, Output};
-
-fn ufo(state: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ufo"))
-        .args(args)
-        .env("UFO_STATE_DIR", state)
-        .env_remove("DISPLAY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env_remove("UFO_DESKTOP")
-        .output()
-        .expect("run ufo")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
+mod common;
+use common::{StopOnDrop, json, ufo};
+use std::process::Command;
 
 fn alive(pids: &[u64]) -> Vec<u64> {
     pids.iter()
@@ -35,15 +16,6 @@ fn alive(pids: &[u64]) -> Vec<u64> {
             })
         })
         .collect()
-}
-
-/// Stops the named desktop when dropped, so a failing test leaves nothing behind.
-struct StopOnDrop<'a>(&'a std::path::Path, &'static str);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = ufo(self.0, &["desktop", "stop", "--name", self.1]);
-    }
 }
 
 fn check<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {

@@ -3,44 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn ufo(state: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ufo"))
-        .args(args)
-        .env("UFO_STATE_DIR", state)
-        .env_remove("DISPLAY")
-        .env_remove("DBUS_SESSION_BUS_ADDRESS")
-        .env_remove("UFO_DESKTOP")
-        .output()
-        .expect("run ufo")
-}
-
-fn ok_json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-struct StopOnDrop<'a>(&'a std::path::Path);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        let _ = ufo(self.0, &["desktop", "stop"]);
-    }
-}
+mod common;
+use common::{StopOnDrop, ok_json, ufo, ufo_stdin};
 
 #[test]
 fn inspect_act_screenshot_and_bench_on_the_calculator() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();
     assert!(ufo(s, &["desktop", "start"]).status.success());
-    let _stop = StopOnDrop(s);
+    let _stop = StopOnDrop(s, "default");
     assert!(
         ufo(s, &["desktop", "launch", "gnome-calculator"])
             .status
@@ -206,22 +177,14 @@ fn inspect_act_screenshot_and_bench_on_the_calculator() {
 fn llm_format_prints_the_request_without_secrets() {
     let messages = r#"[{"name":"system","role":"system","content":"You are a helpful assistant","url":null},
                       {"name":"Bob","role":"user","content":"hi","url":"https://example.com/a.png"}]"#;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ufo"))
-        .args(["llm", "format", "--api", "openai", "--model", "gpt-4o"])
-        .env("OPENAI_API_KEY", "sk-very-secret-123")
-        .env("API_KEY", "sk-very-secret-123")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(messages.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = ufo_stdin(
+        &["llm", "format", "--api", "openai", "--model", "gpt-4o"],
+        &[
+            ("OPENAI_API_KEY", "sk-very-secret-123"),
+            ("API_KEY", "sk-very-secret-123"),
+        ],
+        messages.as_bytes(),
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         !text.contains("sk-very-secret-123")
@@ -241,20 +204,7 @@ fn llm_format_prints_the_request_without_secrets() {
     );
 
     // Malformed input is a clear error.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ufo"))
-        .args(["llm", "format", "--api", "openai"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"[{not json")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = ufo_stdin(&["llm", "format", "--api", "openai"], &[], b"[{not json");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -36,6 +36,26 @@ pub async fn a11y_address(session_address: &str) -> Result<String, BusError> {
     Ok(proxy.get_address().await?)
 }
 
+/// The pid of the process that owns `org.a11y.Bus` on the session bus, or
+/// `None` while nobody owns it. Unlike calling the name, this never starts
+/// (D-Bus-activates) a launcher.
+pub async fn a11y_bus_owner(session_address: &str) -> Result<Option<u32>, BusError> {
+    let conn = connect(session_address).await?;
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+    let name =
+        zbus::names::BusName::try_from("org.a11y.Bus").map_err(|e| BusError::Zbus(e.into()))?;
+    let owned = dbus
+        .name_has_owner(
+            zbus::names::BusName::try_from("org.a11y.Bus").map_err(|e| BusError::Zbus(e.into()))?,
+        )
+        .await
+        .map_err(zbus::Error::from)?;
+    if !owned {
+        return Ok(None);
+    }
+    Ok(dbus.get_connection_unix_process_id(name).await.ok())
+}
+
 /// The registry's root accessible on an accessibility-bus connection.
 pub async fn registry_root(conn: &zbus::Connection) -> Result<AccessibleProxy<'static>, BusError> {
     Ok(AccessibleProxy::builder(conn)

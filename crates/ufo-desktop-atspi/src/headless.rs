@@ -468,7 +468,26 @@ impl HeadlessDesktop {
             }
         };
 
+        // Wait until our launcher owns org.a11y.Bus before calling it: calling
+        // the name earlier would make the session bus activate a second
+        // launcher, which could win the name.
         let deadline = Instant::now() + opts.start_timeout;
+        let launcher_pid = loop {
+            match bus::a11y_bus_owner(&session_bus).await {
+                Ok(Some(pid)) => break pid,
+                _ if Instant::now() > deadline => {
+                    kill_marked(&id, Duration::from_secs(1));
+                    return Err(HeadlessError::StartFailed {
+                        component: "at-spi-bus-launcher (accessibility bus)".into(),
+                        detail: format!(
+                            "it never took the name org.a11y.Bus; log: {}",
+                            log_tail(&state_dir.join("at-spi-bus-launcher.log"), 5)
+                        ),
+                    });
+                }
+                _ => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        };
         let a11y_bus = loop {
             match bus::a11y_address(&session_bus).await {
                 Ok(addr) => break addr,
@@ -514,7 +533,7 @@ impl HeadlessDesktop {
             state_dir: state_dir.clone(),
             xvfb_pid: xvfb_child.id(),
             dbus_pid: dbus_child.id(),
-            launcher_pid: launcher_child.id(),
+            launcher_pid,
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),
