@@ -93,6 +93,21 @@ pub(super) async fn run(
             ctx.windows = ws;
             to_json(&entries)
         }
+        Tool::CaptureDesktopScreenshot => {
+            let shot = b.screenshot(&ScreenshotTarget::Desktop).await?;
+            let info = ScreenshotInfo {
+                image_url: png_data_url(&shot.image, ctx.settings.png)?,
+                frame: shot.frame,
+                width: shot.image.width(),
+                height: shot.image.height(),
+            };
+            to_json(&info)
+        }
+        Tool::GetUiTree => {
+            let w = window(ctx)?.clone();
+            let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
+            to_json(&tree)
+        }
     }
 }
 

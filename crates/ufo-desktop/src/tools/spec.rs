@@ -71,6 +71,10 @@ tools! {
     GetAppWindowControlsTargetInfo => "get_app_window_controls_target_info",
     /// The numbered list of open windows.
     GetDesktopAppInfo => "get_desktop_app_info",
+    /// Screenshot of the whole desktop (the HostAgent's view).
+    CaptureDesktopScreenshot => "capture_desktop_screenshot",
+    /// The full accessibility tree of the selected window (for `ui_trees/` logs).
+    GetUiTree => "get_ui_tree",
 }
 
 impl fmt::Display for Tool {
@@ -86,7 +90,9 @@ impl Tool {
             Tool::SelectApplicationWindow => HOST_UI_EXECUTOR,
             Tool::CaptureWindowScreenshot
             | Tool::GetAppWindowControlsTargetInfo
-            | Tool::GetDesktopAppInfo => UI_COLLECTOR,
+            | Tool::GetDesktopAppInfo
+            | Tool::CaptureDesktopScreenshot
+            | Tool::GetUiTree => UI_COLLECTOR,
             Tool::ClickInput
             | Tool::ClickOnCoordinates
             | Tool::DragOnCoordinates
@@ -299,6 +305,18 @@ impl Tool {
                 ),
                 Tool::GetDesktopAppInfo => (
                     "The open application windows, numbered 1..N; select_application_window accepts these ids.",
+                    object(&[], &[]),
+                    false,
+                    &[],
+                ),
+                Tool::CaptureDesktopScreenshot => (
+                    "A screenshot of the whole desktop, as a PNG data URL with the frame that maps it to screen coordinates.",
+                    object(&[], &[]),
+                    false,
+                    &[],
+                ),
+                Tool::GetUiTree => (
+                    "The full accessibility tree of the selected window (every node, not only the listed controls), as JSON.",
                     object(&[], &[]),
                     false,
                     &[],
