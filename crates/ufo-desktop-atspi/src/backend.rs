@@ -554,6 +554,46 @@ impl AtspiBackend {
             .map(|(_, w)| w)
     }
 
+    /// Showing popup top-levels (role window / menu) of the application that
+    /// owns `window`, other than `window` itself.
+    async fn open_popups(&self, window: &ElementHandle) -> Vec<(String, String)> {
+        let Ok((bus, _)) = split_handle(window) else {
+            return Vec::new();
+        };
+        let app = handle(bus, "/org/a11y/atspi/accessible/root");
+        let Ok(acc) = self.accessible(&app).await else {
+            return Vec::new();
+        };
+        let Ok(tops) = call(&app, "GetChildren", acc.get_children()).await else {
+            return Vec::new();
+        };
+        let candidates: Vec<ElementHandle> = tops
+            .iter()
+            .map(|t| {
+                handle(
+                    t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
+                    t.path_as_str(),
+                )
+            })
+            .filter(|h| h != window)
+            .collect();
+        let checks = join_all(candidates.iter().map(|h| async move {
+            let acc = self.accessible(h).await.ok()?;
+            let (role, states) = futures::join!(
+                call(h, "GetRole", acc.get_role()),
+                call(h, "GetState", acc.get_state())
+            );
+            let (role, states) = (role.ok()?, states.ok()?);
+            let popup = matches!(role, Role::Window | Role::Menu | Role::PopupMenu);
+            (popup && states.contains(State::Showing)).then(|| {
+                let (b, p) = split_handle(h).ok()?;
+                Some((b.to_owned(), p.to_owned()))
+            })?
+        }))
+        .await;
+        checks.into_iter().flatten().collect()
+    }
+
     /// The offset to add to this window's reported extents.
     async fn extents_offset(&self, window: &WindowInfo) -> Result<(i32, i32)> {
         let (bus, _) = split_handle(&window.handle)?;
@@ -705,7 +745,13 @@ impl Backend for AtspiBackend {
         let root_raw = root_raw?;
         let mut nodes = Vec::new();
         let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
-        let root_children = root_raw.children.clone();
+        let mut root_children = root_raw.children.clone();
+        // Open menus and combo-box lists are separate top-levels of the same
+        // application (role "window"); they belong to what the user sees in this
+        // window, so they are captured as extra children of its root.
+        if !self.is_gtk4(bus).await {
+            root_children.extend(self.open_popups(&window.handle).await);
+        }
         nodes.push(self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset));
         let mut truncated: Option<String> = None;
         if budget.max_depth == 0 && !root_children.is_empty() {

@@ -109,8 +109,9 @@ async fn toggles_values_and_combo_selection_change_state() {
     }
     assert_ne!(after, before, "slider value did not change");
 
-    // A combo box: pressing it opens a popup window with menu items; picking
-    // one changes the combo's name.
+    // A combo box: pressing it opens a popup (a separate top-level of the app);
+    // observing the window again lists the popup's items with the window's
+    // controls, as an agent needs it.
     let combo = find(
         &ctx,
         |c| c.control_type == ControlType::ComboBox && c.name == "Left",
@@ -119,28 +120,28 @@ async fn toggles_values_and_combo_selection_change_state() {
     .clone();
     let r = act(&b, &mut ctx, "click_input", args(&combo, json!({}))).await;
     assert!(r.is_success(), "{r:?}");
-    let popup = {
-        let mut found = None;
+    let mut ctx = {
+        let mut again = observe(&b, &w).await;
         for _ in 0..40 {
-            let ws = b.list_windows().await.unwrap();
-            found = ws
-                .into_iter()
-                .find(|x| x.app_name == APP && x.handle != w.handle);
-            if found.is_some() {
+            if again
+                .controls
+                .iter()
+                .any(|c| c.control_type == ControlType::MenuItem && c.name == "Middle")
+            {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            again = observe(&b, &w).await;
         }
-        found.expect("the combo popup window")
+        again
     };
-    let mut pctx = observe(&b, &popup).await;
     let item = find(
-        &pctx,
+        &ctx,
         |c| c.control_type == ControlType::MenuItem && c.name == "Middle",
         "menu item 'Middle'",
     )
     .clone();
-    let r = act(&b, &mut pctx, "click_input", args(&item, json!({}))).await;
+    let r = act(&b, &mut ctx, "click_input", args(&item, json!({}))).await;
     assert!(r.is_success(), "{r:?}");
     let name = eventually("Middle", || async {
         b.refresh_node(&combo.handle, 10).await.unwrap().name
