@@ -81,3 +81,45 @@ async fn twelve_times_seven_is_84_by_label() {
     assert_eq!(shown.trim(), "84");
     desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn click_on_coordinates_hits_the_button_under_the_fraction() {
+    let desktop = ufo_testkit::start_desktop("calc-xy").await;
+    ufo_testkit::launch(&desktop, &["gnome-calculator"]).await;
+    let b = AtspiBackend::connect(&DesktopTarget::from_private(&desktop))
+        .await
+        .unwrap();
+    let mut ctx = observe(&b, "gnome-calculator").await;
+    let win = ctx.window.clone().unwrap().rect.unwrap();
+    for key in ["4", "2"] {
+        let c = find(&ctx.controls, key).rect.center();
+        let x = f64::from(c.x - win.x) / f64::from(win.width);
+        let y = f64::from(c.y - win.y) / f64::from(win.height);
+        let r = execute(
+            &b,
+            &mut ctx,
+            &Command::action("click_on_coordinates", json!({"x": x, "y": y})),
+        )
+        .await;
+        assert!(r.is_success(), "{key}: {r:?}");
+    }
+    let mut shown = String::new();
+    for _ in 0..40 {
+        shown = display(&b, "gnome-calculator").await;
+        if shown.trim() == "42" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(shown.trim(), "42");
+    // Fractions outside 0..1 are refused with a clear error.
+    let r = execute(
+        &b,
+        &mut ctx,
+        &Command::action("click_on_coordinates", json!({"x": 1.5, "y": 0.5})),
+    )
+    .await;
+    assert!(!r.is_success());
+    assert_eq!(r.error.unwrap().code, "ufo::tool::bad_arguments");
+    desktop.stop().unwrap();
+}

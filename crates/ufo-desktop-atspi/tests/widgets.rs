@@ -150,3 +150,52 @@ async fn toggles_values_and_combo_selection_change_state() {
     assert_eq!(name, "Middle");
     d.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drag_on_coordinates_moves_a_slider() {
+    let (d, b) = desktop_with(APP).await;
+    let w = main_window(&b, APP).await;
+    let mut ctx = observe(&b, &w).await;
+    let win = ctx.window.clone().unwrap().rect.unwrap();
+    let slider = find(
+        &ctx,
+        |c| {
+            c.control_type == ControlType::Slider
+                && c.has_state("horizontal")
+                && c.has_state("enabled")
+        },
+        "horizontal slider",
+    )
+    .clone();
+    let before: f64 = b.read_text(&slider.handle).await.unwrap().parse().unwrap();
+    // From the slider's centre (its knob at 50 %) to its right end.
+    let (from, to) = (
+        slider.rect.center(),
+        ufo_core::Point::<ufo_core::Screen>::new(slider.rect.right() - 2, slider.rect.center().y),
+    );
+    let frac = |p: ufo_core::Point<ufo_core::Screen>| {
+        (
+            f64::from(p.x - win.x) / f64::from(win.width),
+            f64::from(p.y - win.y) / f64::from(win.height),
+        )
+    };
+    let ((sx, sy), (ex, ey)) = (frac(from), frac(to));
+    let r = act(
+        &b,
+        &mut ctx,
+        "drag_on_coordinates",
+        json!({"start_x": sx, "start_y": sy, "end_x": ex, "end_y": ey, "duration": 0.3}),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let mut after = before;
+    for _ in 0..40 {
+        after = b.read_text(&slider.handle).await.unwrap().parse().unwrap();
+        if after > before {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(after > before, "slider stayed at {after} (was {before})");
+    d.stop().unwrap();
+}
