@@ -16,8 +16,9 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{Command, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::names::names_match;
-use ufo_desktop::tools::{HOST_UI_EXECUTOR, WindowEntry, catalog_for};
+use ufo_desktop::tools::{HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
 /// A sub-task handed to an AppAgent.
@@ -115,10 +116,24 @@ impl HostAgent {
             }
         };
         rec.control_count = windows.len();
+        let t = Instant::now();
+        let desktop = match self.settings.visual_mode {
+            true => desktop_screenshot(self.dispatcher.as_ref()).await,
+            false => None,
+        };
+        rec.time(Phase::DataCollection, t);
+        let image_names: Vec<String> = desktop
+            .iter()
+            .map(|_| format!("action_step{}.png", input.session_step))
+            .collect();
+        rec.images.clean = desktop
+            .as_deref()
+            .and_then(|u| decode_data_url(u).ok())
+            .map(|(_, png)| png);
 
         // 2. LLM interaction.
         let t = Instant::now();
-        let request = self.build_prompt(&input, &windows);
+        let request = self.build_prompt(&input, &windows, desktop.as_deref());
         let retry = self
             .prompts
             .host
@@ -145,12 +160,12 @@ impl HostAgent {
         rec.request_log = Some(RequestLog {
             step: input.session_step,
             agent: "HostAgent".into(),
-            image_list: Vec::new(),
             prompts: log
                 .requests
                 .iter()
-                .map(|r| request_for_log(r, &[]))
+                .map(|r| request_for_log(r, &image_names))
                 .collect(),
+            image_list: image_names,
         });
         let asked = match asked {
             Ok(a) => a,
@@ -240,7 +255,12 @@ impl HostAgent {
         })
     }
 
-    fn build_prompt(&self, input: &StepInput<'_>, windows: &[WindowEntry]) -> ChatRequest {
+    fn build_prompt(
+        &self,
+        input: &StepInput<'_>,
+        windows: &[WindowEntry],
+        desktop: Option<&str>,
+    ) -> ChatRequest {
         let t = &self.prompts.host;
         let key = if self.settings.visual_mode {
             "system"
@@ -286,9 +306,29 @@ impl HostAgent {
         if !bb.is_empty() {
             parts.push(Part::text(bb));
         }
+        if let Some(url) = desktop {
+            if let Some(l) = t.nested("images", "desktop") {
+                parts.push(Part::text(l));
+            }
+            parts.push(Part::image(url.to_owned()));
+        }
         parts.push(Part::text(user));
         ChatRequest::agent(system, parts)
     }
+}
+
+/// The desktop screenshot (UICollector's `capture_desktop_screenshot`) as a
+/// PNG data URL; `None` when it cannot be taken: the HostAgent then decides
+/// from the window list alone.
+async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
+    let r = execute_one(d, Command::data("capture_desktop_screenshot", json!({}))).await;
+    if !r.is_success() {
+        tracing::warn!(error = ?r.error, "no desktop screenshot for the HostAgent");
+        return None;
+    }
+    serde_json::from_value::<ScreenshotInfo>(r.result)
+        .ok()
+        .map(|i| i.image_url)
 }
 
 fn check_host_reply(

@@ -386,11 +386,20 @@ impl<'a> Session<'a> {
     fn ensure_host(&mut self) -> Result<(), SessionError> {
         if self.host.is_none() {
             let m = model_for(&self.s.config, "HOST_AGENT", self.s.config.host.as_ref())?;
+            // HOST_AGENT.VISUAL_MODE decides whether the HostAgent sees the desktop.
+            let mut settings = self.s.config.system.agent.clone();
+            settings.visual_mode = self
+                .s
+                .config
+                .host
+                .as_ref()
+                .and_then(|h| h.visual_mode)
+                .unwrap_or(true);
             self.host = Some(HostAgent::new(
                 m,
                 self.s.dispatcher.clone(),
                 self.s.prompts.clone(),
-                self.s.config.system.agent.clone(),
+                settings,
             ));
         }
         Ok(())

@@ -60,6 +60,15 @@ async fn host_app_host_computes_12_times_7() {
         "{last}"
     );
     assert!(last.contains("\"status\":\"FINISH\""), "{last}");
+    // The HostAgent sees the desktop: one PNG screenshot before the window list.
+    let host_images = reqs[0].image_urls();
+    assert_eq!(host_images.len(), 1, "host prompt images");
+    assert!(host_images[0].starts_with("data:image/png;base64,"));
+    assert!(
+        reqs[0]
+            .text()
+            .contains("Current Screenshot of the desktop:")
+    );
     // App prompts carry the screenshots (clean + annotated, then the last step's too).
     assert_eq!(reqs[1].image_count(), 2);
     assert_eq!(reqs[2].image_count(), 3);
@@ -88,7 +97,10 @@ async fn host_app_host_computes_12_times_7() {
     assert_eq!(lines[1]["agent_name"], "AppAgent/gnome-calculator");
     assert_eq!(lines[1]["actions"][0]["result"]["status"], "success");
     assert_eq!(lines[7]["status"], "FINISH");
+    assert_eq!(lines[0]["screenshots"]["clean"], "action_step1.png");
     for f in [
+        "action_step1.png",
+        "action_step8.png",
         "action_step2.png",
         "action_step2_annotated.png",
         "action_step2_selected_controls.png",
@@ -101,6 +113,18 @@ async fn host_app_host_computes_12_times_7() {
         "request.log inlines images"
     );
     assert!(request_log.contains("action_step2_annotated.png"));
+    let host_request: serde_json::Value =
+        serde_json::from_str(request_log.lines().next().unwrap()).unwrap();
+    assert_eq!(host_request["agent"], "HostAgent");
+    assert_eq!(
+        host_request["image_list"],
+        serde_json::json!(["action_step1.png"])
+    );
+    assert!(
+        host_request["prompts"][0]
+            .to_string()
+            .contains("\"action_step1.png\"")
+    );
     let md = std::fs::read_to_string(r.log_dir.join("output.md")).unwrap();
     for i in 1..=8 {
         assert!(

@@ -91,6 +91,19 @@ impl ScriptedRequest {
             .count()
     }
 
+    /// The URLs of the image parts, in order.
+    pub fn image_urls(&self) -> Vec<String> {
+        self.body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|p| p["type"] == "image_url")
+            .filter_map(|p| p["image_url"]["url"].as_str().map(str::to_owned))
+            .collect()
+    }
+
     /// Whether the text contains `s`.
     pub fn contains(&self, s: &str) -> bool {
         self.text().contains(s)
