@@ -46,6 +46,9 @@ pub struct AgentSettings {
     pub max_repeat: u32,
     /// PNG compression of saved images.
     pub png: PngCompression,
+    /// `SAVE_UI_TREE`: each AppAgent step also fetches the window's full UI
+    /// tree (`get_ui_tree`), saved as `ui_trees/ui_tree_step{N}.json`.
+    pub save_ui_tree: bool,
 }
 
 impl Default for AgentSettings {
@@ -58,6 +61,7 @@ impl Default for AgentSettings {
             concat_screenshot: false,
             max_repeat: 3,
             png: PngCompression::Fast,
+            save_ui_tree: false,
         }
     }
 }
@@ -204,9 +208,13 @@ impl AppAgent {
 
         // 1. Data collection.
         let t = Instant::now();
-        let observed = self.observe().await;
+        let observed = observe_window(self.dispatcher.as_ref(), self.settings.save_ui_tree).await;
         rec.time(Phase::DataCollection, t);
-        let (controls, shot) = match observed {
+        let Observation {
+            controls,
+            screenshot: shot,
+            ui_tree,
+        } = match observed {
             Ok(o) => o,
             Err(e) => {
                 rec.error = Some(e.report());
@@ -215,6 +223,7 @@ impl AppAgent {
             }
         };
         rec.control_count = controls.len();
+        rec.ui_tree = ui_tree;
         let n = input.session_step;
         let mut image_urls: Vec<(String, String)> = Vec::new(); // (label key, url)
         let mut clean_url = None;
@@ -405,47 +414,6 @@ impl AppAgent {
             status,
             questions: Vec::new(),
         })
-    }
-
-    async fn observe(&self) -> Result<(Vec<Control>, Option<Screenshot>), AgentError> {
-        let results = self
-            .dispatcher
-            .execute(vec![
-                Command::data("get_app_window_controls_target_info", json!({})),
-                Command::data("capture_window_screenshot", json!({})),
-            ])
-            .await;
-        let mut it = results.into_iter();
-        let controls = match it.next() {
-            Some(r) if r.is_success() => {
-                serde_json::from_value::<ControlsInfo>(r.result)
-                    .map_err(|e| {
-                        AgentError::Observation(ErrorReport::new(
-                            "ufo::agent::bad_controls",
-                            e.to_string(),
-                        ))
-                    })?
-                    .controls
-            }
-            Some(r) => {
-                return Err(AgentError::Observation(r.error.unwrap_or_else(|| {
-                    ErrorReport::new("ufo::agent::no_controls", "no control list")
-                })));
-            }
-            None => {
-                return Err(AgentError::Observation(ErrorReport::new(
-                    "ufo::agent::no_controls",
-                    "no control list",
-                )));
-            }
-        };
-        let shot = match it.next() {
-            Some(r) if r.is_success() => serde_json::from_value::<ScreenshotInfo>(r.result)
-                .ok()
-                .and_then(|i| i.decode().ok()),
-            _ => None,
-        };
-        Ok((controls, shot))
     }
 
     fn build_prompt(
@@ -685,6 +653,61 @@ impl AppAgent {
         self.memory.push(item);
         rec.time(Phase::MemoryUpdate, t);
     }
+}
+
+/// What the data-collection phase sees of the selected window.
+#[derive(Debug)]
+pub struct Observation {
+    /// The labelled controls (ids 1..N).
+    pub controls: Vec<Control>,
+    /// The window's screenshot, when it could be taken.
+    pub screenshot: Option<Screenshot>,
+    /// The full UI tree (`get_ui_tree`), when asked for and available.
+    pub ui_tree: Option<Value>,
+}
+
+/// Observes the selected window through `dispatcher`:
+/// `get_app_window_controls_target_info`, `capture_window_screenshot` and,
+/// with `ui_tree`, `get_ui_tree`. Only a missing control list is an error; a
+/// missing screenshot or tree leaves that part `None`.
+pub async fn observe_window(
+    dispatcher: &dyn CommandDispatcher,
+    ui_tree: bool,
+) -> Result<Observation, AgentError> {
+    let mut commands = vec![
+        Command::data("get_app_window_controls_target_info", json!({})),
+        Command::data("capture_window_screenshot", json!({})),
+    ];
+    if ui_tree {
+        commands.push(Command::data("get_ui_tree", json!({})));
+    }
+    let mut it = dispatcher.execute(commands).await.into_iter();
+    let no_controls = || ErrorReport::new("ufo::agent::no_controls", "no control list");
+    let controls = match it.next() {
+        Some(r) if r.is_success() => {
+            serde_json::from_value::<ControlsInfo>(r.result)
+                .map_err(|e| {
+                    AgentError::Observation(ErrorReport::new(
+                        "ufo::agent::bad_controls",
+                        e.to_string(),
+                    ))
+                })?
+                .controls
+        }
+        Some(r) => return Err(AgentError::Observation(r.error.unwrap_or_else(no_controls))),
+        None => return Err(AgentError::Observation(no_controls())),
+    };
+    let screenshot = it
+        .next()
+        .filter(|r| r.is_success())
+        .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok())
+        .and_then(|i| i.decode().ok());
+    let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
+    Ok(Observation {
+        controls,
+        screenshot,
+        ui_tree,
+    })
 }
 
 fn reply_status(reply: &AppResponse, calls: &[ActionCall]) -> AppAgentStatus {

@@ -35,7 +35,7 @@ pub mod response;
 pub mod step;
 pub mod user_io;
 
-pub use app::{AgentSettings, AppAgent, AppStep, StepInput};
+pub use app::{AgentSettings, AppAgent, AppStep, Observation, StepInput, observe_window};
 pub use dispatcher::CommandDispatcher;
 pub use error::AgentError;
 pub use host::{Assignment, HostAgent, HostStep};

@@ -125,6 +125,10 @@ pub struct StepRecord {
     /// The images (saved by the log writer).
     #[serde(skip)]
     pub images: StepImages,
+    /// The window's UI tree (`SAVE_UI_TREE`), written to
+    /// `ui_trees/ui_tree_step{N}.json` by the log writer.
+    #[serde(skip)]
+    pub ui_tree: Option<Value>,
     /// The prompts (written to `request.log` by the log writer).
     #[serde(skip)]
     pub request_log: Option<RequestLog>,
@@ -162,6 +166,7 @@ impl StepRecord {
             error: None,
             screenshots: BTreeMap::new(),
             images: StepImages::default(),
+            ui_tree: None,
             request_log: None,
             raw_replies: Vec::new(),
         }

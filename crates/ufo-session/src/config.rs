@@ -278,6 +278,7 @@ impl UfoConfig {
             png: ufo_desktop::encode::PngCompression::from_ufo_level(
                 u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
             ),
+            save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
         };
         let system = SystemConfig {
             max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
@@ -289,7 +290,7 @@ impl UfoConfig {
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
-            save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
+            save_ui_tree: agent.save_ui_tree,
             control_list,
             agent,
         };

@@ -109,6 +109,13 @@ impl TaskLogs {
                 rec.screenshots.insert(key.into(), name);
             }
         }
+        if let Some(tree) = rec.ui_tree.take() {
+            let d = self.dir.join("ui_trees");
+            std::fs::create_dir_all(&d).map_err(|e| err(&d, e))?;
+            let p = d.join(format!("ui_tree_step{n}.json"));
+            let text = serde_json::to_string(&tree).map_err(|e| err(&p, e))?;
+            std::fs::write(&p, text).map_err(|e| err(&p, e))?;
+        }
         if let Some(r) = rec.request_log.take() {
             line(&mut self.request, &r, &self.dir.join("request.log"))?;
         }

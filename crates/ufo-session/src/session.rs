@@ -24,7 +24,7 @@ use ufo_agent::{
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
-use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, WindowEntry};
+use ufo_desktop::tools::WindowEntry;
 use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
 
 /// UFO's modes.
@@ -904,31 +904,14 @@ impl Session<'_> {
         a: &PlanAction,
         rec: &mut StepRecord,
     ) -> Result<ufo_core::ActionResult, ErrorReport> {
-        let results = self
-            .s
-            .dispatcher
-            .execute(vec![
-                Command::data("get_app_window_controls_target_info", json!({})),
-                Command::data("capture_window_screenshot", json!({})),
-            ])
-            .await;
-        let mut it = results.into_iter();
-        let controls = match it.next() {
-            Some(r) if r.is_success() => serde_json::from_value::<ControlsInfo>(r.result)
-                .map(|c| c.controls)
-                .unwrap_or_default(),
-            Some(r) => {
-                return Err(r
-                    .error
-                    .unwrap_or_else(|| ErrorReport::new("ufo::session::observe", "no controls")));
-            }
-            None => Vec::new(),
-        };
-        let shot = it
-            .next()
-            .filter(|r| r.is_success())
-            .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok())
-            .and_then(|i| i.decode().ok());
+        let seen = ufo_agent::observe_window(
+            self.s.dispatcher.as_ref(),
+            self.s.config.system.agent.save_ui_tree,
+        )
+        .await
+        .map_err(|e| e.report())?;
+        let (controls, shot) = (seen.controls, seen.screenshot);
+        rec.ui_tree = seen.ui_tree;
         rec.control_count = controls.len();
         let mut params = a.parameters.clone();
         let label = params.remove("label");

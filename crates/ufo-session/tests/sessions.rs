@@ -98,6 +98,7 @@ async fn host_app_host_computes_12_times_7() {
     assert_eq!(lines[1]["actions"][0]["result"]["status"], "success");
     assert_eq!(lines[7]["status"], "FINISH");
     assert_eq!(lines[0]["screenshots"]["clean"], "action_step1.png");
+    assert!(!r.log_dir.join("ui_trees").exists(), "SAVE_UI_TREE is off");
     for f in [
         "action_step1.png",
         "action_step8.png",
@@ -517,5 +518,51 @@ async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
     let skipped: Vec<bool> = again.iter().map(|r| r.skipped).collect();
     assert_eq!(skipped, [true, false, true]);
     assert_eq!(again[1].status, SessionStatus::Fail);
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn save_ui_tree_writes_the_window_tree_of_each_app_step() {
+    let rig = rig("sess-tree", &["gnome-calculator"]).await;
+    let model = ScriptedModel::start(vec![click("4", "CONTINUE"), app_finish("4")]).await;
+    let cfg = base_config(&model, "SAVE_UI_TREE: true\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("type 4"),
+        None,
+        Some("gnome-calculator"),
+        "trees",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(r.steps, 2);
+    for step in 1..=2 {
+        let p = r.log_dir.join(format!("ui_trees/ui_tree_step{step}.json"));
+        let tree: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(tree["window"]["app_name"], "gnome-calculator", "{p:?}");
+        let nodes = tree["nodes"].as_array().unwrap();
+        // The whole tree, not only the labelled controls: buttons and the display.
+        assert!(nodes.iter().any(|n| n["name"] == "4"), "{p:?}");
+        assert!(nodes.iter().any(|n| n["role"] == "text"), "{p:?}");
+        assert!(
+            nodes.len()
+                > lines(&r.log_dir.join("response.log"))[0]["control_count"]
+                    .as_u64()
+                    .unwrap() as usize
+        );
+    }
+    // The step-2 tree shows the effect of step 1.
+    let after = std::fs::read_to_string(r.log_dir.join("ui_trees/ui_tree_step2.json")).unwrap();
+    assert!(
+        after.contains("\"value\":\"4\""),
+        "the display reads 4 in the step-2 tree"
+    );
+    assert!(!r.log_dir.join("ui_trees/ui_tree_step3.json").exists());
     rig.desktop.stop().unwrap();
 }
