@@ -26,7 +26,9 @@ done
 packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           python3-pyatspi gir1.2-atspi-2.0 fonts-dejavu-core
           # the applications the tests and the demo drive
-          gedit gnome-calculator gtk-3-examples mousepad)
+          gedit gnome-calculator gtk-3-examples mousepad
+          # an optional window manager (ufo desktop start --wm xfwm4)
+          xfwm4)
 if [ "$want_bench" = 1 ]; then
   packages+=(libreoffice-writer libreoffice-gtk3)
 fi

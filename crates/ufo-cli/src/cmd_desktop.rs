@@ -19,6 +19,9 @@ pub(crate) enum DesktopCommand {
         /// Screen size, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x1024")]
         size: String,
+        /// Run a window manager in the desktop (e.g. xfwm4); none by default.
+        #[arg(long, value_name = "PROGRAM")]
+        wm: Option<String>,
         /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
         #[arg(long)]
         state_dir: Option<PathBuf>,
@@ -90,6 +93,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
         DesktopCommand::Start {
             name,
             size,
+            wm,
             state_dir,
         } => {
             let (w, h) = parse_size(&size)?;
@@ -97,6 +101,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
                 name,
                 screen: (w, h, 24),
                 state_root: root(state_dir),
+                window_manager: wm,
                 ..DesktopOptions::default()
             })
             .await

@@ -715,6 +715,13 @@ impl Backend for AtspiBackend {
                     (Some(x), _) => Some(x.rect),
                     _ => None,
                 };
+                // Window managers and toolkits park helper windows off screen
+                // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
+                if rect.is_some_and(|r| {
+                    r.area() < 64 || r.intersection(&self.x11.screen_rect()).is_none()
+                }) {
+                    continue;
+                }
                 let focused =
                     states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
                 out.push(WindowInfo {

@@ -157,6 +157,9 @@ pub struct DesktopOptions {
     pub stop_with_process: bool,
     /// How long to wait for each component to come up.
     pub start_timeout: Duration,
+    /// A window manager to run (e.g. `xfwm4`); `None` runs none, which is how
+    /// CI and most tests work.
+    pub window_manager: Option<String>,
 }
 
 impl Default for DesktopOptions {
@@ -167,6 +170,7 @@ impl Default for DesktopOptions {
             state_root: default_state_root(),
             stop_with_process: false,
             start_timeout: Duration::from_secs(15),
+            window_manager: None,
         }
     }
 }
@@ -523,6 +527,50 @@ impl HeadlessDesktop {
             }
         }
 
+        // 5. Optionally, a window manager; wait until it announces itself.
+        if let Some(wm) = &opts.window_manager {
+            let wm_path = match which(wm) {
+                Some(p) => p,
+                None => {
+                    kill_marked(&id, Duration::from_secs(1));
+                    return Err(HeadlessError::MissingProgram {
+                        program: wm.clone(),
+                        package: package_for(wm).into(),
+                    });
+                }
+            };
+            let mut cmd = Command::new(wm_path);
+            base_env(&mut cmd);
+            if wm == "xfwm4" {
+                cmd.arg("--compositor=off");
+            }
+            cmd.env("DISPLAY", &display)
+                .env("DBUS_SESSION_BUS_ADDRESS", &session_bus)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(open_log(&state_dir.join("window-manager.log"))?);
+            if let Err(e) = cmd.spawn() {
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::Io {
+                    what: format!("starting {wm}"),
+                    source: e,
+                });
+            }
+            loop {
+                if crate::x11::X11::connect(&display).is_ok_and(|x| x.has_window_manager()) {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    kill_marked(&id, Duration::from_secs(1));
+                    return Err(HeadlessError::StartFailed {
+                        component: wm.clone(),
+                        detail: log_tail(&state_dir.join("window-manager.log"), 5),
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+
         let state = DesktopState {
             name: opts.name.clone(),
             id,
@@ -711,6 +759,7 @@ fn package_for(program: &str) -> &'static str {
         "mousepad" => "mousepad",
         "gtk3-widget-factory" => "gtk-3-examples",
         "soffice" | "libreoffice" | "lowriter" => "libreoffice-writer libreoffice-gtk3",
+        "xfwm4" => "xfwm4",
         _ => "the package that provides it",
     }
 }

@@ -246,6 +246,15 @@ impl X11 {
         Ok(out)
     }
 
+    /// True when an EWMH window manager runs (`_NET_SUPPORTING_WM_CHECK` on the root).
+    pub fn has_window_manager(&self) -> bool {
+        self.atom("_NET_SUPPORTING_WM_CHECK").is_some_and(|a| {
+            !self
+                .prop_u32s(self.root, a, u32::from(AtomEnum::WINDOW))
+                .is_empty()
+        })
+    }
+
     /// The window that has keyboard focus, if any.
     pub fn focused_window(&self) -> Option<u32> {
         if let Some(a) = self.atom("_NET_ACTIVE_WINDOW")

@@ -1,0 +1,127 @@
+//! The same perception and actions with a reparenting window manager (xfwm4):
+//! windows come from `_NET_CLIENT_LIST`, focus goes through `_NET_ACTIVE_WINDOW`,
+//! and decorations shift client windows away from the screen origin.
+
+mod common;
+use common::*;
+use serde_json::json;
+use std::time::Duration;
+use ufo_core::ControlType;
+use ufo_desktop::Backend;
+use ufo_desktop_atspi::{AtspiBackend, DesktopTarget};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calculator_and_mousepad_under_xfwm4() {
+    let mut opts = ufo_testkit::test_options("wm");
+    opts.window_manager = Some("xfwm4".into());
+    let d = match ufo_desktop_atspi::HeadlessDesktop::start(opts).await {
+        Ok(d) => d,
+        Err(e) => panic!(
+            "{e}\nhelp: {}",
+            ufo_core::Diagnostic::help(&e).unwrap_or_default()
+        ),
+    };
+    ufo_testkit::launch(&d, &["mousepad"]).await;
+    ufo_testkit::launch(&d, &["gnome-calculator"]).await;
+    let b = AtspiBackend::connect(&DesktopTarget::from_private(&d))
+        .await
+        .unwrap();
+
+    let windows = b.list_windows().await.unwrap();
+    let apps: Vec<&str> = windows.iter().map(|w| w.app_name.as_str()).collect();
+    assert!(
+        apps.contains(&"mousepad") && apps.contains(&"gnome-calculator"),
+        "{apps:?}"
+    );
+    assert!(
+        !apps.contains(&"xfwm4"),
+        "the window manager's helper window is not a window: {apps:?}"
+    );
+    assert!(
+        windows.iter().all(|w| w.native_id.is_some()),
+        "every window matched to its X client window: {windows:?}"
+    );
+
+    // The calculator, placed by the window manager away from the origin.
+    let calc = main_window(&b, "gnome-calculator").await;
+    let mut ctx = observe(&b, &calc).await;
+    let win = ctx.window.clone().unwrap().rect.unwrap();
+    let four = find(
+        &ctx,
+        |c| c.name == "4" && c.control_type == ControlType::Button,
+        "4",
+    )
+    .clone();
+    let r = act(&b, &mut ctx, "click_input", args(&four, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    // "2" by coordinates: the fraction must land on the button despite the frame.
+    let two = find(
+        &ctx,
+        |c| c.name == "2" && c.control_type == ControlType::Button,
+        "2",
+    )
+    .rect
+    .center();
+    let (x, y) = (
+        f64::from(two.x - win.x) / f64::from(win.width),
+        f64::from(two.y - win.y) / f64::from(win.height),
+    );
+    let r = act(
+        &b,
+        &mut ctx,
+        "click_on_coordinates",
+        json!({"x": x, "y": y}),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let display = || async {
+        let tree = b
+            .capture_tree(&calc, &ufo_desktop::TreeBudget::default())
+            .await
+            .unwrap();
+        tree.nodes
+            .iter()
+            .find(|n| n.role == "text" && n.capabilities.editable_text)
+            .and_then(|n| n.value.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(eventually("42", display).await, "42");
+
+    // Keyboard input reaches mousepad although the calculator had focus.
+    let pad = main_window(&b, "mousepad").await;
+    let mut ctx = observe(&b, &pad).await;
+    let doc = editor(&ctx);
+    let r = act(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        args(&doc, json!({"keys": "under a{SPACE}WM{ENTER}ok"})),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    assert_eq!(
+        eventually("under a WM\nok", || async {
+            b.read_text(&doc.handle).await.unwrap()
+        })
+        .await,
+        "under a WM\nok"
+    );
+
+    // The window screenshot has the window's size and the labels stay inside it.
+    let o = ufo_desktop::observe::observe(
+        &b,
+        &calc,
+        &ufo_desktop::TreeBudget::default(),
+        &ufo_desktop::filter::FilterConfig::default(),
+        &ufo_desktop::annotate::AnnotationStyle::default(),
+        ufo_desktop::encode::PngCompression::Fast,
+    )
+    .await
+    .unwrap();
+    let bounds = o.screenshot.bounds();
+    assert!(o.annotated.labels.iter().all(|l| l.rect.x >= 0
+        && l.rect.right() <= bounds.width
+        && l.rect.bottom() <= bounds.height));
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    d.stop().unwrap();
+}
