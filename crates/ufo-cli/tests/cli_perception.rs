@@ -51,7 +51,7 @@ fn inspect_act_screenshot_and_bench_on_the_calculator() {
     ));
     assert_eq!(r["status"], "success", "{r}");
     let mut shown = String::new();
-    for _ in 0..40 {
+    for _ in 0..200 {
         let tree = ok_json(&ufo(
             s,
             &["inspect", "--app", "gnome-calculator", "--all", "--json"],

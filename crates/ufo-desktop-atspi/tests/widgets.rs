@@ -100,7 +100,7 @@ async fn toggles_values_and_combo_selection_change_state() {
     .await;
     assert!(r.is_success(), "{r:?}");
     let mut after = before.clone();
-    for _ in 0..40 {
+    for _ in 0..200 {
         after = b.read_text(&slider.handle).await.unwrap();
         if after != before {
             break;
@@ -122,7 +122,7 @@ async fn toggles_values_and_combo_selection_change_state() {
     assert!(r.is_success(), "{r:?}");
     let mut ctx = {
         let mut again = observe(&b, &w).await;
-        for _ in 0..40 {
+        for _ in 0..200 {
             if again
                 .controls
                 .iter()
@@ -189,7 +189,7 @@ async fn drag_on_coordinates_moves_a_slider() {
     .await;
     assert!(r.is_success(), "{r:?}");
     let mut after = before;
-    for _ in 0..40 {
+    for _ in 0..200 {
         after = b.read_text(&slider.handle).await.unwrap().parse().unwrap();
         if after > before {
             break;

@@ -85,7 +85,7 @@ where
     Fut: std::future::Future<Output = String>,
 {
     let mut last = String::new();
-    for _ in 0..60 {
+    for _ in 0..200 {
         last = read().await;
         if last == want {
             break;
