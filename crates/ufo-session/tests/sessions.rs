@@ -566,3 +566,68 @@ async fn save_ui_tree_writes_the_window_tree_of_each_app_step() {
     assert!(!r.log_dir.join("ui_trees/ui_tree_step3.json").exists());
     rig.desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
+    let rig = rig("sess-pending", &["gnome-calculator"]).await;
+    let host_q = "Which number should be multiplied by 7?";
+    let app_q = "Should I clear the display first?";
+    let model = ScriptedModel::start(vec![
+        ufo_testkit::scripted::fixed(
+            serde_json::json!({"observation": "a calculator", "thought": "the number is missing", "status": "PENDING", "questions": [host_q]}).to_string(),
+        ),
+        ufo_testkit::scripted::reply(move |r| {
+            let t = r.last_user_text();
+            assert!(t.contains(&format!("Question: {host_q}\nAnswer from the user: 12")), "{t}");
+            assert!(t.contains("[Questions:]") && t.contains("\"answer\":\"12\""), "blackboard: {t}");
+            let (id, name) = r.window("gnome-calculator").unwrap();
+            app_reply(serde_json::json!({"observation": "12 it is", "thought": "assign", "current_subtask": "Compute 12*7.", "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": id, "name": name}}))
+        }),
+        ufo_testkit::scripted::fixed(
+            serde_json::json!({"observation": "the calculator", "thought": "ask first", "status": "PENDING", "questions": [app_q]}).to_string(),
+        ),
+        ufo_testkit::scripted::reply(move |r| {
+            let t = r.last_user_text();
+            assert!(t.contains(&format!("Question: {app_q}\nAnswer from the user: no")), "{t}");
+            assert!(t.contains("\"answer\":\"12\"") && t.contains("\"answer\":\"no\""), "blackboard: {t}");
+            let id = r.control_id("1").unwrap();
+            app_reply(serde_json::json!({"observation": "0", "thought": "click 1", "action": {"function": "click_input", "arguments": {"id": id, "name": "1"}, "status": "CONTINUE"}}))
+        }),
+        click("2", "CONTINUE"),
+        click("×", "CONTINUE"),
+        click("7", "CONTINUE"),
+        click("=", "CONTINUE"),
+        app_finish("84"),
+        host_finish("84"),
+    ])
+    .await;
+    let cfg = base_config(&model, "");
+    let io = Arc::new(ScriptedIo::new(["12", "no"]));
+    let reports = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::Normal,
+        Some("multiply a number by 7 in the calculator"),
+        None,
+        None,
+        "pending",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(calculator_display(&rig.backend).await, "84");
+    let asked: Vec<String> = io
+        .transcript()
+        .into_iter()
+        .filter(|l| l.ends_with('?'))
+        .collect();
+    assert_eq!(asked, [host_q, app_q]);
+    let lines = lines(&r.log_dir.join("response.log"));
+    assert_eq!(lines[0]["status"], "PENDING");
+    assert_eq!(lines[0]["agent_name"], "HostAgent");
+    assert_eq!(lines[2]["status"], "PENDING");
+    assert_eq!(lines[2]["agent_name"], "AppAgent/gnome-calculator");
+    rig.desktop.stop().unwrap();
+}
