@@ -631,3 +631,84 @@ async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
     assert_eq!(lines[2]["agent_name"], "AppAgent/gnome-calculator");
     rig.desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follower_steps_are_sub_tasks_of_the_app_agent() {
+    let rig = rig("sess-steps", &["gnome-calculator"]).await;
+    let plans = tempfile::tempdir().unwrap();
+    let plan = plans.path().join("steps.json");
+    std::fs::write(
+        &plan,
+        serde_json::json!({
+            "task": "compute 12*7 in the calculator",
+            "steps": ["1. Enter 12.", "2. Multiply it by 7 and show the result."],
+            "object": "",
+            "close": false
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let subtask_is = |step: &'static str, then: &'static str| {
+        ufo_testkit::scripted::reply(move |r| {
+            let t = r.last_user_text();
+            assert!(
+                t.contains(&format!("<Sub-task for you to complete:> {step}\n")),
+                "{t}"
+            );
+            let id = r.control_id(then).unwrap();
+            app_reply(
+                serde_json::json!({"observation": "the calculator", "thought": format!("click {then}"), "action": {"function": "click_input", "arguments": {"id": id, "name": then}, "status": "CONTINUE"}}),
+            )
+        })
+    };
+    let model = ScriptedModel::start(vec![
+        // No `app` in UFO's plan format: the HostAgent picks the window once.
+        host_assign("gnome-calculator", "Compute 12*7.", ""),
+        subtask_is("1. Enter 12.", "1"),
+        click("2", "CONTINUE"),
+        app_finish("12"),
+        subtask_is("2. Multiply it by 7 and show the result.", "×"),
+        click("7", "CONTINUE"),
+        click("=", "CONTINUE"),
+        app_finish("84"),
+    ])
+    .await;
+    let cfg = base_config(&model, "");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Follower,
+        None,
+        Some(plan),
+        None,
+        "steps",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(calculator_display(&rig.backend).await, "84");
+    let subtasks: Vec<(&str, &str)> = r
+        .subtasks
+        .iter()
+        .map(|s| (s.subtask.as_str(), s.status.as_str()))
+        .collect();
+    assert_eq!(
+        subtasks,
+        [
+            ("1. Enter 12.", "FINISH"),
+            ("2. Multiply it by 7 and show the result.", "FINISH")
+        ]
+    );
+    // The second step's prompt reports the first as done.
+    let reqs = model.requests();
+    let t = reqs[4].last_user_text();
+    assert!(
+        t.contains("<Previous Sub-tasks Results:> [{\"subtask\":\"1. Enter 12.\""),
+        "{t}"
+    );
+    assert_eq!(r.result, "84");
+    rig.desktop.stop().unwrap();
+}
