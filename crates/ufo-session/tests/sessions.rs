@@ -712,3 +712,71 @@ async fn follower_steps_are_sub_tasks_of_the_app_agent() {
     assert_eq!(r.result, "84");
     rig.desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn normal_mode_asks_for_new_requests_until_n_within_max_round() {
+    let rig = rig("sess-rounds", &["gnome-calculator"]).await;
+    let model = ScriptedModel::start(vec![
+        click("1", "CONTINUE"),
+        app_finish("1"),
+        ufo_testkit::scripted::reply(|r| {
+            let t = r.last_user_text();
+            assert!(t.contains("<Overall User Request:> now type 2\n"), "{t}");
+            assert!(t.contains("[Requests:]\ntype 1\nnow type 2\n"), "{t}");
+            let id = r.control_id("2").unwrap();
+            app_reply(serde_json::json!({"observation": "1", "thought": "click 2", "action": {"function": "click_input", "arguments": {"id": id, "name": "2"}, "status": "CONTINUE"}}))
+        }),
+        app_finish("12"),
+    ])
+    .await;
+    let cfg = base_config(&model, "");
+    let io = Arc::new(ScriptedIo::new(["now type 2", "N", "never asked"]));
+    let reports = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::Normal,
+        Some("type 1"),
+        None,
+        Some("gnome-calculator"),
+        "rounds",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(r.requests, ["type 1", "now type 2"]);
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(calculator_display(&rig.backend).await, "12");
+    let new_request = |io: &ScriptedIo| {
+        io.transcript()
+            .iter()
+            .filter(|l| l.contains("new request"))
+            .count()
+    };
+    assert_eq!(new_request(&io), 2, "asked after each round, until N");
+    let rounds: Vec<u64> = lines(&r.log_dir.join("response.log"))
+        .iter()
+        .map(|l| l["round"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rounds, [0, 0, 1, 1]);
+
+    // MAX_ROUND: 1 ends the session after the first round without asking.
+    let model = ScriptedModel::start(vec![app_finish("12")]).await;
+    let cfg = base_config(&model, "MAX_ROUND: 1\n");
+    let io = Arc::new(ScriptedIo::new(["another request"]));
+    let reports = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::Normal,
+        Some("read the display"),
+        None,
+        Some("gnome-calculator"),
+        "one round",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish);
+    assert_eq!(reports[0].requests, ["read the display"]);
+    assert_eq!(new_request(&io), 0);
+    rig.desktop.stop().unwrap();
+}
