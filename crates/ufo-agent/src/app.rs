@@ -8,7 +8,7 @@
 
 use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
-use crate::llm::{AskLog, ask};
+use crate::llm::{AskLog, Checked, ask};
 use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskRecord};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
@@ -279,7 +279,7 @@ impl AppAgent {
             .to_owned();
         let mut log = AskLog::default();
         let specs = catalog_for(APP_UI_EXECUTOR);
-        let asked = ask::<AppResponse, _>(
+        let asked = ask::<AppResponse, _, _>(
             self.model.as_ref(),
             request,
             self.settings.json_parsing_retry,
@@ -314,7 +314,7 @@ impl AppAgent {
                 return Err(Box::new((e, rec)));
             }
         };
-        let reply = asked.value;
+        let Checked { reply, status } = asked.value;
         rec.parsed_response = asked.json;
         rec.observation = reply.observation.clone();
         rec.thought = reply.thought.clone();
@@ -327,7 +327,6 @@ impl AppAgent {
             self.result = result_text;
         }
         let calls = reply.action.as_ref().map(|a| a.calls()).unwrap_or_default();
-        let status = reply_status(&reply, &calls);
         if let Some(s) = &reply.save_screenshot
             && s.save
             && let Some(url) = &clean_url
@@ -710,19 +709,6 @@ pub async fn observe_window(
     })
 }
 
-fn reply_status(reply: &AppResponse, calls: &[ActionCall]) -> AppAgentStatus {
-    let s = calls
-        .iter()
-        .rev()
-        .find_map(|c| c.status.clone())
-        .or_else(|| reply.status.clone());
-    match s {
-        Some(s) => s.parse().unwrap_or(AppAgentStatus::Continue),
-        None if calls.is_empty() => AppAgentStatus::Finish,
-        None => AppAgentStatus::Continue,
-    }
-}
-
 /// Validates an AppAgent reply against the tool catalog and the control list;
 /// repairs a control id from an unambiguous control name.
 fn check_app_reply(
@@ -730,11 +716,14 @@ fn check_app_reply(
     controls: &[Control],
     specs: &[ufo_core::ToolSpec],
     repairs: &mut Vec<String>,
-) -> Result<AppResponse, String> {
-    if let Some(s) = &r.status {
-        s.parse::<AppAgentStatus>()
-            .map_err(|e| format!("$.status: {e}"))?;
-    }
+) -> Result<Checked<AppResponse, AppAgentStatus>, String> {
+    let mut status = match &r.status {
+        Some(s) => Some(
+            s.parse::<AppAgentStatus>()
+                .map_err(|e| format!("$.status: {e}"))?,
+        ),
+        None => None,
+    };
     let many = matches!(r.action, Some(crate::response::Actions::Many(_)));
     let mut calls = r.action.as_ref().map(|a| a.calls()).unwrap_or_default();
     for (i, c) in calls.iter_mut().enumerate() {
@@ -744,8 +733,11 @@ fn check_app_reply(
             "$.action".to_owned()
         };
         if let Some(s) = &c.status {
-            s.parse::<AppAgentStatus>()
-                .map_err(|e| format!("{path}.status: {e}"))?;
+            // The last action's status is the step's.
+            status = Some(
+                s.parse::<AppAgentStatus>()
+                    .map_err(|e| format!("{path}.status: {e}"))?,
+            );
         }
         let spec = specs
             .iter()
@@ -774,17 +766,22 @@ fn check_app_reply(
         }
         fix_control(&mut c.arguments, controls, &path, repairs)?;
     }
+    // No status: a step without actions is done, one with actions goes on.
+    let status = status.unwrap_or(match calls.is_empty() {
+        true => AppAgentStatus::Finish,
+        false => AppAgentStatus::Continue,
+    });
     if let Some(a) = &mut r.action {
         *a = if many {
             crate::response::Actions::Many(calls)
         } else {
             match calls.into_iter().next() {
                 Some(c) => crate::response::Actions::One(c),
-                None => return Ok(r),
+                None => return Ok(Checked { reply: r, status }),
             }
         };
     }
-    Ok(r)
+    Ok(Checked { reply: r, status })
 }
 
 fn fix_control(
@@ -876,7 +873,7 @@ mod tests {
             &mut rep,
         )
         .unwrap();
-        let c = &r.action.unwrap().calls()[0];
+        let c = &r.reply.action.unwrap().calls()[0];
         assert_eq!(c.arguments["id"], "1");
         assert_eq!(rep.len(), 1);
         let e = check_app_reply(

@@ -54,7 +54,7 @@ pub async fn evaluate(
     parts.push(Part::text(user));
     let mut log = AskLog::default();
     let retry = t.opt("retry").unwrap_or("{error}").to_owned();
-    let asked = ask::<EvaluationResponse, _>(
+    let asked = ask::<EvaluationResponse, _, _>(
         model.as_ref(),
         ChatRequest::agent(system, parts),
         retries,

@@ -4,7 +4,7 @@
 use crate::app::{AgentSettings, StepInput};
 use crate::dispatcher::{CommandDispatcher, execute_one};
 use crate::error::AgentError;
-use crate::llm::{AskLog, ask};
+use crate::llm::{AskLog, Checked, ask};
 use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
@@ -141,7 +141,7 @@ impl HostAgent {
             .unwrap_or("{error}")
             .to_owned();
         let mut log = AskLog::default();
-        let asked = ask::<HostResponse, _>(
+        let asked = ask::<HostResponse, _, _>(
             self.model.as_ref(),
             request,
             self.settings.json_parsing_retry,
@@ -176,7 +176,7 @@ impl HostAgent {
                 return Err(Box::new((e, rec)));
             }
         };
-        let reply = asked.value;
+        let Checked { reply, mut status } = asked.value;
         rec.parsed_response = asked.json;
         rec.observation = reply.observation.clone();
         rec.thought = reply.thought.clone();
@@ -184,7 +184,6 @@ impl HostAgent {
         rec.comment = reply.comment.clone().unwrap_or_default();
         rec.subtask = reply.current_subtask.clone().unwrap_or_default();
         self.plan = rec.plan.clone();
-        let mut status: HostAgentStatus = reply.status.parse().unwrap_or(HostAgentStatus::Error);
 
         // 3. Action execution.
         let t = Instant::now();
@@ -331,14 +330,16 @@ async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
         .map(|i| i.image_url)
 }
 
+/// Validates a HostAgent reply: a known status; for ASSIGN, the tool, a
+/// listed window (repaired from an unambiguous name) and a sub-task.
 fn check_host_reply(
     mut r: HostResponse,
     windows: &[WindowEntry],
     repairs: &mut Vec<String>,
-) -> Result<HostResponse, String> {
+) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
     let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
     if status != HostAgentStatus::Assign {
-        return Ok(r);
+        return Ok(Checked { reply: r, status });
     }
     match r.function.as_deref().map(str::trim) {
         Some("select_application_window") => {}
@@ -396,5 +397,5 @@ fn check_host_reply(
     {
         return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
     }
-    Ok(r)
+    Ok(Checked { reply: r, status })
 }

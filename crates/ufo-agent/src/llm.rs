@@ -19,6 +19,18 @@ pub struct Asked<T> {
     pub json: Value,
 }
 
+/// A reply that passed its check, with the status parsed from it: past this
+/// point statuses are enums, never strings. Serialises as the reply alone.
+#[derive(Debug, serde::Serialize)]
+pub struct Checked<R, S> {
+    /// The (possibly repaired) reply.
+    #[serde(flatten)]
+    pub reply: R,
+    /// Its status.
+    #[serde(skip)]
+    pub status: S,
+}
+
 /// Everything spent asking, usable or not.
 #[derive(Debug, Default)]
 pub struct AskLog {
@@ -37,19 +49,21 @@ pub struct AskLog {
 }
 
 /// Asks `model` until a reply parses as `T` and passes `check` (which may
-/// repair it and report the repair). A reply that does not is re-asked with
-/// the `retry` template (`{error}` filled), at most `retries` extra times.
-pub async fn ask<T, F>(
+/// repair it, report the repair and turn it into the validated `V`). A reply
+/// that does not is re-asked with the `retry` template (`{error}` filled), at
+/// most `retries` extra times.
+pub async fn ask<T, V, F>(
     model: &dyn ChatModel,
     mut request: ChatRequest,
     retries: u32,
     retry_template: &str,
     log: &mut AskLog,
     mut check: F,
-) -> Result<Asked<T>, AgentError>
+) -> Result<Asked<V>, AgentError>
 where
     T: DeserializeOwned + JsonSchema + serde::Serialize,
-    F: FnMut(T, &mut Vec<String>) -> Result<T, String>,
+    V: serde::Serialize,
+    F: FnMut(T, &mut Vec<String>) -> Result<V, String>,
 {
     let mut last_error = String::new();
     for _ in 0..=retries {

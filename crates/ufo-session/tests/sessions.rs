@@ -780,3 +780,78 @@ async fn normal_mode_asks_for_new_requests_until_n_within_max_round() {
     assert_eq!(new_request(&io), 0);
     rig.desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_status_values_are_re_asked_with_the_exact_error() {
+    use ufo_core::{AppAgentStatus, HostAgentStatus};
+    let rig = rig("sess-status", &["gnome-calculator"]).await;
+    let host_error = format!(
+        "$.status: unknown status \"ASSIGNED\"; expected one of {}",
+        HostAgentStatus::EXPECTED.trim_end()
+    );
+    let app_error = format!(
+        "$.action.status: unknown status \"DONE\"; expected one of {}",
+        AppAgentStatus::EXPECTED.trim_end()
+    );
+    let re_asked = |error: String, then: ufo_testkit::scripted::Reply| {
+        ufo_testkit::scripted::reply(move |r| {
+            let t = r.last_user_text();
+            assert!(
+                t.starts_with(&format!("Your last reply could not be used: {error}\n")),
+                "{t}"
+            );
+            then(r)
+        })
+    };
+    let model = ScriptedModel::start(vec![
+        ufo_testkit::scripted::fixed(
+            serde_json::json!({"observation": "a calculator", "thought": "t", "current_subtask": "Read the display.", "status": "ASSIGNED", "function": "select_application_window", "arguments": {"id": "1", "name": "Calculator"}}).to_string(),
+        ),
+        re_asked(
+            host_error.clone(),
+            host_assign("gnome-calculator", "Read the display.", ""),
+        ),
+        ufo_testkit::scripted::fixed(
+            serde_json::json!({"observation": "0", "thought": "t", "action": {"function": "summary", "arguments": {"text": "0"}, "status": "DONE"}}).to_string(),
+        ),
+        re_asked(app_error.clone(), app_finish("0")),
+        host_finish("the display reads 0"),
+    ])
+    .await;
+    let cfg = base_config(&model, "");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Normal,
+        Some("read the calculator's display"),
+        None,
+        None,
+        "status",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(model.remaining(), 0);
+    let lines = lines(&r.log_dir.join("response.log"));
+    let summary: Vec<(&str, u64, Vec<String>)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["status"].as_str().unwrap(),
+                l["llm_attempts"].as_u64().unwrap(),
+                serde_json::from_value(l["parse_errors"].clone()).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("ASSIGN", 2, vec![host_error]),
+            ("FINISH", 2, vec![app_error]),
+            ("FINISH", 1, vec![])
+        ]
+    );
+    rig.desktop.stop().unwrap();
+}
