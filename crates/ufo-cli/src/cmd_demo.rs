@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_session::config::UfoConfig;
 use ufo_session::console::ConsoleIo;
@@ -124,7 +125,7 @@ async fn session(
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {
         dispatcher: Arc::new(LocalDispatcher::with_control_list(
-            backend,
+            backend.clone(),
             config.system.control_list.as_deref(),
         )),
         io: Arc::new(ConsoleIo),
@@ -144,5 +145,60 @@ async fn session(
         .await
         .map_err(|e| e.report())?;
     println!();
-    Ok(summary(&reports))
+    let code = summary(&reports);
+    let finished = reports
+        .iter()
+        .all(|r| r.status == ufo_session::SessionStatus::Finish);
+    if finished && request == DEMO_REQUEST {
+        verify_display(&backend).await?;
+    }
+    Ok(code)
+}
+
+/// What the shipped request must leave on the calculator's display.
+const DEMO_EXPECTED: &str = "84";
+
+/// Reads the calculator's display back through the backend (its editable
+/// `text` node) so the demo proves the effect instead of trusting the
+/// replayed answer. The display may lag the last click briefly.
+async fn verify_display(backend: &AtspiBackend) -> Result<(), ErrorReport> {
+    let mut shown = String::new();
+    for _ in 0..40 {
+        shown = calculator_display(backend).await?;
+        if shown == DEMO_EXPECTED {
+            println!("Verified: the calculator's display reads {shown}.");
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(ErrorReport::new(
+        "ufo::demo::unverified",
+        format!("the calculator's display reads {shown:?}, not {DEMO_EXPECTED:?}"),
+    )
+    .with_help("the session did not leave the expected result on screen; see the step log above and the task's response.log"))
+}
+
+async fn calculator_display(backend: &AtspiBackend) -> Result<String, ErrorReport> {
+    let windows = backend.list_windows().await.map_err(|e| e.report())?;
+    let w = windows
+        .iter()
+        .find(|w| w.app_name == "gnome-calculator")
+        .ok_or_else(|| {
+            ErrorReport::new(
+                "ufo::demo::unverified",
+                "the calculator's window is gone; its display cannot be read",
+            )
+        })?;
+    let tree = backend
+        .capture_tree(w, &TreeBudget::default())
+        .await
+        .map_err(|e| e.report())?;
+    Ok(tree
+        .nodes
+        .iter()
+        .filter(|n| n.capabilities.editable_text && n.role == "text")
+        .find_map(|n| n.value.clone())
+        .unwrap_or_default()
+        .trim()
+        .to_owned())
 }

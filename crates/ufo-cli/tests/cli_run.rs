@@ -26,6 +26,11 @@ fn demo_runs_a_replayed_session_on_the_calculator() {
     assert!(stdout.contains("RECORDED REPLAY"), "{stdout}");
     assert!(stdout.contains("AppAgent/gnome-calculator"), "{stdout}");
     assert!(stdout.contains("Evaluation: complete = yes"), "{stdout}");
+    // The effect is read back from the calculator, not taken from the replay.
+    assert!(
+        stdout.contains("Verified: the calculator's display reads 84."),
+        "{stdout}"
+    );
     let dir = std::fs::read_dir(logs.path())
         .unwrap()
         .next()
