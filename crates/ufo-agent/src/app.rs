@@ -8,18 +8,16 @@
 
 use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
-use crate::llm::{AskLog, Checked, ask};
+use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskRecord};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
-use crate::step::{
-    ActionLog, Phase, RequestLog, StepRecord, action_representation, request_for_log,
-};
+use crate::step::{ActionLog, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, Diagnostic, ErrorReport};
+use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, ErrorReport};
 use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
@@ -217,9 +215,7 @@ impl AppAgent {
         } = match observed {
             Ok(o) => o,
             Err(e) => {
-                rec.error = Some(e.report());
-                rec.status = AppAgentStatus::Error.to_string();
-                return Err(Box::new((e, rec)));
+                return Err(rec.fail(e, AppAgentStatus::Error, started));
             }
         };
         rec.control_count = controls.len();
@@ -269,57 +265,22 @@ impl AppAgent {
         }
 
         // 2. LLM interaction.
-        let t = Instant::now();
         let (request, image_names) = self.build_prompt(&input, &controls, &image_urls, n);
-        let retry = self
-            .prompts
-            .app
-            .opt("retry")
-            .unwrap_or("{error}")
-            .to_owned();
-        let mut log = AskLog::default();
         let specs = catalog_for(APP_UI_EXECUTOR);
-        let asked = ask::<AppResponse, _, _>(
+        let checked = interact(
+            &mut rec,
             self.model.as_ref(),
-            request,
+            &self.prompts.app,
             self.settings.json_parsing_retry,
-            &retry,
-            &mut log,
+            request,
+            image_names,
             |r, repairs| check_app_reply(r, &controls, &specs, repairs),
         )
         .await;
-        rec.time(Phase::LlmInteraction, t);
-        rec.llm_attempts = log.attempts;
-        rec.parse_errors = log.errors.clone();
-        rec.repairs = log.repairs.clone();
-        rec.raw_replies = log.raw.clone();
-        rec.usage = log.usage;
-        rec.cost = log.usage.cost;
-        rec.request_log = Some(RequestLog {
-            step: n,
-            agent: self.name.clone(),
-            image_list: image_names.clone(),
-            prompts: log
-                .requests
-                .iter()
-                .map(|r| request_for_log(r, &image_names))
-                .collect(),
-        });
-        let asked = match asked {
-            Ok(a) => a,
-            Err(e) => {
-                rec.error = Some(e.report());
-                rec.status = AppAgentStatus::Error.to_string();
-                rec.total_time = started.elapsed().as_secs_f64();
-                return Err(Box::new((e, rec)));
-            }
+        let Checked { reply, status } = match checked {
+            Ok(c) => c,
+            Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
-        let Checked { reply, status } = asked.value;
-        rec.parsed_response = asked.json;
-        rec.observation = reply.observation.clone();
-        rec.thought = reply.thought.clone();
-        rec.plan = reply.plan.items();
-        rec.comment = reply.comment.clone().unwrap_or_default();
         self.plan = rec.plan.clone();
         self.comment = rec.comment.clone();
         let result_text = plain(&reply.result);

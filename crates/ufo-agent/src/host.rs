@@ -4,18 +4,16 @@
 use crate::app::{AgentSettings, StepInput};
 use crate::dispatcher::{CommandDispatcher, execute_one};
 use crate::error::AgentError;
-use crate::llm::{AskLog, Checked, ask};
+use crate::llm::{Checked, interact};
 use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, action_string, plain};
-use crate::step::{
-    ActionLog, Phase, RequestLog, StepRecord, action_representation, request_for_log,
-};
+use crate::step::{ActionLog, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{Command, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_core::{Command, ErrorReport, HostAgentStatus};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::{HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for};
@@ -110,9 +108,7 @@ impl HostAgent {
                 let e = AgentError::Observation(e.unwrap_or_else(|| {
                     ErrorReport::new("ufo::agent::no_windows", "cannot list windows")
                 }));
-                rec.error = Some(e.report());
-                rec.status = HostAgentStatus::Error.to_string();
-                return Err(Box::new((e, rec)));
+                return Err(rec.fail(e, HostAgentStatus::Error, started));
             }
         };
         rec.control_count = windows.len();
@@ -132,56 +128,21 @@ impl HostAgent {
             .map(|(_, png)| png);
 
         // 2. LLM interaction.
-        let t = Instant::now();
         let request = self.build_prompt(&input, &windows, desktop.as_deref());
-        let retry = self
-            .prompts
-            .host
-            .opt("retry")
-            .unwrap_or("{error}")
-            .to_owned();
-        let mut log = AskLog::default();
-        let asked = ask::<HostResponse, _, _>(
+        let checked = interact(
+            &mut rec,
             self.model.as_ref(),
-            request,
+            &self.prompts.host,
             self.settings.json_parsing_retry,
-            &retry,
-            &mut log,
+            request,
+            image_names,
             |r, repairs| check_host_reply(r, &windows, repairs),
         )
         .await;
-        rec.time(Phase::LlmInteraction, t);
-        rec.llm_attempts = log.attempts;
-        rec.parse_errors = log.errors.clone();
-        rec.repairs = log.repairs.clone();
-        rec.raw_replies = log.raw.clone();
-        rec.usage = log.usage;
-        rec.cost = log.usage.cost;
-        rec.request_log = Some(RequestLog {
-            step: input.session_step,
-            agent: "HostAgent".into(),
-            prompts: log
-                .requests
-                .iter()
-                .map(|r| request_for_log(r, &image_names))
-                .collect(),
-            image_list: image_names,
-        });
-        let asked = match asked {
-            Ok(a) => a,
-            Err(e) => {
-                rec.error = Some(e.report());
-                rec.status = HostAgentStatus::Error.to_string();
-                rec.total_time = started.elapsed().as_secs_f64();
-                return Err(Box::new((e, rec)));
-            }
+        let Checked { reply, mut status } = match checked {
+            Ok(c) => c,
+            Err(e) => return Err(rec.fail(e, HostAgentStatus::Error, started)),
         };
-        let Checked { reply, mut status } = asked.value;
-        rec.parsed_response = asked.json;
-        rec.observation = reply.observation.clone();
-        rec.thought = reply.thought.clone();
-        rec.plan = reply.plan.items();
-        rec.comment = reply.comment.clone().unwrap_or_default();
         rec.subtask = reply.current_subtask.clone().unwrap_or_default();
         self.plan = rec.plan.clone();
 

@@ -2,10 +2,13 @@
 //! error, bounded by `JSON_PARSING_RETRY`.
 
 use crate::error::AgentError;
-use crate::prompter::render;
+use crate::prompter::{Template, render};
+use crate::response::AgentReply;
+use crate::step::{Phase, RequestLog, StepRecord, request_for_log};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::time::Instant;
 use ufo_core::Diagnostic;
 use ufo_llm::message::Content;
 use ufo_llm::{ChatModel, ChatRequest, ExtractOptions, Msg, Role, UsageTotals, parse_reply};
@@ -112,4 +115,54 @@ where
         attempts: log.attempts,
         last_error,
     })
+}
+
+/// The LLM-interaction phase of a Host or App step: asks `model` (re-asking
+/// with the template's `retry` text), then fills `rec`: attempts, errors,
+/// repairs, raw replies, usage and cost, the `request.log` entry (images
+/// named by `image_names`, in order) and, for a usable reply, its common
+/// fields. An unusable reply is the error; `rec` is filled either way.
+pub(crate) async fn interact<T, S, F>(
+    rec: &mut StepRecord,
+    model: &dyn ChatModel,
+    template: &Template,
+    retries: u32,
+    request: ChatRequest,
+    image_names: Vec<String>,
+    check: F,
+) -> Result<Checked<T, S>, AgentError>
+where
+    T: DeserializeOwned + JsonSchema + serde::Serialize + AgentReply,
+    S: serde::Serialize,
+    F: FnMut(T, &mut Vec<String>) -> Result<Checked<T, S>, String>,
+{
+    let t = Instant::now();
+    let retry = template.opt("retry").unwrap_or("{error}");
+    let mut log = AskLog::default();
+    let asked = ask(model, request, retries, retry, &mut log, check).await;
+    rec.time(Phase::LlmInteraction, t);
+    rec.llm_attempts = log.attempts;
+    rec.parse_errors = log.errors;
+    rec.repairs = log.repairs;
+    rec.raw_replies = log.raw;
+    rec.usage = log.usage;
+    rec.cost = log.usage.cost;
+    rec.request_log = Some(RequestLog {
+        step: rec.session_step,
+        agent: rec.agent_name.clone(),
+        prompts: log
+            .requests
+            .iter()
+            .map(|r| request_for_log(r, &image_names))
+            .collect(),
+        image_list: image_names,
+    });
+    let asked = asked?;
+    let r = &asked.value.reply;
+    rec.parsed_response = asked.json;
+    rec.observation = r.observation().to_owned();
+    rec.thought = r.thought().to_owned();
+    rec.plan = r.plan();
+    rec.comment = r.comment();
+    Ok(asked.value)
 }

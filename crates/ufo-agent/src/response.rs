@@ -219,3 +219,36 @@ mod tests {
         );
     }
 }
+
+/// The fields every agent reply has, copied into its step record.
+pub trait AgentReply {
+    /// What the model sees.
+    fn observation(&self) -> &str;
+    /// Its reasoning.
+    fn thought(&self) -> &str;
+    /// The remaining plan.
+    fn plan(&self) -> Vec<String>;
+    /// The comment, empty when none.
+    fn comment(&self) -> String;
+}
+
+macro_rules! agent_reply {
+    ($($t:ty),+) => {$(
+        impl AgentReply for $t {
+            fn observation(&self) -> &str {
+                &self.observation
+            }
+            fn thought(&self) -> &str {
+                &self.thought
+            }
+            fn plan(&self) -> Vec<String> {
+                self.plan.items()
+            }
+            fn comment(&self) -> String {
+                self.comment.clone().unwrap_or_default()
+            }
+        }
+    )+};
+}
+
+agent_reply!(AppResponse, HostResponse);

@@ -172,6 +172,21 @@ impl StepRecord {
         }
     }
 
+    /// Ends the step with `error`: the record carries its report, `status`
+    /// (the agent's ERROR) and the step's total time.
+    pub fn fail(
+        mut self,
+        error: crate::error::AgentError,
+        status: impl std::fmt::Display,
+        started: std::time::Instant,
+    ) -> Box<(crate::error::AgentError, StepRecord)> {
+        use ufo_core::Diagnostic;
+        self.error = Some(error.report());
+        self.status = status.to_string();
+        self.total_time = started.elapsed().as_secs_f64();
+        Box::new((error, self))
+    }
+
     /// Records the time of a phase.
     pub fn time(&mut self, phase: Phase, since: std::time::Instant) {
         *self.execution_times.entry(phase).or_insert(0.0) += since.elapsed().as_secs_f64();

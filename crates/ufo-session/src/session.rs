@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ufo_agent::dispatcher::execute_one;
 use ufo_agent::{
-    AppAgent, Blackboard, CommandDispatcher, HostAgent, PromptSet, StepInput, StepRecord,
-    SubtaskRecord, UserIo,
+    AgentError, AppAgent, AppStep, Blackboard, CommandDispatcher, HostAgent, HostStep, PromptSet,
+    StepInput, StepRecord, SubtaskRecord, UserIo,
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
@@ -103,6 +103,26 @@ pub struct SessionReport {
     pub markdown: Option<PathBuf>,
     /// Skipped because already finished (batch).
     pub skipped: bool,
+}
+
+impl SessionReport {
+    /// The report of a task that took no step (skipped, or its file unusable).
+    fn without_steps(task: &str, log_dir: PathBuf, status: SessionStatus) -> Self {
+        Self {
+            task: task.to_owned(),
+            log_dir,
+            status,
+            requests: Vec::new(),
+            result: String::new(),
+            steps: 0,
+            subtasks: Vec::new(),
+            usage: UsageTotals::default(),
+            evaluation: None,
+            error: None,
+            markdown: None,
+            skipped: false,
+        }
+    }
 }
 
 /// Everything a session uses.
@@ -221,18 +241,12 @@ async fn run_batch(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>
         if status.get(&name).and_then(Value::as_str) == Some("finished") {
             s.io.show(&format!("{progress}: already finished, skipped"));
             out.push(SessionReport {
-                task: name.clone(),
-                log_dir: dir.join(crate::logs::sanitize_task_name(&name)),
-                status: SessionStatus::Finish,
-                requests: Vec::new(),
-                result: String::new(),
-                steps: 0,
-                subtasks: Vec::new(),
-                usage: UsageTotals::default(),
-                evaluation: None,
-                error: None,
-                markdown: None,
                 skipped: true,
+                ..SessionReport::without_steps(
+                    &name,
+                    dir.join(crate::logs::sanitize_task_name(&name)),
+                    SessionStatus::Finish,
+                )
             });
             continue;
         }
@@ -245,18 +259,8 @@ async fn run_batch(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>
             Err(e) => {
                 s.io.show(&format!("{progress}: {e}"));
                 SessionReport {
-                    task: name.clone(),
-                    log_dir: dir.clone(),
-                    status: SessionStatus::Error,
-                    requests: Vec::new(),
-                    result: String::new(),
-                    steps: 0,
-                    subtasks: Vec::new(),
-                    usage: UsageTotals::default(),
-                    evaluation: None,
                     error: Some(e.report()),
-                    markdown: None,
-                    skipped: false,
+                    ..SessionReport::without_steps(&name, dir.clone(), SessionStatus::Error)
                 }
             }
         };
@@ -302,6 +306,21 @@ struct StepSummary {
     total_time: f64,
     screenshots: std::collections::BTreeMap<String, String>,
     execution_times: Value,
+}
+
+/// The [`StepInput`] of the session's next step. A macro, not a method:
+/// it borrows the blackboard and the sub-tasks while an agent (another field)
+/// is borrowed too.
+macro_rules! step_input {
+    ($s:expr, $round:expr, $request:expr) => {
+        StepInput {
+            session_step: $s.step,
+            round: $round,
+            request: $request,
+            blackboard: &mut $s.blackboard,
+            prev_subtasks: &$s.subtasks,
+        }
+    };
 }
 
 struct Session<'a> {
@@ -505,29 +524,46 @@ impl<'a> Session<'a> {
             return Err(self.fail_with(&e));
         }
         self.requests.push(request.to_owned());
+        let h = self
+            .host_step(0, request)
+            .await
+            .ok_or(SessionStatus::Error)?;
+        let a = h.assignment.clone();
+        self.record(h.record).await;
+        a.map(|a| a.application).ok_or(SessionStatus::Fail)
+    }
+
+    /// The HostAgent's next step. A failed step is logged and reported
+    /// (`None`).
+    async fn host_step(&mut self, round: usize, request: &str) -> Option<HostStep> {
         self.step += 1;
-        let Some(host) = self.host.as_mut() else {
-            return Err(SessionStatus::Error);
-        };
-        let r = host
-            .step(StepInput {
-                session_step: self.step,
-                round: 0,
-                request,
-                blackboard: &mut self.blackboard,
-                prev_subtasks: &self.subtasks,
-            })
-            .await;
+        let host = self.host.as_mut()?;
+        let r = host.step(step_input!(self, round, request)).await;
+        self.settle(r).await
+    }
+
+    /// The next step of the AppAgent of `application`, as [`Self::host_step`].
+    async fn app_step(
+        &mut self,
+        application: &str,
+        round: usize,
+        request: &str,
+    ) -> Option<AppStep> {
+        self.step += 1;
+        let agent = self.apps.get_mut(application)?;
+        let r = agent.step(step_input!(self, round, request)).await;
+        self.settle(r).await
+    }
+
+    /// A step's outcome; an error is logged (its record) and reported.
+    async fn settle<T>(&mut self, r: Result<T, Box<(AgentError, StepRecord)>>) -> Option<T> {
         match r {
-            Ok(h) => {
-                let a = h.assignment.clone();
-                self.record(h.record).await;
-                a.map(|a| a.application).ok_or(SessionStatus::Fail)
-            }
+            Ok(t) => Some(t),
             Err(b) => {
                 let (e, rec) = *b;
                 self.record(rec).await;
-                Err(self.fail_with(&e))
+                self.fail_with(&e);
+                None
             }
         }
     }
@@ -654,21 +690,8 @@ impl<'a> Session<'a> {
                     State::End(SessionStatus::Fail)
                 }
                 State::Host(HostAgentStatus::Continue) => {
-                    self.step += 1;
-                    let Some(host) = self.host.as_mut() else {
-                        return SessionStatus::Error;
-                    };
-                    let r = host
-                        .step(StepInput {
-                            session_step: self.step,
-                            round,
-                            request,
-                            blackboard: &mut self.blackboard,
-                            prev_subtasks: &self.subtasks,
-                        })
-                        .await;
-                    match r {
-                        Ok(h) => {
+                    match self.host_step(round, request).await {
+                        Some(h) => {
                             assignment = h.assignment.clone();
                             if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
                                 self.result = h.result.clone();
@@ -683,12 +706,7 @@ impl<'a> Session<'a> {
                             self.record(h.record).await;
                             State::Host(st)
                         }
-                        Err(b) => {
-                            let (e, rec) = *b;
-                            self.record(rec).await;
-                            self.fail_with(&e);
-                            State::Host(HostAgentStatus::Error)
-                        }
+                        None => State::Host(HostAgentStatus::Error),
                     }
                 }
                 State::Host(HostAgentStatus::Assign) => match assignment.take() {
@@ -709,22 +727,9 @@ impl<'a> Session<'a> {
                 State::Host(HostAgentStatus::Fail) => State::End(SessionStatus::Fail),
                 State::Host(HostAgentStatus::Error) => State::End(SessionStatus::Error),
                 State::App(AppAgentStatus::Continue) => {
-                    self.step += 1;
                     let key = self.current_app.clone().unwrap_or_default();
-                    let Some(agent) = self.apps.get_mut(&key) else {
-                        return SessionStatus::Error;
-                    };
-                    let r = agent
-                        .step(StepInput {
-                            session_step: self.step,
-                            round,
-                            request,
-                            blackboard: &mut self.blackboard,
-                            prev_subtasks: &self.subtasks,
-                        })
-                        .await;
-                    match r {
-                        Ok(step) => {
+                    match self.app_step(&key, round, request).await {
+                        Some(step) => {
                             let st = step.status;
                             // A CONFIRM step is logged when it completes, after the user's answer.
                             if st != AppAgentStatus::Confirm {
@@ -738,12 +743,7 @@ impl<'a> Session<'a> {
                             }
                             State::App(st)
                         }
-                        Err(b) => {
-                            let (e, rec) = *b;
-                            self.record(rec).await;
-                            self.fail_with(&e);
-                            State::App(AppAgentStatus::Error)
-                        }
+                        None => State::App(AppAgentStatus::Error),
                     }
                 }
                 State::App(AppAgentStatus::Confirm) => {
