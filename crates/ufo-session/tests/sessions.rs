@@ -28,15 +28,12 @@ async fn host_app_host_computes_12_times_7() {
         host_finish("12*7 = 84"),
     ])
     .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("compute 12*7 in the calculator"),
-        None,
+        &model,
+        "",
+        &[],
+        "compute 12*7 in the calculator",
         None,
         "calc 12*7",
     )
@@ -195,15 +192,12 @@ async fn two_applications_pass_the_result_back_through_the_host() {
         host_finish("84 typed into mousepad"),
     ])
     .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("compute 12*7 in the calculator and type the result into mousepad"),
-        None,
+        &model,
+        "",
+        &[],
+        "compute 12*7 in the calculator and type the result into mousepad",
         None,
         "two apps",
     )
@@ -253,15 +247,12 @@ async fn action_sequence_stops_at_the_failure_and_reports_it() {
         }),
     ])
     .await;
-    let cfg = base_config(&model, "ACTION_SEQUENCE: true\n");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("type 12*7"),
-        None,
+        &model,
+        "ACTION_SEQUENCE: true\n",
+        &[],
+        "type 12*7",
         Some("gnome-calculator"),
         "sequence",
     )
@@ -310,15 +301,12 @@ async fn malformed_replies_are_repaired_or_re_asked() {
         app_finish("84"),
     ])
     .await;
-    let cfg = base_config(&model, "JSON_PARSING_RETRY: 2\n");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("compute 12*7"),
-        None,
+        &model,
+        "JSON_PARSING_RETRY: 2\n",
+        &[],
+        "compute 12*7",
         Some("gnome-calculator"),
         "malformed",
     )
@@ -347,15 +335,12 @@ async fn malformed_replies_are_repaired_or_re_asked() {
         ufo_testkit::scripted::fixed("no json here"),
     ])
     .await;
-    let cfg = base_config(&bad, "JSON_PARSING_RETRY: 2\n");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("compute 12*7"),
-        None,
+        &bad,
+        "JSON_PARSING_RETRY: 2\n",
+        &[],
+        "compute 12*7",
         Some("gnome-calculator"),
         "hopeless",
     )
@@ -383,15 +368,12 @@ async fn confirm_declined_does_not_execute_the_action() {
         app_reply(serde_json::json!({"observation": "a document", "thought": "overwriting is irreversible: ask first", "action": {"function": "set_edit_text", "arguments": {"id": id, "name": "", "text": "OVERWRITTEN", "clear_current_text": true}, "status": "CONFIRM"}}))
     })])
     .await;
-    let cfg = base_config(&model, "SAFE_GUARD: true\n");
-    let io = Arc::new(ScriptedIo::new(["n"]));
-    let reports = run(
+    let (reports, io) = normal(
         &rig,
-        cfg,
-        io.clone(),
-        Mode::Normal,
-        Some("overwrite the document"),
-        None,
+        &model,
+        "SAFE_GUARD: true\n",
+        &["n"],
+        "overwrite the document",
         Some("mousepad"),
         "confirm",
     )
@@ -525,15 +507,12 @@ async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
 async fn save_ui_tree_writes_the_window_tree_of_each_app_step() {
     let rig = rig("sess-tree", &["gnome-calculator"]).await;
     let model = ScriptedModel::start(vec![click("4", "CONTINUE"), app_finish("4")]).await;
-    let cfg = base_config(&model, "SAVE_UI_TREE: true\n");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("type 4"),
-        None,
+        &model,
+        "SAVE_UI_TREE: true\n",
+        &[],
+        "type 4",
         Some("gnome-calculator"),
         "trees",
     )
@@ -601,15 +580,12 @@ async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
         host_finish("84"),
     ])
     .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(["12", "no"]));
-    let reports = run(
+    let (reports, io) = normal(
         &rig,
-        cfg,
-        io.clone(),
-        Mode::Normal,
-        Some("multiply a number by 7 in the calculator"),
-        None,
+        &model,
+        "",
+        &["12", "no"],
+        "multiply a number by 7 in the calculator",
         None,
         "pending",
     )
@@ -729,15 +705,12 @@ async fn normal_mode_asks_for_new_requests_until_n_within_max_round() {
         app_finish("12"),
     ])
     .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(["now type 2", "N", "never asked"]));
-    let reports = run(
+    let (reports, io) = normal(
         &rig,
-        cfg,
-        io.clone(),
-        Mode::Normal,
-        Some("type 1"),
-        None,
+        &model,
+        "",
+        &["now type 2", "N", "never asked"],
+        "type 1",
         Some("gnome-calculator"),
         "rounds",
     )
@@ -762,15 +735,12 @@ async fn normal_mode_asks_for_new_requests_until_n_within_max_round() {
 
     // MAX_ROUND: 1 ends the session after the first round without asking.
     let model = ScriptedModel::start(vec![app_finish("12")]).await;
-    let cfg = base_config(&model, "MAX_ROUND: 1\n");
-    let io = Arc::new(ScriptedIo::new(["another request"]));
-    let reports = run(
+    let (reports, io) = normal(
         &rig,
-        cfg,
-        io.clone(),
-        Mode::Normal,
-        Some("read the display"),
-        None,
+        &model,
+        "MAX_ROUND: 1\n",
+        &["another request"],
+        "read the display",
         Some("gnome-calculator"),
         "one round",
     )
@@ -818,15 +788,12 @@ async fn unknown_status_values_are_re_asked_with_the_exact_error() {
         host_finish("the display reads 0"),
     ])
     .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
+    let (reports, _) = normal(
         &rig,
-        cfg,
-        io,
-        Mode::Normal,
-        Some("read the calculator's display"),
-        None,
+        &model,
+        "",
+        &[],
+        "read the calculator's display",
         None,
         "status",
     )

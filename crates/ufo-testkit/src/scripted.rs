@@ -81,14 +81,7 @@ impl ScriptedRequest {
 
     /// Number of image parts.
     pub fn image_count(&self) -> usize {
-        self.body["messages"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m["content"].as_array())
-            .flatten()
-            .filter(|p| p["type"] == "image_url")
-            .count()
+        self.image_urls().len()
     }
 
     /// The URLs of the image parts, in order.

@@ -46,6 +46,34 @@ pub(crate) fn config(yaml: &str) -> UfoConfig {
     UfoConfig::parse(yaml, Path::new("."), &|_| None).unwrap()
 }
 
+/// A normal-mode session: the scripted `model` with `extra` config lines,
+/// the user's `answers` in order, `request`, on `app` (single-tier) or
+/// through the HostAgent. Returns the reports and the user's side.
+pub(crate) async fn normal(
+    rig: &Rig,
+    model: &ufo_testkit::scripted::ScriptedModel,
+    extra: &str,
+    answers: &[&str],
+    request: &str,
+    app: Option<&str>,
+    task: &str,
+) -> (Vec<SessionReport>, Arc<ScriptedIo>) {
+    let io = Arc::new(ScriptedIo::new(answers.iter().copied()));
+    let cfg = base_config(model, extra);
+    let reports = run(
+        rig,
+        cfg,
+        io.clone(),
+        Mode::Normal,
+        Some(request),
+        None,
+        app,
+        task,
+    )
+    .await;
+    (reports, io)
+}
+
 pub(crate) async fn run(
     rig: &Rig,
     cfg: UfoConfig,
