@@ -15,7 +15,8 @@
 //! repeated-action guard). It returns a [`StepRecord`] (one `response.log`
 //! line, with per-phase times and cost) and the next status; the session's
 //! state machine decides what happens next. [`HostAgent::step`] is the same
-//! for the desktop: list windows, ask, `select_application_window`.
+//! for the desktop: list windows (and, in visual mode, take a desktop
+//! screenshot with `capture_desktop_screenshot`), ask, `select_application_window`.
 //!
 //! ## What this crate must not know
 //! Which backend or transport executes a command: agents speak only in
