@@ -11,6 +11,25 @@ use ufo_desktop::Backend;
 
 const APP: &str = "gtk3-widget-factory";
 
+/// Clicks a two-state control and waits until its "checked" state flipped.
+async fn click_and_expect_toggle(
+    b: &ufo_desktop_atspi::AtspiBackend,
+    ctx: &mut ufo_desktop::ToolContext,
+    c: &ufo_core::Control,
+) {
+    let was = c.has_state("checked");
+    let r = act(b, ctx, "click_input", args(c, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let now = eventually(&(!was).to_string(), || async {
+        states(b, c)
+            .await
+            .contains(&"checked".to_owned())
+            .to_string()
+    })
+    .await;
+    assert_eq!(now, (!was).to_string(), "{:?} did not toggle", c.name);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toggles_values_and_combo_selection_change_state() {
     let (d, b) = desktop_with(APP).await;
@@ -24,17 +43,7 @@ async fn toggles_values_and_combo_selection_change_state() {
         "enabled check button",
     )
     .clone();
-    let was = check.has_state("checked");
-    let r = act(&b, &mut ctx, "click_input", args(&check, json!({}))).await;
-    assert!(r.is_success(), "{r:?}");
-    let now = eventually(&(!was).to_string(), || async {
-        states(&b, &check)
-            .await
-            .contains(&"checked".to_owned())
-            .to_string()
-    })
-    .await;
-    assert_eq!(now, (!was).to_string(), "check button did not toggle");
+    click_and_expect_toggle(&b, &mut ctx, &check).await;
 
     // The switch (an unnamed toggle button with a Toggle action) turns on.
     let switch = find(
@@ -47,17 +56,7 @@ async fn toggles_values_and_combo_selection_change_state() {
         "switch",
     )
     .clone();
-    let was = switch.has_state("checked");
-    let r = act(&b, &mut ctx, "click_input", args(&switch, json!({}))).await;
-    assert!(r.is_success(), "{r:?}");
-    let now = eventually(&(!was).to_string(), || async {
-        states(&b, &switch)
-            .await
-            .contains(&"checked".to_owned())
-            .to_string()
-    })
-    .await;
-    assert_eq!(now, (!was).to_string(), "switch did not toggle");
+    click_and_expect_toggle(&b, &mut ctx, &switch).await;
 
     // The spin button goes up by two with the keyboard.
     let spin = find(
