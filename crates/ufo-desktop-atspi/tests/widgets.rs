@@ -11,6 +11,20 @@ use ufo_desktop::Backend;
 
 const APP: &str = "gtk3-widget-factory";
 
+/// The first enabled horizontal slider.
+fn horizontal_slider(ctx: &ufo_desktop::ToolContext) -> ufo_core::Control {
+    find(
+        ctx,
+        |c| {
+            c.control_type == ControlType::Slider
+                && c.has_state("horizontal")
+                && c.has_state("enabled")
+        },
+        "horizontal slider",
+    )
+    .clone()
+}
+
 /// Clicks a two-state control and waits until its "checked" state flipped.
 async fn click_and_expect_toggle(
     b: &ufo_desktop_atspi::AtspiBackend,
@@ -79,16 +93,7 @@ async fn toggles_values_and_combo_selection_change_state() {
     assert_eq!(now, want);
 
     // The horizontal slider moves with the mouse wheel.
-    let slider = find(
-        &ctx,
-        |c| {
-            c.control_type == ControlType::Slider
-                && c.has_state("horizontal")
-                && c.has_state("enabled")
-        },
-        "horizontal slider",
-    )
-    .clone();
+    let slider = horizontal_slider(&ctx);
     let before = b.read_text(&slider.handle).await.unwrap();
     let r = act(
         &b,
@@ -156,16 +161,7 @@ async fn drag_on_coordinates_moves_a_slider() {
     let w = main_window(&b, APP).await;
     let mut ctx = observe(&b, &w).await;
     let win = ctx.window.clone().unwrap().rect.unwrap();
-    let slider = find(
-        &ctx,
-        |c| {
-            c.control_type == ControlType::Slider
-                && c.has_state("horizontal")
-                && c.has_state("enabled")
-        },
-        "horizontal slider",
-    )
-    .clone();
+    let slider = horizontal_slider(&ctx);
     let before: f64 = b.read_text(&slider.handle).await.unwrap().parse().unwrap();
     // From the slider's centre (its knob at 50 %) to its right end.
     let (from, to) = (
