@@ -4,6 +4,8 @@
 # their own private headless desktops; they never touch your display.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# System packages first: bootstrap.sh runs `apt-get install` (as root) for Xvfb,
+# D-Bus, AT-SPI, xdotool, xfwm4 and the test applications when any is missing.
 scripts/bootstrap.sh --no-build
 echo "== cargo fmt --check" >&2
 cargo fmt --all --check
