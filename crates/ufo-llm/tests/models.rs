@@ -20,12 +20,7 @@ use ufo_llm::{
 };
 
 fn cfg(yaml: &str, base: &str) -> LlmConfig {
-    let mut c = LlmConfig::from_yaml(yaml).unwrap();
-    c.api_base = Some(base.to_owned());
-    c.max_retry = Some(1);
-    c.retry_base_delay_ms = Some(1);
-    c.retry_max_delay_ms = Some(5);
-    c
+    common::cfg(yaml, base, 1)
 }
 
 fn success(text: &str, p: u64, c: u64) -> Value {
@@ -387,6 +382,9 @@ async fn no_secret_in_logs_errors_or_format_output() {
         .with_writer(move || writer.clone())
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Other tests' threads may have cached "no subscriber wants this" for the
+    // crate's callsites; recompute it now that this thread has one.
+    tracing::callsite::rebuild_interest_cache();
 
     let echo = json!({"error": {"message": format!("Incorrect API key provided: {KEY}"), "code": "invalid_api_key"}});
     let server = TestServer::start(vec![

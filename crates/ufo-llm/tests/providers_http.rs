@@ -11,14 +11,18 @@ use serde_json::{Value, json};
 use ufo_core::Diagnostic;
 use ufo_llm::{ChatModel, ChatOptions, ChatRequest, HttpModel, LlmConfig, LlmError, Part, Secret};
 
+/// One provider's wire contract.
 struct Case {
-    cfg: LlmConfig,
+    name: &'static str,
+    /// The agent section; `API_BASE` is the test server's address + `base_path`.
+    yaml: &'static str,
+    base_path: &'static str,
     /// Path (and query) the request must hit.
     path: &'static str,
     /// Headers that must be present with these values.
-    headers: Vec<(&'static str, String)>,
+    headers: &'static [(&'static str, &'static str)],
     /// Headers that must be absent.
-    absent: Vec<&'static str>,
+    absent: &'static [&'static str],
     body: Value,
     success: Value,
     usage: (u64, u64),
@@ -43,12 +47,7 @@ fn agent_request() -> ChatRequest {
 }
 
 fn cfg(yaml: &str, base: &str) -> LlmConfig {
-    let mut c = LlmConfig::from_yaml(yaml).unwrap();
-    c.api_base = Some(base.to_owned());
-    c.max_retry = Some(2);
-    c.retry_base_delay_ms = Some(1);
-    c.retry_max_delay_ms = Some(5);
-    c
+    common::cfg(yaml, base, 2)
 }
 
 fn openai_success() -> Value {
@@ -57,324 +56,322 @@ fn openai_success() -> Value {
            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}})
 }
 
-fn openai_unauthorized(secret: &str) -> Value {
-    json!({"error": {"message": format!("Incorrect API key provided: {secret}."), "type": "invalid_request_error", "code": "invalid_api_key"}})
-}
-
-fn openai_messages(image_url: &str) -> Value {
-    json!([
+/// The OpenAI-shaped body for `model` with the agent request's messages.
+fn openai_body(model: &str, image_url: &str) -> Value {
+    json!({"model": model, "messages": [
         {"role": "system", "content": "SYS"},
         {"role": "user", "content": [
             {"type": "text", "text": "Click OK."},
             {"type": "image_url", "image_url": {"url": image_url}}
         ]}
-    ])
+    ], "temperature": 0.0, "max_tokens": 100})
 }
 
-async fn run(make: impl Fn(&str) -> Case) {
-    // 1. success: exact request, parsed reply
-    let server = TestServer::start(vec![]).await;
-    let case = make(&server.base);
-    server.push(Scripted::json(200, case.success.clone()));
-    let model = HttpModel::new(case.cfg.clone()).unwrap();
-    let r = model.chat(agent_request()).await.unwrap();
-    assert_eq!(r.text, "{\"a\":1}");
-    assert_eq!(
-        (r.usage.prompt_tokens, r.usage.completion_tokens),
-        case.usage
-    );
-    assert_eq!(r.usage.total_tokens, case.usage.0 + case.usage.1);
-    assert_eq!(r.attempts, 1);
-    let reqs = server.requests();
-    assert_eq!(reqs.len(), 1);
-    let req = &reqs[0];
-    assert_eq!(req.method, "POST");
-    assert_eq!(req.path, case.path);
-    assert_eq!(
-        req.body,
-        case.body,
-        "body:\n{}",
-        serde_json::to_string_pretty(&req.body).unwrap()
-    );
-    assert_eq!(
-        req.headers.get("content-type").map(String::as_str),
-        Some("application/json")
-    );
-    for (k, v) in &case.headers {
-        assert_eq!(req.headers.get(*k), Some(v), "header {k}");
-    }
-    for k in &case.absent {
-        assert!(!req.headers.contains_key(*k), "header {k} must be absent");
+const DATA_URI: &str = "data:image/png;base64,AAAA";
+
+/// Every provider: its request, its success reply and its 401 body.
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "openai",
+            yaml: "API_TYPE: openai\nAPI_KEY: sk-openai-secret\nAPI_MODEL: gpt-4o\n",
+            base_path: "",
+            path: "/v1/chat/completions",
+            headers: &[("authorization", "Bearer sk-openai-secret")],
+            absent: &[],
+            body: openai_body("gpt-4o", DATA_URI),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"message": "Incorrect API key provided: sk-openai-secret.", "type": "invalid_request_error", "code": "invalid_api_key"}}),
+            secret: "sk-openai-secret",
+        },
+        Case {
+            name: "aoai",
+            yaml: "API_TYPE: aoai\nAPI_KEY: aoai-key-secret\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-10-21\n",
+            base_path: "",
+            path: "/openai/deployments/dep1/chat/completions?api-version=2024-10-21",
+            headers: &[("api-key", "aoai-key-secret")],
+            absent: &["authorization"],
+            body: openai_body("dep1", DATA_URI),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"code": "401", "message": "Access denied due to invalid subscription key aoai-key-secret."}}),
+            secret: "aoai-key-secret",
+        },
+        Case {
+            name: "azure_ad",
+            yaml: "API_TYPE: azure_ad\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-02-15-preview\nAAD_TOKEN_COMMAND: printf aad-token-secret\n",
+            base_path: "",
+            path: "/openai/deployments/dep1/chat/completions?api-version=2024-02-15-preview",
+            headers: &[("authorization", "Bearer aad-token-secret")],
+            absent: &["api-key"],
+            body: openai_body("dep1", DATA_URI),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"code": "PermissionDenied", "message": "token aad-token-secret lacks access"}}),
+            secret: "aad-token-secret",
+        },
+        Case {
+            name: "qwen (OpenAI-compatible)",
+            yaml: "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
+            base_path: "/compatible-mode/v1",
+            path: "/compatible-mode/v1/chat/completions",
+            headers: &[("authorization", "Bearer dashscope-secret")],
+            absent: &[],
+            body: openai_body("qwen-vl-max", DATA_URI),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"code": "invalid_api_key", "message": "Incorrect API key provided."}}),
+            secret: "dashscope-secret",
+        },
+        Case {
+            name: "qwen (DashScope native)",
+            yaml: "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
+            base_path: "/api/v1",
+            path: "/api/v1/services/aigc/multimodal-generation/generation",
+            headers: &[("authorization", "Bearer dashscope-secret")],
+            absent: &[],
+            body: json!({
+                "model": "qwen-vl-max",
+                "input": {"messages": [
+                    {"role": "system", "content": [{"text": "SYS"}]},
+                    {"role": "user", "content": [{"text": "Click OK."}, {"image": "data:image/png;base64,AAAA"}]}
+                ]},
+                "parameters": {"result_format": "message", "temperature": 0.0, "max_tokens": 100}
+            }),
+            success: json!({"output": {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": [{"text": "{\"a\":1}"}]}}]},
+                            "usage": {"input_tokens": 11, "output_tokens": 7}, "request_id": "r1"}),
+            usage: (11, 7),
+            unauthorized: json!({"code": "InvalidApiKey", "message": "Invalid API-key provided.", "request_id": "r2"}),
+            secret: "dashscope-secret",
+        },
+        Case {
+            name: "deepseek (text only)",
+            yaml: "API_TYPE: deepseek\nAPI_KEY: ds-secret-key\nAPI_MODEL: deepseek-chat\n",
+            base_path: "",
+            path: "/v1/chat/completions",
+            headers: &[("authorization", "Bearer ds-secret-key")],
+            absent: &[],
+            body: json!({"model": "deepseek-chat", "messages": [
+                {"role": "system", "content": "SYS"}, {"role": "user", "content": "Click OK."}
+            ], "temperature": 0.0, "max_tokens": 100}),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"message": "Authentication Fails (no such user)", "type": "authentication_error", "code": "invalid_request_error"}}),
+            secret: "ds-secret-key",
+        },
+        Case {
+            name: "ollama (native chat)",
+            yaml: "API_TYPE: ollama\nAPI_MODEL: llama3.2-vision\n",
+            base_path: "",
+            path: "/api/chat",
+            headers: &[],
+            absent: &["authorization"],
+            body: json!({"model": "llama3.2-vision", "messages": [
+                {"role": "system", "content": "SYS"},
+                {"role": "user", "content": "Click OK.", "images": ["AAAA"]}
+            ], "stream": false, "options": {"temperature": 0.0, "num_predict": 100}}),
+            success: json!({"model": "llama3.2-vision", "created_at": "2024-01-01T00:00:00Z",
+                            "message": {"role": "assistant", "content": "{\"a\":1}"}, "done": true, "done_reason": "stop",
+                            "prompt_eval_count": 11, "eval_count": 7}),
+            usage: (11, 7),
+            unauthorized: json!({"error": "unauthorized"}),
+            secret: "never-configured",
+        },
+        Case {
+            name: "gemini",
+            yaml: "API_TYPE: gemini\nAPI_KEY: gemini-secret-key\nAPI_MODEL: gemini-2.0-flash\n",
+            base_path: "",
+            path: "/v1beta/models/gemini-2.0-flash:generateContent",
+            headers: &[("x-goog-api-key", "gemini-secret-key")],
+            absent: &["authorization"],
+            body: json!({
+                "systemInstruction": {"parts": [{"text": "SYS"}]},
+                "contents": [{"role": "user", "parts": [{"text": "Click OK."}, {"inline_data": {"mime_type": "image/png", "data": "AAAA"}}]}],
+                "generationConfig": {"temperature": 0.0, "maxOutputTokens": 100}
+            }),
+            success: json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "pondering", "thought": true}, {"text": "{\"a\":1}"}]}, "finishReason": "STOP"}],
+                            "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}}),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"code": 401, "message": "API key not valid: gemini-secret-key", "status": "UNAUTHENTICATED"}}),
+            secret: "gemini-secret-key",
+        },
+        Case {
+            name: "claude",
+            yaml: "API_TYPE: claude\nAPI_KEY: sk-ant-secret\nAPI_MODEL: claude-3-5-sonnet-latest\n",
+            base_path: "",
+            path: "/v1/messages",
+            headers: &[
+                ("x-api-key", "sk-ant-secret"),
+                ("anthropic-version", "2023-06-01"),
+            ],
+            absent: &["authorization"],
+            body: json!({
+                "model": "claude-3-5-sonnet-latest", "max_tokens": 100, "system": "SYS",
+                "messages": [{"role": "user", "content": [
+                    {"type": "text", "text": "Click OK."},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
+                ]}],
+                "temperature": 0.0
+            }),
+            success: json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+                            "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "{\"a\":1}"}],
+                            "stop_reason": "end_turn", "usage": {"input_tokens": 11, "output_tokens": 7}}),
+            usage: (11, 7),
+            unauthorized: json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
+            secret: "sk-ant-secret",
+        },
+        Case {
+            name: "zhipu",
+            yaml: "API_TYPE: zhipu\nAPI_KEY: zhipu-secret.key\nAPI_MODEL: glm-4v\n",
+            base_path: "/api/paas/v4",
+            path: "/api/paas/v4/chat/completions",
+            headers: &[("authorization", "Bearer zhipu-secret.key")],
+            absent: &[],
+            // GLM-4V takes raw base64 without the data: prefix.
+            body: openai_body("glm-4v", "AAAA"),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"error": {"code": "1000", "message": "身份验证失败。"}}),
+            secret: "zhipu-secret.key",
+        },
+        Case {
+            name: "custom (OpenAI-compatible server)",
+            yaml: "API_TYPE: custom\nAPI_MODEL: local\n",
+            base_path: "/v1",
+            path: "/v1/chat/completions",
+            headers: &[],
+            absent: &["authorization"],
+            body: openai_body("local", DATA_URI),
+            success: openai_success(),
+            usage: (11, 7),
+            unauthorized: json!({"object": "error", "message": "Unauthorized", "type": "Unauthorized", "code": 401}),
+            secret: "never-configured",
+        },
+    ]
+}
+
+impl Case {
+    /// A fresh server answering with `script`, and a model pointed at it.
+    async fn serve(&self, script: Vec<Scripted>) -> (TestServer, HttpModel) {
+        let server = TestServer::start(script).await;
+        let c = cfg(self.yaml, &format!("{}{}", server.base, self.base_path));
+        let model = HttpModel::new(c).unwrap();
+        (server, model)
     }
 
-    // 2. 429 with Retry-After: retried, then success
-    let server = TestServer::start(vec![]).await;
-    let case = make(&server.base);
-    server.push(
-        Scripted::json(
+    /// The exact request, a parsed success, 429 + Retry-After retried, 401 not
+    /// retried (clear error, no secret), malformed bodies a clear error.
+    async fn check(&self) {
+        let name = self.name;
+
+        // 1. success: exact request, parsed reply
+        let (server, model) = self
+            .serve(vec![Scripted::json(200, self.success.clone())])
+            .await;
+        let r = model.chat(agent_request()).await.unwrap();
+        assert_eq!(r.text, "{\"a\":1}", "{name}");
+        assert_eq!(
+            (r.usage.prompt_tokens, r.usage.completion_tokens),
+            self.usage,
+            "{name}"
+        );
+        assert_eq!(r.usage.total_tokens, self.usage.0 + self.usage.1, "{name}");
+        assert_eq!(r.attempts, 1, "{name}");
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 1, "{name}");
+        let req = &reqs[0];
+        assert_eq!(req.method, "POST", "{name}");
+        assert_eq!(req.path, self.path, "{name}");
+        assert_eq!(
+            req.body,
+            self.body,
+            "{name} body:\n{}",
+            serde_json::to_string_pretty(&req.body).unwrap()
+        );
+        assert_eq!(
+            req.headers.get("content-type").map(String::as_str),
+            Some("application/json"),
+            "{name}"
+        );
+        for (k, v) in self.headers {
+            assert_eq!(
+                req.headers.get(*k).map(String::as_str),
+                Some(*v),
+                "{name}: header {k}"
+            );
+        }
+        for k in self.absent {
+            assert!(
+                !req.headers.contains_key(*k),
+                "{name}: header {k} must be absent"
+            );
+        }
+
+        // 2. 429 with Retry-After: retried, then success
+        let rate_limited = Scripted::json(
             429,
             json!({"error": {"message": "rate limited", "type": "rate_limit_error"}}),
         )
-        .header("retry-after", "0"),
-    );
-    server.push(Scripted::json(200, case.success.clone()));
-    let model = HttpModel::new(case.cfg.clone()).unwrap();
-    let r = model.chat(agent_request()).await.unwrap();
-    assert_eq!(r.attempts, 2);
-    assert_eq!(server.requests().len(), 2);
-    assert_eq!(server.requests()[1].body, case.body);
+        .header("retry-after", "0");
+        let (server, model) = self
+            .serve(vec![
+                rate_limited,
+                Scripted::json(200, self.success.clone()),
+            ])
+            .await;
+        let r = model.chat(agent_request()).await.unwrap();
+        assert_eq!(r.attempts, 2, "{name}");
+        assert_eq!(server.requests().len(), 2, "{name}");
+        assert_eq!(server.requests()[1].body, self.body, "{name}");
 
-    // 3. 401: not retried, clear error, no secret
-    let server = TestServer::start(vec![]).await;
-    let case = make(&server.base);
-    server.push(Scripted::json(401, case.unauthorized.clone()));
-    server.push(Scripted::json(200, case.success.clone()));
-    let model = HttpModel::new(case.cfg.clone()).unwrap();
-    let err = model.chat(agent_request()).await.unwrap_err();
-    assert_eq!(server.requests().len(), 1, "a 401 must not be retried");
-    assert!(
-        matches!(&err, LlmError::Api(e) if e.status == 401),
-        "{err:?}"
-    );
-    assert_eq!(err.code(), "ufo::llm::auth_failed");
-    let help = err.help().unwrap();
-    assert!(help.contains("API_KEY"), "{help}");
-    let all = format!("{err} | {help} | {err:?}");
-    assert!(!all.contains(case.secret), "secret leaked: {all}");
-
-    // 4. malformed bodies: not JSON, and JSON of the wrong shape
-    for bad in [
-        Scripted::raw(200, "<html>oops</html>"),
-        Scripted::json(200, json!({"unexpected": true})),
-    ] {
-        let server = TestServer::start(vec![bad]).await;
-        let case = make(&server.base);
-        let model = HttpModel::new(case.cfg.clone()).unwrap();
+        // 3. 401: not retried, clear error, no secret
+        let (server, model) = self
+            .serve(vec![
+                Scripted::json(401, self.unauthorized.clone()),
+                Scripted::json(200, self.success.clone()),
+            ])
+            .await;
         let err = model.chat(agent_request()).await.unwrap_err();
-        assert_eq!(err.code(), "ufo::llm::malformed_response", "{err:?}");
-        assert!(err.to_string().contains("malformed"), "{err}");
+        assert_eq!(
+            server.requests().len(),
+            1,
+            "{name}: a 401 must not be retried"
+        );
+        assert!(
+            matches!(&err, LlmError::Api(e) if e.status == 401),
+            "{name}: {err:?}"
+        );
+        assert_eq!(err.code(), "ufo::llm::auth_failed", "{name}");
+        let help = err.help().unwrap();
+        assert!(help.contains("API_KEY"), "{name}: {help}");
+        let all = format!("{err} | {help} | {err:?}");
+        assert!(!all.contains(self.secret), "{name}: secret leaked: {all}");
+
+        // 4. malformed bodies: not JSON, and JSON of the wrong shape
+        for bad in [
+            Scripted::raw(200, "<html>oops</html>"),
+            Scripted::json(200, json!({"unexpected": true})),
+        ] {
+            let (_server, model) = self.serve(vec![bad]).await;
+            let err = model.chat(agent_request()).await.unwrap_err();
+            assert_eq!(
+                err.code(),
+                "ufo::llm::malformed_response",
+                "{name}: {err:?}"
+            );
+            assert!(err.to_string().contains("malformed"), "{name}: {err}");
+        }
     }
 }
 
 #[tokio::test]
-async fn openai() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: openai\nAPI_KEY: sk-openai-secret\nAPI_MODEL: gpt-4o\n", base),
-        path: "/v1/chat/completions",
-        headers: vec![("authorization", "Bearer sk-openai-secret".into())],
-        absent: vec![],
-        body: json!({"model": "gpt-4o", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: openai_unauthorized("sk-openai-secret"),
-        secret: "sk-openai-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn aoai() {
-    run(|base| Case {
-        cfg: cfg(
-            "API_TYPE: aoai\nAPI_KEY: aoai-key-secret\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-10-21\n",
-            base,
-        ),
-        path: "/openai/deployments/dep1/chat/completions?api-version=2024-10-21",
-        headers: vec![("api-key", "aoai-key-secret".into())],
-        absent: vec!["authorization"],
-        body: json!({"model": "dep1", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"code": "401", "message": "Access denied due to invalid subscription key aoai-key-secret."}}),
-        secret: "aoai-key-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn azure_ad() {
-    run(|base| Case {
-        cfg: cfg(
-            "API_TYPE: azure_ad\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-02-15-preview\nAAD_TOKEN_COMMAND: printf aad-token-secret\n",
-            base,
-        ),
-        path: "/openai/deployments/dep1/chat/completions?api-version=2024-02-15-preview",
-        headers: vec![("authorization", "Bearer aad-token-secret".into())],
-        absent: vec!["api-key"],
-        body: json!({"model": "dep1", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"code": "PermissionDenied", "message": "token aad-token-secret lacks access"}}),
-        secret: "aad-token-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn qwen_openai_compatible() {
-    run(|base| Case {
-        cfg: cfg(
-            "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
-            &format!("{base}/compatible-mode/v1"),
-        ),
-        path: "/compatible-mode/v1/chat/completions",
-        headers: vec![("authorization", "Bearer dashscope-secret".into())],
-        absent: vec![],
-        body: json!({"model": "qwen-vl-max", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"code": "invalid_api_key", "message": "Incorrect API key provided."}}),
-        secret: "dashscope-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn qwen_dashscope_native() {
-    run(|base| Case {
-        cfg: cfg(
-            "API_TYPE: qwen\nAPI_KEY: dashscope-secret\nAPI_MODEL: qwen-vl-max\n",
-            &format!("{base}/api/v1"),
-        ),
-        path: "/api/v1/services/aigc/multimodal-generation/generation",
-        headers: vec![("authorization", "Bearer dashscope-secret".into())],
-        absent: vec![],
-        body: json!({
-            "model": "qwen-vl-max",
-            "input": {"messages": [
-                {"role": "system", "content": [{"text": "SYS"}]},
-                {"role": "user", "content": [{"text": "Click OK."}, {"image": "data:image/png;base64,AAAA"}]}
-            ]},
-            "parameters": {"result_format": "message", "temperature": 0.0, "max_tokens": 100}
-        }),
-        success: json!({"output": {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": [{"text": "{\"a\":1}"}]}}]},
-                        "usage": {"input_tokens": 11, "output_tokens": 7}, "request_id": "r1"}),
-        usage: (11, 7),
-        unauthorized: json!({"code": "InvalidApiKey", "message": "Invalid API-key provided.", "request_id": "r2"}),
-        secret: "dashscope-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn deepseek_is_text_only() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: deepseek\nAPI_KEY: ds-secret-key\nAPI_MODEL: deepseek-chat\n", base),
-        path: "/v1/chat/completions",
-        headers: vec![("authorization", "Bearer ds-secret-key".into())],
-        absent: vec![],
-        body: json!({"model": "deepseek-chat", "messages": [
-            {"role": "system", "content": "SYS"}, {"role": "user", "content": "Click OK."}
-        ], "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"message": "Authentication Fails (no such user)", "type": "authentication_error", "code": "invalid_request_error"}}),
-        secret: "ds-secret-key",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn ollama_native_chat() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: ollama\nAPI_MODEL: llama3.2-vision\n", base),
-        path: "/api/chat",
-        headers: vec![],
-        absent: vec!["authorization"],
-        body: json!({"model": "llama3.2-vision", "messages": [
-            {"role": "system", "content": "SYS"},
-            {"role": "user", "content": "Click OK.", "images": ["AAAA"]}
-        ], "stream": false, "options": {"temperature": 0.0, "num_predict": 100}}),
-        success: json!({"model": "llama3.2-vision", "created_at": "2024-01-01T00:00:00Z",
-                        "message": {"role": "assistant", "content": "{\"a\":1}"}, "done": true, "done_reason": "stop",
-                        "prompt_eval_count": 11, "eval_count": 7}),
-        usage: (11, 7),
-        unauthorized: json!({"error": "unauthorized"}),
-        secret: "never-configured",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn gemini() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: gemini\nAPI_KEY: gemini-secret-key\nAPI_MODEL: gemini-2.0-flash\n", base),
-        path: "/v1beta/models/gemini-2.0-flash:generateContent",
-        headers: vec![("x-goog-api-key", "gemini-secret-key".into())],
-        absent: vec!["authorization"],
-        body: json!({
-            "systemInstruction": {"parts": [{"text": "SYS"}]},
-            "contents": [{"role": "user", "parts": [{"text": "Click OK."}, {"inline_data": {"mime_type": "image/png", "data": "AAAA"}}]}],
-            "generationConfig": {"temperature": 0.0, "maxOutputTokens": 100}
-        }),
-        success: json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "pondering", "thought": true}, {"text": "{\"a\":1}"}]}, "finishReason": "STOP"}],
-                        "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}}),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"code": 401, "message": "API key not valid: gemini-secret-key", "status": "UNAUTHENTICATED"}}),
-        secret: "gemini-secret-key",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn claude() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: claude\nAPI_KEY: sk-ant-secret\nAPI_MODEL: claude-3-5-sonnet-latest\n", base),
-        path: "/v1/messages",
-        headers: vec![("x-api-key", "sk-ant-secret".into()), ("anthropic-version", "2023-06-01".into())],
-        absent: vec!["authorization"],
-        body: json!({
-            "model": "claude-3-5-sonnet-latest", "max_tokens": 100, "system": "SYS",
-            "messages": [{"role": "user", "content": [
-                {"type": "text", "text": "Click OK."},
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}
-            ]}],
-            "temperature": 0.0
-        }),
-        success: json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
-                        "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "{\"a\":1}"}],
-                        "stop_reason": "end_turn", "usage": {"input_tokens": 11, "output_tokens": 7}}),
-        usage: (11, 7),
-        unauthorized: json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
-        secret: "sk-ant-secret",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn zhipu() {
-    run(|base| Case {
-        cfg: cfg(
-            "API_TYPE: zhipu\nAPI_KEY: zhipu-secret.key\nAPI_MODEL: glm-4v\n",
-            &format!("{base}/api/paas/v4"),
-        ),
-        path: "/api/paas/v4/chat/completions",
-        headers: vec![("authorization", "Bearer zhipu-secret.key".into())],
-        absent: vec![],
-        // GLM-4V takes raw base64 without the data: prefix.
-        body: json!({"model": "glm-4v", "messages": openai_messages("AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"error": {"code": "1000", "message": "身份验证失败。"}}),
-        secret: "zhipu-secret.key",
-    })
-    .await;
-}
-
-#[tokio::test]
-async fn custom_openai_compatible_server() {
-    run(|base| Case {
-        cfg: cfg("API_TYPE: custom\nAPI_MODEL: local\n", &format!("{base}/v1")),
-        path: "/v1/chat/completions",
-        headers: vec![],
-        absent: vec!["authorization"],
-        body: json!({"model": "local", "messages": openai_messages("data:image/png;base64,AAAA"), "temperature": 0.0, "max_tokens": 100}),
-        success: openai_success(),
-        usage: (11, 7),
-        unauthorized: json!({"object": "error", "message": "Unauthorized", "type": "Unauthorized", "code": 401}),
-        secret: "never-configured",
-    })
-    .await;
+async fn every_provider_request_reply_and_error() {
+    let cases = cases();
+    assert_eq!(cases.len(), 11);
+    for case in &cases {
+        case.check().await;
+    }
 }
 
 #[tokio::test]

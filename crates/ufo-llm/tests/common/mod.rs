@@ -137,3 +137,14 @@ async fn handler(
         None => (StatusCode::INTERNAL_SERVER_ERROR, "unscripted").into_response(),
     }
 }
+
+/// An agent section from `yaml` pointed at `base`, retrying `max_retry` times with
+/// millisecond backoffs.
+pub fn cfg(yaml: &str, base: &str, max_retry: u32) -> ufo_llm::LlmConfig {
+    let mut c = ufo_llm::LlmConfig::from_yaml(yaml).unwrap();
+    c.api_base = Some(base.to_owned());
+    c.max_retry = Some(max_retry);
+    c.retry_base_delay_ms = Some(1);
+    c.retry_max_delay_ms = Some(5);
+    c
+}
