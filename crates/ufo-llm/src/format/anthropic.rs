@@ -8,9 +8,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Formatted, alternates, fold, split_system};
+use super::{Formatted, native_turns};
 use crate::media::{self, Media, MediaKind};
-use crate::message::{Msg, Part};
+use crate::message::Msg;
 
 const ACCEPTED: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
 
@@ -32,52 +32,21 @@ fn image_blocks(refs: &[String], warnings: &mut Vec<String>) -> Vec<Value> {
 
 /// Native Anthropic body fragment: `{"system"?, "messages"}`.
 pub fn native(msgs: &[Msg]) -> Formatted {
-    let (system, turns) = split_system(msgs);
     let mut warnings = Vec::new();
+    let (system, turns) = native_turns(
+        msgs,
+        &mut warnings,
+        |text| (!text.is_empty()).then(|| json!({"type": "text", "text": text})),
+        image_blocks,
+    );
     let mut value = serde_json::Map::new();
-    let mut lead_media = Vec::new();
     if let Some(sys) = system {
         value.insert("system".into(), json!(sys.text()));
-        lead_media = sys.media();
     }
-    let messages: Vec<Value> = if alternates(turns) {
-        turns
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let mut blocks = Vec::new();
-                if i == 0 {
-                    blocks.extend(image_blocks(&lead_media, &mut warnings));
-                }
-                for part in m.parts() {
-                    match part {
-                        Part::Text { text } if !text.is_empty() => {
-                            blocks.push(json!({"type": "text", "text": text}));
-                        }
-                        Part::Text { .. } => {}
-                        Part::ImageUrl { image_url } => {
-                            blocks.extend(image_blocks(&[image_url.url], &mut warnings));
-                        }
-                    }
-                }
-                json!({"role": m.role.as_str(), "content": blocks})
-            })
-            .collect()
-    } else {
-        let folded = fold(msgs);
-        let mut refs = lead_media;
-        refs.extend(folded.media.iter().cloned());
-        let mut blocks = Vec::new();
-        if let Some(h) = folded.history() {
-            blocks.push(json!({"type": "text", "text": h}));
-        }
-        blocks.extend(image_blocks(&refs, &mut warnings));
-        if blocks.is_empty() {
-            Vec::new()
-        } else {
-            vec![json!({"role": "user", "content": blocks})]
-        }
-    };
+    let messages = turns
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role.as_str(), "content": blocks}))
+        .collect();
     value.insert("messages".into(), Value::Array(messages));
     Formatted {
         value: Value::Object(value),

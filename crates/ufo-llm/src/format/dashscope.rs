@@ -8,32 +8,17 @@
 
 use serde_json::{Value, json};
 
-use super::{Formatted, alternates, fold, split_system};
+use super::{Formatted, alternates, fold, folded_text_only, split_system};
 use crate::media::{self, Media, MediaKind};
 use crate::message::{Msg, Part};
 
 /// AgentScope's `DashScopeChatWrapper` strategy (text only; images are ignored with
 /// a warning).
 pub fn dashscope_chat(msgs: &[Msg]) -> Formatted {
-    let folded = fold(msgs);
-    let mut out = Vec::new();
-    if let Some(sys) = folded.system_text() {
-        out.push(json!({"role": "system", "content": sys}));
-    }
-    if let Some(history) = folded.history() {
-        out.push(json!({"role": "user", "content": history}));
-    }
-    let mut warnings = Vec::new();
-    let media = msgs.iter().map(|m| m.media().len()).sum::<usize>();
-    if media > 0 {
-        warnings.push(format!(
-            "{media} image(s) ignored: dashscope_chat is text-only (use dashscope_multimodal)"
-        ));
-    }
-    Formatted {
-        value: json!(out),
-        warnings,
-    }
+    folded_text_only(
+        msgs,
+        "dashscope_chat is text-only (use dashscope_multimodal)",
+    )
 }
 
 const MM_KINDS: &[MediaKind] = &[MediaKind::Image, MediaKind::Audio, MediaKind::Video];

@@ -13,9 +13,9 @@
 
 use serde_json::{Value, json};
 
-use super::{Formatted, alternates, fold, split_system};
+use super::{Formatted, fold, native_turns};
 use crate::media::{self, Media, MediaKind};
-use crate::message::{Msg, Part, Role};
+use crate::message::{Msg, Role};
 
 /// One Gemini part for a resolved image.
 pub(crate) fn media_part(m: &Media) -> Value {
@@ -42,19 +42,9 @@ fn media_parts(refs: &[String], warnings: &mut Vec<String>) -> Vec<Value> {
 
 /// AgentScope's Gemini strategy: `[{"role": "user", "parts": [text, …images]}]`.
 pub fn gemini_chat(msgs: &[Msg]) -> Formatted {
-    let folded = fold(msgs);
     let mut warnings = Vec::new();
-    let mut sections = Vec::new();
-    let mut refs = Vec::new();
-    if let Some(sys) = folded.system {
-        sections.push(sys.text());
-        refs.extend(sys.media());
-    }
-    if let Some(history) = folded.history() {
-        sections.push(history);
-    }
-    refs.extend(folded.media.iter().cloned());
-    let mut parts = vec![json!(sections.join("\n"))];
+    let (text, refs) = fold(msgs).prompt("\n");
+    let mut parts = vec![json!(text)];
     parts.extend(media_parts(&refs, &mut warnings));
     Formatted {
         value: json!([{"role": "user", "parts": parts}]),
@@ -64,58 +54,32 @@ pub fn gemini_chat(msgs: &[Msg]) -> Formatted {
 
 /// Native Gemini body fragment: `{"systemInstruction"?, "contents"}`.
 pub fn native(msgs: &[Msg]) -> Formatted {
-    let (system, turns) = split_system(msgs);
     let mut warnings = Vec::new();
+    let (system, turns) = native_turns(
+        msgs,
+        &mut warnings,
+        |text| Some(json!({"text": text})),
+        media_parts,
+    );
     let mut value = serde_json::Map::new();
-    let mut lead_media = Vec::new();
     if let Some(sys) = system {
+        // systemInstruction takes text only: its images go to the first user turn.
         value.insert(
             "systemInstruction".into(),
             json!({"parts": [{"text": sys.text()}]}),
         );
-        // systemInstruction takes text only: its images go to the first user turn.
-        lead_media = sys.media();
     }
-    let contents: Vec<Value> = if alternates(turns) {
-        turns
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let role = if m.role == Role::Assistant {
-                    "model"
-                } else {
-                    "user"
-                };
-                let mut parts = Vec::new();
-                if i == 0 {
-                    parts.extend(media_parts(&lead_media, &mut warnings));
-                }
-                for part in m.parts() {
-                    match part {
-                        Part::Text { text } => parts.push(json!({"text": text})),
-                        Part::ImageUrl { image_url } => {
-                            parts.extend(media_parts(&[image_url.url], &mut warnings));
-                        }
-                    }
-                }
-                json!({"role": role, "parts": parts})
-            })
-            .collect()
-    } else {
-        let folded = fold(msgs);
-        let mut refs = lead_media;
-        refs.extend(folded.media.iter().cloned());
-        let mut parts = Vec::new();
-        if let Some(h) = folded.history() {
-            parts.push(json!({"text": h}));
-        }
-        parts.extend(media_parts(&refs, &mut warnings));
-        if parts.is_empty() {
-            Vec::new()
-        } else {
-            vec![json!({"role": "user", "parts": parts})]
-        }
-    };
+    let contents = turns
+        .into_iter()
+        .map(|(role, parts)| {
+            let role = if role == Role::Assistant {
+                "model"
+            } else {
+                "user"
+            };
+            json!({"role": role, "parts": parts})
+        })
+        .collect();
     value.insert("contents".into(), Value::Array(contents));
     Formatted {
         value: Value::Object(value),

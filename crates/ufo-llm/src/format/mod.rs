@@ -27,10 +27,10 @@ pub mod ollama;
 pub mod openai;
 pub mod zhipu;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::config::ApiType;
-use crate::message::{Msg, Role};
+use crate::message::{Msg, Part, Role};
 
 /// The result of a formatting strategy.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +113,98 @@ impl Folded<'_> {
     pub(crate) fn system_text(&self) -> Option<String> {
         self.system.map(Msg::text)
     }
+
+    /// AgentScope's one-string prompt (Gemini, Ollama): the system text and the
+    /// history joined by `sep`, and every media reference, the system message's
+    /// first.
+    pub(crate) fn prompt(&self, sep: &str) -> (String, Vec<String>) {
+        let mut sections = Vec::new();
+        let mut refs = Vec::new();
+        if let Some(sys) = self.system {
+            sections.push(sys.text());
+            refs.extend(sys.media());
+        }
+        if let Some(history) = self.history() {
+            sections.push(history);
+        }
+        refs.extend(self.media.iter().cloned());
+        (sections.join(sep), refs)
+    }
+}
+
+/// AgentScope's text-only strategies (DashScope chat, Zhipu): the system message,
+/// then one user message holding the history; images are ignored with the warning
+/// `"{n} image(s) ignored: {why}"`.
+pub(crate) fn folded_text_only(msgs: &[Msg], why: &str) -> Formatted {
+    let folded = fold(msgs);
+    let mut out = Vec::new();
+    if let Some(sys) = folded.system_text() {
+        out.push(json!({"role": "system", "content": sys}));
+    }
+    if let Some(history) = folded.history() {
+        out.push(json!({"role": "user", "content": history}));
+    }
+    let mut warnings = Vec::new();
+    let media = msgs.iter().map(|m| m.media().len()).sum::<usize>();
+    if media > 0 {
+        warnings.push(format!("{media} image(s) ignored: {why}"));
+    }
+    Formatted {
+        value: json!(out),
+        warnings,
+    }
+}
+
+/// The turns of an API that takes the system prompt apart and wants strictly
+/// alternating user/assistant turns (Anthropic, Gemini), as `(role, blocks)`.
+///
+/// Alternating turns keep their parts in order, the leading system message's
+/// images (the system prompt takes text only) at the front of the first turn.
+/// Anything else is folded into one user turn: the history text, then every
+/// image (none at all when both are empty). `text` makes a text block (`None`
+/// drops it); `images` makes the blocks of image references, pushing warnings.
+/// Also returns the leading system message.
+pub(crate) fn native_turns<'a>(
+    msgs: &'a [Msg],
+    warnings: &mut Vec<String>,
+    text: impl Fn(String) -> Option<Value>,
+    images: impl Fn(&[String], &mut Vec<String>) -> Vec<Value>,
+) -> (Option<&'a Msg>, Vec<(Role, Vec<Value>)>) {
+    let (system, turns) = split_system(msgs);
+    let lead_media = system.map(Msg::media).unwrap_or_default();
+    if !alternates(turns) {
+        let folded = fold(msgs);
+        let mut refs = lead_media;
+        refs.extend(folded.media.iter().cloned());
+        let mut blocks: Vec<Value> = folded.history().and_then(&text).into_iter().collect();
+        blocks.extend(images(&refs, warnings));
+        let turns = if blocks.is_empty() {
+            Vec::new()
+        } else {
+            vec![(Role::User, blocks)]
+        };
+        return (system, turns);
+    }
+    let turns = turns
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut blocks = Vec::new();
+            if i == 0 {
+                blocks.extend(images(&lead_media, warnings));
+            }
+            for part in m.parts() {
+                match part {
+                    Part::Text { text: t } => blocks.extend(text(t)),
+                    Part::ImageUrl { image_url } => {
+                        blocks.extend(images(&[image_url.url], warnings));
+                    }
+                }
+            }
+            (m.role, blocks)
+        })
+        .collect();
+    (system, turns)
 }
 
 /// Folds messages: a *leading* system message is kept apart; every other message

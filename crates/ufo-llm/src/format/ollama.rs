@@ -23,18 +23,8 @@ fn images(refs: &[String], warnings: &mut Vec<String>) -> Vec<Value> {
 }
 
 fn folded_prompt(msgs: &[Msg], warnings: &mut Vec<String>) -> (String, Vec<Value>) {
-    let folded = fold(msgs);
-    let mut sections = Vec::new();
-    let mut refs = Vec::new();
-    if let Some(sys) = folded.system {
-        sections.push(sys.text());
-        refs.extend(sys.media());
-    }
-    if let Some(history) = folded.history() {
-        sections.push(history);
-    }
-    refs.extend(folded.media.iter().cloned());
-    (sections.join("\n\n"), images(&refs, warnings))
+    let (prompt, refs) = fold(msgs).prompt("\n\n");
+    (prompt, images(&refs, warnings))
 }
 
 /// AgentScope's `OllamaChatWrapper` strategy: one system message.
