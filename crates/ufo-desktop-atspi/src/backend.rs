@@ -51,6 +51,8 @@ pub struct AtspiBackend {
     gtk4: Mutex<HashMap<String, bool>>,
     /// bus name → how to reach the application
     routes: tokio::sync::Mutex<HashMap<String, Route>>,
+    /// bus name → the window of that application captured last
+    last_window: Mutex<HashMap<String, WindowInfo>>,
     /// Whether to try peer-to-peer connections at all.
     use_p2p: bool,
 }
@@ -220,6 +222,7 @@ impl AtspiBackend {
             x11,
             gtk4: Mutex::new(HashMap::new()),
             routes: tokio::sync::Mutex::new(HashMap::new()),
+            last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
         })
     }
@@ -615,6 +618,15 @@ impl AtspiBackend {
     /// Finds the window containing an element, to focus it for keyboard input.
     async fn window_of(&self, h: &ElementHandle) -> Option<WindowInfo> {
         let (bus, _) = split_handle(h).ok()?;
+        // The window last captured for this application is where tools act.
+        if let Some(w) = self
+            .last_window
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bus).cloned())
+        {
+            return Some(w);
+        }
         let windows = self.list_windows().await.ok()?;
         windows
             .into_iter()
@@ -839,6 +851,11 @@ impl Backend for AtspiBackend {
         if let Some(r) = nodes.first().and_then(|n| n.rect) {
             window.rect = Some(r);
         }
+        if window.native_id.is_some()
+            && let Ok(mut m) = self.last_window.lock()
+        {
+            m.insert(bus.to_owned(), window.clone());
+        }
         Ok(UiTree {
             window,
             nodes,
@@ -859,7 +876,12 @@ impl Backend for AtspiBackend {
         let offset = if self.is_gtk4(bus).await {
             match self.window_of(h).await.and_then(|w| w.native_id) {
                 Some(id) => {
-                    let o = self.x11.window_origin(id as u32)?;
+                    let o = self.x11.window_origin(id as u32).map_err(|e| {
+                        DesktopError::StaleElement {
+                            handle: h.0.clone(),
+                            detail: format!("its window is gone: {e}"),
+                        }
+                    })?;
                     (o.x, o.y)
                 }
                 None => (0, 0),
@@ -1014,13 +1036,15 @@ impl Backend for AtspiBackend {
     }
 
     async fn focus_element(&self, h: &ElementHandle) -> Result<()> {
-        if let Some(w) = self.window_of(h).await {
-            self.activate_window(&w).await?;
-        }
+        let activated = match self.window_of(h).await {
+            Some(w) => self.activate_window(&w).await,
+            None => Ok(()),
+        };
         let c = self.component(h).await?;
         // Some toolkits answer false for already-focused elements; not an error.
+        // A vanished element fails here, with the more telling StaleElement.
         let _ = call(h, "GrabFocus", c.grab_focus()).await?;
-        Ok(())
+        activated
     }
 
     async fn activate_window(&self, window: &WindowInfo) -> Result<()> {

@@ -63,6 +63,7 @@ pub struct X11 {
     height: u16,
     keymap: Mutex<Option<KeyMap>>,
     input: Mutex<()>,
+    atoms: Mutex<HashMap<String, u32>>,
 }
 
 impl std::fmt::Debug for X11 {
@@ -91,6 +92,7 @@ impl X11 {
             height,
             keymap: Mutex::new(None),
             input: Mutex::new(()),
+            atoms: Mutex::new(HashMap::new()),
         })
     }
 
@@ -147,14 +149,25 @@ impl X11 {
         Ok((img, r))
     }
 
+    /// An existing atom, interned once per connection (atoms never change).
     fn atom(&self, name: &str) -> Option<u32> {
-        self.conn
+        if let Some(&a) = self.atoms.lock().ok()?.get(name) {
+            return Some(a);
+        }
+        let a = self
+            .conn
             .intern_atom(true, name.as_bytes())
             .ok()?
             .reply()
             .ok()
             .map(|r| r.atom)
-            .filter(|&a| a != 0)
+            .filter(|&a| a != 0)?;
+        // Only atoms that exist are remembered: a window manager started later
+        // creates its atoms then.
+        if let Ok(mut m) = self.atoms.lock() {
+            m.insert(name.to_owned(), a);
+        }
+        Some(a)
     }
 
     fn prop_u32s(&self, win: u32, atom: u32, ty: u32) -> Vec<u32> {
