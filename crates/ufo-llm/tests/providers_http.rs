@@ -69,47 +69,58 @@ fn openai_body(model: &str, image_url: &str) -> Value {
 
 const DATA_URI: &str = "data:image/png;base64,AAAA";
 
+/// The defaults of the table's rows: an OpenAI-shaped success with 11 + 7 tokens,
+/// `API_BASE` the bare server address, no header that must be absent.
+fn openai_shaped() -> Case {
+    Case {
+        name: "",
+        yaml: "",
+        base_path: "",
+        path: "",
+        headers: &[],
+        absent: &[],
+        body: Value::Null,
+        success: openai_success(),
+        usage: (11, 7),
+        unauthorized: Value::Null,
+        secret: "",
+    }
+}
+
 /// Every provider: its request, its success reply and its 401 body.
 fn cases() -> Vec<Case> {
     vec![
         Case {
             name: "openai",
             yaml: "API_TYPE: openai\nAPI_KEY: sk-openai-secret\nAPI_MODEL: gpt-4o\n",
-            base_path: "",
             path: "/v1/chat/completions",
             headers: &[("authorization", "Bearer sk-openai-secret")],
-            absent: &[],
             body: openai_body("gpt-4o", DATA_URI),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"message": "Incorrect API key provided: sk-openai-secret.", "type": "invalid_request_error", "code": "invalid_api_key"}}),
             secret: "sk-openai-secret",
+            ..openai_shaped()
         },
         Case {
             name: "aoai",
             yaml: "API_TYPE: aoai\nAPI_KEY: aoai-key-secret\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-10-21\n",
-            base_path: "",
             path: "/openai/deployments/dep1/chat/completions?api-version=2024-10-21",
             headers: &[("api-key", "aoai-key-secret")],
             absent: &["authorization"],
             body: openai_body("dep1", DATA_URI),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"code": "401", "message": "Access denied due to invalid subscription key aoai-key-secret."}}),
             secret: "aoai-key-secret",
+            ..openai_shaped()
         },
         Case {
             name: "azure_ad",
             yaml: "API_TYPE: azure_ad\nAPI_MODEL: gpt-4o\nAPI_DEPLOYMENT_ID: dep1\nAPI_VERSION: 2024-02-15-preview\nAAD_TOKEN_COMMAND: printf aad-token-secret\n",
-            base_path: "",
             path: "/openai/deployments/dep1/chat/completions?api-version=2024-02-15-preview",
             headers: &[("authorization", "Bearer aad-token-secret")],
             absent: &["api-key"],
             body: openai_body("dep1", DATA_URI),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"code": "PermissionDenied", "message": "token aad-token-secret lacks access"}}),
             secret: "aad-token-secret",
+            ..openai_shaped()
         },
         Case {
             name: "qwen (OpenAI-compatible)",
@@ -117,12 +128,10 @@ fn cases() -> Vec<Case> {
             base_path: "/compatible-mode/v1",
             path: "/compatible-mode/v1/chat/completions",
             headers: &[("authorization", "Bearer dashscope-secret")],
-            absent: &[],
             body: openai_body("qwen-vl-max", DATA_URI),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"code": "invalid_api_key", "message": "Incorrect API key provided."}}),
             secret: "dashscope-secret",
+            ..openai_shaped()
         },
         Case {
             name: "qwen (DashScope native)",
@@ -130,7 +139,6 @@ fn cases() -> Vec<Case> {
             base_path: "/api/v1",
             path: "/api/v1/services/aigc/multimodal-generation/generation",
             headers: &[("authorization", "Bearer dashscope-secret")],
-            absent: &[],
             body: json!({
                 "model": "qwen-vl-max",
                 "input": {"messages": [
@@ -141,29 +149,25 @@ fn cases() -> Vec<Case> {
             }),
             success: json!({"output": {"choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": [{"text": "{\"a\":1}"}]}}]},
                             "usage": {"input_tokens": 11, "output_tokens": 7}, "request_id": "r1"}),
-            usage: (11, 7),
             unauthorized: json!({"code": "InvalidApiKey", "message": "Invalid API-key provided.", "request_id": "r2"}),
             secret: "dashscope-secret",
+            ..openai_shaped()
         },
         Case {
             name: "deepseek (text only)",
             yaml: "API_TYPE: deepseek\nAPI_KEY: ds-secret-key\nAPI_MODEL: deepseek-chat\n",
-            base_path: "",
             path: "/v1/chat/completions",
             headers: &[("authorization", "Bearer ds-secret-key")],
-            absent: &[],
             body: json!({"model": "deepseek-chat", "messages": [
                 {"role": "system", "content": "SYS"}, {"role": "user", "content": "Click OK."}
             ], "temperature": 0.0, "max_tokens": 100}),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"message": "Authentication Fails (no such user)", "type": "authentication_error", "code": "invalid_request_error"}}),
             secret: "ds-secret-key",
+            ..openai_shaped()
         },
         Case {
             name: "ollama (native chat)",
             yaml: "API_TYPE: ollama\nAPI_MODEL: llama3.2-vision\n",
-            base_path: "",
             path: "/api/chat",
             headers: &[],
             absent: &["authorization"],
@@ -174,14 +178,13 @@ fn cases() -> Vec<Case> {
             success: json!({"model": "llama3.2-vision", "created_at": "2024-01-01T00:00:00Z",
                             "message": {"role": "assistant", "content": "{\"a\":1}"}, "done": true, "done_reason": "stop",
                             "prompt_eval_count": 11, "eval_count": 7}),
-            usage: (11, 7),
             unauthorized: json!({"error": "unauthorized"}),
             secret: "never-configured",
+            ..openai_shaped()
         },
         Case {
             name: "gemini",
             yaml: "API_TYPE: gemini\nAPI_KEY: gemini-secret-key\nAPI_MODEL: gemini-2.0-flash\n",
-            base_path: "",
             path: "/v1beta/models/gemini-2.0-flash:generateContent",
             headers: &[("x-goog-api-key", "gemini-secret-key")],
             absent: &["authorization"],
@@ -192,14 +195,13 @@ fn cases() -> Vec<Case> {
             }),
             success: json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "pondering", "thought": true}, {"text": "{\"a\":1}"}]}, "finishReason": "STOP"}],
                             "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18}}),
-            usage: (11, 7),
             unauthorized: json!({"error": {"code": 401, "message": "API key not valid: gemini-secret-key", "status": "UNAUTHENTICATED"}}),
             secret: "gemini-secret-key",
+            ..openai_shaped()
         },
         Case {
             name: "claude",
             yaml: "API_TYPE: claude\nAPI_KEY: sk-ant-secret\nAPI_MODEL: claude-3-5-sonnet-latest\n",
-            base_path: "",
             path: "/v1/messages",
             headers: &[
                 ("x-api-key", "sk-ant-secret"),
@@ -217,9 +219,9 @@ fn cases() -> Vec<Case> {
             success: json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
                             "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "{\"a\":1}"}],
                             "stop_reason": "end_turn", "usage": {"input_tokens": 11, "output_tokens": 7}}),
-            usage: (11, 7),
             unauthorized: json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}),
             secret: "sk-ant-secret",
+            ..openai_shaped()
         },
         Case {
             name: "zhipu",
@@ -227,13 +229,11 @@ fn cases() -> Vec<Case> {
             base_path: "/api/paas/v4",
             path: "/api/paas/v4/chat/completions",
             headers: &[("authorization", "Bearer zhipu-secret.key")],
-            absent: &[],
             // GLM-4V takes raw base64 without the data: prefix.
             body: openai_body("glm-4v", "AAAA"),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"error": {"code": "1000", "message": "身份验证失败。"}}),
             secret: "zhipu-secret.key",
+            ..openai_shaped()
         },
         Case {
             name: "custom (OpenAI-compatible server)",
@@ -243,10 +243,9 @@ fn cases() -> Vec<Case> {
             headers: &[],
             absent: &["authorization"],
             body: openai_body("local", DATA_URI),
-            success: openai_success(),
-            usage: (11, 7),
             unauthorized: json!({"object": "error", "message": "Unauthorized", "type": "Unauthorized", "code": 401}),
             secret: "never-configured",
+            ..openai_shaped()
         },
     ]
 }

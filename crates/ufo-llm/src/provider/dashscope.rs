@@ -3,12 +3,13 @@
 
 use serde_json::{Value, json};
 
-use super::{Family, Parsed, WireRequest, join, malformed, new_wire, u64_at};
-use crate::config::LlmConfig;
+use super::{
+    Call, Family, Parsed, WireRequest, content_text, join, malformed, merge, new_wire, sampling,
+    usage_from,
+};
 use crate::error::LlmError;
 use crate::format::{Strategy, dashscope as fmt};
-use crate::message::{ChatOptions, ChatRequest, JsonMode};
-use crate::usage::Usage;
+use crate::message::JsonMode;
 
 const TEXT: &str = "/services/aigc/text-generation/generation";
 const MULTIMODAL: &str = "/services/aigc/multimodal-generation/generation";
@@ -20,39 +21,29 @@ fn is_mm_model(model: &str) -> bool {
         .any(|k| m.contains(k))
 }
 
-pub(super) fn build(
-    cfg: &LlmConfig,
-    strategy: Strategy,
-    model: &str,
-    request: &ChatRequest,
-    opts: &ChatOptions,
-) -> Result<WireRequest, LlmError> {
-    let (formatted, multimodal) = match strategy {
-        Strategy::DashScopeChat => (fmt::dashscope_chat(&request.messages), false),
-        Strategy::DashScopeMultimodal => (fmt::dashscope_multimodal(&request.messages), true),
-        _ => fmt::native(&request.messages, is_mm_model(model)),
+pub(super) fn build(c: &Call<'_>) -> WireRequest {
+    let (formatted, multimodal) = match c.strategy {
+        Strategy::DashScopeChat => (fmt::dashscope_chat(&c.request.messages), false),
+        Strategy::DashScopeMultimodal => (fmt::dashscope_multimodal(&c.request.messages), true),
+        _ => fmt::native(&c.request.messages, is_mm_model(c.model)),
     };
-    let base = cfg
+    let base = c
+        .cfg
         .base()
         .unwrap_or("https://dashscope.aliyuncs.com/api/v1");
     let base = base.split("/services/aigc/").next().unwrap_or(base);
     let url = join(base, if multimodal { MULTIMODAL } else { TEXT });
     let mut params = json!({"result_format": "message"});
-    if let Some(t) = opts.temperature {
-        params["temperature"] = json!(t);
-    }
-    if let Some(p) = opts.top_p {
-        params["top_p"] = json!(p);
-    }
-    if let Some(m) = opts.max_tokens {
-        params["max_tokens"] = json!(m);
-    }
-    if opts.json != JsonMode::Off {
+    merge(
+        &mut params,
+        sampling(c.opts, ["temperature", "top_p", "max_tokens"]),
+    );
+    if c.opts.json != JsonMode::Off {
         params["response_format"] = json!({"type": "json_object"});
     }
     let body =
-        json!({"model": model, "input": {"messages": formatted.value}, "parameters": params});
-    Ok(new_wire(url, body, Family::DashScope, formatted.warnings))
+        json!({"model": c.model, "input": {"messages": formatted.value}, "parameters": params});
+    new_wire(url, body, Family::DashScope, formatted.warnings)
 }
 
 pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
@@ -65,21 +56,13 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
         .and_then(|c| c.first());
     let (text, finish_reason) = match choice {
         Some(c) => {
-            let content = c.get("message").and_then(|m| m.get("content"));
-            let text = match content {
-                Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .filter_map(|i| i.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join(""),
-                _ => {
-                    return Err(malformed(
+            let text =
+                content_text(c.get("message").and_then(|m| m.get("content"))).ok_or_else(|| {
+                    malformed(
                         provider,
                         "no `output.choices[0].message.content` in the reply",
-                    ));
-                }
-            };
+                    )
+                })?;
             (
                 text,
                 c.get("finish_reason")
@@ -103,17 +86,14 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
             }
         },
     };
-    let u = v.get("usage").cloned().unwrap_or(Value::Null);
-    let mut usage = Usage::new(
-        u64_at(&u, &["input_tokens"]),
-        u64_at(&u, &["output_tokens"]),
-    );
-    if let Some(t) = u.get("total_tokens").and_then(Value::as_u64) {
-        usage.total_tokens = t;
-    }
     Ok(Parsed {
         text,
-        usage,
+        usage: usage_from(
+            &v["usage"],
+            "input_tokens",
+            &["output_tokens"],
+            Some("total_tokens"),
+        ),
         finish_reason,
     })
 }

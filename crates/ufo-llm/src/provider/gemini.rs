@@ -2,23 +2,18 @@
 
 use serde_json::{Value, json};
 
-use super::{Family, Parsed, WireRequest, bare_host, join, malformed, new_wire, u64_at};
-use crate::config::LlmConfig;
+use super::{
+    Call, Family, Parsed, WireRequest, empty, join, malformed, new_wire, sampling, usage_from,
+    with_version,
+};
 use crate::error::LlmError;
 use crate::format::{Strategy, gemini as fmt};
-use crate::message::{ChatOptions, ChatRequest, JsonMode};
-use crate::usage::Usage;
+use crate::message::JsonMode;
 
-pub(super) fn build(
-    cfg: &LlmConfig,
-    strategy: Strategy,
-    model: &str,
-    request: &ChatRequest,
-    opts: &ChatOptions,
-) -> WireRequest {
-    let (mut body, warnings) = if strategy == Strategy::GeminiChat {
-        // The strategy's SDK-style string parts become REST `{"text": …}` parts.
-        let f = fmt::gemini_chat(&request.messages);
+pub(super) fn build(c: &Call<'_>) -> WireRequest {
+    let (mut body, warnings) = if c.strategy == Strategy::GeminiChat {
+        // The c.strategy's SDK-style string parts become REST `{"text": …}` parts.
+        let f = fmt::gemini_chat(&c.request.messages);
         let mut contents = f.value;
         if let Some(turns) = contents.as_array_mut() {
             for turn in turns {
@@ -33,20 +28,11 @@ pub(super) fn build(
         }
         (json!({"contents": contents}), f.warnings)
     } else {
-        let f = fmt::native(&request.messages);
+        let f = fmt::native(&c.request.messages);
         (f.value, f.warnings)
     };
-    let mut config = serde_json::Map::new();
-    if let Some(t) = opts.temperature {
-        config.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = opts.top_p {
-        config.insert("topP".into(), json!(p));
-    }
-    if let Some(m) = opts.max_tokens {
-        config.insert("maxOutputTokens".into(), json!(m));
-    }
-    match &opts.json {
+    let mut config = sampling(c.opts, ["temperature", "topP", "maxOutputTokens"]);
+    match &c.opts.json {
         JsonMode::Off => {}
         JsonMode::Object => {
             config.insert("responseMimeType".into(), json!("application/json"));
@@ -59,21 +45,17 @@ pub(super) fn build(
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
     }
-    let base = cfg
+    let base = c
+        .cfg
         .base()
         .unwrap_or("https://generativelanguage.googleapis.com/v1beta");
-    let base = if bare_host(base) {
-        format!("{}/v1beta", base.trim_end_matches('/'))
-    } else {
-        base.to_owned()
-    };
+    let base = with_version(base, "v1beta");
     let base = base.split("/models/").next().unwrap_or(&base).to_owned();
-    let url = join(&base, &format!("/models/{model}:generateContent"));
+    let url = join(&base, &format!("/models/{}:generateContent", c.model));
     new_wire(url, body, Family::Gemini, warnings)
 }
 
 pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
-    let um = v.get("usageMetadata").cloned().unwrap_or(Value::Null);
     let candidate = v
         .get("candidates")
         .and_then(Value::as_array)
@@ -84,10 +66,7 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
             .and_then(|f| f.get("blockReason"))
             .and_then(Value::as_str)
         {
-            return Err(LlmError::EmptyResponse {
-                provider: provider.to_owned(),
-                reason: format!("prompt blocked ({block})"),
-            });
+            return Err(empty(provider, format!("prompt blocked ({block})")));
         }
         return Err(malformed(provider, "no `candidates` in the reply"));
     };
@@ -107,22 +86,22 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
         .filter_map(|p| p.get("text").and_then(Value::as_str))
         .collect();
     if texts.is_empty() {
-        return Err(LlmError::EmptyResponse {
-            provider: provider.to_owned(),
-            reason: format!(
+        return Err(empty(
+            provider,
+            format!(
                 "no text parts (finishReason {})",
                 finish_reason.as_deref().unwrap_or("none")
             ),
-        });
-    }
-    let completion = u64_at(&um, &["candidatesTokenCount"]) + u64_at(&um, &["thoughtsTokenCount"]);
-    let mut usage = Usage::new(u64_at(&um, &["promptTokenCount"]), completion);
-    if let Some(t) = um.get("totalTokenCount").and_then(Value::as_u64) {
-        usage.total_tokens = t;
+        ));
     }
     Ok(Parsed {
         text: texts.concat(),
-        usage,
+        usage: usage_from(
+            &v["usageMetadata"],
+            "promptTokenCount",
+            &["candidatesTokenCount", "thoughtsTokenCount"],
+            Some("totalTokenCount"),
+        ),
         finish_reason,
     })
 }

@@ -199,6 +199,49 @@ pub(crate) fn bare_host(base: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// What every provider's `build` gets: the configuration, the strategy, the
+/// model name, the request and its effective options.
+pub(super) struct Call<'a> {
+    pub(super) cfg: &'a LlmConfig,
+    pub(super) strategy: Strategy,
+    pub(super) model: &'a str,
+    pub(super) request: &'a ChatRequest,
+    pub(super) opts: &'a ChatOptions,
+}
+
+/// The sampling options that are set, under the provider's names for
+/// `[temperature, top_p, max_tokens]`.
+pub(crate) fn sampling(opts: &ChatOptions, names: [&str; 3]) -> Map<String, Value> {
+    let [temperature, top_p, max_tokens] = names;
+    let mut out = Map::new();
+    if let Some(t) = opts.temperature {
+        out.insert(temperature.into(), json!(t));
+    }
+    if let Some(p) = opts.top_p {
+        out.insert(top_p.into(), json!(p));
+    }
+    if let Some(m) = opts.max_tokens {
+        out.insert(max_tokens.into(), json!(m));
+    }
+    out
+}
+
+/// Adds `fields` to a JSON object (`target` is always one here).
+pub(crate) fn merge(target: &mut Value, fields: Map<String, Value>) {
+    if let Value::Object(t) = target {
+        t.extend(fields);
+    }
+}
+
+/// `base` with `/{version}` added when it is a bare host (`http://host:port`).
+pub(crate) fn with_version(base: &str, version: &str) -> String {
+    if bare_host(base) {
+        format!("{}/{version}", base.trim_end_matches('/'))
+    } else {
+        base.to_owned()
+    }
+}
+
 /// Builds the request for `cfg` with `strategy`. `auth` is the key or bearer token
 /// to put in the auth header. `inlined` maps web image URLs to downloaded
 /// `(mime, base64)` for providers that cannot take URLs (Ollama, Gemini); URLs
@@ -219,6 +262,13 @@ pub fn build(
     }
     let model = cfg.model()?;
     let opts = effective_options(cfg, request);
+    let call = Call {
+        cfg,
+        strategy,
+        model: &model,
+        request,
+        opts: &opts,
+    };
     let mut wire = match api {
         ApiType::Qwen
             if matches!(
@@ -226,18 +276,18 @@ pub fn build(
                 Strategy::DashScopeChat | Strategy::DashScopeMultimodal
             ) || cfg.base().is_some_and(|b| b.contains("/api/v1")) =>
         {
-            dashscope::build(cfg, strategy, &model, request, &opts)?
+            dashscope::build(&call)
         }
-        ApiType::Ollama => ollama::build(cfg, strategy, &model, request, &opts),
-        ApiType::Gemini => gemini::build(cfg, strategy, &model, request, &opts),
-        ApiType::Claude => anthropic::build(cfg, &model, request, &opts),
+        ApiType::Ollama => ollama::build(&call),
+        ApiType::Gemini => gemini::build(&call),
+        ApiType::Claude => anthropic::build(&call),
         ApiType::Replay => {
             return Err(LlmError::config(
                 "API_TYPE",
                 "replay answers from a cassette and sends no HTTP request",
             ));
         }
-        _ => openai::build(cfg, api, strategy, &model, request, &opts)?,
+        _ => openai::build(&call, api)?,
     };
     wire.provider = api;
     wire.header("content-type", "application/json");
@@ -445,6 +495,46 @@ pub(crate) fn malformed(provider: &str, message: impl Into<String>) -> LlmError 
         message: message.into(),
         excerpt: String::new(),
     }
+}
+
+/// A message `content` that is a string, or a list of parts whose `text`s are
+/// joined; `None` for anything else (null, absent).
+pub(crate) fn content_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// A reply with no text to give.
+pub(crate) fn empty(provider: &str, reason: impl Into<String>) -> LlmError {
+    LlmError::EmptyResponse {
+        provider: provider.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+/// Usage from a provider's usage object `u`: prompt tokens at `prompt`, completion
+/// tokens summed over `completion`, and the total at `total` when the provider
+/// reports one (prompt + completion otherwise). Absent counts are 0.
+pub(crate) fn usage_from(
+    u: &Value,
+    prompt: &str,
+    completion: &[&str],
+    total: Option<&str>,
+) -> Usage {
+    let completion = completion.iter().map(|k| u64_at(u, &[k])).sum();
+    let mut usage = Usage::new(u64_at(u, &[prompt]), completion);
+    if let Some(t) = total.and_then(|k| u.get(k)).and_then(Value::as_u64) {
+        usage.total_tokens = t;
+    }
+    usage
 }
 
 pub(crate) fn u64_at(v: &Value, path: &[&str]) -> u64 {

@@ -2,31 +2,24 @@
 
 use serde_json::{Value, json};
 
-use super::{Family, Parsed, WireRequest, join, malformed, new_wire, u64_at};
-use crate::config::LlmConfig;
+use super::{Call, Family, Parsed, WireRequest, join, malformed, new_wire, sampling, usage_from};
 use crate::error::LlmError;
 use crate::format::{Strategy, ollama as fmt};
-use crate::message::{ChatOptions, ChatRequest, JsonMode};
-use crate::usage::Usage;
+use crate::message::JsonMode;
 
-pub(super) fn build(
-    cfg: &LlmConfig,
-    strategy: Strategy,
-    model: &str,
-    request: &ChatRequest,
-    opts: &ChatOptions,
-) -> WireRequest {
-    let mut base = cfg
+pub(super) fn build(c: &Call<'_>) -> WireRequest {
+    let mut base = c
+        .cfg
         .base()
         .unwrap_or("http://localhost:11434")
         .trim_end_matches('/');
     for suffix in ["/api/chat", "/api/generate", "/api", "/v1"] {
         base = base.strip_suffix(suffix).unwrap_or(base);
     }
-    let generate = strategy == Strategy::OllamaGenerate;
+    let generate = c.strategy == Strategy::OllamaGenerate;
     let (mut body, warnings, url, family) = if generate {
-        let f = fmt::ollama_generate(&request.messages);
-        let mut body = json!({"model": model, "prompt": f.value["prompt"]});
+        let f = fmt::ollama_generate(&c.request.messages);
+        let mut body = json!({"model": c.model, "prompt": f.value["prompt"]});
         if let Some(images) = f.value.get("images") {
             body["images"] = images.clone();
         }
@@ -37,34 +30,25 @@ pub(super) fn build(
             Family::OllamaGenerate,
         )
     } else {
-        let f = if strategy == Strategy::OllamaChat {
-            fmt::ollama_chat(&request.messages)
+        let f = if c.strategy == Strategy::OllamaChat {
+            fmt::ollama_chat(&c.request.messages)
         } else {
-            fmt::native(&request.messages)
+            fmt::native(&c.request.messages)
         };
         (
-            json!({"model": model, "messages": f.value}),
+            json!({"model": c.model, "messages": f.value}),
             f.warnings,
             join(base, "/api/chat"),
             Family::OllamaChat,
         )
     };
     body["stream"] = json!(false);
-    match &opts.json {
+    match &c.opts.json {
         JsonMode::Off => {}
         JsonMode::Object => body["format"] = json!("json"),
         JsonMode::Schema { schema, .. } => body["format"] = schema.clone(),
     }
-    let mut options = serde_json::Map::new();
-    if let Some(t) = opts.temperature {
-        options.insert("temperature".into(), json!(t));
-    }
-    if let Some(p) = opts.top_p {
-        options.insert("top_p".into(), json!(p));
-    }
-    if let Some(m) = opts.max_tokens {
-        options.insert("num_predict".into(), json!(m));
-    }
+    let options = sampling(c.opts, ["temperature", "top_p", "num_predict"]);
     if !options.is_empty() {
         body["options"] = Value::Object(options);
     }
@@ -81,10 +65,7 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
     Ok(Parsed {
         text: text.to_owned(),
         // Absent on a cached prompt: 0.
-        usage: Usage::new(
-            u64_at(v, &["prompt_eval_count"]),
-            u64_at(v, &["eval_count"]),
-        ),
+        usage: usage_from(v, "prompt_eval_count", &["eval_count"], None),
         finish_reason: v
             .get("done_reason")
             .and_then(Value::as_str)

@@ -3,12 +3,14 @@
 
 use serde_json::{Value, json};
 
-use super::{Family, Parsed, WireRequest, bare_host, join, malformed, new_wire, u64_at};
+use super::{
+    Call, Family, Parsed, WireRequest, content_text, empty, join, malformed, merge, new_wire,
+    sampling, usage_from, with_version,
+};
 use crate::config::{ApiType, LlmConfig};
 use crate::error::LlmError;
 use crate::format::{Strategy, openai as fmt_openai, zhipu as fmt_zhipu};
-use crate::message::{ChatOptions, ChatRequest, JsonMode};
-use crate::usage::Usage;
+use crate::message::JsonMode;
 
 fn endpoint(cfg: &LlmConfig, api: ApiType, model: &str) -> Result<String, LlmError> {
     const CC: &str = "/chat/completions";
@@ -66,49 +68,33 @@ fn endpoint(cfg: &LlmConfig, api: ApiType, model: &str) -> Result<String, LlmErr
 
 /// Adds `/v1` to a bare host, then the endpoint.
 fn versioned(base: &str, suffix: &str) -> String {
-    if bare_host(base) {
-        join(&format!("{}/v1", base.trim_end_matches('/')), suffix)
-    } else {
-        join(base, suffix)
-    }
+    join(&with_version(base, "v1"), suffix)
 }
 
-pub(super) fn build(
-    cfg: &LlmConfig,
-    api: ApiType,
-    strategy: Strategy,
-    model: &str,
-    request: &ChatRequest,
-    opts: &ChatOptions,
-) -> Result<WireRequest, LlmError> {
-    let formatted = match (strategy, api) {
-        (Strategy::ZhipuAiChat, _) => fmt_zhipu::zhipuai_chat(&request.messages),
+pub(super) fn build(c: &Call<'_>, api: ApiType) -> Result<WireRequest, LlmError> {
+    let formatted = match (c.strategy, api) {
+        (Strategy::ZhipuAiChat, _) => fmt_zhipu::zhipuai_chat(&c.request.messages),
         (Strategy::OpenAiChat, _) => {
-            fmt_openai::openai_chat(&request.messages, fmt_openai::is_vision_model(model))
+            fmt_openai::openai_chat(&c.request.messages, fmt_openai::is_vision_model(c.model))
         }
-        (_, ApiType::DeepSeek) => fmt_openai::openai_chat(&request.messages, false),
-        (_, ApiType::Zhipu) => fmt_zhipu::native(&request.messages, model),
-        _ => fmt_openai::openai_chat(&request.messages, true),
+        (_, ApiType::DeepSeek) => fmt_openai::openai_chat(&c.request.messages, false),
+        (_, ApiType::Zhipu) => fmt_zhipu::native(&c.request.messages, c.model),
+        _ => fmt_openai::openai_chat(&c.request.messages, true),
     };
     let mut warnings = formatted.warnings;
-    let mut body = json!({"model": model, "messages": formatted.value});
-    if let Some(t) = opts.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(p) = opts.top_p {
-        body["top_p"] = json!(p);
-    }
-    if let Some(m) = opts.max_tokens {
-        let key = if cfg.reasoning_model
-            && matches!(api, ApiType::OpenAi | ApiType::Aoai | ApiType::AzureAd)
-        {
-            "max_completion_tokens"
-        } else {
-            "max_tokens"
-        };
-        body[key] = json!(m);
-    }
-    match &opts.json {
+    let mut body = json!({"model": c.model, "messages": formatted.value});
+    let max_tokens = if c.cfg.reasoning_model
+        && matches!(api, ApiType::OpenAi | ApiType::Aoai | ApiType::AzureAd)
+    {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
+    merge(
+        &mut body,
+        sampling(c.opts, ["temperature", "top_p", max_tokens]),
+    );
+    match &c.opts.json {
         JsonMode::Off => {}
         JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
         JsonMode::Schema { .. } if api == ApiType::DeepSeek => {
@@ -120,7 +106,7 @@ pub(super) fn build(
         }
     }
     Ok(new_wire(
-        endpoint(cfg, api, model)?,
+        endpoint(c.cfg, api, c.model)?,
         body,
         Family::OpenAi,
         warnings,
@@ -140,14 +126,9 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
         .get("finish_reason")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let text = match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => {
+    let text = match content_text(message.get("content")) {
+        Some(text) => text,
+        None => {
             let reason = if let Some(r) = message.get("refusal").and_then(Value::as_str) {
                 format!("refusal: {r}")
             } else if message.get("tool_calls").is_some() {
@@ -158,23 +139,17 @@ pub(super) fn parse(provider: &str, v: &Value) -> Result<Parsed, LlmError> {
                     finish_reason.as_deref().unwrap_or("none")
                 )
             };
-            return Err(LlmError::EmptyResponse {
-                provider: provider.to_owned(),
-                reason,
-            });
+            return Err(empty(provider, reason));
         }
     };
-    let u = v.get("usage").cloned().unwrap_or(Value::Null);
-    let mut usage = Usage::new(
-        u64_at(&u, &["prompt_tokens"]),
-        u64_at(&u, &["completion_tokens"]),
-    );
-    if let Some(t) = u.get("total_tokens").and_then(Value::as_u64) {
-        usage.total_tokens = t;
-    }
     Ok(Parsed {
         text,
-        usage,
+        usage: usage_from(
+            &v["usage"],
+            "prompt_tokens",
+            &["completion_tokens"],
+            Some("total_tokens"),
+        ),
         finish_reason,
     })
 }
