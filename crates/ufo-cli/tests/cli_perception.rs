@@ -190,6 +190,13 @@ fn llm_format_prints_the_request_without_secrets() {
         !text.contains("sk-very-secret-123")
             && !String::from_utf8_lossy(&out.stderr).contains("sk-very")
     );
+    // The top-level keys come in the order method, url, headers, body.
+    let top_level: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert_eq!(top_level, ["method", "url", "headers", "body"], "{text}");
     let v = ok_json(&out);
     assert_eq!(v["method"], "POST");
     assert!(

@@ -5,7 +5,6 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::client::HttpModel;
 use crate::config::{ApiType, LlmConfig};
@@ -14,6 +13,7 @@ use crate::error::LlmError;
 use crate::format::Strategy;
 use crate::message::{ChatOptions, ChatRequest, Msg, Part, parse_messages};
 use crate::model::{ChatModel, build_model};
+use crate::provider::RedactedRequest;
 use crate::redact::Secret;
 use crate::usage::Usage;
 
@@ -46,8 +46,9 @@ pub fn default_model(api: ApiType, strategy: Strategy) -> &'static str {
 }
 
 /// `ufo llm format --api TYPE [--model M] < messages.json`: the exact HTTP request
-/// that would be sent, as `{"method", "url", "headers", "body"}` (plus `notes` and
-/// `warnings` when there are any), with secrets redacted; nothing is sent and web
+/// that would be sent, with secrets redacted (it serializes as `{"method", "url",
+/// "headers", "body"}` in that order, plus `notes` and `warnings` when there are
+/// any); nothing is sent and web
 /// images are not fetched. Default endpoints are used (`YOUR-RESOURCE` for Azure,
 /// `http://localhost:8000/v1` for `custom`); see [`format_request_with`] to use a
 /// real configuration.
@@ -55,7 +56,7 @@ pub fn format_request(
     api: &str,
     model: Option<&str>,
     messages_json: &str,
-) -> Result<Value, LlmError> {
+) -> Result<RedactedRequest, LlmError> {
     let (api_type, strategy) = resolve_api(api)?;
     if api_type == ApiType::Replay {
         return Err(LlmError::config(
@@ -86,11 +87,11 @@ pub fn format_request_with(
     cfg: &LlmConfig,
     strategy: Strategy,
     messages_json: &str,
-) -> Result<Value, LlmError> {
+) -> Result<RedactedRequest, LlmError> {
     let messages: Vec<Msg> = parse_messages(messages_json)?;
     let model = HttpModel::new(cfg.clone())?.with_strategy(strategy)?;
     let wire = model.dry_run(&ChatRequest::from_messages(messages))?;
-    Ok(wire.to_redacted_json())
+    Ok(wire.redacted())
 }
 
 /// What `ufo llm ping` prints.

@@ -229,7 +229,7 @@ fn many_speakers() {
 
 fn body(api: &str, msgs: &[Msg]) -> Value {
     let json = serde_json::to_string(msgs).unwrap();
-    format_request(api, None, &json).unwrap()["body"].clone()
+    format_request(api, None, &json).unwrap().body
 }
 
 #[test]
@@ -261,12 +261,7 @@ fn native_alternating_turns_stay_native() {
     );
     let b = format_request("qwen", None, &serde_json::to_string(&msgs).unwrap()).unwrap();
     // Qwen defaults to the OpenAI-compatible mode, as UFO does.
-    assert!(
-        b["url"]
-            .as_str()
-            .unwrap()
-            .ends_with("/compatible-mode/v1/chat/completions")
-    );
+    assert!(b.url.ends_with("/compatible-mode/v1/chat/completions"));
 }
 
 #[test]

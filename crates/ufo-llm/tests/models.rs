@@ -262,13 +262,18 @@ fn format_prints_the_exact_request_for_every_api_type() {
         "zhipuai_chat",
     ] {
         let out = format_request(api, None, MESSAGES).unwrap_or_else(|e| panic!("{api}: {e}"));
-        assert_eq!(out["method"], "POST", "{api}");
-        assert!(out["url"].as_str().unwrap().starts_with("http"), "{api}");
+        assert_eq!(out.method, "POST", "{api}");
+        assert!(out.url.starts_with("http"), "{api}");
+        assert!(out.body.is_object(), "{api}: {out:?}");
+        let printed = serde_json::to_string(&out).unwrap();
+        let at = |k: &str| printed.find(&format!("\"{k}\":")).unwrap();
         assert!(
-            out["headers"].is_object() && out["body"].is_object(),
-            "{api}: {out}"
+            printed.starts_with("{\"method\":")
+                && at("method") < at("url")
+                && at("url") < at("headers")
+                && at("headers") < at("body"),
+            "{api}: keys in the order method, url, headers, body: {printed}"
         );
-        let printed = out.to_string();
         assert!(
             !printed.contains("<API_KEY>"),
             "{api}: the key placeholder must be redacted: {printed}"
@@ -280,54 +285,47 @@ fn format_prints_the_exact_request_for_every_api_type() {
 fn format_uses_the_real_wire_body() {
     let out = format_request("gemini_chat", None, MESSAGES).unwrap();
     assert!(
-        out["url"]
-            .as_str()
-            .unwrap()
+        out.url
             .ends_with("/v1beta/models/gemini-pro:generateContent")
     );
     assert_eq!(
-        out["body"]["contents"][0]["parts"][0],
+        out.body["contents"][0]["parts"][0],
         json!({"text": "You are a helpful assistant\n## Dialogue History\nBob: Hi.\nAlice: Nice to meet you!"})
     );
-    assert_eq!(out["headers"]["x-goog-api-key"], "***");
+    assert_eq!(out.headers["x-goog-api-key"], "***");
     // Gemini cannot take a web URL: the image is noted, not fetched.
     assert!(
-        out["notes"][0]
-            .as_str()
-            .unwrap()
-            .contains("https://example.com/image.jpg"),
-        "{out}"
+        out.notes[0].contains("https://example.com/image.jpg"),
+        "{out:?}"
     );
 
     let out = format_request("ollama_generate", Some("llama3"), MESSAGES).unwrap();
-    assert_eq!(out["url"], "http://localhost:11434/api/generate");
+    assert_eq!(out.url, "http://localhost:11434/api/generate");
     assert_eq!(
-        out["body"]["prompt"],
+        out.body["prompt"],
         "You are a helpful assistant\n\n## Dialogue History\nBob: Hi.\nAlice: Nice to meet you!"
     );
-    assert_eq!(out["body"]["model"], "llama3");
-    assert_eq!(out["body"]["stream"], false);
-    assert!(out["notes"].is_array());
+    assert_eq!(out.body["model"], "llama3");
+    assert_eq!(out.body["stream"], false);
+    assert!(!out.notes.is_empty());
 
     let out = format_request("dashscope_chat", None, MESSAGES).unwrap();
     assert!(
-        out["url"]
-            .as_str()
-            .unwrap()
+        out.url
             .ends_with("/api/v1/services/aigc/text-generation/generation")
     );
     assert_eq!(
-        out["body"]["input"]["messages"][1]["content"],
+        out.body["input"]["messages"][1]["content"],
         "## Dialogue History\nBob: Hi.\nAlice: Nice to meet you!"
     );
-    assert_eq!(out["headers"]["authorization"], "Bearer ***");
+    assert_eq!(out.headers["authorization"], "Bearer ***");
 
     let out = format_request("aoai", Some("my-deployment"), MESSAGES).unwrap();
     assert_eq!(
-        out["url"],
+        out.url,
         "https://YOUR-RESOURCE.openai.azure.com/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21"
     );
-    assert_eq!(out["headers"]["api-key"], "***");
+    assert_eq!(out.headers["api-key"], "***");
 
     // Errors: unknown type, bad messages.
     let err = format_request("martian", None, MESSAGES).unwrap_err();
@@ -414,9 +412,9 @@ async fn no_secret_in_logs_errors_or_format_output() {
         err.report()
     );
     everything.push_str(&serde_json::to_string(&err.report()).unwrap());
-    let printed = format_request_with(&c, Strategy::Native, MESSAGES)
-        .unwrap()
-        .to_string();
+    let printed =
+        serde_json::to_string(&format_request_with(&c, Strategy::Native, MESSAGES).unwrap())
+            .unwrap();
     assert!(printed.contains("Bearer ***"), "{printed}");
     everything.push_str(&printed);
     everything.push_str(&format!("{:?}", HttpModel::new(c.clone()).unwrap()));

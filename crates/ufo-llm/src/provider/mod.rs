@@ -26,6 +26,7 @@ mod openai;
 use std::collections::HashMap;
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 pub(crate) use errors::parse_error;
@@ -100,22 +101,16 @@ impl WireRequest {
             .collect()
     }
 
-    /// `{"method", "url", "headers", "body"}` with secrets redacted, plus `notes` and
-    /// `warnings` when there are any: what `ufo llm format` prints.
-    pub fn to_redacted_json(&self) -> Value {
-        let mut v = json!({
-            "method": self.method,
-            "url": self.url,
-            "headers": self.redacted_headers(),
-            "body": self.body,
-        });
-        if !self.notes.is_empty() {
-            v["notes"] = json!(self.notes);
+    /// The request with secrets redacted: what `ufo llm format` prints.
+    pub fn redacted(&self) -> RedactedRequest {
+        RedactedRequest {
+            method: self.method.clone(),
+            url: self.url.clone(),
+            headers: self.redacted_headers(),
+            body: self.body.clone(),
+            notes: self.notes.clone(),
+            warnings: self.warnings.clone(),
         }
-        if !self.warnings.is_empty() {
-            v["warnings"] = json!(self.warnings);
-        }
-        v
     }
 
     fn header(&mut self, name: &str, value: impl Into<String>) {
@@ -126,6 +121,27 @@ impl WireRequest {
         self.header(name, value);
         self.secret_headers.push(name.to_owned());
     }
+}
+
+/// A [`WireRequest`] with secrets redacted. It serializes its fields in this order
+/// — `method`, `url`, `headers`, `body` — then `notes` and `warnings` when there
+/// are any.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RedactedRequest {
+    /// HTTP method.
+    pub method: String,
+    /// Full URL (never holds a secret).
+    pub url: String,
+    /// Headers, secret values redacted (`Bearer ***`, `***`).
+    pub headers: Map<String, Value>,
+    /// The JSON body.
+    pub body: Value,
+    /// Things a dry run did not do (e.g. images it would download).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Ignored images and other non-fatal problems.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// What a success reply says.
