@@ -11,7 +11,8 @@
 //!    the key to fix; an "unsupported parameter" error (temperature on a reasoning
 //!    model, `max_tokens`, `response_format`) downgrades the body and retries once;
 //! 4. the reply is parsed into text and usage, and cost is computed from the price
-//!    table.
+//!    table; when the provider reports no prompt tokens, the request's image tokens
+//!    are estimated ([`ChatResponse::estimated_image_tokens`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use crate::model::ChatModel;
 use crate::provider::{self, WireRequest};
 use crate::redact::{Secret, scrub};
 use crate::retry::RetryPolicy;
+use crate::usage::estimate_request_image_tokens;
 
 /// A model reached over HTTP.
 pub struct HttpModel {
@@ -266,6 +268,9 @@ impl ChatModel for HttpModel {
             .as_ref()
             .and_then(|p| p.cost(self.api, &self.model, &parsed.usage))
             .or_else(|| (self.api == ApiType::Ollama).then_some(0.0));
+        let estimated_image_tokens = (parsed.usage.prompt_tokens == 0)
+            .then(|| estimate_request_image_tokens(&self.model, &request))
+            .filter(|&n| n > 0);
         Ok(ChatResponse {
             text: parsed.text,
             usage: parsed.usage,
@@ -277,6 +282,7 @@ impl ChatModel for HttpModel {
             attempts,
             used_backup: false,
             warnings,
+            estimated_image_tokens,
         })
     }
 

@@ -320,6 +320,12 @@ pub struct ChatResponse {
     /// Things that did not stop the call (ignored images, downgraded parameters).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Estimated input tokens of the request's images
+    /// ([`crate::usage::estimate_request_image_tokens`]), when the provider reported
+    /// no prompt tokens and the request had images whose size could be read;
+    /// `None` otherwise (the reported usage already counts them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_image_tokens: Option<u64>,
 }
 
 mod duration_ms {

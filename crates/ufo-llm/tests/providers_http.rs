@@ -554,6 +554,37 @@ async fn web_images_are_downloaded_for_ollama_and_gemini() {
     }
 }
 
+#[tokio::test]
+async fn image_tokens_are_estimated_only_when_the_provider_reports_no_usage() {
+    use base64::Engine as _;
+    let mut png = Vec::new();
+    image::RgbImage::new(600, 400)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let uri = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    let with_image = || ChatRequest::agent("SYS", vec![Part::text("look"), Part::image(&uri)]);
+    let text_only = || ChatRequest::agent("SYS", vec![Part::text("look")]);
+    let expected = ufo_llm::usage::estimate_request_image_tokens("llava", &with_image());
+    assert!(expected > 0);
+
+    let no_usage = json!({"message": {"role": "assistant", "content": "ok"}, "done": true});
+    let usage = json!({"message": {"role": "assistant", "content": "ok"}, "done": true,
+                       "prompt_eval_count": 900, "eval_count": 3});
+    for (reply, request, want) in [
+        (no_usage.clone(), with_image(), Some(expected)),
+        (no_usage, text_only(), None),
+        (usage, with_image(), None),
+    ] {
+        let server = TestServer::start(vec![Scripted::json(200, reply)]).await;
+        let c = cfg("API_TYPE: ollama\nAPI_MODEL: llava\n", &server.base);
+        let r = HttpModel::new(c).unwrap().chat(request).await.unwrap();
+        assert_eq!(r.estimated_image_tokens, want, "{r:?}");
+    }
+}
+
 #[test]
 fn secret_type_is_redacted() {
     assert_eq!(format!("{:?}", Secret::new("abc-secret")), "Secret(***)");
