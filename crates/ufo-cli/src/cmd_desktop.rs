@@ -160,8 +160,10 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             Ok(ExitCode::SUCCESS)
         }
         DesktopCommand::Stop { name, state_dir } => {
-            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
-            let n = desktop.stop().map_err(|e| e.report())?;
+            // Works on a half-dead desktop too (e.g. Xvfb crashed): everything
+            // carrying its marker is ended.
+            let n =
+                HeadlessDesktop::stop_by_name(&name, &root(state_dir)).map_err(|e| e.report())?;
             eprintln!("stopped desktop {name:?} ({n} processes)");
             Ok(ExitCode::SUCCESS)
         }

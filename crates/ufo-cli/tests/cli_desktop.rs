@@ -188,3 +188,58 @@ fn doctor_checks_the_configured_model_endpoint() {
     );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("sk-secret"));
 }
+
+#[test]
+fn stop_ends_a_desktop_whose_x_server_died() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    assert!(
+        ufo(s, &["desktop", "start", "--name", "half"])
+            .status
+            .success()
+    );
+    let _guard = StopOnDrop(s, "half");
+    assert!(
+        ufo(s, &["desktop", "launch", "--name", "half", "mousepad"])
+            .status
+            .success()
+    );
+    let status = json(&ufo(s, &["desktop", "status", "--name", "half"]));
+    let pids: Vec<u64> = status["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_u64().unwrap())
+        .collect();
+    let xvfb = status["xvfb_pid"].as_u64().unwrap().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-KILL", &xvfb])
+            .status()
+            .unwrap()
+            .success()
+    );
+    for _ in 0..200 {
+        if alive(&[xvfb.parse().unwrap()]).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Half dead: status says it is not running, stop still cleans up everything.
+    assert!(
+        !ufo(s, &["desktop", "status", "--name", "half"])
+            .status
+            .success()
+    );
+    let out = ufo(s, &["desktop", "stop", "--name", "half"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        alive(&pids),
+        Vec::<u64>::new(),
+        "processes left after stopping a half-dead desktop"
+    );
+}

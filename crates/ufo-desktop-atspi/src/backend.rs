@@ -214,8 +214,11 @@ impl AtspiBackend {
             .await
             .map_err(|_| DesktopError::Unreachable("org.a11y.Bus does not answer".into()))?
             .map_err(|e| DesktopError::Unreachable(format!("accessibility bus: {e}")))?;
-        let conn = bus::connect(&a11y)
+        let conn = tokio::time::timeout(CALL_TIMEOUT, bus::connect(&a11y))
             .await
+            .map_err(|_| {
+                DesktopError::Unreachable(format!("accessibility bus {a11y} does not answer"))
+            })?
             .map_err(|e| DesktopError::Unreachable(format!("accessibility bus {a11y}: {e}")))?;
         Ok(Self {
             conn,
@@ -233,13 +236,18 @@ impl AtspiBackend {
         if !self.use_p2p || !bus.starts_with(':') {
             return Route::Bus;
         }
-        let mut routes = self.routes.lock().await;
-        if let Some(r) = routes.get(bus) {
+        if let Some(r) = self.routes.lock().await.get(bus) {
             return r.clone();
         }
+        // Opened without the lock held, so a slow application delays only itself;
+        // if two callers race, the first route stored wins.
         let route = self.open_p2p(bus).await.map_or(Route::Bus, Route::P2p);
-        routes.insert(bus.to_owned(), route.clone());
-        route
+        self.routes
+            .lock()
+            .await
+            .entry(bus.to_owned())
+            .or_insert(route)
+            .clone()
     }
 
     async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {
@@ -293,20 +301,30 @@ impl AtspiBackend {
             return v;
         }
         let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
-        let v = match self.application(&h).await {
+        let answer = match self.application(&h).await {
             Ok(app) => {
-                let tk = call(&h, "ToolkitName", app.toolkit_name())
-                    .await
-                    .unwrap_or_default();
-                let ver = call(&h, "Version", app.version()).await.unwrap_or_default();
-                tk.eq_ignore_ascii_case("gtk") && ver.starts_with('4')
+                let (tk, ver) = futures::join!(
+                    call(&h, "ToolkitName", app.toolkit_name()),
+                    call(&h, "Version", app.version())
+                );
+                match (tk, ver) {
+                    (Ok(tk), Ok(ver)) => {
+                        Some(tk.eq_ignore_ascii_case("gtk") && ver.starts_with('4'))
+                    }
+                    // No Application interface at all: not GTK 4.
+                    (Err(DesktopError::Backend(_)), _) => Some(false),
+                    _ => None,
+                }
             }
-            Err(_) => false,
+            Err(_) => None,
         };
-        if let Ok(mut m) = self.gtk4.lock() {
+        // Only a real answer is remembered; a busy application is asked again.
+        if let Some(v) = answer
+            && let Ok(mut m) = self.gtk4.lock()
+        {
             m.insert(bus_name.to_owned(), v);
         }
-        v
+        answer.unwrap_or(false)
     }
 
     /// Reads everything about one node, issuing its calls concurrently. With a
@@ -479,8 +497,24 @@ impl AtspiBackend {
     ) -> UiNode {
         let rect = raw
             .extents
-            .filter(|&(x, y, w, hgt)| w > 0 && hgt > 0 && x > -10_000 && y > -10_000)
-            .map(|(x, y, w, hgt)| Rect::<Screen>::new(x + offset.0, y + offset.1, w, hgt));
+            // Toolkits park hidden elements far off screen; absurd values from a
+            // misbehaving application must not overflow either.
+            .filter(|&(x, y, w, hgt)| {
+                w > 0
+                    && hgt > 0
+                    && (-10_000..100_000).contains(&x)
+                    && (-10_000..100_000).contains(&y)
+                    && w < 100_000
+                    && hgt < 100_000
+            })
+            .map(|(x, y, w, hgt)| {
+                Rect::<Screen>::new(
+                    x.saturating_add(offset.0),
+                    y.saturating_add(offset.1),
+                    w,
+                    hgt,
+                )
+            });
         let value = match (&raw.text, raw.value) {
             (Some(t), _) => Some(t.clone()),
             (None, Some(v)) => Some(format_number(v)),
@@ -540,9 +574,9 @@ impl AtspiBackend {
             }
             if let Some((x, y, ew, eh)) = extents {
                 // Client-side decorations add a margin of a few pixels per side.
-                if (w.rect.width - ew).abs() <= 24 && (w.rect.height - eh).abs() <= 24 {
+                if w.rect.width.abs_diff(ew) <= 24 && w.rect.height.abs_diff(eh) <= 24 {
                     s += 2;
-                    if (w.rect.x - x).abs() <= 24 && (w.rect.y - y).abs() <= 24 {
+                    if w.rect.x.abs_diff(x) <= 24 && w.rect.y.abs_diff(y) <= 24 {
                         s += 1;
                     }
                 }
@@ -720,9 +754,12 @@ impl Backend for AtspiBackend {
                 }
                 let xw = Self::match_x_window(&xwins, pid, &title, ext);
                 let rect = match (xw, ext) {
-                    (Some(x), Some((ex, ey, w, h))) if gtk4 => {
-                        Some(Rect::new(x.rect.x + ex, x.rect.y + ey, w, h))
-                    }
+                    (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
+                        x.rect.x.saturating_add(ex),
+                        x.rect.y.saturating_add(ey),
+                        w,
+                        h,
+                    )),
                     (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
                     (Some(x), _) => Some(x.rect),
                     _ => None,
@@ -796,21 +833,25 @@ impl Backend for AtspiBackend {
                 break;
             }
             let remaining = budget.deadline.saturating_sub(started.elapsed());
+            // The deadline bounds each read, so one hung element costs only itself:
+            // its siblings that answered are kept.
             let reads = join_all(level.iter().map(|(_, h)| {
                 let hint = split_handle(h)
                     .ok()
                     .filter(|(b, _)| *b == bus)
                     .and_then(|(_, p)| cache.hint(p));
-                self.read_node(h, budget.max_text_chars, true, hint)
+                tokio::time::timeout(
+                    remaining,
+                    self.read_node(h, budget.max_text_chars, true, hint),
+                )
             }));
-            let Ok(results) = tokio::time::timeout(remaining, reads).await else {
-                truncated = Some(format!(
-                    "deadline of {} ms reached",
-                    budget.deadline.as_millis()
-                ));
-                break;
-            };
+            let results = reads.await;
+            let mut deadline_hit = false;
             for ((parent, h), res) in level.into_iter().zip(results) {
+                let Ok(res) = res else {
+                    deadline_hit = true;
+                    continue;
+                };
                 // Elements that vanished mid-capture are skipped, not fatal.
                 let Ok(raw) = res else { continue };
                 let idx = nodes.len();
@@ -827,6 +868,13 @@ impl Backend for AtspiBackend {
                 } else {
                     pending.push((idx, kids));
                 }
+            }
+            if deadline_hit {
+                truncated = Some(format!(
+                    "deadline of {} ms reached",
+                    budget.deadline.as_millis()
+                ));
+                break;
             }
             if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
                 break;
@@ -848,8 +896,10 @@ impl Backend for AtspiBackend {
             }
         }
         let mut window = window.clone();
+        // Only the on-screen part of a window can be seen or clicked: controls are
+        // later filtered against this rectangle.
         if let Some(r) = nodes.first().and_then(|n| n.rect) {
-            window.rect = Some(r);
+            window.rect = r.intersection(&self.x11.screen_rect()).or(Some(r));
         }
         if window.native_id.is_some()
             && let Ok(mut m) = self.last_window.lock()
@@ -897,18 +947,15 @@ impl Backend for AtspiBackend {
             ScreenshotTarget::Desktop => self.x11.screen_rect(),
             ScreenshotTarget::Region(r) => *r,
             ScreenshotTarget::Window(w) => match (w.native_id, w.rect) {
+                // The X window's own rectangle is the truth for what is on screen;
+                // a window that is gone must not yield a picture of what replaced it.
                 (Some(id), _) => {
-                    // The X window's own rectangle is the truth for what is on screen.
-                    let xw = self
-                        .x11
-                        .client_windows()?
-                        .into_iter()
-                        .find(|x| u64::from(x.id) == id);
-                    match (xw, w.rect) {
-                        (Some(x), _) => x.rect,
-                        (None, Some(r)) => r,
-                        (None, None) => return Err(DesktopError::WindowNotFound(w.title.clone())),
-                    }
+                    self.x11
+                        .window_rect(id as u32)
+                        .map_err(|e| DesktopError::StaleElement {
+                            handle: w.handle.0.clone(),
+                            detail: format!("its window is gone: {e}"),
+                        })?
                 }
                 (None, Some(r)) => r,
                 (None, None) => return Err(DesktopError::WindowNotFound(w.title.clone())),
@@ -1044,7 +1091,12 @@ impl Backend for AtspiBackend {
         // Some toolkits answer false for already-focused elements; not an error.
         // A vanished element fails here, with the more telling StaleElement.
         let _ = call(h, "GrabFocus", c.grab_focus()).await?;
-        activated
+        if let Err(e) = activated {
+            // The element has toolkit focus; keys may still reach it (a WM
+            // focuses on its own). Say so in the logs rather than failing.
+            tracing::warn!(error = %e, "could not raise the element's window");
+        }
+        Ok(())
     }
 
     async fn activate_window(&self, window: &WindowInfo) -> Result<()> {

@@ -84,6 +84,9 @@ pub struct RegisteredApp {
     pub windows: usize,
 }
 
+/// How long one application may take to say its name, window count and pid.
+const PER_APP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Lists registered applications with their pid and window count.
 pub async fn registered_apps(conn: &zbus::Connection) -> Result<Vec<RegisteredApp>, BusError> {
     let root = registry_root(conn).await?;
@@ -101,13 +104,21 @@ pub async fn registered_apps(conn: &zbus::Connection) -> Result<Vec<RegisteredAp
         let Ok(app) = builder.cache_properties(CacheProperties::No).build().await else {
             continue;
         };
-        // An app can vanish between the listing and these calls: skip it.
-        let Ok(name) = app.name().await else { continue };
-        let windows = app.child_count().await.unwrap_or(0).max(0) as usize;
-        let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
-            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
-            Err(_) => None,
+        // An app can vanish or hang between the listing and these calls: each
+        // app gets a bounded time and is skipped when it does not answer.
+        let per_app = async {
+            let (name, windows) = futures::join!(app.name(), app.child_count());
+            let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
+                Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                Err(_) => None,
+            };
+            (name, windows, pid)
         };
+        let Ok((Ok(name), windows, pid)) = tokio::time::timeout(PER_APP_TIMEOUT, per_app).await
+        else {
+            continue;
+        };
+        let windows = windows.unwrap_or(0).max(0) as usize;
         out.push(RegisteredApp {
             name,
             bus_name,

@@ -125,7 +125,7 @@ impl Diagnostic for HeadlessError {
                 log.display()
             ),
             HeadlessError::LaunchExited { .. } => {
-                "run the command by hand inside the desktop (`eval $(ufo desktop env)`) to see why it exits".into()
+                "a single-instance app hands over to its running copy and exits (launch it once per desktop); otherwise run the command by hand inside the desktop (`eval $(ufo desktop env)`) to see why it exits".into()
             }
             HeadlessError::BadState { path, .. } => format!(
                 "the desktop was probably stopped uncleanly; remove {} and start a new one",
@@ -678,10 +678,17 @@ impl HeadlessDesktop {
         let launcher_pid = child.id();
         let deadline = started + timeout;
         let command = argv.join(" ");
-        let conn = bus::connect(&self.state.a11y_bus).await.ok();
+        let conn = tokio::time::timeout(Duration::from_secs(5), bus::connect(&self.state.a11y_bus))
+            .await
+            .ok()
+            .and_then(Result::ok);
         loop {
+            // Each poll is bounded by what is left of the launch timeout.
+            let left = deadline.saturating_duration_since(Instant::now());
             let apps = match &conn {
-                Some(c) => bus::registered_apps(c).await,
+                Some(c) => tokio::time::timeout(left, bus::registered_apps(c))
+                    .await
+                    .unwrap_or(Err(bus::BusError::NoConnection)),
                 None => Err(bus::BusError::NoConnection),
             };
             if let Ok(apps) = apps
@@ -705,7 +712,7 @@ impl HeadlessDesktop {
             if let Ok(Some(status)) = child.try_wait() {
                 // A launcher script may exit after handing over to the real app;
                 // only give up when nothing of this launch is left.
-                if !status.success() && marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() {
+                if marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() {
                     return Err(HeadlessError::LaunchExited {
                         command,
                         status: status.to_string(),
@@ -730,6 +737,22 @@ impl HeadlessDesktop {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Stops the desktop called `name` under `state_root` even when it is only
+    /// partly alive (e.g. Xvfb crashed but its buses and apps still run): every
+    /// process carrying its marker is ended and its state removed. Returns how
+    /// many processes were signalled.
+    pub fn stop_by_name(name: &str, state_root: &Path) -> Result<usize> {
+        let dir = state_root.join("desktops").join(name);
+        let state = match Self::load_state(&dir) {
+            Ok(s) => s,
+            Err(HeadlessError::Io { .. }) => return Err(HeadlessError::NotRunning(name.into())),
+            Err(e) => return Err(e),
+        };
+        let n = kill_marked(&state.id, Duration::from_secs(3));
+        let _ = std::fs::remove_dir_all(&state.state_dir);
+        Ok(n)
     }
 
     /// Stops every process of this desktop (started, descended or bus-activated)

@@ -209,6 +209,18 @@ impl X11 {
         Ok(Point::new(i32::from(r.dst_x), i32::from(r.dst_y)))
     }
 
+    /// The screen rectangle of one window.
+    pub fn window_rect(&self, win: u32) -> Result<Rect<Screen>> {
+        let g = self
+            .conn
+            .get_geometry(win)
+            .map_err(cerr("GetGeometry"))?
+            .reply()
+            .map_err(xerr("GetGeometry"))?;
+        let o = self.window_origin(win)?;
+        Ok(Rect::new(o.x, o.y, i32::from(g.width), i32::from(g.height)))
+    }
+
     /// Top-level client windows: `_NET_CLIENT_LIST` when a window manager runs,
     /// otherwise the root's mapped children that carry a `_NET_WM_PID`.
     pub fn client_windows(&self) -> Result<Vec<XWindow>> {
@@ -434,7 +446,7 @@ impl X11 {
         let _guard = self.input.lock();
         self.motion(p)?;
         let b = if clicks >= 0 { 4 } else { 5 };
-        for _ in 0..clicks.unsigned_abs().min(100) {
+        for _ in 0..clicks.unsigned_abs().min(MAX_WHEEL_CLICKS) {
             self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
             self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
         }
@@ -483,6 +495,26 @@ impl X11 {
             return Err(DesktopError::Backend("no keyboard map".into()));
         };
         let shift = map.codes.get(&0xffe1).map(|c| c.0);
+        // Keycodes currently held by this sequence, to release them if it fails
+        // half-way: a stuck Ctrl would corrupt every later key and click.
+        let mut held: Vec<u8> = Vec::new();
+        let result = self.send_events(map, shift, events, &mut held);
+        if result.is_err() {
+            for code in held.iter().rev() {
+                let _ = self.fake(xproto::KEY_RELEASE_EVENT, *code, 0, 0);
+            }
+            let _ = self.sync();
+        }
+        result
+    }
+
+    fn send_events(
+        &self,
+        map: &mut KeyMap,
+        shift: Option<u8>,
+        events: &[KeyEvent],
+        held: &mut Vec<u8>,
+    ) -> Result<()> {
         // Keys pressed with an added shift, to release it with the key.
         let mut added_shift: HashMap<u32, bool> = HashMap::new();
         for ev in events {
@@ -518,15 +550,23 @@ impl X11 {
             if down {
                 if needs_shift && let Some(s) = shift {
                     self.fake(xproto::KEY_PRESS_EVENT, s, 0, 0)?;
+                    held.push(s);
                     added_shift.insert(sym, true);
                 }
                 self.fake(xproto::KEY_PRESS_EVENT, code, 0, 0)?;
+                held.push(code);
             } else {
                 self.fake(xproto::KEY_RELEASE_EVENT, code, 0, 0)?;
+                if let Some(i) = held.iter().rposition(|&c| c == code) {
+                    held.remove(i);
+                }
                 if added_shift.remove(&sym).is_some()
                     && let Some(s) = shift
                 {
                     self.fake(xproto::KEY_RELEASE_EVENT, s, 0, 0)?;
+                    if let Some(i) = held.iter().rposition(|&c| c == s) {
+                        held.remove(i);
+                    }
                 }
             }
             self.sync()?;
@@ -536,6 +576,9 @@ impl X11 {
         Ok(())
     }
 }
+
+/// Most wheel clicks sent for one scroll (the tool catalog accepts up to this).
+pub const MAX_WHEEL_CLICKS: u32 = 1000;
 
 fn clamp16(v: i32) -> i16 {
     v.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
