@@ -210,10 +210,13 @@ impl AtspiBackend {
             DesktopError::Unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)".into())
         })?;
         let x11 = X11::connect(&display)?;
-        let a11y = tokio::time::timeout(CALL_TIMEOUT, bus::a11y_address(&session))
-            .await
-            .map_err(|_| DesktopError::Unreachable("org.a11y.Bus does not answer".into()))?
-            .map_err(|e| DesktopError::Unreachable(format!("accessibility bus: {e}")))?;
+        let a11y = tokio::time::timeout(CALL_TIMEOUT, async {
+            let session = bus::connect(&session).await?;
+            bus::a11y_address(&session).await
+        })
+        .await
+        .map_err(|_| DesktopError::Unreachable("org.a11y.Bus does not answer".into()))?
+        .map_err(|e| DesktopError::Unreachable(format!("accessibility bus: {e}")))?;
         let conn = tokio::time::timeout(CALL_TIMEOUT, bus::connect(&a11y))
             .await
             .map_err(|_| {
@@ -279,11 +282,6 @@ impl AtspiBackend {
             .await
             .ok()?
             .ok()
-    }
-
-    /// The X11 connection (screenshots, input).
-    pub fn x11(&self) -> &X11 {
-        &self.x11
     }
 
     proxy_fn!(accessible, AccessibleProxy);

@@ -26,10 +26,11 @@ pub async fn connect(address: &str) -> Result<zbus::Connection, BusError> {
     Ok(builder.build().await?)
 }
 
-/// Asks the session bus at `session_address` for the accessibility bus address.
-pub async fn a11y_address(session_address: &str) -> Result<String, BusError> {
-    let conn = connect(session_address).await?;
-    let proxy = BusProxy::builder(&conn)
+/// Asks the session bus (a connection to it) for the accessibility bus address.
+/// Calling `org.a11y.Bus` starts a launcher through D-Bus activation if none
+/// runs; see [`a11y_bus_owner`] for a look that does not.
+pub async fn a11y_address(session: &zbus::Connection) -> Result<String, BusError> {
+    let proxy = BusProxy::builder(session)
         .cache_properties(CacheProperties::No)
         .build()
         .await?;
@@ -39,15 +40,12 @@ pub async fn a11y_address(session_address: &str) -> Result<String, BusError> {
 /// The pid of the process that owns `org.a11y.Bus` on the session bus, or
 /// `None` while nobody owns it. Unlike calling the name, this never starts
 /// (D-Bus-activates) a launcher.
-pub async fn a11y_bus_owner(session_address: &str) -> Result<Option<u32>, BusError> {
-    let conn = connect(session_address).await?;
-    let dbus = zbus::fdo::DBusProxy::new(&conn).await?;
+pub async fn a11y_bus_owner(session: &zbus::Connection) -> Result<Option<u32>, BusError> {
+    let dbus = zbus::fdo::DBusProxy::new(session).await?;
     let name =
         zbus::names::BusName::try_from("org.a11y.Bus").map_err(|e| BusError::Zbus(e.into()))?;
     let owned = dbus
-        .name_has_owner(
-            zbus::names::BusName::try_from("org.a11y.Bus").map_err(|e| BusError::Zbus(e.into()))?,
-        )
+        .name_has_owner(name.clone())
         .await
         .map_err(zbus::Error::from)?;
     if !owned {

@@ -142,8 +142,11 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
         out.push(Check::fail("registry", "no session bus", START_FIX));
         return out;
     };
-    match within(bus::connect(session)).await {
-        Ok(_) => out.push(Check::ok("session_bus", session.clone())),
+    let session_conn = match within(bus::connect(session)).await {
+        Ok(c) => {
+            out.push(Check::ok("session_bus", session.clone()));
+            c
+        }
         Err(e) => {
             out.push(Check::fail(
                 "session_bus",
@@ -154,9 +157,9 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
             out.push(Check::fail("registry", "no session bus", START_FIX));
             return out;
         }
-    }
+    };
     let a11y_fix = "install at-spi2-core and make sure at-spi-bus-launcher runs on this session (`ufo desktop start` starts it)";
-    let a11y = match within(bus::a11y_address(session)).await {
+    let a11y = match within(bus::a11y_address(&session_conn)).await {
         Ok(a) => a,
         Err(e) => {
             out.push(Check::fail(

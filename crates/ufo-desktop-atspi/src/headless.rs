@@ -476,8 +476,20 @@ impl HeadlessDesktop {
         // the name earlier would make the session bus activate a second
         // launcher, which could win the name.
         let deadline = Instant::now() + opts.start_timeout;
+        // The daemon printed its address, so it is listening: one connection
+        // serves every question to the session bus below.
+        let session = match bus::connect(&session_bus).await {
+            Ok(c) => c,
+            Err(e) => {
+                kill_marked(&id, Duration::from_secs(1));
+                return Err(HeadlessError::StartFailed {
+                    component: "dbus-daemon (session bus)".into(),
+                    detail: e.to_string(),
+                });
+            }
+        };
         let launcher_pid = loop {
-            match bus::a11y_bus_owner(&session_bus).await {
+            match bus::a11y_bus_owner(&session).await {
                 Ok(Some(pid)) => break pid,
                 _ if Instant::now() > deadline => {
                     kill_marked(&id, Duration::from_secs(1));
@@ -493,7 +505,7 @@ impl HeadlessDesktop {
             }
         };
         let a11y_bus = loop {
-            match bus::a11y_address(&session_bus).await {
+            match bus::a11y_address(&session).await {
                 Ok(addr) => break addr,
                 Err(e) if Instant::now() > deadline => {
                     kill_marked(&id, Duration::from_secs(1));
@@ -509,10 +521,14 @@ impl HeadlessDesktop {
             }
         };
         // 4. Activate the registry daemon and wait until it answers.
+        let mut a11y: Option<zbus::Connection> = None;
         loop {
-            let count = match bus::connect(&a11y_bus).await {
-                Ok(c) => bus::registry_app_count(&c).await,
-                Err(e) => Err(e),
+            if a11y.is_none() {
+                a11y = bus::connect(&a11y_bus).await.ok();
+            }
+            let count = match &a11y {
+                Some(c) => bus::registry_app_count(c).await,
+                None => Err(bus::BusError::NoConnection),
             };
             match count {
                 Ok(_) => break,
