@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{StopOnDrop, json, ufo};
+use common::{json, launch, start_desktop, ufo};
 use std::process::Command;
 
 fn alive(pids: &[u64]) -> Vec<u64> {
@@ -31,13 +31,7 @@ fn check<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 fn start_launch_doctor_stop_leaves_nothing_behind() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();
-    let out = ufo(s, &["desktop", "start", "--name", "default"]);
-    let _guard = StopOnDrop(s, "default");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_guard, out) = start_desktop(s, "default");
     assert!(String::from_utf8_lossy(&out.stdout).contains("export DISPLAY="));
 
     let out = ufo(s, &["desktop", "launch", "--json", "gnome-calculator"]);
@@ -100,13 +94,7 @@ fn start_launch_doctor_stop_leaves_nothing_behind() {
 fn doctor_reports_a_dead_accessibility_bus_with_a_fix() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();
-    let out = ufo(s, &["desktop", "start", "--name", "broken"]);
-    let _guard = StopOnDrop(s, "broken");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_guard, _) = start_desktop(s, "broken");
     let status = json(&ufo(s, &["desktop", "status", "--name", "broken"]));
     // A hung accessibility bus: the launcher owns org.a11y.Bus but answers nothing.
     // (Killing it is not enough: the session bus would activate a new one.)
@@ -193,17 +181,8 @@ fn doctor_checks_the_configured_model_endpoint() {
 fn stop_ends_a_desktop_whose_x_server_died() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();
-    assert!(
-        ufo(s, &["desktop", "start", "--name", "half"])
-            .status
-            .success()
-    );
-    let _guard = StopOnDrop(s, "half");
-    assert!(
-        ufo(s, &["desktop", "launch", "--name", "half", "mousepad"])
-            .status
-            .success()
-    );
+    let (_guard, _) = start_desktop(s, "half");
+    launch(s, "half", "mousepad");
     let status = json(&ufo(s, &["desktop", "status", "--name", "half"]));
     let pids: Vec<u64> = status["processes"]
         .as_array()

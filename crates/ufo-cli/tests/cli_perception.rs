@@ -4,19 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{StopOnDrop, ok_json, ufo, ufo_stdin};
+use common::{launch, ok_json, start_desktop, ufo, ufo_stdin};
 
 #[test]
 fn inspect_act_screenshot_and_bench_on_the_calculator() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();
-    assert!(ufo(s, &["desktop", "start"]).status.success());
-    let _stop = StopOnDrop(s, "default");
-    assert!(
-        ufo(s, &["desktop", "launch", "gnome-calculator"])
-            .status
-            .success()
-    );
+    let (_stop, _) = start_desktop(s, "default");
+    launch(s, "default", "gnome-calculator");
 
     let windows = ok_json(&ufo(s, &["windows", "--json"]));
     assert_eq!(windows[0]["app_name"], "gnome-calculator", "{windows}");

@@ -67,3 +67,27 @@ impl Drop for StopOnDrop<'_> {
         let _ = ufo(self.0, &["desktop", "stop", "--name", self.1]);
     }
 }
+
+/// Starts the desktop `name` with state in `state`, asserts it started, and
+/// returns the guard that stops it. The `ufo desktop start` output is returned
+/// too, for tests that look at the printed exports.
+pub fn start_desktop<'a>(state: &'a Path, name: &'static str) -> (StopOnDrop<'a>, Output) {
+    let out = ufo(state, &["desktop", "start", "--name", name]);
+    let guard = StopOnDrop(state, name);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (guard, out)
+}
+
+/// Launches `app` on the desktop `name` and asserts it came up.
+pub fn launch(state: &Path, name: &str, app: &str) {
+    let out = ufo(state, &["desktop", "launch", "--name", name, app]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
