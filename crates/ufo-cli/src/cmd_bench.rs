@@ -1,6 +1,7 @@
 //! `ufo bench perception`: how long one observation takes, phase by phase.
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
+use crate::output::outln;
 use crate::output::print_json;
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -144,13 +145,20 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
     if args.json {
         print_json(&report)?;
     } else {
-        println!(
+        outln!(
             "{} ({:?}): {} nodes, {} controls, {} runs",
-            report.app, report.window, report.nodes, report.controls, report.runs
+            report.app,
+            report.window,
+            report.nodes,
+            report.controls,
+            report.runs
         );
-        println!(
+        outln!(
             "{:<11} {:>9} {:>9} {:>9}",
-            "phase (ms)", "median", "min", "max"
+            "phase (ms)",
+            "median",
+            "min",
+            "max"
         );
         let rows: [(&str, Field); 6] = [
             ("tree", |s| s.tree),
@@ -161,14 +169,14 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
             ("total", |s| s.total),
         ];
         for (name, f) in rows {
-            println!(
+            outln!(
                 "{name:<11} {:>9.2} {:>9.2} {:>9.2}",
                 f(&report.median_ms),
                 f(&report.min_ms),
                 f(&report.max_ms)
             );
         }
-        println!(
+        outln!(
             "(total = tree + filter + screenshot + annotate; encode is separate, {} bytes)",
             report.png_bytes
         );

@@ -3,6 +3,7 @@
 //! replay cassettes (or a live model with `--config`).
 
 use crate::cmd_run::{default_task, load_config, summary};
+use crate::output::outln;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -75,7 +76,7 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, ErrorReport> {
     };
     config.system.max_round = 1;
     if live {
-        println!(
+        outln!(
             "Model: live, from {}",
             args.config
                 .as_ref()
@@ -83,16 +84,16 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, ErrorReport> {
                 .unwrap_or_default()
         );
     } else {
-        println!(
+        outln!(
             "Model: RECORDED REPLAY (API_TYPE: replay, assets/demo/*.cassette.jsonl) — no model is called."
         );
-        println!("       Run `ufo demo --config agents.yaml` to use a real model.");
+        outln!("       Run `ufo demo --config agents.yaml` to use a real model.");
     }
     let request = match (&args.request, live) {
         (Some(r), true) => r.clone(),
         _ => DEMO_REQUEST.to_owned(),
     };
-    println!("Starting a private headless desktop with gnome-calculator...");
+    outln!("Starting a private headless desktop with gnome-calculator...");
     let opts = DesktopOptions {
         name: format!("demo-{}", std::process::id()),
         stop_with_process: true,
@@ -133,7 +134,7 @@ async fn session(
         log_root: log_dir.to_path_buf(),
         config,
     };
-    println!("Request: {request}\n");
+    outln!("Request: {request}\n");
     let opts = RunOptions {
         task: format!("demo-{}", default_task()),
         mode: Mode::Normal,
@@ -144,7 +145,7 @@ async fn session(
     let reports = ufo_session::run(&services, &opts)
         .await
         .map_err(|e| e.report())?;
-    println!();
+    outln!();
     let code = summary(&reports);
     let finished = reports
         .iter()
@@ -166,7 +167,7 @@ async fn verify_display(backend: &AtspiBackend) -> Result<(), ErrorReport> {
     for _ in 0..40 {
         shown = calculator_display(backend).await?;
         if shown == DEMO_EXPECTED {
-            println!("Verified: the calculator's display reads {shown}.");
+            outln!("Verified: the calculator's display reads {shown}.");
             return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -1,6 +1,7 @@
 //! `ufo desktop start|launch|env|status|stop`.
 
 use crate::output::print_json;
+use crate::output::{out, outln};
 use clap::Subcommand;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,8 +14,8 @@ use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
 pub(crate) enum DesktopCommand {
     /// Start a private desktop and print how to use it.
     Start {
-        /// Name of the desktop.
-        #[arg(long, default_value = "default")]
+        /// Name of the desktop (or $UFO_DESKTOP).
+        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
         name: String,
         /// Screen size, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x1024")]
@@ -28,8 +29,8 @@ pub(crate) enum DesktopCommand {
     },
     /// Launch an application on the desktop and wait until it is accessible.
     Launch {
-        /// Name of the desktop.
-        #[arg(long, default_value = "default")]
+        /// Name of the desktop (or $UFO_DESKTOP).
+        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
         name: String,
         /// Seconds to wait for the application to register.
         #[arg(long, default_value_t = 30)]
@@ -46,8 +47,8 @@ pub(crate) enum DesktopCommand {
     },
     /// Print shell `export` lines for the desktop (use with `eval $(ufo desktop env)`).
     Env {
-        /// Name of the desktop.
-        #[arg(long, default_value = "default")]
+        /// Name of the desktop (or $UFO_DESKTOP).
+        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]
@@ -55,8 +56,8 @@ pub(crate) enum DesktopCommand {
     },
     /// Print the desktop's state as JSON.
     Status {
-        /// Name of the desktop.
-        #[arg(long, default_value = "default")]
+        /// Name of the desktop (or $UFO_DESKTOP).
+        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]
@@ -64,8 +65,8 @@ pub(crate) enum DesktopCommand {
     },
     /// Stop the desktop and everything that runs on it.
     Stop {
-        /// Name of the desktop.
-        #[arg(long, default_value = "default")]
+        /// Name of the desktop (or $UFO_DESKTOP).
+        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]
@@ -117,7 +118,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
                 "use it from a shell with: eval \"$(ufo desktop env --name {})\"",
                 s.name
             );
-            print!("{}", s.shell_exports());
+            out!("{}", s.shell_exports());
             Ok(ExitCode::SUCCESS)
         }
         DesktopCommand::Launch {
@@ -135,7 +136,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             if json {
                 print_json(&app)?;
             } else {
-                println!(
+                outln!(
                     "{} is up as {:?} (pid {}, {} ms); output in {}",
                     command.join(" "),
                     app.app_name,
@@ -148,7 +149,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
         }
         DesktopCommand::Env { name, state_dir } => {
             let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
-            print!("{}", desktop.state().shell_exports());
+            out!("{}", desktop.state().shell_exports());
             Ok(ExitCode::SUCCESS)
         }
         DesktopCommand::Status { name, state_dir } => {

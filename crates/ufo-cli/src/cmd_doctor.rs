@@ -1,5 +1,6 @@
 //! `ufo doctor`: is everything in place to run an agent?
 
+use crate::output::outln;
 use crate::output::print_json;
 use clap::Args;
 use std::path::PathBuf;
@@ -39,16 +40,16 @@ pub(crate) async fn run(args: DoctorArgs) -> Result<ExitCode, ErrorReport> {
             "checks": checks,
         }))?;
     } else {
-        println!("desktop: {}", target.source);
+        outln!("desktop: {}", target.source);
         for c in &checks {
             let tag = match c.status {
                 CheckStatus::Ok => "ok  ",
                 CheckStatus::Warn => "warn",
                 CheckStatus::Fail => "FAIL",
             };
-            println!("[{tag}] {:<14} {}", c.name, c.detail);
+            outln!("[{tag}] {:<14} {}", c.name, c.detail);
             if let Some(fix) = &c.fix {
-                println!("       {:<14} fix: {fix}", "");
+                outln!("       {:<14} fix: {fix}", "");
             }
         }
     }

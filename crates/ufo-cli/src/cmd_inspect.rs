@@ -2,6 +2,7 @@
 //! agent would see, and doing what it would do, by hand.
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
+use crate::output::outln;
 use crate::output::print_json;
 use clap::Args;
 use std::path::PathBuf;
@@ -82,7 +83,7 @@ pub(crate) async fn windows(args: WindowsArgs) -> Result<ExitCode, ErrorReport> 
                 .rect
                 .map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "{:<10} {:<22} pid {:<7} {:<16} {}{:?}",
                 w.id,
                 w.app_name,
@@ -118,7 +119,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                     .rect
                     .map(|r| format!("({},{},{},{})", r.x, r.y, r.width, r.height))
                     .unwrap_or_default();
-                println!(
+                outln!(
                     "{}{} {:?} [{}] {} {}",
                     "  ".repeat(n.depth as usize),
                     n.role,
@@ -139,7 +140,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
     if args.json {
         print_json(&full_json(&controls))?;
     } else {
-        println!(
+        outln!(
             "{} ({}): {} controls of {} nodes",
             w.title,
             w.app_name,
@@ -152,7 +153,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                 .as_deref()
                 .map(|v| format!(" = {v:?}"))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "[{:>3}] {:<12} {:?}{v}",
                 c.id,
                 c.control_type.as_str(),
@@ -207,8 +208,8 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
 pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
     if args.list {
         for spec in catalog() {
-            println!("{} ({}): {}", spec.name, spec.namespace, spec.description);
-            println!(
+            outln!("{} ({}): {}", spec.name, spec.namespace, spec.description);
+            outln!(
                 "    args: {}",
                 spec.parameters
                     .get("properties")

@@ -16,6 +16,7 @@
 //!     Command::Llm { cmd } => cmd_llm::run(cmd).await,
 //! ```
 
+use crate::output::outln;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -81,7 +82,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
                 .map_err(|e| e.report())?;
             let text = serde_json::to_string_pretty(&out)
                 .map_err(|e| ErrorReport::new("ufo::cli::json", e.to_string()))?;
-            println!("{text}");
+            outln!("{text}");
             Ok(ExitCode::SUCCESS)
         }
         LlmCommand::Ping {
@@ -104,7 +105,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             let report = ufo_llm::cli::ping(&cfg, Some(Arc::new(table)))
                 .await
                 .map_err(|e| e.report())?;
-            println!("{report}");
+            outln!("{report}");
             Ok(ExitCode::SUCCESS)
         }
     }

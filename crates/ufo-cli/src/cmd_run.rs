@@ -1,6 +1,7 @@
 //! `ufo run`: a session on the desktop (UFO's `python -m ufo`).
 
 use crate::desktop_conn::{DesktopArgs, connect};
+use crate::output::outln;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,7 +58,7 @@ pub(crate) fn load_config(path: Option<&PathBuf>) -> Result<UfoConfig, ErrorRepo
 
 pub(crate) fn summary(reports: &[SessionReport]) -> ExitCode {
     for r in reports {
-        println!(
+        outln!(
             "{}: {}{}",
             r.task,
             r.status.as_str(),
@@ -68,14 +69,14 @@ pub(crate) fn summary(reports: &[SessionReport]) -> ExitCode {
             }
         );
         if !r.result.is_empty() {
-            println!("  result: {}", r.result);
+            outln!("  result: {}", r.result);
         }
         if let Some(e) = &r.error {
-            println!("  error[{}]: {}", e.code, e.message);
+            outln!("  error[{}]: {}", e.code, e.message);
         }
-        println!("  logs: {}", r.log_dir.display());
+        outln!("  logs: {}", r.log_dir.display());
         if let Some(md) = &r.markdown {
-            println!("  trajectory: {}", md.display());
+            outln!("  trajectory: {}", md.display());
         }
     }
     if reports.iter().all(|r| r.status == SessionStatus::Finish) {

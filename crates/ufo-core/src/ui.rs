@@ -152,7 +152,8 @@ impl<'de> Deserialize<'de> for ControlType {
 }
 
 /// UFO's default `CONTROL_LIST`, plus `Slider` (which GTK apps use where Windows
-/// apps would use a Spinner) and `SplitButton`.
+/// apps would use a Spinner), `SplitButton` and `DataItem` (spreadsheet and
+/// table cells; empty cells are listed only in small tables, see the filter).
 pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "Button",
     "Edit",
@@ -171,6 +172,7 @@ pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "Text",
     "Slider",
     "SplitButton",
+    "DataItem",
 ];
 
 /// Which optional interfaces an element implements.
@@ -257,6 +259,32 @@ pub struct WindowInfo {
     /// The native window id (X11 window), when the backend could match one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native_id: Option<u64>,
+    /// True for dialogs (dialog, file chooser, alert, colour/font chooser):
+    /// windows an application opens over its main window.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dialog: bool,
+    /// True when the window is modal: its application takes no input
+    /// elsewhere until it closes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub modal: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl WindowInfo {
+    /// True when `other` is a window of the same application process (same
+    /// pid, or the same accessibility bus connection when no pid is known).
+    pub fn same_app(&self, other: &WindowInfo) -> bool {
+        match (self.pid, other.pid) {
+            (Some(a), Some(b)) => a == b,
+            _ => {
+                let bus = |h: &ElementHandle| h.0.split_once('|').map(|(b, _)| b.to_owned());
+                bus(&self.handle).is_some() && bus(&self.handle) == bus(&other.handle)
+            }
+        }
+    }
 }
 
 /// A captured UI tree of one window.
@@ -326,6 +354,11 @@ pub struct PromptControl {
     /// Current value, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// What a person would see of the control's state, when it has one worth
+    /// saying: `checked`/`unchecked`, `selected`, `expanded`/`collapsed`,
+    /// `focused`, comma-separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 impl Control {
@@ -336,7 +369,52 @@ impl Control {
             name: self.name.clone(),
             control_type: self.control_type.as_str().to_owned(),
             value: self.value.clone(),
+            state: self.visible_state(),
         }
+    }
+
+    /// The states a model needs to decide (see [`PromptControl::state`]).
+    pub fn visible_state(&self) -> Option<String> {
+        let mut words: Vec<&str> = Vec::new();
+        let checkable = matches!(
+            self.control_type,
+            ControlType::CheckBox | ControlType::RadioButton
+        ) || self.has_state("checkable")
+            || matches!(
+                self.role.as_str(),
+                "check menu item" | "radio menu item" | "toggle button"
+            );
+        if self.has_state("checked") || (self.role == "toggle button" && self.has_state("pressed"))
+        {
+            words.push("checked");
+        } else if self.has_state("indeterminate") && checkable {
+            words.push("mixed");
+        } else if checkable {
+            words.push("unchecked");
+        }
+        if self.has_state("selected")
+            && matches!(
+                self.control_type,
+                ControlType::ListItem
+                    | ControlType::TabItem
+                    | ControlType::TreeItem
+                    | ControlType::DataItem
+                    | ControlType::MenuItem
+            )
+        {
+            words.push("selected");
+        }
+        if self.has_state("expandable") || self.has_state("expanded") {
+            words.push(if self.has_state("expanded") {
+                "expanded"
+            } else {
+                "collapsed"
+            });
+        }
+        if self.has_state("focused") {
+            words.push("focused");
+        }
+        (!words.is_empty()).then(|| words.join(","))
     }
 
     /// True when the control reports state `name`.

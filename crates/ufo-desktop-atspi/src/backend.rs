@@ -9,6 +9,7 @@
 //! window's origin for GTK4 applications.
 
 use crate::bus;
+use crate::children::Children;
 use crate::roles;
 use crate::target::DesktopTarget;
 use crate::x11::{X11, XWindow};
@@ -20,6 +21,8 @@ use atspi::proxy::cache::CacheProxy;
 use atspi::proxy::component::ComponentProxy;
 use atspi::proxy::editable_text::EditableTextProxy;
 use atspi::proxy::selection::SelectionProxy;
+use atspi::proxy::table::TableProxy;
+use atspi::proxy::table_cell::TableCellProxy;
 use atspi::proxy::text::TextProxy;
 use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
@@ -40,6 +43,17 @@ type Result<T, E = DesktopError> = std::result::Result<T, E>;
 /// How long one D-Bus call may take before the element counts as hung.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long one application may take to list its windows before it is left
+/// out of [`Backend::list_windows`].
+const APP_LIST_DEADLINE: Duration = Duration::from_millis(1500);
+
+/// How long `DoAction` may take. Qt answers an action that opens a modal
+/// dialog only when the dialog closes; the tools treat a timeout as "sent".
+const ACTION_TIMEOUT: Duration = Duration::from_millis(2000);
+
+/// At most this long is spent naming unnamed controls of one capture.
+const NAMING_TIME: Duration = Duration::from_millis(1000);
+
 /// How long a raised window is given to repaint before it is photographed.
 const REPAINT_WAIT: Duration = Duration::from_millis(150);
 
@@ -55,6 +69,8 @@ pub struct AtspiBackend {
     last_window: Mutex<HashMap<String, WindowInfo>>,
     /// Whether to try peer-to-peer connections at all.
     use_p2p: bool,
+    /// Table cells already obtained (LibreOffice never frees them).
+    pub(crate) cell_cache: crate::children::CellCache,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -75,7 +91,7 @@ pub fn split_handle(h: &ElementHandle) -> Result<(&str, &str)> {
         })
 }
 
-fn handle(bus: &str, path: &str) -> ElementHandle {
+pub(crate) fn handle(bus: &str, path: &str) -> ElementHandle {
     ElementHandle(format!("{bus}|{path}"))
 }
 
@@ -106,23 +122,33 @@ fn map_err(h: &ElementHandle, e: zbus::Error) -> DesktopError {
 }
 
 /// Runs a D-Bus future with [`CALL_TIMEOUT`].
-async fn call<T>(
+pub(crate) async fn call<T>(
     h: &ElementHandle,
     what: &str,
     f: impl Future<Output = zbus::Result<T>>,
 ) -> Result<T> {
-    match tokio::time::timeout(CALL_TIMEOUT, f).await {
+    call_within(CALL_TIMEOUT, h, what, f).await
+}
+
+/// Runs a D-Bus future with the given time limit.
+async fn call_within<T>(
+    limit: Duration,
+    h: &ElementHandle,
+    what: &str,
+    f: impl Future<Output = zbus::Result<T>>,
+) -> Result<T> {
+    match tokio::time::timeout(limit, f).await {
         Ok(r) => r.map_err(|e| map_err(h, e)),
         Err(_) => Err(DesktopError::Timeout {
             what: format!("{what} on {h}"),
-            millis: CALL_TIMEOUT.as_millis() as u64,
+            millis: limit.as_millis() as u64,
         }),
     }
 }
 
 macro_rules! proxy_fn {
     ($fn:ident, $ty:ident) => {
-        async fn $fn(&self, h: &ElementHandle) -> Result<$ty<'static>> {
+        pub(crate) async fn $fn(&self, h: &ElementHandle) -> Result<$ty<'static>> {
             let (bus, path) = split_handle(h)?;
             let route = self.route(bus).await;
             let b = match &route {
@@ -153,10 +179,11 @@ enum Route {
 /// toolkits compute live when the cache is read (role, states, interfaces) are
 /// used: cached names and child order lag behind on GTK3 (measured).
 #[derive(Clone, Copy)]
-struct Hint {
+pub(crate) struct Hint {
     role: Role,
     states: StateSet,
     ifaces: InterfaceSet,
+    children: i32,
 }
 
 /// An application's `Cache.GetItems`, indexed by object path.
@@ -172,13 +199,15 @@ impl AppCache {
 }
 
 /// Raw facts of one node, before conversion.
-struct RawNode {
+pub(crate) struct RawNode {
     role: Role,
     name: String,
     description: String,
     states: StateSet,
     ifaces: InterfaceSet,
     children: Vec<(String, String)>,
+    /// Set when only part of the children were read (huge container).
+    children_note: Option<String>,
     extents: Option<(i32, i32, i32, i32)>,
     actions: Vec<String>,
     text: Option<String>,
@@ -230,6 +259,7 @@ impl AtspiBackend {
             routes: tokio::sync::Mutex::new(HashMap::new()),
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
+            cell_cache: crate::children::CellCache::default(),
         })
     }
 
@@ -292,6 +322,8 @@ impl AtspiBackend {
     proxy_fn!(value, ValueProxy);
     proxy_fn!(selection, SelectionProxy);
     proxy_fn!(application, ApplicationProxy);
+    proxy_fn!(table, TableProxy);
+    proxy_fn!(table_cell, TableCellProxy);
 
     /// True when the application on `bus_name` is GTK 4 (window-relative extents).
     async fn is_gtk4(&self, bus_name: &str) -> bool {
@@ -326,75 +358,77 @@ impl AtspiBackend {
     }
 
     /// Reads everything about one node, issuing its calls concurrently. With a
-    /// `hint` from the application's cache, role, name, states and interfaces are
-    /// taken from it and every remaining call goes out in a single round.
-    async fn read_node(
+    /// `hint` from the application's cache, role, states, interfaces and child
+    /// count are taken from it and every remaining call goes out in a single
+    /// round; without one, identity goes first and the rest in a second round.
+    /// `max_children` (`None`: no children) bounds how many children are read:
+    /// see [`AtspiBackend::read_children`].
+    pub(crate) async fn read_node(
         &self,
         h: &ElementHandle,
         max_text: usize,
-        want_children: bool,
+        max_children: Option<usize>,
         hint: Option<Hint>,
     ) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
-        let children_f = async {
-            if !want_children {
-                return Ok(Vec::new());
-            }
-            let (bus, _) = split_handle(h)?;
-            // Over a private socket an application may leave the bus name empty.
-            call(h, "GetChildren", acc.get_children()).await.map(|v| {
-                v.iter()
-                    .map(|c| {
-                        let b = c.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
-                        (b.to_owned(), c.path_as_str().to_owned())
-                    })
-                    .filter(|(_, p)| p != "/org/a11y/atspi/null")
-                    .collect::<Vec<_>>()
-            })
-        };
-        let name_f = call(h, "Name", acc.name());
-        let description_f = call(h, "Description", acc.description());
-        let (role, name, states, ifaces, children, description, details) = match &hint {
-            Some(x) => {
-                let (name, children, description, details) = futures::join!(
-                    name_f,
-                    children_f,
-                    description_f,
-                    self.read_details(h, x.ifaces, max_text)
-                );
-                (
-                    x.role,
-                    name,
-                    x.states,
-                    x.ifaces,
-                    children,
-                    description,
-                    details,
-                )
-            }
+        let (role, states, ifaces, count, early) = match &hint {
+            Some(x) => (x.role, x.states, x.ifaces, x.children, None),
             None => {
-                let (role, name, states, ifaces, children, description) = futures::join!(
+                let (role, name, states, ifaces, description, count) = futures::join!(
                     call(h, "GetRole", acc.get_role()),
-                    name_f,
+                    call(h, "Name", acc.name()),
                     call(h, "GetState", acc.get_state()),
                     call(h, "GetInterfaces", acc.get_interfaces()),
-                    children_f,
-                    description_f,
+                    call(h, "Description", acc.description()),
+                    async {
+                        match max_children {
+                            Some(_) => call(h, "ChildCount", acc.child_count()).await.unwrap_or(0),
+                            None => 0,
+                        }
+                    },
                 );
-                let ifaces = ifaces.unwrap_or_default();
-                let details = self.read_details(h, ifaces, max_text).await;
-                (role?, name, states?, ifaces, children, description, details)
+                (
+                    role?,
+                    states?,
+                    ifaces.unwrap_or_default(),
+                    count,
+                    Some((name, description)),
+                )
             }
         };
-        let name = name.unwrap_or_default();
+        let late_names = async {
+            match early {
+                Some(v) => v,
+                None => futures::join!(
+                    call(h, "Name", acc.name()),
+                    call(h, "Description", acc.description())
+                ),
+            }
+        };
+        let children_f = async {
+            match max_children {
+                Some(limit) => {
+                    self.read_children(h, &acc, limit, states, ifaces, count)
+                        .await
+                }
+                None => Ok(Children::default()),
+            }
+        };
+        let ((name, description), children, details) = futures::join!(
+            late_names,
+            children_f,
+            self.read_details(h, ifaces, max_text)
+        );
+        let children = children.unwrap_or_default();
         let (extents, actions, text, value) = details;
         Ok(RawNode {
             role,
-            name,
+            name: name.unwrap_or_default(),
             description: description.unwrap_or_default(),
             states,
             ifaces,
-            children: children.unwrap_or_default(),
+            children: children.refs,
+            children_note: children.note,
             extents,
             actions,
             text: text.map(|t| truncate(t, max_text)),
@@ -442,7 +476,17 @@ impl AtspiBackend {
             }
             let t = self.text(h).await.ok()?;
             let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
-            call(h, "GetText", t.get_text(0, end)).await.ok()
+            let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+            if !got.is_empty() {
+                return Some(got);
+            }
+            // LibreOffice answers "" when the end is past the text: ask again
+            // within the real length.
+            let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
+            if n <= 0 {
+                return Some(got);
+            }
+            call(h, "GetText", t.get_text(0, n.min(end))).await.ok()
         };
         let value_f = async {
             if !ifaces.contains(Interface::Value) {
@@ -476,6 +520,7 @@ impl AtspiBackend {
                 role: item.role,
                 states: item.states,
                 ifaces: item.ifaces,
+                children: item.children,
             };
             cache
                 .items
@@ -698,7 +743,8 @@ impl Backend for AtspiBackend {
                 .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
                 .map(|(bus, path)| {
                     let dbus = &dbus;
-                    async move {
+                    let app_bus = bus.clone();
+                    let one_app = async move {
                         let ah = handle(&bus, &path);
                         let acc = self.accessible(&ah).await.ok()?;
                         let (name, kids) = futures::join!(
@@ -719,11 +765,13 @@ impl Backend for AtspiBackend {
                                 .map(|(b, p)| async move {
                                     let wh = handle(&b, &p);
                                     let acc = self.accessible(&wh).await.ok()?;
-                                    let (title, states) = futures::join!(
+                                    let (title, states, role) = futures::join!(
                                         call(&wh, "Name", acc.name()),
-                                        call(&wh, "GetState", acc.get_state())
+                                        call(&wh, "GetState", acc.get_state()),
+                                        call(&wh, "GetRole", acc.get_role())
                                     );
                                     let states = states.ok()?;
+                                    let role = role.unwrap_or(Role::Frame);
                                     let ext = match self.component(&wh).await {
                                         Ok(c) => call(
                                             &wh,
@@ -734,11 +782,22 @@ impl Backend for AtspiBackend {
                                         .ok(),
                                         Err(_) => None,
                                     };
-                                    Some((wh, title.unwrap_or_default(), states, ext))
+                                    Some((wh, title.unwrap_or_default(), states, role, ext))
                                 }),
                         )
                         .await;
                         Some((name.unwrap_or_default(), pid, gtk4, wins))
+                    };
+                    // One hung application must not stall the listing of the
+                    // others: it is left out after a bounded wait.
+                    async move {
+                        match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
+                            Ok(v) => v,
+                            Err(_) => {
+                                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
+                                None
+                            }
+                        }
                     }
                 }),
         )
@@ -746,7 +805,7 @@ impl Backend for AtspiBackend {
 
         let mut out = Vec::new();
         for (app_name, pid, gtk4, wins) in per_app.into_iter().flatten() {
-            for (wh, title, states, ext) in wins.into_iter().flatten() {
+            for (wh, title, states, role, ext) in wins.into_iter().flatten() {
                 if !(states.contains(State::Visible) || states.contains(State::Showing)) {
                     continue;
                 }
@@ -780,6 +839,8 @@ impl Backend for AtspiBackend {
                     focused,
                     handle: wh,
                     native_id: xw.map(|x| u64::from(x.id)),
+                    dialog: roles::is_dialog(role) || states.contains(State::Modal),
+                    modal: states.contains(State::Modal),
                 });
             }
         }
@@ -793,7 +854,12 @@ impl Backend for AtspiBackend {
         // The window itself is read live (a stale window must fail here); the
         // application's cache comes along in the same round.
         let (root_raw, cache) = futures::join!(
-            self.read_node(&window.handle, budget.max_text_chars, true, None),
+            self.read_node(
+                &window.handle,
+                budget.max_text_chars,
+                Some(budget.max_children),
+                None
+            ),
             self.app_cache(bus)
         );
         let root_raw = root_raw?;
@@ -840,7 +906,7 @@ impl Backend for AtspiBackend {
                     .and_then(|(_, p)| cache.hint(p));
                 tokio::time::timeout(
                     remaining,
-                    self.read_node(h, budget.max_text_chars, true, hint),
+                    self.read_node(h, budget.max_text_chars, Some(budget.max_children), hint),
                 )
             }));
             let results = reads.await;
@@ -851,7 +917,18 @@ impl Backend for AtspiBackend {
                     continue;
                 };
                 // Elements that vanished mid-capture are skipped, not fatal.
-                let Ok(raw) = res else { continue };
+                let raw = match res {
+                    Ok(raw) => raw,
+                    Err(_) => {
+                        self.cell_cache.forget(&h);
+                        continue;
+                    }
+                };
+                if let Some(note) = &raw.children_note {
+                    truncated.get_or_insert_with(|| {
+                        format!("container {:?} ({}): {note}", raw.name, raw.role.name())
+                    });
+                }
                 let idx = nodes.len();
                 let kids = raw.children.clone();
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
@@ -893,6 +970,9 @@ impl Backend for AtspiBackend {
                 nodes[i].control_type = ufo_core::ControlType::MenuItem;
             }
         }
+        // Unnamed and class-named controls get the name a person would read.
+        let left = budget.deadline.saturating_sub(started.elapsed());
+        self.name_unnamed(&mut nodes, left.min(NAMING_TIME)).await;
         let mut window = window.clone();
         // Only the on-screen part of a window can be seen or clicked: controls are
         // later filtered against this rectangle.
@@ -913,7 +993,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
-        let raw = self.read_node(h, max_text_chars, false, None).await?;
+        let raw = self.read_node(h, max_text_chars, None, None).await?;
         if raw.states.contains(State::Defunct) {
             return Err(DesktopError::StaleElement {
                 handle: h.0.clone(),
@@ -989,7 +1069,7 @@ impl Backend for AtspiBackend {
                 what: format!("action {action:?}"),
                 handle: h.0.clone(),
             })?;
-        call(h, "DoAction", a.do_action(idx as i32)).await
+        call_within(ACTION_TIMEOUT, h, "DoAction", a.do_action(idx as i32)).await
     }
 
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {
@@ -1088,7 +1168,31 @@ impl Backend for AtspiBackend {
         let c = self.component(h).await?;
         // Some toolkits answer false for already-focused elements; not an error.
         // A vanished element fails here, with the more telling StaleElement.
-        let _ = call(h, "GrabFocus", c.grab_focus()).await?;
+        match call(h, "GrabFocus", c.grab_focus()).await {
+            Ok(_) => {}
+            Err(e @ (DesktopError::StaleElement { .. } | DesktopError::Timeout { .. })) => {
+                return Err(e);
+            }
+            // GTK 4 answers NotSupported: a person would click the control.
+            Err(e) => {
+                let node = self.refresh_node(h, 0).await?;
+                // Clicking a button would press it: only text fields and
+                // documents are clicked into focus.
+                let typable = node.capabilities.editable_text
+                    || matches!(
+                        node.control_type,
+                        ufo_core::ControlType::Edit | ufo_core::ControlType::Document
+                    );
+                if typable && !node.states.iter().any(|s| s == "focused") {
+                    let rect = node.rect.ok_or_else(|| DesktopError::Unsupported {
+                        what: format!("focusing (the toolkit said: {e}; the control has no rectangle to click)"),
+                        handle: h.0.clone(),
+                    })?;
+                    tracing::debug!(error = %e, "GrabFocus unsupported; clicking the control");
+                    self.x11.click(rect.center(), MouseButton::Left, false)?;
+                }
+            }
+        }
         if let Err(e) = activated {
             // The element has toolkit focus; keys may still reach it (a WM
             // focuses on its own). Say so in the logs rather than failing.

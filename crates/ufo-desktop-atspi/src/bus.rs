@@ -72,7 +72,7 @@ pub async fn registry_app_count(conn: &zbus::Connection) -> Result<usize, BusErr
 /// An application registered on the accessibility bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegisteredApp {
-    /// Accessible name of the application.
+    /// Accessible name of the application (empty when it does not answer).
     pub name: String,
     /// Its unique bus name.
     pub bus_name: String,
@@ -80,49 +80,64 @@ pub struct RegisteredApp {
     pub pid: Option<u32>,
     /// How many top-level children (windows) it has.
     pub windows: usize,
+    /// False when the application did not say its name within
+    /// [`PER_APP_TIMEOUT`]: it is busy or hung.
+    pub answering: bool,
 }
 
 /// How long one application may take to say its name, window count and pid.
-const PER_APP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+pub const PER_APP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Lists registered applications with their pid and window count.
+/// Lists registered applications with their pid and window count. All
+/// applications are asked at once; one that does not answer within
+/// [`PER_APP_TIMEOUT`] is listed with `answering: false`.
 pub async fn registered_apps(conn: &zbus::Connection) -> Result<Vec<RegisteredApp>, BusError> {
     let root = registry_root(conn).await?;
     let dbus = zbus::fdo::DBusProxy::new(conn).await?;
-    let mut out = Vec::new();
-    for child in root.get_children().await? {
+    let children = root.get_children().await?;
+    let asks = children.iter().map(|child| {
         let bus_name = child.name_as_str().unwrap_or_default().to_owned();
         let path = child.path_as_str().to_owned();
-        let Ok(builder) = AccessibleProxy::builder(conn).destination(bus_name.clone()) else {
-            continue;
-        };
-        let Ok(builder) = builder.path(path) else {
-            continue;
-        };
-        let Ok(app) = builder.cache_properties(CacheProperties::No).build().await else {
-            continue;
-        };
-        // An app can vanish or hang between the listing and these calls: each
-        // app gets a bounded time and is skipped when it does not answer.
-        let per_app = async {
-            let (name, windows) = futures::join!(app.name(), app.child_count());
+        let dbus = &dbus;
+        async move {
             let pid = match zbus::names::BusName::try_from(bus_name.as_str()) {
-                Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                Ok(n) => {
+                    tokio::time::timeout(PER_APP_TIMEOUT, dbus.get_connection_unix_process_id(n))
+                        .await
+                        .ok()
+                        .and_then(Result::ok)
+                }
                 Err(_) => None,
             };
-            (name, windows, pid)
-        };
-        let Ok((Ok(name), windows, pid)) = tokio::time::timeout(PER_APP_TIMEOUT, per_app).await
-        else {
-            continue;
-        };
-        let windows = windows.unwrap_or(0).max(0) as usize;
-        out.push(RegisteredApp {
-            name,
-            bus_name,
-            pid,
-            windows,
-        });
-    }
-    Ok(out)
+            let app = AccessibleProxy::builder(conn)
+                .destination(bus_name.clone())
+                .and_then(|b| b.path(path))
+                .map(|b| b.cache_properties(CacheProperties::No));
+            let Ok(app) = app else { return None };
+            let Ok(app) = app.build().await else {
+                return None;
+            };
+            // An app can vanish or hang between the listing and these calls.
+            let per_app = async { futures::join!(app.name(), app.child_count()) };
+            let (name, windows, answering) =
+                match tokio::time::timeout(PER_APP_TIMEOUT, per_app).await {
+                    Ok((Ok(name), windows)) => (name, windows.unwrap_or(0).max(0) as usize, true),
+                    // Gone meanwhile: not listed.
+                    Ok((Err(_), _)) => return None,
+                    Err(_) => (String::new(), 0, false),
+                };
+            Some(RegisteredApp {
+                name,
+                bus_name,
+                pid,
+                windows,
+                answering,
+            })
+        }
+    });
+    Ok(futures::future::join_all(asks)
+        .await
+        .into_iter()
+        .flatten()
+        .collect())
 }

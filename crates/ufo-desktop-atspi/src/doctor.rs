@@ -189,10 +189,34 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
             "launch an application (`ufo desktop launch gnome-calculator`); make sure NO_AT_BRIDGE and GTK_A11Y are not set",
         )),
         Ok(apps) => {
-            let names: Vec<String> = apps.iter().map(|a| a.name.clone()).collect();
+            let names: Vec<String> = apps.iter().filter(|a| a.answering).map(|a| a.name.clone()).collect();
             out.push(Check::ok("registry", format!("{} application(s): {}", apps.len(), names.join(", "))));
+            let hung: Vec<String> = apps
+                .iter()
+                .filter(|a| !a.answering)
+                .map(|a| match a.pid {
+                    Some(p) => format!("{} (pid {p}{})", a.bus_name, process_name(p).map(|n| format!(", {n}")).unwrap_or_default()),
+                    None => a.bus_name.clone(),
+                })
+                .collect();
+            if hung.is_empty() {
+                out.push(Check::ok("apps", "every application answers"));
+            } else {
+                out.push(Check::warn(
+                    "apps",
+                    format!("{} application(s) do not answer within {} s: {}", hung.len(), bus::PER_APP_TIMEOUT.as_secs(), hung.join(", ")),
+                    "the application is busy or hung: wait for it, or end it (`kill PID`); ufo leaves it out of window lists meanwhile",
+                ));
+            }
         }
         Err(e) => out.push(Check::fail("registry", format!("at-spi2-registryd does not answer: {e}"), a11y_fix)),
     }
     out
+}
+
+/// The command name of a process (`/proc/PID/comm`), when readable.
+fn process_name(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_owned())
 }

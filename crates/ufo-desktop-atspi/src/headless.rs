@@ -20,6 +20,7 @@
 
 use crate::bus;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -690,14 +691,29 @@ impl HeadlessDesktop {
             .stderr(open_log(&log)?)
             .process_group(0);
         let started = Instant::now();
-        let mut child = cmd.spawn().map_err(io_err(format!("starting {program}")))?;
-        let launcher_pid = child.id();
-        let deadline = started + timeout;
-        let command = argv.join(" ");
         let conn = tokio::time::timeout(Duration::from_secs(5), bus::connect(&self.state.a11y_bus))
             .await
             .ok()
             .and_then(Result::ok);
+        // Windows per application before the launch: a single-instance
+        // application (LibreOffice) hands the request to its running process
+        // and the launched process exits; the new window then shows up there.
+        let windows_before: HashMap<String, usize> = match &conn {
+            Some(c) => tokio::time::timeout(timeout, bus::registered_apps(c))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| (a.bus_name, a.windows))
+                .collect(),
+            None => HashMap::new(),
+        };
+        let mut child = cmd.spawn().map_err(io_err(format!("starting {program}")))?;
+        let launcher_pid = child.id();
+        let deadline = started + timeout;
+        let command = argv.join(" ");
+        let mut handed_over = false;
         loop {
             // Each poll is bounded by what is left of the launch timeout.
             let left = deadline.saturating_duration_since(Instant::now());
@@ -710,8 +726,12 @@ impl HeadlessDesktop {
             if let Ok(apps) = apps
                 && let Some(app) = apps.into_iter().find(|a| {
                     a.windows > 0
-                        && a.pid
+                        && (a
+                            .pid
                             .is_some_and(|p| process_has_var(p, LAUNCH_ID_VAR, &launch_id))
+                            || (handed_over
+                                && a.windows
+                                    > windows_before.get(&a.bus_name).copied().unwrap_or(0)))
                 })
             {
                 if let Ok(mut c) = self.children.lock() {
@@ -729,6 +749,14 @@ impl HeadlessDesktop {
                 // A launcher script may exit after handing over to the real app;
                 // only give up when nothing of this launch is left.
                 if marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() {
+                    if status.success() && !windows_before.is_empty() {
+                        // Possibly handed over: wait for a new window elsewhere.
+                        handed_over = true;
+                        if Instant::now() <= deadline {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    }
                     return Err(HeadlessError::LaunchExited {
                         command,
                         status: status.to_string(),

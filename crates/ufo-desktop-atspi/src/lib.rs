@@ -10,8 +10,10 @@
 
 pub mod backend;
 pub mod bus;
+mod children;
 pub mod doctor;
 pub mod headless;
+pub mod labels;
 pub mod roles;
 pub mod target;
 pub mod x11;

@@ -8,8 +8,11 @@ pub fn control_type(role: Role) -> ControlType {
     use ControlType as C;
     match role {
         Role::Button | Role::ToggleButton | Role::PushButtonMenu => C::Button,
-        Role::CheckBox | Role::CheckMenuItem => C::CheckBox,
-        Role::RadioButton | Role::RadioMenuItem => C::RadioButton,
+        Role::CheckBox => C::CheckBox,
+        Role::RadioButton => C::RadioButton,
+        // UI Automation (and so UFO) calls these menu items; their checked
+        // state is shown with the control.
+        Role::CheckMenuItem | Role::RadioMenuItem => C::MenuItem,
         Role::ComboBox => C::ComboBox,
         Role::Entry | Role::PasswordText | Role::Text | Role::Terminal => C::Edit,
         Role::DocumentFrame
@@ -77,6 +80,14 @@ pub fn control_type(role: Role) -> ControlType {
         | Role::Application => C::Pane,
         other => C::Other(other.name().to_owned()),
     }
+}
+
+/// True for the roles of windows an application opens over its main window.
+pub fn is_dialog(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Dialog | Role::Alert | Role::FileChooser | Role::ColorChooser | Role::FontChooser
+    )
 }
 
 #[cfg(test)]

@@ -35,6 +35,16 @@ pub struct TreeBudget {
     pub deadline: Duration,
     /// Longest value/text kept per node, in characters.
     pub max_text_chars: usize,
+    /// Most children read of one container. A container with more (or one
+    /// that manages its descendants, like a spreadsheet) is read by what is
+    /// visible of it: a table's cells under its visible area, else its first
+    /// children up to this many.
+    #[serde(default = "default_max_children")]
+    pub max_children: usize,
+}
+
+fn default_max_children() -> usize {
+    500
 }
 
 impl Default for TreeBudget {
@@ -44,6 +54,7 @@ impl Default for TreeBudget {
             max_depth: 64,
             deadline: Duration::from_secs(10),
             max_text_chars: 200,
+            max_children: default_max_children(),
         }
     }
 }
@@ -95,6 +106,17 @@ pub trait Backend: Send + Sync {
     /// Lists top-level windows of all applications, in stacking/registry order.
     /// Windows that are not showing are left out.
     async fn list_windows(&self) -> Result<Vec<WindowInfo>>;
+
+    /// The showing windows of the application that owns `window` (same
+    /// process), dialogs included. The default filters [`Backend::list_windows`].
+    async fn app_windows(&self, window: &WindowInfo) -> Result<Vec<WindowInfo>> {
+        Ok(self
+            .list_windows()
+            .await?
+            .into_iter()
+            .filter(|w| w.same_app(window))
+            .collect())
+    }
 
     /// Captures the tree of one window within `budget`.
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree>;

@@ -61,6 +61,14 @@ pub struct FilterConfig {
     pub max_controls: usize,
     /// Values longer than this many characters are cut (with `…`); default 100.
     pub max_value_chars: usize,
+    /// A table showing more empty cells than this lists only its cells with a
+    /// value and the focused or selected ones (a spreadsheet's hundreds of
+    /// empty cells are reached through the Name Box or the keyboard); default 60.
+    pub max_empty_cells: usize,
+    /// Drop a control of the same type and name as an earlier one whose
+    /// rectangle mostly covers it (LibreOffice lists its menu bar twice);
+    /// default true.
+    pub drop_duplicates: bool,
 }
 
 impl Default for FilterConfig {
@@ -82,6 +90,8 @@ impl Default for FilterConfig {
             row_tolerance: 10,
             max_controls: 500,
             max_value_chars: 100,
+            max_empty_cells: 60,
+            drop_duplicates: true,
         }
     }
 }
@@ -124,11 +134,38 @@ pub fn label_controls(
             || n.has_state("sensitive")
     };
 
+    // hidden[i]: an ancestor of node i says it is not showing (a notebook's
+    // other pages, a collapsed panel) although it reports being visible or
+    // enabled; nodes in BFS order, parents first.
+    let mut hidden = vec![false; tree.nodes.len()];
+    if cfg.require_showing && showing_reported {
+        for (i, n) in tree.nodes.iter().enumerate() {
+            let Some(p) = n.parent else { continue };
+            let parent_hidden = hidden.get(p).copied().unwrap_or(false);
+            let p_node = tree.nodes.get(p);
+            let p_off = p_node.is_some_and(|pn| {
+                pn.parent.is_some()
+                    && !pn.has_state("showing")
+                    && !pn.has_state("defunct")
+                    && (pn.has_state("visible")
+                        || pn.has_state("enabled")
+                        || pn.has_state("sensitive"))
+            });
+            if let Some(h) = hidden.get_mut(i) {
+                *h = parent_hidden || p_off;
+            }
+        }
+    }
+
     // kept[i] = Some(rect, display name) when node i became a control.
     let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; tree.nodes.len()];
     let mut picked: Vec<(usize, Control)> = Vec::new();
     for (i, node) in tree.nodes.iter().enumerate() {
-        if !cfg.control_types.contains(&node.control_type) || !is_shown(node) || !is_enabled(node) {
+        if !cfg.control_types.contains(&node.control_type)
+            || !is_shown(node)
+            || !is_enabled(node)
+            || hidden.get(i).copied().unwrap_or(false)
+        {
             continue;
         }
         let Some(mut rect) = node.rect else { continue };
@@ -173,6 +210,7 @@ pub fn label_controls(
                     .as_deref()
                     .map(str::trim)
                     .filter(|v| !v.is_empty() && *v != name)
+                    .filter(|v| !(bare_number(v) && numberless(&node.control_type)))
                     .map(|v| truncate(v, cfg.max_value_chars)),
                 name,
                 control_type: node.control_type.clone(),
@@ -186,6 +224,18 @@ pub fn label_controls(
         ));
     }
 
+    if cfg.drop_duplicates {
+        drop_duplicates(&mut picked);
+    }
+    let empty_cell = |c: &Control| {
+        c.control_type == ControlType::DataItem
+            && c.value.is_none()
+            && !c.has_state("focused")
+            && !c.has_state("selected")
+    };
+    if picked.iter().filter(|(_, c)| empty_cell(c)).count() > cfg.max_empty_cells {
+        picked.retain(|(_, c)| !empty_cell(c));
+    }
     let order = reading_order(
         &picked.iter().map(|(_, c)| c.rect).collect::<Vec<_>>(),
         cfg.row_tolerance,
@@ -199,6 +249,57 @@ pub fn label_controls(
         }
     }
     out
+}
+
+/// A value that is only a number (`"0"`, `"1.5"`).
+fn bare_number(v: &str) -> bool {
+    v.parse::<f64>().is_ok()
+}
+
+/// Types whose numeric value (LibreOffice reports `0` for every button) says
+/// nothing a person sees.
+fn numberless(t: &ControlType) -> bool {
+    matches!(
+        t,
+        ControlType::Button
+            | ControlType::MenuItem
+            | ControlType::TabItem
+            | ControlType::ListItem
+            | ControlType::TreeItem
+            | ControlType::Hyperlink
+            | ControlType::SplitButton
+    )
+}
+
+/// Drops a control when another of the same type and name overlaps it (one
+/// element exposed twice, as LibreOffice does with its menu bar). Of the two,
+/// the one with a named action is kept, else the first.
+fn drop_duplicates(picked: &mut Vec<(usize, Control)>) {
+    let actionable = |c: &Control| c.actions.iter().any(|a| !a.trim().is_empty());
+    let mut keep: Vec<(usize, Control)> = Vec::with_capacity(picked.len());
+    for (i, c) in picked.drain(..) {
+        let twin = (!c.name.is_empty())
+            .then(|| {
+                keep.iter().position(|(_, k)| {
+                    k.control_type == c.control_type
+                        && names_match(&k.name, &c.name)
+                        && k.rect.intersection(&c.rect).is_some()
+                })
+            })
+            .flatten();
+        match twin {
+            None => keep.push((i, c)),
+            Some(t) => {
+                if let Some(slot) = keep.get_mut(t)
+                    && actionable(&c)
+                    && !actionable(&slot.1)
+                {
+                    *slot = (i, c);
+                }
+            }
+        }
+    }
+    *picked = keep;
 }
 
 fn nearest_kept_ancestor<'a>(
@@ -328,6 +429,8 @@ mod tests {
                 focused: true,
                 handle: ElementHandle(":1.0|/n0".into()),
                 native_id: None,
+                dialog: false,
+                modal: false,
             },
             nodes,
             truncated: false,

@@ -50,6 +50,7 @@ pub mod compose;
 pub mod encode;
 pub mod error;
 pub mod filter;
+pub mod follow;
 pub mod font;
 pub mod keyparse;
 pub mod keys;

@@ -92,8 +92,13 @@ impl Default for ToolSettings {
 /// `select_application_window`; can also be set directly.
 #[derive(Debug, Clone, Default)]
 pub struct ToolContext {
-    /// The window AppAgent tools act in (relative coordinates, focus).
+    /// The window AppAgent tools act in (relative coordinates, focus): the
+    /// selected application's window a person would be working in now — its
+    /// modal dialog while one is open, else its focused or selected window.
     pub window: Option<WindowInfo>,
+    /// The window `select_application_window` chose: which application the
+    /// tools follow.
+    pub app_window: Option<WindowInfo>,
     /// The labelled controls `id` arguments refer to.
     pub controls: Vec<Control>,
     /// The window list `select_application_window` ids refer to (id = index + 1).
@@ -235,6 +240,8 @@ mod tests {
             focused: true,
             handle: ElementHandle(":1.2|/a".into()),
             native_id: None,
+            dialog: false,
+            modal: false,
         };
         let e = WindowEntry {
             id: "1".into(),

@@ -10,14 +10,22 @@ pub struct ConsoleIo;
 
 fn read_line(prompt: &str) -> Option<String> {
     if !std::io::stdin().is_terminal() {
-        println!("{prompt} [no terminal: no answer]");
+        say(&format!("{prompt} [no terminal: no answer]"));
         return None;
     }
-    print!("{prompt} ");
-    let _ = std::io::stdout().flush();
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "{prompt} ").and_then(|()| out.flush());
+    drop(out);
     let mut s = String::new();
     std::io::stdin().lock().read_line(&mut s).ok()?;
     Some(s.trim().to_owned())
+}
+
+/// Writes one line to stdout. A closed pipe (`ufo run ... | head`) is not an
+/// error worth dying for: the session goes on and its logs stay complete.
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
 }
 
 impl UserIo for ConsoleIo {
@@ -35,7 +43,7 @@ impl UserIo for ConsoleIo {
     }
 
     fn show(&self, line: &str) {
-        println!("{line}");
+        say(line);
     }
 }
 

@@ -443,8 +443,17 @@ impl<'a> Session<'a> {
     }
 
     fn fail_with(&mut self, e: &dyn Diagnostic) -> SessionStatus {
-        self.s.io.show(&format!("error[{}]: {e}", e.code()));
-        self.error = Some(e.report());
+        // The report carries the real code also when `e` forwards one.
+        let report = e.report();
+        let help = report
+            .help
+            .as_deref()
+            .map(|h| format!("\n  help: {h}"))
+            .unwrap_or_default();
+        self.s
+            .io
+            .show(&format!("error[{}]: {}{help}", report.code, report.message));
+        self.error = Some(report);
         SessionStatus::Error
     }
 

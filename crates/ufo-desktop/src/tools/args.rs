@@ -349,6 +349,8 @@ mod tests {
             focused: false,
             handle: ElementHandle(String::new()),
             native_id: None,
+            dialog: false,
+            modal: false,
         };
         let ws = vec![
             w("Calculator", "gnome-calculator"),

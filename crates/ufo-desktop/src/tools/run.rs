@@ -8,6 +8,7 @@ use crate::backend::{Backend, MouseButton, ScreenshotTarget};
 use crate::encode::png_data_url;
 use crate::error::{DesktopError, Result};
 use crate::filter::label_controls;
+use crate::follow::{describe, foreground};
 use crate::keyparse::{key_by_name, literal_text, parse_keys};
 use crate::keys::KeyEvent;
 use serde::Serialize;
@@ -54,6 +55,9 @@ pub(super) async fn run(
         Tool::Summary => Ok(Value::String(a.opt_str("text").unwrap_or_default())),
         Tool::SelectApplicationWindow => select_application_window(b, ctx, &a).await,
         Tool::CaptureWindowScreenshot => {
+            if ctx.controls.is_empty() {
+                follow_app(b, ctx).await?;
+            }
             let w = window(ctx)?.clone();
             let shot = b.screenshot(&ScreenshotTarget::Window(w)).await?;
             let info = ScreenshotInfo {
@@ -66,6 +70,7 @@ pub(super) async fn run(
             to_json(&info)
         }
         Tool::GetAppWindowControlsTargetInfo => {
+            follow_app(b, ctx).await?;
             let w = window(ctx)?.clone();
             let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
             let controls = label_controls(&tree, &ctx.settings.filter, None);
@@ -120,6 +125,37 @@ fn window(ctx: &ToolContext) -> Result<&WindowInfo> {
     ctx.window.as_ref().ok_or(DesktopError::NoWindowSelected)
 }
 
+/// Moves `ctx.window` to the window of the selected application a person
+/// would be working in now ([`foreground`]): a dialog it opened, or its main
+/// window again once the dialog has closed. The controls of a window left
+/// behind are dropped.
+async fn follow_app(b: &dyn Backend, ctx: &mut ToolContext) -> Result<()> {
+    let anchor = match (&ctx.app_window, &ctx.window) {
+        (Some(a), _) => a.clone(),
+        (None, Some(w)) => {
+            ctx.app_window = Some(w.clone());
+            w.clone()
+        }
+        (None, None) => return Err(DesktopError::NoWindowSelected),
+    };
+    let windows = match b.app_windows(&anchor).await {
+        Ok(ws) => ws,
+        Err(e) => {
+            // Observing the window we have is still the best next step.
+            tracing::debug!(error = %e, "cannot list the application's windows");
+            return Ok(());
+        }
+    };
+    if let Some(next) = foreground(&windows, &anchor) {
+        if ctx.window.as_ref().map(|w| &w.handle) != Some(&next.handle) {
+            tracing::debug!(window = %describe(next), "following the application's window");
+            ctx.controls.clear();
+        }
+        ctx.window = Some(next.clone());
+    }
+    Ok(())
+}
+
 fn window_rect(ctx: &ToolContext) -> Result<Rect<Screen>> {
     let w = window(ctx)?;
     w.rect.ok_or_else(|| DesktopError::Unsupported {
@@ -166,9 +202,13 @@ async fn click_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Re
                 return Ok(json!({ "method": "action", "action": action }));
             }
             Ok(false) => tracing::debug!(action, "action refused; clicking at coordinates"),
-            Err(e @ (DesktopError::StaleElement { .. } | DesktopError::Timeout { .. })) => {
-                return Err(e);
+            Err(DesktopError::Timeout { millis, .. }) => {
+                // Toolkits that run a modal dialog inside the action's handler
+                // (Qt) answer only once the dialog closes: the action was sent;
+                // what it did is checked by looking.
+                return Ok(unanswered_action(b, ctx, action, millis).await);
             }
+            Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
             Err(e) => tracing::debug!(action, error = %e, "action failed; clicking at coordinates"),
         }
     }
@@ -177,6 +217,30 @@ async fn click_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Re
     b.click_at(p, button, double).await?;
     settle(ctx).await;
     Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))
+}
+
+/// The result of an action the application has not answered yet: says which
+/// window it opened, if any, or that its effect is unconfirmed.
+async fn unanswered_action(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    action: &str,
+    millis: u64,
+) -> Value {
+    let before = ctx.window.as_ref().map(|w| w.handle.clone());
+    let _ = follow_app(b, ctx).await;
+    match &ctx.window {
+        Some(w) if Some(&w.handle) != before.as_ref() => json!({
+            "method": "action",
+            "action": action,
+            "opened": describe(w),
+        }),
+        _ => json!({
+            "method": "action",
+            "action": action,
+            "note": format!("sent; the application had not confirmed it after {millis} ms (busy, or it opened a window): observe to check its effect"),
+        }),
+    }
 }
 
 async fn click_on_coordinates(
@@ -346,9 +410,9 @@ async fn keyboard_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) ->
     } else {
         None
     };
-    if focus {
-        raise(b, ctx).await;
-    }
+    // Keys go to the application's window, never to whatever else has focus;
+    // `control_focus` only decides whether the control is focused first.
+    raise(b, ctx).await;
     if let Some(c) = &target {
         b.focus_element(&c.handle).await?;
     }
@@ -388,6 +452,7 @@ async fn select_application_window(
     ctx.controls.clear();
     ctx.last_screenshot = None;
     ctx.window = Some(w.clone());
+    ctx.app_window = Some(w.clone());
     Ok(json!({ "root_name": w.app_name, "window": w }))
 }
 

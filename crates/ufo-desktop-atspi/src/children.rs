@@ -1,0 +1,271 @@
+//! Reading a node's children without ever enumerating a huge container.
+//!
+//! A LibreOffice Calc sheet is a table with `manages-descendants` and 2³¹−1
+//! children; asking for all of them makes the application create an accessible
+//! object per cell until it runs out of memory. The rule here protects every
+//! application: a container with more children than the per-container budget,
+//! or one that manages its descendants (whatever count it reports), is read
+//! by what is visible — for a table the cells under its visible area (found by
+//! hit-testing its corners), otherwise its first children up to the budget.
+
+use crate::backend::{AtspiBackend, call, handle, split_handle};
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::{CoordType, Interface, InterfaceSet, State, StateSet};
+use futures::future::join_all;
+use ufo_core::ElementHandle;
+use ufo_desktop::DesktopError;
+
+type Result<T, E = DesktopError> = std::result::Result<T, E>;
+
+/// At most this many children of a container that manages its descendants
+/// and is no table are read (its first ones).
+const SMALL_MANAGED: i32 = 100;
+
+/// At most this many visible columns are read of a table.
+const MAX_TABLE_COLUMNS: i32 = 26;
+
+/// The children read of one node.
+#[derive(Debug, Default)]
+pub(crate) struct Children {
+    /// `(bus name, object path)` of each child read, in order.
+    pub(crate) refs: Vec<(String, String)>,
+    /// Set when only part of the children were read, saying which part.
+    pub(crate) note: Option<String>,
+}
+
+/// Object references → `(bus, path)`, dropping null references. Over a private
+/// socket an application may leave the bus name empty: `bus` is used then.
+fn refs<'a>(
+    bus: &str,
+    items: impl IntoIterator<Item = &'a atspi::ObjectRefOwned>,
+) -> Vec<(String, String)> {
+    items
+        .into_iter()
+        .map(|c| {
+            let b = c.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
+            (b.to_owned(), c.path_as_str().to_owned())
+        })
+        .filter(|(_, p)| p != "/org/a11y/atspi/null")
+        .collect()
+}
+
+impl AtspiBackend {
+    /// The children of `h` within `limit` (see the module docs). `count` is the
+    /// child count the application reported.
+    pub(crate) async fn read_children(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        limit: usize,
+        states: StateSet,
+        ifaces: InterfaceSet,
+        count: i32,
+    ) -> Result<Children> {
+        let (bus, _) = split_handle(h)?;
+        let count = count.max(0);
+        let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
+        let managed = states.contains(State::ManagesDescendants);
+        if count > SMALL_MANAGED || managed {
+            tracing::debug!(%h, count, managed, "large container");
+        }
+        // A container that manages its descendants is never enumerated: its
+        // reported count may be 0 or 2³¹−1 and GetChildren makes the
+        // application materialise every child.
+        if count <= limit_i && !managed {
+            let kids = call(h, "GetChildren", acc.get_children()).await?;
+            return Ok(Children {
+                refs: refs(bus, &kids),
+                note: None,
+            });
+        }
+        if ifaces.contains(Interface::Table) && ifaces.contains(Interface::Component) {
+            match self.visible_cells(h, limit_i).await {
+                Ok(Some(c)) => return Ok(c),
+                Ok(None) => {}
+                Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "visible cells unreadable; reading the first children")
+                }
+            }
+        }
+        // The first children up to the budget, one call each, all in flight.
+        let n = count
+            .min(limit_i)
+            .min(if managed { SMALL_MANAGED } else { limit_i });
+        let got =
+            join_all((0..n).map(|i| call(h, "GetChildAtIndex", acc.get_child_at_index(i)))).await;
+        let kids: Vec<atspi::ObjectRefOwned> = got.into_iter().filter_map(Result::ok).collect();
+        Ok(Children {
+            refs: refs(bus, &kids),
+            note: Some(format!("{count} children: the first {n} were read")),
+        })
+    }
+
+    /// The cells of table `h` under its visible area: the rows and columns from
+    /// the cell at its top-left corner to the one at its bottom-right corner,
+    /// at most `limit` cells. `None` when the corners hit no cell.
+    async fn visible_cells(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
+        let (bus, _) = split_handle(h)?;
+        let comp = self.component(h).await?;
+        let table = self.table(h).await?;
+        let (x, y, w, hgt) = call(h, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
+        if w <= 2 || hgt <= 2 {
+            return Ok(None);
+        }
+        let (top_left, bottom_right, n_rows, n_cols) = futures::join!(
+            call(
+                h,
+                "GetAccessibleAtPoint",
+                comp.get_accessible_at_point(x + 1, y + 1, CoordType::Screen)
+            ),
+            call(
+                h,
+                "GetAccessibleAtPoint",
+                comp.get_accessible_at_point(x + w - 2, y + hgt - 2, CoordType::Screen)
+            ),
+            call(h, "NRows", table.n_rows()),
+            call(h, "NColumns", table.n_columns()),
+        );
+        let cell_at = |o: atspi::ObjectRefOwned| {
+            let path = o.path_as_str().to_owned();
+            (path != "/org/a11y/atspi/null").then(|| {
+                handle(
+                    o.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
+                    &path,
+                )
+            })
+        };
+        let Some(first) = cell_at(top_left?) else {
+            return Ok(None);
+        };
+        let last = bottom_right.ok().and_then(cell_at);
+        let (r0, c0) = self.cell_position(h, &table, &first).await?;
+        let (mut r1, mut c1) = match &last {
+            Some(l) => self.cell_position(h, &table, l).await.unwrap_or((r0, c0)),
+            None => (r0, c0),
+        };
+        // A corner past the last row or column (a short table) hits nothing
+        // or the table itself: the table's own size bounds the range.
+        if let Ok(n) = n_rows
+            && n > 0
+        {
+            r1 = r1.min(n - 1);
+        }
+        if let Ok(n) = n_cols
+            && n > 0
+        {
+            c1 = c1.min(n - 1);
+        }
+        let cols = (c1 - c0 + 1).clamp(1, MAX_TABLE_COLUMNS);
+        let rows = (r1 - r0 + 1).clamp(1, (limit / cols).max(1));
+        let wanted: Vec<(i32, i32)> = (r0..r0 + rows)
+            .flat_map(|r| (c0..c0 + cols).map(move |c| (r, c)))
+            .collect();
+        // LibreOffice makes a new accessible object (~7 KB, never freed) for
+        // every GetAccessibleAt: cells asked for before are reused, so memory
+        // grows only with the cells a person scrolls to, not per observation.
+        let known = self.cell_cache.known(&h.0, &wanted);
+        let fetched = join_all(wanted.iter().zip(&known).filter(|(_, k)| k.is_none()).map(
+            |(&(r, c), _)| {
+                let table = &table;
+                async move {
+                    let o = call(h, "GetAccessibleAt", table.get_accessible_at(r, c)).await;
+                    ((r, c), o.ok().and_then(|o| refs(bus, [&o]).pop()))
+                }
+            },
+        ))
+        .await;
+        let fetched: std::collections::HashMap<(i32, i32), (String, String)> = fetched
+            .into_iter()
+            .filter_map(|(rc, o)| Some((rc, o?)))
+            .collect();
+        self.cell_cache.remember(&h.0, &fetched);
+        let kids = wanted
+            .iter()
+            .zip(known)
+            .filter_map(|(rc, k)| k.or_else(|| fetched.get(rc).cloned()))
+            .collect();
+        Ok(Some(Children {
+            refs: kids,
+            note: None,
+        }))
+    }
+
+    /// Row and column of a cell of `table`: the TableCell interface, else the
+    /// table's index arithmetic.
+    async fn cell_position(
+        &self,
+        h: &ElementHandle,
+        table: &atspi::proxy::table::TableProxy<'static>,
+        cell: &ElementHandle,
+    ) -> Result<(i32, i32)> {
+        if let Ok(tc) = self.table_cell(cell).await
+            && let Ok(p) = call(cell, "Position", tc.position()).await
+        {
+            return Ok(p);
+        }
+        let acc = self.accessible(cell).await?;
+        let index = call(cell, "GetIndexInParent", acc.get_index_in_parent()).await?;
+        let (r, c) = futures::join!(
+            call(h, "GetRowAtIndex", table.get_row_at_index(index)),
+            call(h, "GetColumnAtIndex", table.get_column_at_index(index))
+        );
+        Ok((r?, c?))
+    }
+}
+
+/// Cell objects already obtained per table (see [`AtspiBackend::read_children`]).
+#[derive(Debug, Default)]
+pub(crate) struct CellCache {
+    tables: std::sync::Mutex<std::collections::HashMap<String, TableCells>>,
+}
+
+type TableCells = std::collections::HashMap<(i32, i32), (String, String)>;
+
+/// Most cells remembered over all tables; past it the cache starts afresh.
+const MAX_CACHED_CELLS: usize = 50_000;
+
+impl CellCache {
+    /// The remembered cell of each `(row, column)`, in order.
+    fn known(&self, table: &str, cells: &[(i32, i32)]) -> Vec<Option<(String, String)>> {
+        let Ok(t) = self.tables.lock() else {
+            return vec![None; cells.len()];
+        };
+        match t.get(table) {
+            Some(m) => cells.iter().map(|rc| m.get(rc).cloned()).collect(),
+            None => vec![None; cells.len()],
+        }
+    }
+
+    fn remember(&self, table: &str, cells: &TableCells) {
+        if cells.is_empty() {
+            return;
+        }
+        let Ok(mut t) = self.tables.lock() else {
+            return;
+        };
+        if t.values()
+            .map(std::collections::HashMap::len)
+            .sum::<usize>()
+            + cells.len()
+            > MAX_CACHED_CELLS
+        {
+            t.clear();
+        }
+        t.entry(table.to_owned())
+            .or_default()
+            .extend(cells.iter().map(|(k, v)| (*k, v.clone())));
+    }
+
+    /// Forgets a cell that turned out to be gone.
+    pub(crate) fn forget(&self, cell: &ElementHandle) {
+        let Ok((bus, path)) = split_handle(cell) else {
+            return;
+        };
+        if let Ok(mut t) = self.tables.lock() {
+            for m in t.values_mut() {
+                m.retain(|_, (b, p)| !(b == bus && p == path));
+            }
+        }
+    }
+}
