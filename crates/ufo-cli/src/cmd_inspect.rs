@@ -247,12 +247,17 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
         }
     } else {
         let w = pick_window(&b, &args.window).await?;
-        let tree = b
-            .capture_tree(&w, &TreeBudget::default())
-            .await
-            .map_err(|e| e.report())?;
-        let controls = label_controls(&tree, &FilterConfig::default(), None);
-        ctx = ToolContext::for_window(tree.window.clone(), controls);
+        ctx.window = Some(w);
+        let r = execute(
+            &b,
+            &mut ctx,
+            &Command::data("get_app_window_controls_target_info", serde_json::json!({})),
+        )
+        .await;
+        if !r.is_success() {
+            print_json(&r)?;
+            return Ok(ExitCode::FAILURE);
+        }
     }
     let cmd = Command {
         tool_name: tool,

@@ -66,12 +66,21 @@ pub(crate) async fn pick_window(
         v.first().map(|w| (*w).clone())
     };
     let found = match (&args.app, &args.window) {
+        // An application is shown as a person sees it: its open dialog first.
         (Some(app), _) => pick(
             windows
                 .iter()
                 .filter(|w| w.app_name.eq_ignore_ascii_case(app))
                 .collect(),
-        ),
+        )
+        .and_then(|first| {
+            let own: Vec<WindowInfo> = windows
+                .iter()
+                .filter(|w| w.same_app(&first))
+                .cloned()
+                .collect();
+            ufo_desktop::follow::foreground(&own, &first).cloned()
+        }),
         (None, Some(id)) => windows
             .iter()
             .find(|w| &w.id == id || &w.handle.0 == id)

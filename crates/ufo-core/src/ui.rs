@@ -267,6 +267,10 @@ pub struct WindowInfo {
     /// elsewhere until it closes.
     #[serde(default, skip_serializing_if = "is_false")]
     pub modal: bool,
+    /// The native id of the window this one belongs to (X11
+    /// `WM_TRANSIENT_FOR`), when the toolkit says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<u64>,
 }
 
 fn is_false(b: &bool) -> bool {

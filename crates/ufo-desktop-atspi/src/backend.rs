@@ -382,7 +382,13 @@ impl AtspiBackend {
                     call(h, "Description", acc.description()),
                     async {
                         match max_children {
-                            Some(_) => call(h, "ChildCount", acc.child_count()).await.unwrap_or(0),
+                            Some(_) => match call(h, "ChildCount", acc.child_count()).await {
+                                Ok(n) => n,
+                                Err(e) => {
+                                    tracing::debug!(%h, error = %e, "ChildCount failed");
+                                    0
+                                }
+                            },
                             None => 0,
                         }
                     },
@@ -709,145 +715,9 @@ impl AtspiBackend {
             .into_iter()
             .find(|w| w.handle.0.starts_with(&format!("{bus}|")))
     }
-}
 
-fn format_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
-
-#[async_trait]
-impl Backend for AtspiBackend {
-    fn name(&self) -> &'static str {
-        "atspi"
-    }
-
-    async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
-        let root = bus::registry_root(&self.conn)
-            .await
-            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
-        let rh = handle("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root");
-        let apps = call(&rh, "GetChildren", root.get_children()).await?;
-        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
-            .await
-            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
-        let xwins = self.x11.client_windows().unwrap_or_default();
-        let focused_x = self.x11.focused_window();
-
-        // Per application: name, pid, windows — all applications at once.
-        let per_app = join_all(
-            apps.iter()
-                .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
-                .map(|(bus, path)| {
-                    let dbus = &dbus;
-                    let app_bus = bus.clone();
-                    let one_app = async move {
-                        let ah = handle(&bus, &path);
-                        let acc = self.accessible(&ah).await.ok()?;
-                        let (name, kids) = futures::join!(
-                            call(&ah, "Name", acc.name()),
-                            call(&ah, "GetChildren", acc.get_children())
-                        );
-                        let pid = match zbus::names::BusName::try_from(bus.as_str()) {
-                            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
-                            Err(_) => None,
-                        };
-                        let gtk4 = self.is_gtk4(&bus).await;
-                        let kids = kids.ok()?;
-                        let wins = join_all(
-                            kids.iter()
-                                .filter_map(|k| {
-                                    Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned()))
-                                })
-                                .map(|(b, p)| async move {
-                                    let wh = handle(&b, &p);
-                                    let acc = self.accessible(&wh).await.ok()?;
-                                    let (title, states, role) = futures::join!(
-                                        call(&wh, "Name", acc.name()),
-                                        call(&wh, "GetState", acc.get_state()),
-                                        call(&wh, "GetRole", acc.get_role())
-                                    );
-                                    let states = states.ok()?;
-                                    let role = role.unwrap_or(Role::Frame);
-                                    let ext = match self.component(&wh).await {
-                                        Ok(c) => call(
-                                            &wh,
-                                            "GetExtents",
-                                            c.get_extents(CoordType::Screen),
-                                        )
-                                        .await
-                                        .ok(),
-                                        Err(_) => None,
-                                    };
-                                    Some((wh, title.unwrap_or_default(), states, role, ext))
-                                }),
-                        )
-                        .await;
-                        Some((name.unwrap_or_default(), pid, gtk4, wins))
-                    };
-                    // One hung application must not stall the listing of the
-                    // others: it is left out after a bounded wait.
-                    async move {
-                        match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
-                            Ok(v) => v,
-                            Err(_) => {
-                                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
-                                None
-                            }
-                        }
-                    }
-                }),
-        )
-        .await;
-
-        let mut out = Vec::new();
-        for (app_name, pid, gtk4, wins) in per_app.into_iter().flatten() {
-            for (wh, title, states, role, ext) in wins.into_iter().flatten() {
-                if !(states.contains(State::Visible) || states.contains(State::Showing)) {
-                    continue;
-                }
-                let xw = Self::match_x_window(&xwins, pid, &title, ext);
-                let rect = match (xw, ext) {
-                    (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
-                        x.rect.x.saturating_add(ex),
-                        x.rect.y.saturating_add(ey),
-                        w,
-                        h,
-                    )),
-                    (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
-                    (Some(x), _) => Some(x.rect),
-                    _ => None,
-                };
-                // Window managers and toolkits park helper windows off screen
-                // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
-                if rect.is_some_and(|r| {
-                    r.area() < 64 || r.intersection(&self.x11.screen_rect()).is_none()
-                }) {
-                    continue;
-                }
-                let focused =
-                    states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
-                out.push(WindowInfo {
-                    id: xw.map_or_else(|| wh.0.clone(), |x| format!("{:#x}", x.id)),
-                    app_name: app_name.clone(),
-                    pid,
-                    title,
-                    rect,
-                    focused,
-                    handle: wh,
-                    native_id: xw.map(|x| u64::from(x.id)),
-                    dialog: roles::is_dialog(role) || states.contains(State::Modal),
-                    modal: states.contains(State::Modal),
-                });
-            }
-        }
-        Ok(out)
-    }
-
-    async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
+    /// One capture of `window` (see [`Backend::capture_tree`]).
+    async fn capture_once(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
         let started = Instant::now();
         let offset = self.extents_offset(window).await?;
         let (bus, _) = split_handle(&window.handle)?;
@@ -992,7 +862,8 @@ impl Backend for AtspiBackend {
         })
     }
 
-    async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
+    /// One live read of an element (see [`Backend::refresh_node`]).
+    async fn refresh_once(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
         let raw = self.read_node(h, max_text_chars, None, None).await?;
         if raw.states.contains(State::Defunct) {
             return Err(DesktopError::StaleElement {
@@ -1018,6 +889,179 @@ impl Backend for AtspiBackend {
             (0, 0)
         };
         Ok(self.to_node(raw, h.clone(), 0, None, 0, offset))
+    }
+}
+
+fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[async_trait]
+impl Backend for AtspiBackend {
+    fn name(&self) -> &'static str {
+        "atspi"
+    }
+
+    async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
+        let root = bus::registry_root(&self.conn)
+            .await
+            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+        let rh = handle("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root");
+        let apps = call(&rh, "GetChildren", root.get_children()).await?;
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            .await
+            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+        let xwins = self.x11.client_windows().unwrap_or_default();
+        let focused_x = self.x11.focused_window();
+
+        // Per application: name, pid, windows — all applications at once.
+        let per_app = join_all(
+            apps.iter()
+                .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+                .map(|(bus, path)| {
+                    let dbus = &dbus;
+                    let app_bus = bus.clone();
+                    let one_app = async move {
+                        let ah = handle(&bus, &path);
+                        let acc = self.accessible(&ah).await.ok()?;
+                        let (name, kids) = futures::join!(
+                            call(&ah, "Name", acc.name()),
+                            call(&ah, "GetChildren", acc.get_children())
+                        );
+                        let pid = match zbus::names::BusName::try_from(bus.as_str()) {
+                            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                            Err(_) => None,
+                        };
+                        let gtk4 = self.is_gtk4(&bus).await;
+                        let kids = kids.ok()?;
+                        let wins = join_all(
+                            kids.iter()
+                                .filter_map(|k| {
+                                    Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned()))
+                                })
+                                .map(|(b, p)| async move {
+                                    let wh = handle(&b, &p);
+                                    let acc = self.accessible(&wh).await.ok()?;
+                                    let (title, states, role) = futures::join!(
+                                        call(&wh, "Name", acc.name()),
+                                        call(&wh, "GetState", acc.get_state()),
+                                        call(&wh, "GetRole", acc.get_role())
+                                    );
+                                    let states = states.ok()?;
+                                    let role = role.unwrap_or(Role::Frame);
+                                    let ext = match self.component(&wh).await {
+                                        Ok(c) => call(
+                                            &wh,
+                                            "GetExtents",
+                                            c.get_extents(CoordType::Screen),
+                                        )
+                                        .await
+                                        .ok(),
+                                        Err(_) => None,
+                                    };
+                                    Some((wh, title.unwrap_or_default(), states, role, ext))
+                                }),
+                        )
+                        .await;
+                        Some((name.unwrap_or_default(), pid, gtk4, wins))
+                    };
+                    // One hung application must not stall the listing of the
+                    // others: it is left out after a bounded wait.
+                    async move {
+                        match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
+                            Ok(v) => v,
+                            Err(_) => {
+                                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
+                                None
+                            }
+                        }
+                    }
+                }),
+        )
+        .await;
+
+        let mut out = Vec::new();
+        for (app_name, pid, gtk4, wins) in per_app.into_iter().flatten() {
+            for (wh, title, states, role, ext) in wins.into_iter().flatten() {
+                if !(states.contains(State::Visible) || states.contains(State::Showing)) {
+                    continue;
+                }
+                let xw = Self::match_x_window(&xwins, pid, &title, ext);
+                let rect = match (xw, ext) {
+                    (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
+                        x.rect.x.saturating_add(ex),
+                        x.rect.y.saturating_add(ey),
+                        w,
+                        h,
+                    )),
+                    (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
+                    (Some(x), _) => Some(x.rect),
+                    _ => None,
+                };
+                // Window managers and toolkits park helper windows off screen
+                // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
+                if rect.is_some_and(|r| {
+                    r.area() < 64 || r.intersection(&self.x11.screen_rect()).is_none()
+                }) {
+                    continue;
+                }
+                let focused =
+                    states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
+                out.push(WindowInfo {
+                    id: xw.map_or_else(|| wh.0.clone(), |x| format!("{:#x}", x.id)),
+                    app_name: app_name.clone(),
+                    pid,
+                    title,
+                    rect,
+                    focused,
+                    handle: wh,
+                    native_id: xw.map(|x| u64::from(x.id)),
+                    // Toolkits disagree on roles (GTK 4's Save As is a
+                    // "filler", Qt's dialogs are not "modal"): X11 says too.
+                    dialog: roles::is_dialog(role)
+                        || states.contains(State::Modal)
+                        || xw.is_some_and(|x| x.dialog || x.modal),
+                    modal: states.contains(State::Modal) || xw.is_some_and(|x| x.modal),
+                    owner: xw.and_then(|x| x.transient_for).map(u64::from),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
+        let tree = self.capture_once(window, budget).await?;
+        // LibreOffice reports what it draws itself 25 px too high (the GTK menu
+        // bar's height) from its start until the pointer first moves over the
+        // window; its own root pane then disagrees with the GTK panel holding
+        // it. Moving the pointer onto the window, as a person's hand would,
+        // makes it recompute; the capture is taken again once.
+        if let Some((pane, rect)) = shifted_root_pane(&tree.nodes) {
+            tracing::debug!("positions reported shifted; moving the pointer over the window");
+            let c = rect.center();
+            self.x11.move_pointer(Point::new(c.x + 1, c.y + 1))?;
+            self.x11.move_pointer(c)?;
+            // It recomputes on its own schedule: wait (bounded) until its root
+            // pane is where the GTK panel is.
+            let comp = self.component(&pane).await?;
+            for _ in 0..20 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let now = call(&pane, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
+                if (now.0, now.1) == (rect.x, rect.y) {
+                    break;
+                }
+            }
+            return self.capture_once(window, budget).await;
+        }
+        Ok(tree)
+    }
+
+    async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
+        self.refresh_once(h, max_text_chars).await
     }
 
     async fn screenshot(&self, target: &ScreenshotTarget) -> Result<Screenshot> {
@@ -1125,7 +1169,12 @@ impl Backend for AtspiBackend {
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;
         if ifaces.contains(Interface::Text) {
             let t = self.text(h).await?;
-            return call(h, "GetText", t.get_text(0, -1)).await;
+            // GTK 4 entries answer "" to GetText(0, -1): ask for the length.
+            let n = call(h, "CharacterCount", t.character_count()).await?;
+            if n <= 0 {
+                return Ok(String::new());
+            }
+            return call(h, "GetText", t.get_text(0, n)).await;
         }
         if ifaces.contains(Interface::Value) {
             let v = self.value(h).await?;
@@ -1243,4 +1292,19 @@ impl Backend for AtspiBackend {
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {
         self.x11.send_keys(events)
     }
+}
+
+/// LibreOffice's root pane and the rectangle of the GTK panel holding it,
+/// when the two have the same size but not the same place (see
+/// [`AtspiBackend::capture_tree`]).
+fn shifted_root_pane(nodes: &[UiNode]) -> Option<(ElementHandle, Rect<Screen>)> {
+    nodes.iter().find_map(|n| {
+        if n.role != "root pane" {
+            return None;
+        }
+        let r = n.rect?;
+        let p = nodes.get(n.parent?)?.rect?;
+        (p.width == r.width && p.height == r.height && (p.x, p.y) != (r.x, r.y))
+            .then(|| (n.handle.clone(), p))
+    })
 }

@@ -65,7 +65,16 @@ impl AtspiBackend {
         let count = count.max(0);
         let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
         let managed = states.contains(State::ManagesDescendants);
-        if count > SMALL_MANAGED || managed {
+        // Caches count no managed descendants (LibreOffice's says 0): ask.
+        let count = if managed {
+            call(h, "ChildCount", acc.child_count())
+                .await
+                .unwrap_or(count)
+                .max(0)
+        } else {
+            count
+        };
+        if count > limit_i || managed {
             tracing::debug!(%h, count, managed, "large container");
         }
         // A container that manages its descendants is never enumerated: its
@@ -97,7 +106,7 @@ impl AtspiBackend {
         let kids: Vec<atspi::ObjectRefOwned> = got.into_iter().filter_map(Result::ok).collect();
         Ok(Children {
             refs: refs(bus, &kids),
-            note: Some(format!("{count} children: the first {n} were read")),
+            note: (n < count).then(|| format!("{count} children: the first {n} were read")),
         })
     }
 

@@ -231,8 +231,14 @@ impl DesktopState {
 
     /// The environment as `export K='V'` lines for a POSIX shell.
     pub fn shell_exports(&self) -> String {
-        self.env()
-            .iter()
+        let mut vars = self.env();
+        // The exports change XDG_RUNTIME_DIR, from which the default state root
+        // is derived: name the root and the desktop, so `ufo` commands run in
+        // that shell still find this desktop.
+        if let Some(root) = self.state_dir.parent().and_then(Path::parent) {
+            vars.push(("UFO_STATE_DIR".into(), root.display().to_string()));
+        }
+        vars.iter()
             .map(|(k, v)| format!("export {k}={}\n", shell_quote(v)))
             .collect()
     }
@@ -963,13 +969,15 @@ mod tests {
             session_bus: "unix:path=/tmp/a b'c".into(),
             a11y_bus: String::new(),
             runtime_dir: "/r".into(),
-            state_dir: "/s".into(),
+            state_dir: "/root/desktops/n".into(),
             xvfb_pid: 1,
             dbus_pid: 2,
             launcher_pid: 3,
         };
         let out = s.shell_exports();
         assert!(out.contains("export DISPLAY=':7'\n"));
+        assert!(out.contains("export UFO_DESKTOP='n'\n"));
+        assert!(out.contains("export UFO_STATE_DIR='/root'\n"));
         assert!(out.contains(r"export DBUS_SESSION_BUS_ADDRESS='unix:path=/tmp/a b'\''c'"));
     }
 

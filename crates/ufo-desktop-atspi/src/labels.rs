@@ -87,6 +87,9 @@ fn wants_name(t: &ControlType) -> bool {
             | ControlType::List
             | ControlType::Tree
             | ControlType::Table
+            | ControlType::ListItem
+            | ControlType::TreeItem
+            | ControlType::TabItem
     )
 }
 
@@ -157,17 +160,52 @@ impl AtspiBackend {
                 }
                 continue;
             }
+            let shown_text = visible_text(nodes, i);
             let node = &mut nodes[i];
             let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
             let described = Some(node.description.trim().to_owned())
                 .filter(|d| !d.is_empty() && !is_class_name(d) && d.chars().count() <= 80);
-            match labelled.or(described) {
+            match labelled.or(shown_text).or(described) {
                 Some(n) => node.name = n,
                 None if is_class_name(&node.name) => node.name.clear(),
                 None => {}
             }
         }
     }
+}
+
+/// The text a person reads on a control that has no name: its labels (up to
+/// two levels down), joined. GTK list rows and LibreOffice's sidebar buttons
+/// carry their text in a child label.
+fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
+    if !matches!(
+        nodes.get(i)?.control_type,
+        ControlType::ListItem
+            | ControlType::TreeItem
+            | ControlType::Button
+            | ControlType::MenuItem
+            | ControlType::SplitButton
+            | ControlType::TabItem
+            | ControlType::CheckBox
+            | ControlType::RadioButton
+    ) {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut level = nodes.get(i)?.children.clone();
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for c in level {
+            let Some(n) = nodes.get(c) else { continue };
+            if n.control_type == ControlType::Text && !n.name.trim().is_empty() {
+                words.push(n.name.trim().to_owned());
+            }
+            next.extend(n.children.iter().copied());
+        }
+        level = next;
+    }
+    let text = words.join(" ");
+    (!text.is_empty() && text.chars().count() <= 80).then_some(text)
 }
 
 #[cfg(test)]

@@ -43,6 +43,12 @@ pub struct XWindow {
     pub rect: Rect<Screen>,
     /// True when mapped and viewable.
     pub viewable: bool,
+    /// `WM_TRANSIENT_FOR`: the window this one (a dialog) belongs to.
+    pub transient_for: Option<u32>,
+    /// `_NET_WM_WINDOW_TYPE` says dialog.
+    pub dialog: bool,
+    /// `_NET_WM_STATE` says modal.
+    pub modal: bool,
 }
 
 /// Keyboard state learned from the server.
@@ -170,6 +176,16 @@ impl X11 {
         Some(a)
     }
 
+    /// True when the ATOM list property `prop` of `win` holds `value`.
+    fn has_atom_in(&self, win: u32, prop: &str, value: &str) -> bool {
+        match (self.atom(prop), self.atom(value)) {
+            (Some(p), Some(v)) => self
+                .prop_u32s(win, p, u32::from(AtomEnum::ATOM))
+                .contains(&v),
+            _ => false,
+        }
+    }
+
     fn prop_u32s(&self, win: u32, atom: u32, ty: u32) -> Vec<u32> {
         self.conn
             .get_property(false, win, atom, ty, 0, 4096)
@@ -266,6 +282,17 @@ impl X11 {
                     i32::from(geo.height),
                 ),
                 viewable: attrs.map_state == MapState::VIEWABLE,
+                transient_for: self
+                    .prop_u32s(
+                        id,
+                        u32::from(AtomEnum::WM_TRANSIENT_FOR),
+                        u32::from(AtomEnum::WINDOW),
+                    )
+                    .first()
+                    .copied()
+                    .filter(|&w| w != 0 && w != id),
+                dialog: self.has_atom_in(id, "_NET_WM_WINDOW_TYPE", "_NET_WM_WINDOW_TYPE_DIALOG"),
+                modal: self.has_atom_in(id, "_NET_WM_STATE", "_NET_WM_STATE_MODAL"),
             });
         }
         Ok(out)
@@ -402,6 +429,13 @@ impl X11 {
 
     fn motion(&self, p: Point<Screen>) -> Result<()> {
         self.fake(xproto::MOTION_NOTIFY_EVENT, 0, clamp16(p.x), clamp16(p.y))
+    }
+
+    /// Moves the pointer to `p` (no button), as a person's hand would.
+    pub fn move_pointer(&self, p: Point<Screen>) -> Result<()> {
+        let _guard = self.input.lock();
+        self.motion(p)?;
+        self.sync()
     }
 
     /// Clicks at a screen point.

@@ -185,9 +185,19 @@ pub fn label_controls(
         } else {
             node.name.trim().to_owned()
         };
+        let no_value = node.value.as_deref().is_none_or(|v| v.trim().is_empty());
         if name.is_empty()
             && (!cfg.include_unnamed
-                || matches!(node.control_type, ControlType::Group | ControlType::Text))
+                || matches!(node.control_type, ControlType::Group | ControlType::Text)
+                || (node.control_type == ControlType::DataItem && no_value))
+        {
+            continue;
+        }
+        // A label repeating the name of the control it sits in (a list row
+        // named after its label) says nothing new.
+        if node.control_type == ControlType::Text
+            && nearest_kept_ancestor(tree, &kept, i)
+                .is_some_and(|(_, aname)| names_match(&name, aname))
         {
             continue;
         }
@@ -431,6 +441,7 @@ mod tests {
                 native_id: None,
                 dialog: false,
                 modal: false,
+                owner: None,
             },
             nodes,
             truncated: false,

@@ -8,19 +8,36 @@
 
 use ufo_core::WindowInfo;
 
-/// Picks, among `windows` (the showing windows of one application), the one
-/// a person would be working in, given the window the application was selected
-/// by (`selected`):
+/// Picks, among `windows` (the showing windows of one application process),
+/// the one a person would be working in, given the window the application
+/// was selected by (`selected`):
 ///
-/// 1. a modal dialog — the focused one, else the last listed (newest);
-/// 2. else a focused dialog, else any dialog (the newest);
-/// 3. else the application's focused window;
-/// 4. else `selected` when it is still open, else the largest window.
+/// 1. a modal dialog of `selected` — the focused one, else the newest;
+/// 2. else another dialog of `selected`, likewise;
+/// 3. else `selected` itself while it is open;
+/// 4. else the focused window, else the largest.
 ///
-/// Returns `None` when `windows` is empty.
+/// A dialog belongs to `selected` unless it names another listed window as
+/// its owner (LibreOffice runs every document in one process: Calc's Save
+/// dialog is not Writer's). Returns `None` when `windows` is empty.
 pub fn foreground<'a>(windows: &'a [WindowInfo], selected: &WindowInfo) -> Option<&'a WindowInfo> {
+    let listed = |id: u64| windows.iter().any(|w| w.native_id == Some(id));
+    let owned_by_selected = |w: &WindowInfo| match w.owner {
+        None => true,
+        Some(o) => selected.native_id == Some(o) || !listed(o),
+    };
+    // A dialog opened from a dialog of `selected` belongs to it too.
+    let belongs = |w: &WindowInfo| {
+        owned_by_selected(w)
+            || windows.iter().any(|p| {
+                p.dialog && owned_by_selected(p) && p.native_id.is_some() && w.owner == p.native_id
+            })
+    };
     let newest_of = |pred: &dyn Fn(&WindowInfo) -> bool| {
-        let matching: Vec<&WindowInfo> = windows.iter().filter(|w| pred(w)).collect();
+        let matching: Vec<&WindowInfo> = windows
+            .iter()
+            .filter(|w| w.handle != selected.handle && pred(w) && belongs(w))
+            .collect();
         matching
             .iter()
             .rev()
@@ -30,8 +47,8 @@ pub fn foreground<'a>(windows: &'a [WindowInfo], selected: &WindowInfo) -> Optio
     };
     newest_of(&|w| w.modal)
         .or_else(|| newest_of(&|w| w.dialog))
-        .or_else(|| windows.iter().find(|w| w.focused))
         .or_else(|| windows.iter().find(|w| w.handle == selected.handle))
+        .or_else(|| windows.iter().find(|w| w.focused))
         .or_else(|| {
             windows.iter().max_by_key(|w| {
                 w.rect
@@ -68,11 +85,12 @@ mod tests {
             native_id: None,
             dialog,
             modal,
+            owner: None,
         }
     }
 
     #[test]
-    fn modal_dialog_wins_then_dialog_then_focus_then_selection() {
+    fn modal_dialog_wins_then_dialog_then_selection_then_focus() {
         let main = w("main", false, false, false);
         let other = w("other", false, false, true);
         let find = w("find", true, false, false);
@@ -81,11 +99,38 @@ mod tests {
         assert_eq!(foreground(&all, &main).unwrap().title, "save");
         let no_modal = vec![main.clone(), other.clone(), find.clone()];
         assert_eq!(foreground(&no_modal, &main).unwrap().title, "find");
+        // Another document window of the same process is not followed.
         let no_dialog = vec![main.clone(), other.clone()];
-        assert_eq!(foreground(&no_dialog, &main).unwrap().title, "other");
-        let plain = vec![w("a", false, false, false), main.clone()];
-        assert_eq!(foreground(&plain, &main).unwrap().title, "main");
+        assert_eq!(foreground(&no_dialog, &main).unwrap().title, "main");
+        // Once the selected window is gone, the focused one.
+        assert_eq!(foreground(&[other.clone()], &main).unwrap().title, "other");
         assert!(foreground(&[], &main).is_none());
+    }
+
+    #[test]
+    fn a_dialog_owned_by_another_document_is_not_followed() {
+        let mut writer = w("writer", false, false, false);
+        writer.native_id = Some(1);
+        let mut calc = w("calc", false, false, true);
+        calc.native_id = Some(2);
+        let mut calc_save = w("calc save", true, true, true);
+        calc_save.native_id = Some(3);
+        calc_save.owner = Some(2);
+        let mut writer_save = w("writer save", true, true, false);
+        writer_save.native_id = Some(4);
+        writer_save.owner = Some(1);
+        let mut confirm = w("keep format?", true, true, false);
+        confirm.native_id = Some(5);
+        confirm.owner = Some(4);
+        let all = vec![writer.clone(), calc.clone(), calc_save.clone()];
+        assert_eq!(foreground(&all, &writer).unwrap().title, "writer");
+        assert_eq!(foreground(&all, &calc).unwrap().title, "calc save");
+        let mut more = all.clone();
+        more.push(writer_save.clone());
+        assert_eq!(foreground(&more, &writer).unwrap().title, "writer save");
+        // A dialog opened from the selected window's dialog belongs to it.
+        let nested = vec![writer.clone(), writer_save, confirm];
+        assert_eq!(foreground(&nested, &writer).unwrap().title, "keep format?");
     }
 
     #[test]

@@ -242,6 +242,7 @@ mod tests {
             native_id: None,
             dialog: false,
             modal: false,
+            owner: None,
         };
         let e = WindowEntry {
             id: "1".into(),

@@ -351,6 +351,7 @@ mod tests {
             native_id: None,
             dialog: false,
             modal: false,
+            owner: None,
         };
         let ws = vec![
             w("Calculator", "gnome-calculator"),

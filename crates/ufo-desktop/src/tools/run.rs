@@ -307,11 +307,7 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
     let text = a.str("text")?;
     let clear = a.bool_or("clear_current_text", false)?;
     let h = &c.handle;
-    let before = if clear {
-        None
-    } else {
-        b.read_text(h).await.ok()
-    };
+    let before = b.read_text(h).await.ok();
     let direct = if clear {
         b.set_text(h, &text).await
     } else {
@@ -320,19 +316,10 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
     let mut method = "editable_text";
     match direct {
         Ok(()) => {}
+        // No EditableText interface: type it, as UFO's type_keys does.
         Err(DesktopError::Unsupported { .. }) => {
-            // No EditableText interface: type it, as UFO's type_keys does.
             method = "typed";
-            raise(b, ctx).await;
-            b.focus_element(h).await?;
-            let mut events = Vec::new();
-            if clear {
-                events.extend(parse_keys("^a{DELETE}")?);
-            } else {
-                events.extend(parse_keys("^{END}")?);
-            }
-            events.extend(literal_text(&text));
-            b.send_keys(&events).await?;
+            type_into(b, ctx, h, &text, clear).await?;
         }
         Err(e) => return Err(e),
     }
@@ -351,7 +338,14 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
         // Nothing to read back from (read_text would return the name).
         return Ok(json!({ "text": text, "method": method, "verified": false }));
     }
-    let (verified, got) = read_until(b, h, ctx.settings.verify_timeout, ok).await?;
+    let (mut verified, mut got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
+    if !verified && method == "editable_text" && got == before.clone().unwrap_or_default() {
+        // The toolkit accepted the call and changed nothing (Firefox's web
+        // form fields): type it as a person would.
+        method = "typed";
+        type_into(b, ctx, h, &text, clear).await?;
+        (verified, got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
+    }
     if !verified {
         return Err(DesktopError::VerificationFailed(format!(
             "control {} ({:?}) reads {:?} after {} {:?}",
@@ -363,6 +357,21 @@ async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> 
         )));
     }
     Ok(json!({ "text": got, "method": method, "verified": true }))
+}
+
+/// Focuses the control and types `text`, replacing (`clear`) or appending.
+async fn type_into(
+    b: &dyn Backend,
+    ctx: &ToolContext,
+    h: &ElementHandle,
+    text: &str,
+    clear: bool,
+) -> Result<()> {
+    raise(b, ctx).await;
+    b.focus_element(h).await?;
+    let mut events = parse_keys(if clear { "^a{DELETE}" } else { "^{END}" })?;
+    events.extend(literal_text(text));
+    b.send_keys(&events).await
 }
 
 /// Equal, or equal but for trailing newlines (text views often keep one).
@@ -386,7 +395,7 @@ async fn read_until(
     b: &dyn Backend,
     h: &ElementHandle,
     timeout: Duration,
-    ok: impl Fn(&str) -> bool,
+    ok: &impl Fn(&str) -> bool,
 ) -> Result<(bool, String)> {
     let start = Instant::now();
     loop {
