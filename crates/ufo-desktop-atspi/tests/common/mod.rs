@@ -99,3 +99,4 @@ where
 pub async fn states(b: &AtspiBackend, c: &Control) -> Vec<String> {
     b.refresh_node(&c.handle, 100).await.unwrap().states
 }
+pub mod agent;

@@ -1,0 +1,434 @@
+//! The applications people use, driven through the agent's tools the way the
+//! AppAgent drives them: LibreOffice Calc and Writer (VCL on GTK 3), Firefox
+//! (a web form), gnome-text-editor (GTK 4) and FeatherPad (Qt 5). Each test
+//! checks what a person would: the cell holds 10, the file exists with the
+//! text, the form field holds the name.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::agent::*;
+use serde_json::json;
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+use ufo_core::ControlType;
+use ufo_desktop::Backend;
+
+/// A LibreOffice profile that starts without the tip-of-the-day dialog.
+fn office_profile(dir: &Path) -> String {
+    let user = dir.join("user");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("registrymodifications.xcu"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"#,
+    )
+    .unwrap();
+    format!("-env:UserInstallation=file://{}", dir.display())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("calc").await;
+    let profile = tempfile::tempdir().unwrap();
+    let env = office_profile(profile.path());
+    ufo_testkit::launch(&d, &["soffice", &env, "--calc", "--norestore", "--nologo"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "soffice", "LibreOffice Calc").await;
+    let mut ctx = context(w);
+
+    // The sheet is read by what is visible: cells by address, no deadline hit.
+    let first = look(&b, &mut ctx).await;
+    assert_eq!(first["truncated"], json!(false), "{first}");
+    let a1 = wait_for(&b, &mut ctx, ControlType::DataItem, "A1").await;
+    assert!(
+        ctx.controls
+            .iter()
+            .any(|c| c.control_type == ControlType::Edit && c.value.as_deref() == Some("A1")),
+        "the Name Box shows the cursor cell: {}",
+        listing(&ctx)
+    );
+    assert!(
+        control(&ctx, ControlType::Document, "Input line").is_some(),
+        "the formula bar is a control: {}",
+        listing(&ctx)
+    );
+    let soffice = pid_of(&d, "soffice.bin");
+    let rss_before = rss_kib(soffice);
+
+    ok(&b, &mut ctx, "click_input", on(&a1, json!({}))).await;
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        json!({"keys": "5{ENTER}=A1*2{ENTER}", "control_focus": false}),
+    )
+    .await;
+
+    let mut last = String::new();
+    for _ in 0..50 {
+        look(&b, &mut ctx).await;
+        let v = |n: &str| control(&ctx, ControlType::DataItem, n).and_then(|c| c.value);
+        if v("A1").as_deref() == Some("5") && v("A2").as_deref() == Some("10") {
+            last.clear();
+            break;
+        }
+        last = listing(&ctx);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(last.is_empty(), "A1 should hold 5 and A2 10: {last}");
+    // The cursor moved down twice: the Name Box says A3.
+    assert!(
+        ctx.controls
+            .iter()
+            .any(|c| c.control_type == ControlType::Edit && c.value.as_deref() == Some("A3")),
+        "{}",
+        listing(&ctx)
+    );
+
+    // Observing again and again does not make LibreOffice grow: cells already
+    // obtained are reused (it never frees one).
+    for _ in 0..8 {
+        let r = look(&b, &mut ctx).await;
+        assert_eq!(r["truncated"], json!(false));
+    }
+    let grown = rss_kib(soffice).saturating_sub(rss_before);
+    assert!(
+        grown < 40 * 1024,
+        "soffice grew by {grown} KiB over 10 observations"
+    );
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writer_saves_through_the_save_as_dialog() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("writer").await;
+    let profile = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let env = office_profile(profile.path());
+    ufo_testkit::launch(
+        &d,
+        &["soffice", &env, "--writer", "--norestore", "--nologo"],
+    )
+    .await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "soffice", "LibreOffice Writer").await;
+    let mut ctx = context(w);
+    look(&b, &mut ctx).await;
+    let doc = ctx
+        .controls
+        .iter()
+        .find(|c| c.control_type == ControlType::Document && c.name.contains("Document"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no document: {}", listing(&ctx)));
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        on(
+            &doc,
+            json!({"keys": "Dear ufo, this was typed by an agent."}),
+        ),
+    )
+    .await;
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        json!({"keys": "^+s", "control_focus": false}),
+    )
+    .await;
+
+    // The agent now sees the dialog, not the document behind it.
+    let dialog = wait_window(&b, &mut ctx, "Save").await;
+    assert!(dialog.dialog && dialog.modal, "{dialog:?}");
+    let name = wait_for(&b, &mut ctx, ControlType::Edit, "Name:").await;
+    let path = out.path().join("letter.odt");
+    ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": path.display().to_string(), "clear_current_text": true}),
+        ),
+    )
+    .await;
+    let save = control(&ctx, ControlType::Button, "Save")
+        .unwrap_or_else(|| panic!("no Save button: {}", listing(&ctx)));
+    ok(&b, &mut ctx, "click_input", on(&save, json!({}))).await;
+
+    let bytes = wait_file(&path).await;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut content = String::new();
+    zip.by_name("content.xml")
+        .unwrap()
+        .read_to_string(&mut content)
+        .unwrap();
+    assert!(
+        content.contains("Dear ufo, this was typed by an agent."),
+        "{content}"
+    );
+    // The dialog closed: the agent is back on the document, renamed.
+    wait_window(&b, &mut ctx, "letter.odt").await;
+    d.stop().unwrap();
+}
+
+const FORM: &str = r#"<!doctype html>
+<html><head><title>Signup</title></head><body>
+<form>
+<label for="name">Name</label> <input id="name" type="text"><br>
+<label for="color">Color</label>
+<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
+<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
+</form></body></html>
+"#;
+
+const FIREFOX_PREFS: &str = r#"user_pref("browser.aboutwelcome.enabled", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("datareporting.policy.firstRunURL", "");
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("startup.homepage_welcome_url", "");
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
+user_pref("browser.sessionstore.resume_from_crash", false);
+user_pref("browser.startup.page", 0);
+user_pref("browser.newtab.preload", false);
+user_pref("browser.newtabpage.enabled", false);
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firefox_form_fields_take_text_choice_and_check() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("firefox").await;
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(profile.join("user.js"), FIREFOX_PREFS).unwrap();
+    let page = dir.path().join("form.html");
+    std::fs::write(&page, FORM).unwrap();
+    let url = format!("file://{}", page.display());
+    let profile_arg = profile.display().to_string();
+    ufo_testkit::launch(
+        &d,
+        &[
+            "firefox-esr",
+            "--new-instance",
+            "--no-remote",
+            "--profile",
+            &profile_arg,
+            &url,
+        ],
+    )
+    .await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "Firefox", "Signup").await;
+    let mut ctx = context(w);
+
+    // The text field: EditableText is a no-op on web fields; the tool types.
+    let name = wait_for(&b, &mut ctx, ControlType::Edit, "Name").await;
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": "Ada Lovelace", "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    assert_eq!(b.read_text(&name.handle).await.unwrap(), "Ada Lovelace");
+
+    // The select: focused, a letter picks the option, as with a keyboard.
+    let color = wait_for(&b, &mut ctx, ControlType::ComboBox, "Color").await;
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        on(&color, json!({"keys": "G"})),
+    )
+    .await;
+    let mut chosen = None;
+    for _ in 0..50 {
+        let tree = b
+            .capture_tree(ctx.window.as_ref().unwrap(), &Default::default())
+            .await
+            .unwrap();
+        chosen = tree
+            .nodes
+            .iter()
+            .find(|n| n.role == "menu item" && n.has_state("selected"))
+            .map(|n| n.name.clone());
+        if chosen.as_deref() == Some("Green") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(chosen.as_deref(), Some("Green"));
+
+    // The checkbox: its state is in the control list the model gets.
+    look(&b, &mut ctx).await;
+    let sub = control(&ctx, ControlType::CheckBox, "Subscribe")
+        .unwrap_or_else(|| panic!("{}", listing(&ctx)));
+    assert_eq!(sub.to_prompt().state.as_deref(), Some("unchecked"));
+    ok(&b, &mut ctx, "click_input", on(&sub, json!({}))).await;
+    let mut state = None;
+    for _ in 0..50 {
+        look(&b, &mut ctx).await;
+        state = control(&ctx, ControlType::CheckBox, "Subscribe").and_then(|c| c.to_prompt().state);
+        if state.as_deref() == Some("checked") || state.as_deref() == Some("checked,focused") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        state.as_deref().is_some_and(|s| s.starts_with("checked")),
+        "{state:?}"
+    );
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk4_text_editor_types_with_focus_and_saves_through_its_dialog() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("gte").await;
+    let out = tempfile::tempdir().unwrap();
+    ufo_testkit::launch(&d, &["gnome-text-editor", "--standalone"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "gnome-text-editor", "").await;
+    let mut ctx = context(w);
+    look(&b, &mut ctx).await;
+    // The text view: GTK 4 names it after its class; the model never sees that.
+    assert!(
+        ctx.controls
+            .iter()
+            .all(|c| !c.name.starts_with("Gtk") && c.name != "EditorSourceView"),
+        "{}",
+        listing(&ctx)
+    );
+    let view = ctx
+        .controls
+        .iter()
+        .find(|c| c.control_type == ControlType::Edit && c.capabilities.editable_text)
+        .cloned()
+        .unwrap_or_else(|| panic!("no text view: {}", listing(&ctx)));
+    // control_focus = true: GTK 4 refuses GrabFocus; the tool clicks it instead.
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        on(
+            &view,
+            json!({"keys": "written in GTK four", "control_focus": true}),
+        ),
+    )
+    .await;
+    let mut text = String::new();
+    for _ in 0..50 {
+        text = b.read_text(&view.handle).await.unwrap();
+        if text.contains("written in GTK four") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(text.contains("written in GTK four"), "{text:?}");
+
+    ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        json!({"keys": "^+s", "control_focus": false}),
+    )
+    .await;
+    let dialog = wait_window(&b, &mut ctx, "Save").await;
+    assert!(dialog.dialog, "{dialog:?}");
+    let name = wait_for(&b, &mut ctx, ControlType::Edit, "Name:").await;
+    let path = out.path().join("gtk4.txt");
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": path.display().to_string(), "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    let save = control(&ctx, ControlType::Button, "Save")
+        .unwrap_or_else(|| panic!("no Save button: {}", listing(&ctx)));
+    ok(&b, &mut ctx, "click_input", on(&save, json!({}))).await;
+    let saved = String::from_utf8(wait_file(&path).await).unwrap();
+    assert!(saved.contains("written in GTK four"), "{saved:?}");
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qt_menu_opens_a_modal_dialog_that_saves() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("qt").await;
+    let out = tempfile::tempdir().unwrap();
+    ufo_testkit::launch(&d, &["featherpad"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "FeatherPad", "").await;
+    let mut ctx = context(w);
+    look(&b, &mut ctx).await;
+    let editor = ctx
+        .controls
+        .iter()
+        .find(|c| c.control_type == ControlType::Edit && c.capabilities.editable_text)
+        .cloned()
+        .unwrap_or_else(|| panic!("no editor: {}", listing(&ctx)));
+    ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &editor,
+            json!({"text": "saved from Qt", "clear_current_text": true}),
+        ),
+    )
+    .await;
+
+    // File → Save As: Qt answers the menu item's action only when the dialog
+    // it opens closes; the tool reports it sent and names the new window.
+    let file = wait_for(&b, &mut ctx, ControlType::MenuItem, "File").await;
+    ok(&b, &mut ctx, "click_input", on(&file, json!({}))).await;
+    let save_as = wait_for(&b, &mut ctx, ControlType::MenuItem, "Save As").await;
+    let r = ok(&b, &mut ctx, "click_input", on(&save_as, json!({}))).await;
+    assert!(
+        r.get("opened").is_some() || r.get("note").is_some() || r.get("action").is_some(),
+        "{r}"
+    );
+    let dialog = wait_window(&b, &mut ctx, "Save as").await;
+    assert!(dialog.dialog, "{dialog:?}");
+    let name = wait_for(&b, &mut ctx, ControlType::Edit, "File name:").await;
+    let path = out.path().join("qt.txt");
+    ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": path.display().to_string(), "clear_current_text": true}),
+        ),
+    )
+    .await;
+    let save = control(&ctx, ControlType::Button, "Save")
+        .unwrap_or_else(|| panic!("no Save button: {}", listing(&ctx)));
+    ok(&b, &mut ctx, "click_input", on(&save, json!({}))).await;
+    let saved = String::from_utf8(wait_file(&path).await).unwrap();
+    assert_eq!(saved.trim_end(), "saved from Qt");
+    // Back on the main window once the dialog is gone.
+    wait_window(&b, &mut ctx, "qt.txt").await;
+    d.stop().unwrap();
+}
