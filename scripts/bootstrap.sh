@@ -2,7 +2,7 @@
 # Installs the system packages ufo-rs needs (Debian/Ubuntu) and builds the binary.
 #
 #   scripts/bootstrap.sh            packages for running and testing + debug build
-#   scripts/bootstrap.sh --bench    also LibreOffice Writer (perception benchmark)
+#   scripts/bootstrap.sh --bench    (kept for old scripts; LibreOffice is always installed)
 #   scripts/bootstrap.sh --no-build packages only
 #
 # As root it runs apt-get itself. As another user it prints the exact
@@ -25,13 +25,14 @@ done
 # The private headless desktop: X server, D-Bus, AT-SPI, X utilities.
 packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           python3-pyatspi gir1.2-atspi-2.0 fonts-dejavu-core
-          # the applications the tests and the demo drive
-          gedit gnome-calculator gtk-3-examples mousepad
+          # the applications the tests and the demo drive: GTK 3, GTK 4, Qt 5,
+          # LibreOffice (VCL on GTK 3) and Firefox
+          gedit gnome-calculator gtk-3-examples mousepad gnome-text-editor featherpad
+          libreoffice-calc libreoffice-writer libreoffice-gtk3 firefox-esr
           # an optional window manager (ufo desktop start --wm xfwm4)
           xfwm4)
-if [ "$want_bench" = 1 ]; then
-  packages+=(libreoffice-writer libreoffice-gtk3)
-fi
+# --bench used to add LibreOffice; the tests need it now, so it is always there.
+: "$want_bench"
 
 missing=()
 for p in "${packages[@]}"; do

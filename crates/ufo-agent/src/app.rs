@@ -210,6 +210,7 @@ impl AppAgent {
         rec.time(Phase::DataCollection, t);
         let Observation {
             controls,
+            window,
             screenshot: shot,
             ui_tree,
         } = match observed {
@@ -265,7 +266,11 @@ impl AppAgent {
         }
 
         // 2. LLM interaction.
-        let (request, image_names) = self.build_prompt(&input, &controls, &image_urls, n);
+        let window = window
+            .as_ref()
+            .map(ufo_desktop::follow::describe)
+            .unwrap_or_default();
+        let (request, image_names) = self.build_prompt(&input, &controls, &window, &image_urls, n);
         let specs = catalog_for(APP_UI_EXECUTOR);
         let checked = interact(
             &mut rec,
@@ -380,6 +385,7 @@ impl AppAgent {
         &self,
         input: &StepInput<'_>,
         controls: &[Control],
+        window: &str,
         images: &[(String, String)],
         _n: usize,
     ) -> (ChatRequest, Vec<String>) {
@@ -437,6 +443,7 @@ impl AppAgent {
             &[
                 ("retrieved_docs", &retrieved),
                 ("control_item", &control_item),
+                ("window", window),
                 ("user_request", input.request),
                 ("prev_subtask", &prev_subtask),
                 ("subtask", &self.subtask),
@@ -620,6 +627,9 @@ impl AppAgent {
 pub struct Observation {
     /// The labelled controls (ids 1..N).
     pub controls: Vec<Control>,
+    /// The window they belong to: the application's main window, or the
+    /// dialog it has open.
+    pub window: Option<ufo_core::WindowInfo>,
     /// The window's screenshot, when it could be taken.
     pub screenshot: Option<Screenshot>,
     /// The full UI tree (`get_ui_tree`), when asked for and available.
@@ -643,16 +653,11 @@ pub async fn observe_window(
     }
     let mut it = dispatcher.execute(commands).await.into_iter();
     let no_controls = || ErrorReport::new("ufo::agent::no_controls", "no control list");
-    let controls = match it.next() {
+    let info = match it.next() {
         Some(r) if r.is_success() => {
-            serde_json::from_value::<ControlsInfo>(r.result)
-                .map_err(|e| {
-                    AgentError::Observation(ErrorReport::new(
-                        "ufo::agent::bad_controls",
-                        e.to_string(),
-                    ))
-                })?
-                .controls
+            serde_json::from_value::<ControlsInfo>(r.result).map_err(|e| {
+                AgentError::Observation(ErrorReport::new("ufo::agent::bad_controls", e.to_string()))
+            })?
         }
         Some(r) => return Err(AgentError::Observation(r.error.unwrap_or_else(no_controls))),
         None => return Err(AgentError::Observation(no_controls())),
@@ -664,7 +669,8 @@ pub async fn observe_window(
         .and_then(|i| i.decode().ok());
     let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
     Ok(Observation {
-        controls,
+        controls: info.controls,
+        window: Some(info.window),
         screenshot,
         ui_tree,
     })

@@ -449,6 +449,63 @@ mod tests {
     }
 
     #[test]
+    fn the_prompt_says_what_is_checked_selected_expanded_and_focused() {
+        let c = |t: ControlType, role: &str, states: &[&str]| Control {
+            id: 1,
+            name: "x".into(),
+            control_type: t,
+            value: None,
+            rect: Rect::new(0, 0, 1, 1),
+            handle: ElementHandle("a|/b".into()),
+            role: role.into(),
+            states: states.iter().map(|s| (*s).to_owned()).collect(),
+            actions: vec![],
+            capabilities: Capabilities::default(),
+        };
+        let state = |c: Control| c.to_prompt().state;
+        assert_eq!(
+            state(c(ControlType::CheckBox, "check box", &[])).as_deref(),
+            Some("unchecked")
+        );
+        assert_eq!(
+            state(c(
+                ControlType::CheckBox,
+                "check box",
+                &["checked", "focused"]
+            ))
+            .as_deref(),
+            Some("checked,focused")
+        );
+        assert_eq!(
+            state(c(ControlType::MenuItem, "check menu item", &["checked"])).as_deref(),
+            Some("checked")
+        );
+        assert_eq!(
+            state(c(ControlType::Button, "toggle button", &["pressed"])).as_deref(),
+            Some("checked")
+        );
+        assert_eq!(
+            state(c(ControlType::TabItem, "page tab", &["selected"])).as_deref(),
+            Some("selected")
+        );
+        assert_eq!(
+            state(c(ControlType::ComboBox, "combo box", &["expandable"])).as_deref(),
+            Some("collapsed")
+        );
+        assert_eq!(
+            state(c(ControlType::Button, "push button", &["enabled"])),
+            None
+        );
+        let json =
+            serde_json::to_string(&c(ControlType::CheckBox, "check box", &["checked"]).to_prompt())
+                .unwrap();
+        assert_eq!(
+            json,
+            r#"{"id":"1","name":"x","type":"CheckBox","state":"checked"}"#
+        );
+    }
+
+    #[test]
     fn prompt_form_is_compact() {
         let c = Control {
             id: 3,

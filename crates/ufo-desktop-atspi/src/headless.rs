@@ -832,6 +832,10 @@ fn package_for(program: &str) -> &'static str {
         "mousepad" => "mousepad",
         "gtk3-widget-factory" => "gtk-3-examples",
         "soffice" | "libreoffice" | "lowriter" => "libreoffice-writer libreoffice-gtk3",
+        "localc" => "libreoffice-calc libreoffice-gtk3",
+        "firefox-esr" | "firefox" => "firefox-esr",
+        "gnome-text-editor" => "gnome-text-editor",
+        "featherpad" => "featherpad",
         "xfwm4" => "xfwm4",
         _ => "the package that provides it",
     }

@@ -103,6 +103,16 @@ async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
         grown < 40 * 1024,
         "soffice grew by {grown} KiB over 10 observations"
     );
+
+    // A second launch hands the request to the running LibreOffice and exits:
+    // the launch still succeeds, and the new window is there.
+    let writer = ufo_testkit::launch(
+        &d,
+        &["soffice", &env, "--writer", "--norestore", "--nologo"],
+    )
+    .await;
+    assert_eq!(writer.pid, soffice, "{writer:?}");
+    window_titled(&b, "soffice", "LibreOffice Writer").await;
     d.stop().unwrap();
 }
 

@@ -460,6 +460,99 @@ mod tests {
     const GTK4: &str = "sensitive visible focusable";
 
     #[test]
+    fn real_app_noise_is_folded() {
+        let w = Some((0, 0, 400, 300));
+        let frame = (None, "Window", "Win", GTK3, Some((0, 0, 400, 300)));
+        let mut t = tree(
+            w,
+            &[
+                frame,
+                // LibreOffice's two menu bars: the second one has the action.
+                (Some(0), "MenuItem", "File", GTK3, Some((0, 0, 35, 19))),
+                (Some(0), "MenuItem", "File", GTK3, Some((0, 0, 39, 25))),
+                // A notebook page that is not showing, with a showing editor.
+                (
+                    Some(0),
+                    "Pane",
+                    "page 2",
+                    "enabled sensitive visible",
+                    Some((0, 30, 400, 100)),
+                ),
+                (
+                    Some(3),
+                    "Edit",
+                    "hidden editor",
+                    GTK3,
+                    Some((0, 30, 400, 100)),
+                ),
+                // Buttons say "0" through their Value interface; sliders mean it.
+                (Some(0), "Button", "Bold", GTK3, Some((0, 140, 20, 20))),
+                (Some(0), "Slider", "Zoom", GTK3, Some((30, 140, 90, 20))),
+                // A list row named after its label.
+                (Some(0), "ListItem", "Home", GTK3, Some((0, 170, 100, 20))),
+                (Some(7), "Text", "Home", GTK3, Some((20, 172, 60, 16))),
+                // An unnamed empty table cell.
+                (Some(0), "DataItem", "", GTK3, Some((0, 200, 50, 20))),
+            ],
+        );
+        t.nodes[2].actions = vec!["Click".into()];
+        t.nodes[5].value = Some("0".into());
+        t.nodes[6].value = Some("0".into());
+        let got = label_controls(&t, &FilterConfig::default(), None);
+        let names: Vec<String> = got
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}:{}:{}",
+                    c.control_type,
+                    c.name,
+                    c.value.clone().unwrap_or_default()
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "MenuItem:File:",
+                "Button:Bold:",
+                "Slider:Zoom:0",
+                "ListItem:Home:"
+            ]
+        );
+        assert_eq!(
+            got[0].actions,
+            vec!["Click".to_owned()],
+            "the twin with the action is kept"
+        );
+    }
+
+    #[test]
+    fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
+        let w = Some((0, 0, 2000, 2000));
+        let mut specs: Vec<Spec<'_>> =
+            vec![(None, "Window", "Sheet", GTK3, Some((0, 0, 2000, 2000)))];
+        let names: Vec<String> = (1..=80).map(|r| format!("A{r}")).collect();
+        for (r, n) in names.iter().enumerate() {
+            let y = i32::try_from(r).unwrap() * 20;
+            specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
+        }
+        let mut t = tree(w, &specs);
+        t.nodes[1].value = Some("5".into());
+        t.nodes[3].states.push("focused".into());
+        let got: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        assert_eq!(got, vec!["A1", "A3"]);
+        // A small table keeps its empty cells.
+        let small = tree(w, &specs[..11]);
+        assert_eq!(
+            label_controls(&small, &FilterConfig::default(), None).len(),
+            10
+        );
+    }
+
+    #[test]
     fn data_driven_filtering() {
         let w = Some((0, 0, 400, 300));
         let frame = (

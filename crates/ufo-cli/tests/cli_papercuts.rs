@@ -1,0 +1,149 @@
+//! What a new user trips over first: `UFO_DESKTOP` and `ufo desktop env` in a
+//! shell, a closed pipe, an application that stops answering.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{json, start_desktop, ufo};
+use std::process::{Command, Stdio};
+
+/// Runs `ufo ARGS` with exactly the environment a shell has after
+/// `eval "$(ufo desktop env)"` (plus PATH and HOME).
+fn ufo_in_shell(exports: &[(String, String)], args: &[&str]) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ufo"));
+    c.args(args).env_clear();
+    for k in ["PATH", "HOME"] {
+        if let Some(v) = std::env::var_os(k) {
+            c.env(k, v);
+        }
+    }
+    c.envs(exports.iter().map(|(k, v)| (k, v)));
+    c.output().unwrap()
+}
+
+/// `export K='V'` lines → pairs.
+fn parse_exports(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("export "))
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.trim_matches('\'').to_owned()))
+        .collect()
+}
+
+fn pid_of(state: &std::path::Path, name: &str, app: &str) -> u32 {
+    let out = ufo(state, &["desktop", "launch", "--name", name, "--json", app]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out)["pid"].as_u64().unwrap() as u32
+}
+
+#[test]
+fn a_user_shell_a_closed_pipe_and_a_hung_app() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    let (_guard, _) = start_desktop(s, "papercuts");
+
+    // Every `ufo desktop` subcommand honours UFO_DESKTOP.
+    let out = Command::new(env!("CARGO_BIN_EXE_ufo"))
+        .args(["desktop", "status"])
+        .env("UFO_STATE_DIR", s)
+        .env("UFO_DESKTOP", "papercuts")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["name"], "papercuts");
+
+    // After `eval "$(ufo desktop env)"` the shell's ufo still finds the desktop
+    // (the exports move XDG_RUNTIME_DIR, from which the state root derives).
+    let env = ufo(s, &["desktop", "env", "--name", "papercuts"]);
+    let exports = parse_exports(&String::from_utf8_lossy(&env.stdout));
+    assert!(
+        exports.iter().any(|(k, _)| k == "UFO_STATE_DIR"),
+        "{exports:?}"
+    );
+    let out = ufo_in_shell(&exports, &["desktop", "launch", "gnome-calculator"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calc_windows = ufo_in_shell(&exports, &["windows"]);
+    assert!(
+        String::from_utf8_lossy(&calc_windows.stdout).contains("gnome-calculator"),
+        "{}",
+        String::from_utf8_lossy(&calc_windows.stderr)
+    );
+
+    // A reader that went away (`ufo inspect | head -0`) is no panic.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ufo"))
+        .args(["inspect", "--app", "gnome-calculator"])
+        .envs(exports.iter().map(|(k, v)| (k, v)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+
+    // An application that stops answering: doctor names it, `ufo windows`
+    // still lists the others.
+    let mousepad = pid_of(s, "papercuts", "mousepad");
+    nix_kill(mousepad, "STOP");
+    let doctor = ufo_in_shell(&exports, &["doctor", "--json"]);
+    let windows = ufo_in_shell(&exports, &["windows"]);
+    nix_kill(mousepad, "CONT");
+    let doc = json(&doctor);
+    let apps = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "apps")
+        .unwrap_or_else(|| panic!("no apps check: {doc}"))
+        .clone();
+    assert_eq!(apps["status"], "warn", "{apps}");
+    assert!(
+        apps["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&mousepad.to_string()),
+        "{apps}"
+    );
+    assert!(
+        apps["fix"].as_str().is_some_and(|f| !f.is_empty()),
+        "{apps}"
+    );
+    assert!(
+        windows.status.success(),
+        "{}",
+        String::from_utf8_lossy(&windows.stderr)
+    );
+    let listed = String::from_utf8_lossy(&windows.stdout);
+    assert!(listed.contains("gnome-calculator"), "{listed}");
+    assert!(!listed.contains("mousepad"), "{listed}");
+
+    // Answering again, it is back.
+    let doc = json(&ufo_in_shell(&exports, &["doctor", "--json"]));
+    assert!(
+        doc.to_string().contains("every application answers"),
+        "{doc}"
+    );
+}
+
+fn nix_kill(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
