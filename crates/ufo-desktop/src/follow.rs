@@ -103,7 +103,12 @@ mod tests {
         let no_dialog = vec![main.clone(), other.clone()];
         assert_eq!(foreground(&no_dialog, &main).unwrap().title, "main");
         // Once the selected window is gone, the focused one.
-        assert_eq!(foreground(std::slice::from_ref(&other), &main).unwrap().title, "other");
+        assert_eq!(
+            foreground(std::slice::from_ref(&other), &main)
+                .unwrap()
+                .title,
+            "other"
+        );
         assert!(foreground(&[], &main).is_none());
     }
 
