@@ -63,6 +63,16 @@ async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
     let rss_before = rss_kib(soffice);
 
     ok(&b, &mut ctx, "click_input", on(&a1, json!({}))).await;
+    // The click landed on the cell, not 25 px higher on the column header
+    // (which would select the whole column A1:A1048576).
+    look(&b, &mut ctx).await;
+    assert!(
+        ctx.controls
+            .iter()
+            .any(|c| c.control_type == ControlType::Edit && c.value.as_deref() == Some("A1")),
+        "the Name Box should say A1: {}",
+        listing(&ctx)
+    );
     ok(
         &b,
         &mut ctx,
