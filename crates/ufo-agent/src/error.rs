@@ -27,6 +27,12 @@ pub enum AgentError {
     /// Observation failed (screenshot or control list).
     #[error("observation failed: {0}")]
     Observation(ufo_core::ErrorReport),
+    /// The step did not finish within its deadline.
+    #[error("the step did not finish within {seconds} s (STEP_TIMEOUT)")]
+    StepDeadline {
+        /// The deadline.
+        seconds: f64,
+    },
 }
 
 impl Diagnostic for AgentError {
@@ -36,6 +42,7 @@ impl Diagnostic for AgentError {
             AgentError::Model(_) => "ufo::agent::model",
             AgentError::ParseRetryExhausted { .. } => "ufo::agent::parse_retry_exhausted",
             AgentError::Observation(_) => "ufo::agent::observation",
+            AgentError::StepDeadline { .. } => "ufo::agent::step_deadline",
         }
     }
 
@@ -45,6 +52,7 @@ impl Diagnostic for AgentError {
             AgentError::Model(r) => r.help.clone().unwrap_or_else(|| "check the agent's API_* keys with `ufo llm ping`".into()),
             AgentError::ParseRetryExhausted { .. } => "the model does not follow the reply format; try a stronger model or raise JSON_PARSING_RETRY".into(),
             AgentError::Observation(r) => r.help.clone().unwrap_or_else(|| "check the desktop with `ufo doctor`".into()),
+            AgentError::StepDeadline { .. } => "the model or the application is too slow or hung: raise STEP_TIMEOUT, lower TIMEOUT/MAX_RETRY, or check the model with `ufo llm ping`".into(),
         })
     }
 }

@@ -71,6 +71,8 @@ pub struct AtspiBackend {
     use_p2p: bool,
     /// Table cells already obtained (LibreOffice never frees them).
     pub(crate) cell_cache: crate::children::CellCache,
+    /// Bus names of applications whose texts are read with GetText(0, -1).
+    whole_text: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -260,6 +262,7 @@ impl AtspiBackend {
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
             cell_cache: crate::children::CellCache::default(),
+            whole_text: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -482,17 +485,28 @@ impl AtspiBackend {
             }
             let t = self.text(h).await.ok()?;
             let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+            let (bus, _) = split_handle(h).ok()?;
+            // LibreOffice answers "" to GetText past the end of the text (and
+            // GTK 4 to GetText(0, -1)): once seen, that application's texts
+            // are read whole, in one call as for the others.
+            if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+                return call(h, "GetText", t.get_text(0, -1)).await.ok();
+            }
             let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
             if !got.is_empty() {
                 return Some(got);
             }
-            // LibreOffice answers "" when the end is past the text: ask again
-            // within the real length.
             let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
             if n <= 0 {
                 return Some(got);
             }
-            call(h, "GetText", t.get_text(0, n.min(end))).await.ok()
+            let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
+            if !whole.is_empty()
+                && let Ok(mut m) = self.whole_text.lock()
+            {
+                m.insert(bus.to_owned());
+            }
+            Some(whole)
         };
         let value_f = async {
             if !ifaces.contains(Interface::Value) {
@@ -801,9 +815,19 @@ impl AtspiBackend {
                 }
                 let idx = nodes.len();
                 let kids = raw.children.clone();
+                // What lies under an element that is not showing, while its
+                // parent is (the toolkit reports the state), cannot be seen:
+                // LibreOffice keeps every closed menu's items in the tree.
+                // (Its "defunct" Input line panel still shows its paragraph.)
+                // (GTK 4 says "showing" of the window only: below the root
+                // the parent's own state is what tells.)
+                let hidden_branch = !raw.states.contains(State::Showing)
+                    && !raw.states.contains(State::Defunct)
+                    && nodes[parent].parent.is_some()
+                    && nodes[parent].states.iter().any(|s| s == "showing");
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);
-                if kids.is_empty() {
+                if kids.is_empty() || hidden_branch {
                     continue;
                 }
                 if depth >= budget.max_depth {

@@ -91,7 +91,7 @@ impl X11 {
             DesktopError::Unreachable(format!("X display {display} has no screen {screen_num}"))
         })?;
         let (root, width, height) = (screen.root, screen.width_in_pixels, screen.height_in_pixels);
-        Ok(Self {
+        let x = Self {
             conn,
             root,
             width,
@@ -99,7 +99,68 @@ impl X11 {
             keymap: Mutex::new(None),
             input: Mutex::new(()),
             atoms: Mutex::new(HashMap::new()),
-        })
+        };
+        // A run killed while it held Shift or Ctrl leaves it held for every
+        // later key and click: whoever connects next releases it.
+        match x.release_stuck_modifiers() {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(keys = n, "released modifier keys left held"),
+            Err(e) => tracing::debug!(error = %e, "cannot check for held modifier keys"),
+        }
+        Ok(x)
+    }
+
+    /// Keycodes currently down (X `QueryKeymap`).
+    pub fn pressed_keys(&self) -> Result<Vec<u8>> {
+        let map = self
+            .conn
+            .query_keymap()
+            .map_err(cerr("QueryKeymap"))?
+            .reply()
+            .map_err(xerr("QueryKeymap"))?
+            .keys;
+        Ok((0u16..256)
+            .filter(|&k| {
+                map.get(usize::from(k / 8))
+                    .is_some_and(|b| b & (1 << (k % 8)) != 0)
+            })
+            .filter_map(|k| u8::try_from(k).ok())
+            .collect())
+    }
+
+    /// Releases the modifier keys (Shift, Control, Alt and the other mod keys;
+    /// not Lock) that are held down. Returns how many were released.
+    pub fn release_stuck_modifiers(&self) -> Result<usize> {
+        let mods = self
+            .conn
+            .get_modifier_mapping()
+            .map_err(cerr("GetModifierMapping"))?
+            .reply()
+            .map_err(xerr("GetModifierMapping"))?;
+        let per = usize::from(mods.keycodes_per_modifier());
+        // Index 1 is Lock (Caps Lock): a state, not a held key.
+        let modifier_codes: Vec<u8> = mods
+            .keycodes
+            .chunks(per.max(1))
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .flat_map(|(_, c)| c.iter().copied())
+            .filter(|&c| c != 0)
+            .collect();
+        let stuck: Vec<u8> = self
+            .pressed_keys()?
+            .into_iter()
+            .filter(|k| modifier_codes.contains(k))
+            .collect();
+        if stuck.is_empty() {
+            return Ok(0);
+        }
+        let _guard = self.input.lock();
+        for &code in &stuck {
+            self.fake(xproto::KEY_RELEASE_EVENT, code, 0, 0)?;
+        }
+        self.sync()?;
+        Ok(stuck.len())
     }
 
     /// The whole screen's rectangle.

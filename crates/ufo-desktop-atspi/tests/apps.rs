@@ -452,3 +452,20 @@ async fn qt_menu_opens_a_modal_dialog_that_saves() {
     wait_window(&b, &mut ctx, "qt.txt").await;
     d.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modifier_left_held_by_a_killed_run_is_released_by_the_next_one() {
+    use ufo_desktop::keys::{Key, KeyEvent, NamedKey};
+    use ufo_desktop_atspi::x11::X11;
+    let d = ufo_testkit::start_desktop("keys").await;
+    let display = d.state().display.clone();
+    let run = X11::connect(&display).unwrap();
+    run.send_keys(&[KeyEvent::Down(Key::Named(NamedKey::Shift))])
+        .unwrap();
+    assert!(!run.pressed_keys().unwrap().is_empty());
+    // The run dies here with Shift down; the X server keeps it down.
+    drop(run);
+    let probe = X11::connect(&display).unwrap();
+    assert_eq!(probe.pressed_keys().unwrap(), Vec::<u8>::new());
+    d.stop().unwrap();
+}

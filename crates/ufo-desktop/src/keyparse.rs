@@ -149,6 +149,17 @@ pub fn key_by_name(name: &str) -> Option<Key> {
 /// ]);
 /// ```
 pub fn parse_keys(keys: &str) -> Result<Vec<KeyEvent>> {
+    let n = keys.chars().count();
+    if n > MAX_KEY_CHARS {
+        let head: String = keys.chars().take(40).collect();
+        return Err(DesktopError::BadKeys {
+            keys: format!("{head}…"),
+            detail: format!(
+                "the sequence is {n} characters long; at most {MAX_KEY_CHARS} are typed as keys \
+                 (about a minute of typing): put long text with set_edit_text instead"
+            ),
+        });
+    }
     let mut p = Parser {
         src: keys,
         chars: keys.chars().collect(),
@@ -163,6 +174,9 @@ pub fn parse_keys(keys: &str) -> Result<Vec<KeyEvent>> {
     }
     Ok(p.out)
 }
+
+/// The longest key sequence `parse_keys` accepts, in characters.
+pub const MAX_KEY_CHARS: usize = 5000;
 
 /// Events that type `text` literally (no syntax): every character pressed and
 /// released, `\n` as Enter and `\t` as Tab. For `set_edit_text`'s typing fallback.
@@ -378,6 +392,20 @@ mod tests {
     }
 
     use NamedKey::*;
+
+    #[test]
+    fn endless_typing_is_refused_with_a_short_message() {
+        let long = "a".repeat(100_000);
+        let e = parse_keys(&long).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("set_edit_text"), "{text}");
+        assert!(
+            text.len() < 400,
+            "the error echoes the whole sequence: {} chars",
+            text.len()
+        );
+        assert!(parse_keys(&"a".repeat(MAX_KEY_CHARS)).is_ok());
+    }
 
     #[test]
     fn parses_valid_sequences() {

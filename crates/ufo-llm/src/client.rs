@@ -60,6 +60,7 @@ impl HttpModel {
     /// A model for one agent section. Fails on a missing or invalid key.
     pub fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
         let api = cfg.api()?;
+        cfg.check_ranges()?;
         if api == ApiType::Replay {
             return Err(LlmError::config(
                 "API_TYPE",
@@ -192,10 +193,11 @@ impl HttpModel {
                 req = req.header(k, v);
             }
         }
+        let limit = self.cfg.timeout();
         let transport = |e: reqwest::Error| LlmError::Transport {
             provider: provider.to_owned(),
             timeout: e.is_timeout(),
-            message: scrub(&e.to_string(), &[secret, &self.cfg.api_key]),
+            message: scrub(&transport_message(&e, limit), &[secret, &self.cfg.api_key]),
         };
         let resp = req.send().await.map_err(transport)?;
         let status = resp.status();
@@ -311,5 +313,27 @@ fn strip_remote_images(v: &mut serde_json::Value) {
             a.iter_mut().for_each(strip_remote_images);
         }
         _ => {}
+    }
+}
+
+/// What went wrong with a request, said the way a user can act on it: a
+/// timeout is not a refused connection, and reqwest's own text ("error
+/// sending request") says neither.
+fn transport_message(e: &reqwest::Error, limit: std::time::Duration) -> String {
+    if e.is_timeout() {
+        return format!("no answer within {} s (TIMEOUT)", limit.as_secs_f64());
+    }
+    // The innermost cause names the real problem (connection refused, DNS).
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let root = cause.to_string();
+    if e.is_connect() {
+        format!("cannot connect to the server: {root}")
+    } else if root != e.to_string() {
+        format!("{e}: {root}")
+    } else {
+        e.to_string()
     }
 }

@@ -196,6 +196,13 @@ pub const DEFAULT_MAX_RETRY: u32 = 3;
 /// Default request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Longest `TIMEOUT` accepted: one hour.
+pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
+/// Most `MAX_RETRY` accepted.
+pub const MAX_RETRIES: u32 = 100;
+/// Longest retry delay accepted (`RETRY_*_DELAY_MS`): ten minutes.
+pub const MAX_RETRY_DELAY_MS: u64 = 600_000;
+
 impl LlmConfig {
     /// A config for `api_type` and `model` with everything else defaulted.
     pub fn new(api_type: ApiType, model: impl Into<String>) -> Self {
@@ -261,10 +268,46 @@ impl LlmConfig {
             .filter(|s| !s.is_empty())
     }
 
+    /// Checks every number against its range, naming the key of the first
+    /// one out of it: a duration too large for the clock (`TIMEOUT: 1e300`)
+    /// is a configuration error, never a panic.
+    pub fn check_ranges(&self) -> Result<(), LlmError> {
+        if let Some(t) = self.timeout
+            && !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECS)
+        {
+            return Err(LlmError::config(
+                "TIMEOUT",
+                format!("is {t}; it must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"),
+            ));
+        }
+        if let Some(n) = self.max_retry
+            && n > MAX_RETRIES
+        {
+            return Err(LlmError::config(
+                "MAX_RETRY",
+                format!("is {n}; it must be at most {MAX_RETRIES}"),
+            ));
+        }
+        for (key, v) in [
+            ("RETRY_BASE_DELAY_MS", self.retry_base_delay_ms),
+            ("RETRY_MAX_DELAY_MS", self.retry_max_delay_ms),
+        ] {
+            if let Some(ms) = v
+                && ms > MAX_RETRY_DELAY_MS
+            {
+                return Err(LlmError::config(
+                    key,
+                    format!("is {ms}; it must be at most {MAX_RETRY_DELAY_MS} ms"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The request timeout.
     pub fn timeout(&self) -> Duration {
         self.timeout
-            .filter(|t| t.is_finite() && *t > 0.0)
+            .filter(|t| t.is_finite() && *t > 0.0 && *t <= MAX_TIMEOUT_SECS)
             .map(Duration::from_secs_f64)
             .unwrap_or(DEFAULT_TIMEOUT)
     }
@@ -302,6 +345,26 @@ mod tests {
         assert!(cfg.extra.contains_key("PROMPT"));
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("topsecret"), "{dbg}");
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_errors_naming_the_key() {
+        for (yaml, key) in [
+            ("TIMEOUT: 1e300", "TIMEOUT"),
+            ("TIMEOUT: 0", "TIMEOUT"),
+            ("TIMEOUT: -5", "TIMEOUT"),
+            ("MAX_RETRY: 1000000", "MAX_RETRY"),
+            ("RETRY_MAX_DELAY_MS: 99999999999", "RETRY_MAX_DELAY_MS"),
+        ] {
+            let cfg =
+                LlmConfig::from_yaml(&format!("API_TYPE: openai\nAPI_MODEL: m\n{yaml}\n")).unwrap();
+            let e = cfg.check_ranges().unwrap_err();
+            assert!(e.to_string().contains(key), "{yaml}: {e}");
+            // The timeout itself never panics, whatever the value.
+            let _ = cfg.timeout();
+        }
+        let ok = LlmConfig::from_yaml("API_TYPE: openai\nAPI_MODEL: m\nTIMEOUT: 30\n").unwrap();
+        assert!(ok.check_ranges().is_ok());
     }
 
     #[test]

@@ -167,6 +167,14 @@ pub enum LlmError {
     /// The reply is empty or whitespace only.
     #[error("the model's reply is empty")]
     EmptyReply,
+    /// The reply is larger than replies are parsed at all.
+    #[error("the model's reply is {bytes} bytes; replies over {limit} bytes are not parsed")]
+    ReplyTooLarge {
+        /// The reply's size.
+        bytes: usize,
+        /// The limit ([`crate::extract::MAX_REPLY_BYTES`]).
+        limit: usize,
+    },
     /// The reply contains no parseable JSON object.
     #[error("no JSON object found in the reply: {message}")]
     NoJson {
@@ -240,6 +248,7 @@ impl Diagnostic for LlmError {
             Self::PriceTable { .. } => "ufo::llm::price_table",
             Self::Fallback { .. } => "ufo::llm::fallback_failed",
             Self::EmptyReply => "ufo::llm::empty_reply",
+            Self::ReplyTooLarge { .. } => "ufo::llm::reply_too_large",
             Self::NoJson { .. } => "ufo::llm::no_json",
             Self::TruncatedJson { .. } => "ufo::llm::truncated_json",
             Self::SchemaMismatch { .. } => "ufo::llm::schema_mismatch",
@@ -249,7 +258,7 @@ impl Diagnostic for LlmError {
     fn help(&self) -> Option<String> {
         Some(match self {
             Self::Config { key, .. } => {
-                format!("set `{key}` in this agent's section of config/ufo/agents.yaml")
+                format!("set `{key}` in this agent's section of the config file given with --config")
             }
             Self::UnknownApiType { .. } => format!(
                 "set API_TYPE to one of: {}; or, for `ufo llm format`, one of: {}",
@@ -303,6 +312,9 @@ impl Diagnostic for LlmError {
                 "fix the primary model's configuration or the BACKUP_AGENT section; both errors are shown".into()
             }
             Self::EmptyReply => "re-ask the model; if it keeps happening raise MAX_TOKENS".into(),
+            Self::ReplyTooLarge { .. } => {
+                "the model is not answering in the reply format (a runaway output?): lower MAX_TOKENS or use another model".into()
+            }
             Self::NoJson { .. } => {
                 "re-ask the model with this error and remind it to answer with one JSON object".into()
             }

@@ -3,13 +3,15 @@
 //! Models wrap JSON in fences, surround it with prose, emit several objects, or
 //! write Python-style dicts. [`extract_json`] is deterministic:
 //!
-//! 1. strip a BOM and zero-width characters, trim; empty → [`LlmError::EmptyReply`];
+//! 1. over [`MAX_REPLY_BYTES`] → [`LlmError::ReplyTooLarge`]; strip a BOM and
+//!    zero-width characters, trim; empty → [`LlmError::EmptyReply`];
 //!    the whole text if it parses;
 //! 2. each ```` ``` ```` fenced block whose info string is empty or `json` (any
 //!    case), wherever it starts: its body, or the first balanced object in it;
 //! 3. a string- and escape-aware balanced scan from each `{` (and `[` when arrays
-//!    are allowed): the first slice that parses (prose around it and braces inside
-//!    strings do not matter; a following object sets `extra_data`);
+//!    are allowed), the first [`MAX_SCAN_STARTS`] of them: the first slice that
+//!    parses (prose around it and braces inside strings do not matter; a
+//!    following object sets `extra_data`);
 //! 4. with [`ExtractOptions::repair`]: trailing commas removed, single-quoted
 //!    strings and smart quotes turned into JSON strings, Python `True`/`False`/`None`
 //!    mapped, raw newlines in strings escaped, and a truncated object closed
@@ -67,8 +69,24 @@ fn found(value: Value, extra_data: bool) -> Extracted {
     }
 }
 
+/// Replies larger than this are not parsed ([`LlmError::ReplyTooLarge`]): an
+/// agent reply is a few KB; 1 MiB is far beyond any real one and keeps the
+/// scan's worst case well under a second.
+pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
+
+/// The balanced scan tries at most this many opening brackets as the start of
+/// the object, so its cost is linear in the reply's length (a reply of 160k
+/// `{` once took 39 s).
+pub const MAX_SCAN_STARTS: usize = 256;
+
 /// Extracts the JSON object from `reply` (see the module docs).
 pub fn extract_json(reply: &str, opts: ExtractOptions) -> Result<Extracted, LlmError> {
+    if reply.len() > MAX_REPLY_BYTES {
+        return Err(LlmError::ReplyTooLarge {
+            bytes: reply.len(),
+            limit: MAX_REPLY_BYTES,
+        });
+    }
     let cleaned: String = reply
         .chars()
         .filter(|c| {
@@ -180,9 +198,17 @@ fn balanced_scan(
     let bytes = text.as_bytes();
     let mut unclosed = false;
     let mut i = 0;
+    let mut starts = 0usize;
     while i < bytes.len() {
         let b = bytes[i];
         if b == b'{' || (opts.allow_array && b == b'[') {
+            starts += 1;
+            if starts > MAX_SCAN_STARTS {
+                *last_error = format!(
+                    "no parseable object among the first {MAX_SCAN_STARTS} opening brackets"
+                );
+                break;
+            }
             match matching_close(bytes, i) {
                 Some(end) => {
                     let slice = &text[i..=end];

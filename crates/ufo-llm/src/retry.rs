@@ -52,11 +52,16 @@ impl RetryPolicy {
     }
 }
 
+/// The longest `Retry-After` honoured, in seconds.
+const MAX_RETRY_AFTER_SECS: f64 = 3600.0;
+
 /// Parses a `Retry-After` header: delay-seconds (fractions allowed) or an HTTP date.
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
     let v = value.trim();
     if let Ok(secs) = v.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        // A server may say anything: at most an hour is honoured.
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER_SECS)));
     }
     // An HTTP date in the past or unparseable: retry after the normal backoff.
     let when = httpdate_to_unix(v)?;
@@ -101,6 +106,13 @@ fn httpdate_to_unix(v: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_retry_after_is_capped_not_a_panic() {
+        assert_eq!(parse_retry_after("1e300"), Some(Duration::from_secs(3600)));
+        assert_eq!(parse_retry_after("inf"), None);
+        assert_eq!(parse_retry_after("-3"), None);
+    }
 
     #[test]
     fn retry_after_wins_and_is_capped() {

@@ -369,3 +369,51 @@ async fn azure_ad_token_command_failure_is_clear() {
     assert!(server.requests().is_empty());
     assert!(matches!(err, LlmError::Token { .. }));
 }
+
+#[tokio::test]
+async fn a_silent_server_and_a_closed_port_are_told_apart() {
+    // Accepts connections and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_addr = silent.local_addr().unwrap();
+    let hold = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = silent.accept().await {
+            held.push(s);
+        }
+    });
+    let c = LlmConfig::from_yaml(&format!(
+        "API_TYPE: openai\nAPI_KEY: sk-x\nAPI_MODEL: m\nAPI_BASE: http://{silent_addr}/v1\nTIMEOUT: 1\nMAX_RETRY: 0\n"
+    ))
+    .unwrap();
+    let e = HttpModel::new(c)
+        .unwrap()
+        .chat(request("https://x/a.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "ufo::llm::timeout", "{e}");
+    assert!(
+        e.to_string().contains("no answer within 1 s (TIMEOUT)"),
+        "{e}"
+    );
+    hold.abort();
+
+    // Nobody listens on this port any more.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_addr = closed.local_addr().unwrap();
+    drop(closed);
+    let c = LlmConfig::from_yaml(&format!(
+        "API_TYPE: openai\nAPI_KEY: sk-x\nAPI_MODEL: m\nAPI_BASE: http://{closed_addr}/v1\nTIMEOUT: 5\nMAX_RETRY: 0\n"
+    ))
+    .unwrap();
+    let e = HttpModel::new(c)
+        .unwrap()
+        .chat(request("https://x/a.png"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "ufo::llm::transport", "{e}");
+    let s = e.to_string();
+    assert!(
+        s.contains("cannot connect") && s.to_lowercase().contains("refused"),
+        "{s}"
+    );
+}

@@ -220,3 +220,33 @@ fn validation_names_the_wrong_field() {
     assert!(err.to_string().contains("$.observation"), "{err}");
     assert!(err.help().unwrap().contains("re-ask"));
 }
+
+#[test]
+fn hostile_replies_end_with_a_clear_error_not_a_spin() {
+    // 160k opening braces: once 39 s of quadratic scanning; now bounded.
+    let braces = "{".repeat(160_000);
+    for opts in [STRICT, REPAIR] {
+        let e = extract_json(&braces, opts).unwrap_err();
+        assert!(
+            matches!(e, LlmError::TruncatedJson { .. } | LlmError::NoJson { .. }),
+            "{e}"
+        );
+    }
+    // Nested objects that never parse, then the real one far behind: found
+    // when it is among the first starts, a clear error otherwise.
+    let noise = "{x} ".repeat(100);
+    assert_eq!(ok(&format!("{noise}{{\"a\":1}}"), STRICT), json!({"a": 1}));
+    let flood = "{x} ".repeat(10_000);
+    let e = extract_json(&format!("{flood}{{\"a\":1}}"), STRICT).unwrap_err();
+    assert!(e.to_string().contains("opening brackets"), "{e}");
+
+    // Over the size cap: refused before any scanning, with the sizes named.
+    let big = format!(
+        "{{\"a\":\"{}\"}}",
+        "x".repeat(ufo_llm::extract::MAX_REPLY_BYTES)
+    );
+    let e = extract_json(&big, REPAIR).unwrap_err();
+    assert_eq!(e.code(), "ufo::llm::reply_too_large");
+    assert!(e.to_string().contains("bytes"), "{e}");
+    assert!(e.help().is_some());
+}

@@ -29,6 +29,9 @@ pub struct SystemConfig {
     pub max_round: usize,
     /// `SLEEP_TIME` (1 s): pause between steps.
     pub sleep_time: f64,
+    /// `STEP_TIMEOUT` (600 s): the longest one agent step may take, model
+    /// calls, retries and actions included; past it the step ends in ERROR.
+    pub step_timeout: f64,
     /// `SAFE_GUARD` (true): ask before sensitive actions.
     pub safe_guard: bool,
     /// `EVA_SESSION` (true): evaluate at the end of the session.
@@ -49,6 +52,7 @@ impl Default for SystemConfig {
             max_step: 50,
             max_round: 10,
             sleep_time: 1.0,
+            step_timeout: 600.0,
             safe_guard: true,
             eva_session: true,
             log_to_markdown: true,
@@ -125,6 +129,75 @@ fn expand(
     Ok(())
 }
 
+/// Names of fields whose values are secrets.
+fn is_secret_key(k: &str) -> bool {
+    let k = k.to_ascii_uppercase();
+    ["KEY", "TOKEN", "SECRET", "PASSWORD"]
+        .iter()
+        .any(|w| k.contains(w))
+}
+
+/// Collects `(field, value)` of every secret field in `v` (values as text).
+fn secret_fields(v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                match x {
+                    Value::String(s) if is_secret_key(k) => out.push((k.clone(), s.clone())),
+                    Value::Number(n) if is_secret_key(k) => out.push((k.clone(), n.to_string())),
+                    _ => secret_fields(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| secret_fields(x, out)),
+        _ => {}
+    }
+}
+
+/// `e` with every secret value in its text replaced by where it came from.
+fn redact_error(e: SessionError, secrets: &[(String, String)]) -> SessionError {
+    let clean = |mut text: String| {
+        for (name, value) in secrets {
+            // Very short values would blank out ordinary words.
+            if value.chars().count() >= 3 {
+                text = text.replace(value.as_str(), &format!("<value of {name}>"));
+            }
+        }
+        text
+    };
+    match e {
+        SessionError::MissingKey { key, message } => SessionError::MissingKey {
+            key,
+            message: clean(message),
+        },
+        SessionError::BadKey { key, message } => SessionError::BadKey {
+            key,
+            message: clean(message),
+        },
+        SessionError::ConfigFile { path, message } => SessionError::ConfigFile {
+            path,
+            message: clean(message),
+        },
+        SessionError::Plan { path, message } => SessionError::Plan {
+            path,
+            message: clean(message),
+        },
+        SessionError::Logs { path, message } => SessionError::Logs {
+            path,
+            message: clean(message),
+        },
+        SessionError::Model {
+            section,
+            message,
+            help,
+        } => SessionError::Model {
+            section,
+            message: clean(message),
+            help: help.map(clean),
+        },
+    }
+}
+
 struct Keys<'a> {
     top: &'a Map<String, Value>,
     system: Option<&'a Map<String, Value>>,
@@ -155,6 +228,19 @@ impl Keys<'_> {
                 .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
                 .ok_or_else(|| bad(k, "a whole number ≥ 0", v)),
         }
+    }
+
+    /// A duration in seconds, at most `max` (a value too large for the clock
+    /// must be an error naming the key, never a panic later).
+    fn seconds(&self, k: &str, default: f64, max: f64) -> Result<f64, SessionError> {
+        let v = self.float(k, default)?;
+        if v > max {
+            return Err(SessionError::BadKey {
+                key: k.to_owned(),
+                message: format!("is {v} seconds; it must be between 0 and {max}"),
+            });
+        }
+        Ok(v)
     }
 
     fn float(&self, k: &str, default: f64) -> Result<f64, SessionError> {
@@ -213,6 +299,31 @@ impl UfoConfig {
     /// Parses config text; relative paths (cassettes, prompts) are resolved
     /// against `base_dir`. `env` looks up `${VAR}`s.
     pub fn parse(
+        text: &str,
+        base_dir: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SessionError> {
+        // Every value that came from the environment, and every value of a
+        // key, token or password field, is a secret: no error may echo it.
+        let used = std::cell::RefCell::new(Vec::<(String, String)>::new());
+        let recording = |var: &str| {
+            let v = env(var);
+            if let Some(val) = &v {
+                used.borrow_mut().push((var.to_owned(), val.clone()));
+            }
+            v
+        };
+        let parsed = Self::parse_inner(text, base_dir, &recording);
+        parsed.map_err(|e| {
+            let mut secrets: Vec<(String, String)> = used.into_inner();
+            if let Ok(raw) = serde_saphyr::from_str::<Value>(text) {
+                secret_fields(&raw, &mut secrets);
+            }
+            redact_error(e, &secrets)
+        })
+    }
+
+    fn parse_inner(
         text: &str,
         base_dir: &Path,
         env: &dyn Fn(&str) -> Option<String>,
@@ -286,7 +397,16 @@ impl UfoConfig {
             max_round: usize::try_from(keys.uint("MAX_ROUND", d.max_round as u64)?)
                 .unwrap_or(d.max_round)
                 .max(1),
-            sleep_time: keys.float("SLEEP_TIME", d.sleep_time)?,
+            sleep_time: keys.seconds("SLEEP_TIME", d.sleep_time, 3600.0)?,
+            step_timeout: match keys.seconds("STEP_TIMEOUT", d.step_timeout, 86_400.0)? {
+                t if t < 1.0 => {
+                    return Err(SessionError::BadKey {
+                        key: "STEP_TIMEOUT".into(),
+                        message: format!("is {t} seconds; it must be between 1 and 86400"),
+                    });
+                }
+                t => t,
+            },
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
@@ -371,5 +491,36 @@ mod tests {
         let e = UfoConfig::parse("APP_AGENT:\n  API_TYPE: martian\n", Path::new("."), &env)
             .unwrap_err();
         assert!(e.to_string().contains("APP_AGENT.API_TYPE"), "{e}");
+    }
+
+    #[test]
+    fn secrets_are_never_echoed_in_config_errors() {
+        use ufo_core::Diagnostic;
+        let env = |k: &str| (k == "PROBE_KEY").then(|| "sk-live-0123456789".to_owned());
+        let e = UfoConfig::parse("MAX_STEP: ${PROBE_KEY}\n", Path::new("."), &env).unwrap_err();
+        let text = format!("{e} {}", e.help().unwrap_or_default());
+        assert!(text.contains("`MAX_STEP`"), "{text}");
+        assert!(!text.contains("sk-live"), "{text}");
+        assert!(text.contains("PROBE_KEY"), "{text}");
+        let e = UfoConfig::parse(
+            "APP_AGENT:\n  API_TYPE: openai\n  API_MODEL: m\n  API_KEY: 987654321\n",
+            Path::new("."),
+            &env,
+        );
+        if let Err(e) = e {
+            let text = format!("{e} {}", e.help().unwrap_or_default());
+            assert!(!text.contains("987654321"), "{text}");
+        }
+    }
+
+    #[test]
+    fn durations_too_large_for_the_clock_are_errors_naming_the_key() {
+        for v in ["1e308", "3601", "-1", "NaN"] {
+            let e =
+                UfoConfig::parse(&format!("SLEEP_TIME: {v}\n"), Path::new("."), &env).unwrap_err();
+            assert!(e.to_string().contains("`SLEEP_TIME`"), "{v}: {e}");
+        }
+        let c = UfoConfig::parse("SLEEP_TIME: 0.5\n", Path::new("."), &env).unwrap();
+        assert!((c.system.sleep_time - 0.5).abs() < 1e-9);
     }
 }

@@ -72,7 +72,8 @@ pub fn present(rec: &StepRecord) -> String {
         s.push_str(&format!("  re-asked: {e}\n"));
     }
     if let Some(e) = &rec.error {
-        s.push_str(&format!("  error: {e}\n"));
+        // The help line is printed once, with the error that ends the session.
+        s.push_str(&format!("  error[{}]: {}\n", e.code, e.message));
     }
     if !rec.comment.is_empty() {
         s.push_str(&format!("  comment: {}\n", rec.comment));

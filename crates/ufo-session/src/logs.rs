@@ -8,14 +8,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use ufo_agent::StepRecord;
 
-/// A task name made safe as one directory name: letters, digits, `.`, `_`
-/// and `-` are kept, everything else becomes `_`; leading dots are dropped;
-/// an empty result becomes `task`. No name can leave the log root.
+/// A task name made safe as one directory name: letters and digits of any
+/// script, `.`, `_` and `-` are kept, everything else becomes `_`; leading dots
+/// are dropped; an empty result becomes `task`. No name can leave the log root.
 pub fn sanitize_task_name(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            if c.is_alphanumeric() || matches!(c, '.' | '_' | '-') {
                 c
             } else {
                 '_'
@@ -39,6 +39,45 @@ pub struct TaskLogs {
     dir: PathBuf,
     response: File,
     request: File,
+    session_id: String,
+}
+
+/// A new directory `parent/name`, or `name-2`, `name-3`, ... when that is
+/// taken: two runs never share a folder, even when started in the same
+/// second or with names that sanitise alike.
+fn fresh_dir(parent: &Path, name: &str) -> Result<PathBuf, SessionError> {
+    std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
+    for n in 1..=10_000u32 {
+        let candidate = if n == 1 {
+            parent.join(name)
+        } else {
+            parent.join(format!("{name}-{n}"))
+        };
+        match std::fs::create_dir(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(err(&candidate, e)),
+        }
+    }
+    Err(err(
+        &parent.join(name),
+        "10,000 folders of that name exist already; choose another task name",
+    ))
+}
+
+/// A session id unique on this machine: time, process and a counter.
+fn new_session_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{:x}-{:x}-{}",
+        nanos,
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> SessionError {
@@ -49,13 +88,15 @@ fn err(path: &Path, e: impl std::fmt::Display) -> SessionError {
 }
 
 impl TaskLogs {
-    /// Creates (or appends to) `root/<segments...>`, each segment sanitised.
+    /// Creates `root/<segments...>`, each segment sanitised; the last one is
+    /// always a new folder (suffixed `-2`, `-3`, ... when the name is taken).
     pub fn create(root: &Path, segments: &[&str]) -> Result<Self, SessionError> {
-        let mut dir = root.to_path_buf();
-        for s in segments {
-            dir.push(sanitize_task_name(s));
+        let mut parent = root.to_path_buf();
+        let (last, first) = segments.split_last().unwrap_or((&"task", &[]));
+        for s in first {
+            parent.push(sanitize_task_name(s));
         }
-        std::fs::create_dir_all(&dir).map_err(|e| err(&dir, e))?;
+        let dir = fresh_dir(&parent, &sanitize_task_name(last))?;
         let open = |n: &str| {
             let p = dir.join(n);
             OpenOptions::new()
@@ -68,7 +109,13 @@ impl TaskLogs {
             response: open("response.log")?,
             request: open("request.log")?,
             dir,
+            session_id: new_session_id(),
         })
+    }
+
+    /// The id every log line of this session carries (`session_id`).
+    pub fn session_id(&self) -> &str {
+        &self.session_id
     }
 
     /// The task's directory.
@@ -117,9 +164,11 @@ impl TaskLogs {
             std::fs::write(&p, text).map_err(|e| err(&p, e))?;
         }
         if let Some(r) = rec.request_log.take() {
-            line(&mut self.request, &r, &self.dir.join("request.log"))?;
+            let p = self.dir.join("request.log");
+            line(&mut self.request, &r, &self.session_id, &p)?;
         }
-        line(&mut self.response, rec, &self.dir.join("response.log"))
+        let p = self.dir.join("response.log");
+        line(&mut self.response, rec, &self.session_id, &p)
     }
 
     /// Appends one line to `evaluation.log`.
@@ -130,7 +179,7 @@ impl TaskLogs {
             .append(true)
             .open(&p)
             .map_err(|e| err(&p, e))?;
-        line(&mut f, v, &p)
+        line(&mut f, v, &self.session_id, &p)
     }
 
     /// Writes a whole file in the task directory.
@@ -141,8 +190,13 @@ impl TaskLogs {
     }
 }
 
-fn line<T: Serialize>(f: &mut File, v: &T, p: &Path) -> Result<(), SessionError> {
-    let mut s = serde_json::to_string(v).map_err(|e| err(p, e))?;
+/// Appends `v` as one JSON line carrying `session_id`, and flushes.
+fn line<T: Serialize>(f: &mut File, v: &T, session_id: &str, p: &Path) -> Result<(), SessionError> {
+    let mut value = serde_json::to_value(v).map_err(|e| err(p, e))?;
+    if let Some(o) = value.as_object_mut() {
+        o.insert("session_id".into(), session_id.into());
+    }
+    let mut s = serde_json::to_string(&value).map_err(|e| err(p, e))?;
     s.push('\n');
     f.write_all(s.as_bytes()).map_err(|e| err(p, e))?;
     f.flush().map_err(|e| err(p, e))
@@ -159,6 +213,38 @@ mod tests {
         assert_eq!(sanitize_task_name(".."), "task");
         assert_eq!(sanitize_task_name(""), "task");
         assert_eq!(sanitize_task_name("C:\\x"), "C__x");
+        assert_eq!(sanitize_task_name("名前✓"), "名前_");
+    }
+
+    #[test]
+    fn two_runs_of_one_name_get_two_folders_and_their_own_ids() {
+        let d = tempfile::tempdir().unwrap();
+        let a = TaskLogs::create(d.path(), &["batch", "a 5"]).unwrap();
+        let b = TaskLogs::create(d.path(), &["batch", "a_5"]).unwrap();
+        let c = TaskLogs::create(d.path(), &[""]).unwrap();
+        let e = TaskLogs::create(d.path(), &[".."]).unwrap();
+        assert_eq!(a.dir(), d.path().join("batch").join("a_5"));
+        assert_eq!(b.dir(), d.path().join("batch").join("a_5-2"));
+        assert_eq!(c.dir(), d.path().join("task"));
+        assert_eq!(e.dir(), d.path().join("task-2"));
+        assert_ne!(a.session_id(), b.session_id());
+        // Concurrent sessions of the same name, as two processes started in
+        // the same second would be.
+        let names: Vec<PathBuf> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        TaskLogs::create(d.path(), &["same"])
+                            .unwrap()
+                            .dir()
+                            .to_path_buf()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let unique: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), 8, "{names:?}");
     }
 
     #[test]
@@ -172,6 +258,7 @@ mod tests {
         let text = std::fs::read_to_string(l.dir().join("response.log")).unwrap();
         let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
         assert_eq!(v["screenshots"]["clean"], "action_step3.png");
+        assert_eq!(v["session_id"], l.session_id());
         assert!(l.dir().join("action_step3.png").exists());
     }
 }

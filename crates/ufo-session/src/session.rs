@@ -230,10 +230,23 @@ async fn run_batch(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>
         message: e.to_string(),
     })?;
     let status_path = dir.join("tasks_status.json");
-    let mut status: serde_json::Map<String, Value> = std::fs::read_to_string(&status_path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let mut status: serde_json::Map<String, Value> = match std::fs::read_to_string(&status_path) {
+        Err(_) => serde_json::Map::new(),
+        Ok(t) => match serde_json::from_str(&t) {
+            Ok(m) => m,
+            Err(e) => {
+                // Say so and keep it: every task runs again, nothing is lost.
+                let backup = status_path.with_extension("json.corrupt");
+                let _ = std::fs::rename(&status_path, &backup);
+                s.io.show(&format!(
+                    "warning: {} is not valid JSON ({e}); kept as {}; every task runs again",
+                    status_path.display(),
+                    backup.display()
+                ));
+                serde_json::Map::new()
+            }
+        },
+    };
     let mut out = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let name = stem(f);
@@ -276,7 +289,15 @@ async fn run_batch(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>
             path: status_path.display().to_string(),
             message: e.to_string(),
         })?;
+        let interrupted = report
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == "ufo::session::interrupted");
         out.push(report);
+        if interrupted {
+            s.io.show("batch interrupted: the remaining tasks were not started");
+            break;
+        }
     }
     Ok(out)
 }
@@ -458,6 +479,36 @@ impl<'a> Session<'a> {
     }
 
     async fn run_normal(&mut self, request: Option<String>, app: Option<&str>) -> SessionReport {
+        let outcome = tokio::select! {
+            st = self.normal_rounds(request, app) => Ok(st),
+            sig = interrupted() => Err(sig),
+        };
+        let status = self.unless_interrupted(outcome);
+        self.finish(status).await
+    }
+
+    /// The status, or — when a signal ended the work — an error saying so,
+    /// recorded for the summary and `output.md`.
+    fn unless_interrupted(
+        &mut self,
+        outcome: Result<SessionStatus, &'static str>,
+    ) -> SessionStatus {
+        match outcome {
+            Ok(st) => st,
+            Err(sig) => {
+                let e = ErrorReport::new(
+                    "ufo::session::interrupted",
+                    format!("interrupted by {sig} at step {}", self.step),
+                )
+                .with_help("the logs up to the last finished step are complete; run the request again to go on");
+                self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
+                self.error = Some(e);
+                SessionStatus::Error
+            }
+        }
+    }
+
+    async fn normal_rounds(&mut self, request: Option<String>, app: Option<&str>) -> SessionStatus {
         let mut status = SessionStatus::Finish;
         let mut next = request.filter(|r| !r.trim().is_empty()).or_else(|| {
             self.s
@@ -482,10 +533,19 @@ impl<'a> Session<'a> {
                 .io
                 .new_request("Please enter your new request. Enter 'N' for exit:");
         }
-        self.finish(status).await
+        status
     }
 
     async fn run_plan(&mut self, plan: &Plan, app: Option<&str>) -> SessionReport {
+        let outcome = tokio::select! {
+            st = self.plan_status(plan, app) => Ok(st),
+            sig = interrupted() => Err(sig),
+        };
+        let status = self.unless_interrupted(outcome);
+        self.finish(status).await
+    }
+
+    async fn plan_status(&mut self, plan: &Plan, app: Option<&str>) -> SessionStatus {
         let request = plan.request_text();
         let app = app.map(str::to_owned).or_else(|| plan.app.clone());
         let status = if let Some(actions) = &plan.actions {
@@ -498,7 +558,7 @@ impl<'a> Session<'a> {
                 None => self.run_round(0, &request).await,
             }
         };
-        self.finish(status).await
+        status
     }
 
     /// Follower with `steps`: each step is a sub-task of the AppAgent.
@@ -546,9 +606,39 @@ impl<'a> Session<'a> {
     /// (`None`).
     async fn host_step(&mut self, round: usize, request: &str) -> Option<HostStep> {
         self.step += 1;
+        let started = std::time::Instant::now();
+        let deadline = self.step_deadline();
         let host = self.host.as_mut()?;
-        let r = host.step(step_input!(self, round, request)).await;
+        let r = match tokio::time::timeout(deadline, host.step(step_input!(self, round, request)))
+            .await
+        {
+            Ok(r) => r,
+            Err(_) => Err(self.deadline_missed("HostAgent", "HostAgent", request, started)),
+        };
         self.settle(r).await
+    }
+
+    fn step_deadline(&self) -> Duration {
+        Duration::from_secs_f64(self.s.config.system.step_timeout)
+    }
+
+    /// The record and error of a step that missed its deadline.
+    fn deadline_missed(
+        &self,
+        agent: &str,
+        name: &str,
+        request: &str,
+        started: std::time::Instant,
+    ) -> Box<(AgentError, StepRecord)> {
+        let mut rec = StepRecord::new(agent, name, self.step);
+        rec.request = request.to_owned();
+        rec.fail(
+            AgentError::StepDeadline {
+                seconds: self.s.config.system.step_timeout,
+            },
+            "ERROR",
+            started,
+        )
     }
 
     /// The next step of the AppAgent of `application`, as [`Self::host_step`].
@@ -559,8 +649,20 @@ impl<'a> Session<'a> {
         request: &str,
     ) -> Option<AppStep> {
         self.step += 1;
+        let started = std::time::Instant::now();
+        let deadline = self.step_deadline();
         let agent = self.apps.get_mut(application)?;
-        let r = agent.step(step_input!(self, round, request)).await;
+        let r = match tokio::time::timeout(deadline, agent.step(step_input!(self, round, request)))
+            .await
+        {
+            Ok(r) => r,
+            Err(_) => Err(self.deadline_missed(
+                "AppAgent",
+                &format!("AppAgent/{application}"),
+                request,
+                started,
+            )),
+        };
         self.settle(r).await
     }
 
@@ -1099,6 +1201,13 @@ impl Session<'_> {
             self.usage.usage.total_tokens,
             self.usage.calls
         ));
+        if let Some(e) = &self.error {
+            md.push_str(&format!("- **Error:** `{}` {}\n", e.code, e.message));
+            if let Some(h) = &e.help {
+                md.push_str(&format!("- **What to do:** {h}\n"));
+            }
+            md.push('\n');
+        }
         if !self.subtasks.is_empty() {
             md.push_str("### Sub-tasks\n\n| sub-task | application | status | result |\n|---|---|---|---|\n");
             for s in &self.subtasks {
@@ -1186,4 +1295,31 @@ impl Session<'_> {
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM, with its name; never
+/// when the handlers cannot be installed.
+#[cfg(not(unix))]
+async fn interrupted() -> &'static str {
+    match tokio::signal::ctrl_c().await {
+        Ok(()) => "Ctrl+C",
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM, with its name; never
+/// when the handlers cannot be installed.
+#[cfg(unix)]
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    }
 }
