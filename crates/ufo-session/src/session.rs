@@ -548,7 +548,7 @@ impl<'a> Session<'a> {
     async fn plan_status(&mut self, plan: &Plan, app: Option<&str>) -> SessionStatus {
         let request = plan.request_text();
         let app = app.map(str::to_owned).or_else(|| plan.app.clone());
-        let status = if let Some(actions) = &plan.actions {
+        if let Some(actions) = &plan.actions {
             self.run_actions(&request, actions).await
         } else if let Some(steps) = &plan.steps {
             self.run_steps(&request, steps, app.as_deref()).await
@@ -557,8 +557,7 @@ impl<'a> Session<'a> {
                 Some(a) => self.run_single_tier(0, &request, a, None).await,
                 None => self.run_round(0, &request).await,
             }
-        };
-        status
+        }
     }
 
     /// Follower with `steps`: each step is a sub-task of the AppAgent.
