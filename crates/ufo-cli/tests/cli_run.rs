@@ -72,3 +72,75 @@ fn run_reports_config_errors_with_the_key() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown mode"));
 }
+
+#[test]
+fn an_interrupted_run_leaves_output_md_with_the_reason() {
+    let state = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let out = ufo()
+        .args(["desktop", "start", "--name", "sigint"])
+        .env("UFO_STATE_DIR", state.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stop = || {
+        let _ = ufo()
+            .args(["desktop", "stop", "--name", "sigint"])
+            .env("UFO_STATE_DIR", state.path())
+            .output();
+    };
+    // A model server that accepts the request and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    let cfg = logs.path().join("agents.yaml");
+    let section = format!(
+        "  API_TYPE: openai\n  API_BASE: http://{addr}/v1\n  API_KEY: sk-test\n  API_MODEL: m\n  TIMEOUT: 300\n"
+    );
+    std::fs::write(
+        &cfg,
+        format!("HOST_AGENT:\n{section}APP_AGENT:\n{section}SLEEP_TIME: 0\n"),
+    )
+    .unwrap();
+    let child = ufo()
+        .args([
+            "run",
+            "-t",
+            "stopped",
+            "-r",
+            "open the calculator",
+            "--desktop",
+            "sigint",
+            "--log-dir",
+        ])
+        .arg(logs.path())
+        .arg("--config")
+        .arg(&cfg)
+        .env("UFO_STATE_DIR", state.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the HostAgent's request reached the model, then interrupt.
+    silent.set_nonblocking(false).unwrap();
+    let (_conn, _) = silent.accept().unwrap();
+    let ok = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let out = child.wait_with_output().unwrap();
+    stop();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains("ufo::session::interrupted"), "{stdout}");
+    let md = std::fs::read_to_string(logs.path().join("stopped").join("output.md"))
+        .unwrap_or_else(|e| panic!("no output.md ({e}): {stdout}"));
+    assert!(md.contains("interrupted by SIGINT"), "{md}");
+    assert!(md.contains("**Status:** ERROR"), "{md}");
+}

@@ -463,6 +463,28 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// Records why a session ends in ERROR when the model itself chose the
+    /// status (no error of ours was raised): the summary and `output.md` say so.
+    fn model_said_error(&mut self, who: &str, comment: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let detail = if comment.trim().is_empty() {
+            "it gave no reason".to_owned()
+        } else {
+            format!("its comment: {}", comment.trim())
+        };
+        let e = ErrorReport::new(
+            "ufo::session::model_error",
+            format!("the {who} model ended the task with status ERROR; {detail}"),
+        )
+        .with_help(
+            "read the step's thought in response.log; rephrase the request or try a stronger model",
+        );
+        self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
+        self.error = Some(e);
+    }
+
     fn fail_with(&mut self, e: &dyn Diagnostic) -> SessionStatus {
         // The report carries the real code also when `e` forwards one.
         let report = e.report();
@@ -813,6 +835,14 @@ impl<'a> Session<'a> {
                                 }
                             }
                             let st = h.status;
+                            if st == HostAgentStatus::Error {
+                                let said = if h.result.is_empty() {
+                                    h.record.comment.clone()
+                                } else {
+                                    h.result.clone()
+                                };
+                                self.model_said_error("HostAgent", &said);
+                            }
                             self.record(h.record).await;
                             State::Host(st)
                         }
@@ -906,7 +936,15 @@ impl<'a> Session<'a> {
                         }
                     }
                     match (st, single) {
-                        (AppAgentStatus::Error, _) => State::End(SessionStatus::Error),
+                        (AppAgentStatus::Error, _) => {
+                            let said = self
+                                .apps
+                                .get(&key)
+                                .map(|a| a.comment.clone())
+                                .unwrap_or_default();
+                            self.model_said_error(&format!("AppAgent/{key}"), &said);
+                            State::End(SessionStatus::Error)
+                        }
                         (AppAgentStatus::Finish, true) => State::End(SessionStatus::Finish),
                         (_, true) => State::End(SessionStatus::Fail),
                         (_, false) => State::Host(HostAgentStatus::Continue),
