@@ -300,6 +300,16 @@ fn check_host_reply(
 ) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
     let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
     if status != HostAgentStatus::Assign {
+        // A tool the HostAgent does not have would be silently ignored and
+        // the model would ask for it again until MAX_STEP: tell it.
+        if let Some(f) = r.function.as_deref().map(str::trim)
+            && !f.is_empty()
+            && f != "select_application_window"
+        {
+            return Err(format!(
+                "$.function: {f:?} is not a HostAgent tool; the HostAgent only assigns sub-tasks with select_application_window (status ASSIGN) — leave function empty otherwise"
+            ));
+        }
         return Ok(Checked { reply: r, status });
     }
     match r.function.as_deref().map(str::trim) {
@@ -359,4 +369,29 @@ fn check_host_reply(
         return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
     }
     Ok(Checked { reply: r, status })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_the_host_does_not_have_is_told_to_the_model() {
+        let r: HostResponse = serde_json::from_value(serde_json::json!({
+            "observation": "no editor open", "thought": "launch it",
+            "status": "CONTINUE", "function": "run_shell",
+            "arguments": {"bash_command": "mousepad"}
+        }))
+        .unwrap();
+        let e = check_host_reply(r, &[], &mut Vec::new()).err().unwrap();
+        assert!(
+            e.contains("run_shell") && e.contains("select_application_window"),
+            "{e}"
+        );
+        let ok: HostResponse = serde_json::from_value(serde_json::json!({
+            "observation": "", "thought": "", "status": "FINISH", "function": ""
+        }))
+        .unwrap();
+        assert!(check_host_reply(ok, &[], &mut Vec::new()).is_ok());
+    }
 }

@@ -703,6 +703,7 @@ impl AtspiBackend {
         match window.native_id {
             Some(id) => match self.x11.window_origin(id as u32) {
                 Ok(o) => Ok((o.x, o.y)),
+                Err(e @ DesktopError::Unreachable(_)) => Err(e),
                 Err(e) => Err(DesktopError::StaleElement {
                     handle: window.handle.0.clone(),
                     detail: format!("its X window is gone: {e}"),
@@ -899,11 +900,12 @@ impl AtspiBackend {
         let offset = if self.is_gtk4(bus).await {
             match self.window_of(h).await.and_then(|w| w.native_id) {
                 Some(id) => {
-                    let o = self.x11.window_origin(id as u32).map_err(|e| {
-                        DesktopError::StaleElement {
+                    let o = self.x11.window_origin(id as u32).map_err(|e| match e {
+                        DesktopError::Unreachable(_) => e,
+                        e => DesktopError::StaleElement {
                             handle: h.0.clone(),
                             detail: format!("its window is gone: {e}"),
-                        }
+                        },
                     })?;
                     (o.x, o.y)
                 }
@@ -1095,14 +1097,13 @@ impl Backend for AtspiBackend {
             ScreenshotTarget::Window(w) => match (w.native_id, w.rect) {
                 // The X window's own rectangle is the truth for what is on screen;
                 // a window that is gone must not yield a picture of what replaced it.
-                (Some(id), _) => {
-                    self.x11
-                        .window_rect(id as u32)
-                        .map_err(|e| DesktopError::StaleElement {
-                            handle: w.handle.0.clone(),
-                            detail: format!("its window is gone: {e}"),
-                        })?
-                }
+                (Some(id), _) => self.x11.window_rect(id as u32).map_err(|e| match e {
+                    DesktopError::Unreachable(_) => e,
+                    e => DesktopError::StaleElement {
+                        handle: w.handle.0.clone(),
+                        detail: format!("its window is gone: {e}"),
+                    },
+                })?,
                 (None, Some(r)) => r,
                 (None, None) => return Err(DesktopError::WindowNotFound(w.title.clone())),
             },

@@ -23,11 +23,22 @@ use x11rb::rust_connection::RustConnection;
 type Result<T> = std::result::Result<T, DesktopError>;
 
 fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> DesktopError + '_ {
-    move |e| DesktopError::Backend(format!("X11 {what}: {e}"))
+    move |e| match e {
+        x11rb::errors::ReplyError::ConnectionError(c) => gone(what, &c),
+        other => DesktopError::Backend(format!("X11 {what}: {other}")),
+    }
 }
 
 fn cerr(what: &str) -> impl Fn(x11rb::errors::ConnectionError) -> DesktopError + '_ {
-    move |e| DesktopError::Backend(format!("X11 {what}: {e}"))
+    move |e| gone(what, &e)
+}
+
+/// A broken connection means the X server is gone: the desktop was stopped
+/// or crashed. That is not a stale element.
+fn gone(what: &str, e: &x11rb::errors::ConnectionError) -> DesktopError {
+    DesktopError::Unreachable(format!(
+        "the X display does not answer ({what}: {e}): the desktop was stopped or crashed"
+    ))
 }
 
 /// A top-level X window.

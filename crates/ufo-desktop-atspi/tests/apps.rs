@@ -469,3 +469,21 @@ async fn a_modifier_left_held_by_a_killed_run_is_released_by_the_next_one() {
     assert_eq!(probe.pressed_keys().unwrap(), Vec::<u8>::new());
     d.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_desktop_is_reported_as_unreachable_not_as_a_stale_element() {
+    use ufo_desktop::{DesktopError, ScreenshotTarget};
+    let d = ufo_testkit::start_desktop("gone").await;
+    ufo_testkit::launch(&d, &["mousepad"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "mousepad", "").await;
+    b.screenshot(&ScreenshotTarget::Window(w.clone()))
+        .await
+        .unwrap();
+    d.stop().unwrap();
+    for target in [ScreenshotTarget::Window(w), ScreenshotTarget::Desktop] {
+        let e = b.screenshot(&target).await.unwrap_err();
+        assert!(matches!(e, DesktopError::Unreachable(_)), "{e:?}");
+        assert!(e.to_string().contains("stopped or crashed"), "{e}");
+    }
+}

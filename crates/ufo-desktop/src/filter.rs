@@ -290,10 +290,11 @@ fn drop_duplicates(picked: &mut Vec<(usize, Control)>) {
     for (i, c) in picked.drain(..) {
         let twin = (!c.name.is_empty())
             .then(|| {
+                // Cheapest tests first: hundreds of cells share a type.
                 keep.iter().position(|(_, k)| {
                     k.control_type == c.control_type
-                        && names_match(&k.name, &c.name)
                         && k.rect.intersection(&c.rect).is_some()
+                        && names_match(&k.name, &c.name)
                 })
             })
             .flatten();

@@ -551,3 +551,26 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn key_sequences_never_panic(keys in "\\PC{0,200}") {
+            let _ = parse_keys(&keys);
+        }
+
+        #[test]
+        fn key_syntax_soup_never_panics(keys in "[{}^%+~()a-zA-Z0-9 ]{0,200}") {
+            if let Ok(events) = parse_keys(&keys) {
+                // Whatever is pressed is released by the end.
+                let downs = events.iter().filter(|e| matches!(e, KeyEvent::Down(_))).count();
+                let ups = events.iter().filter(|e| matches!(e, KeyEvent::Up(_))).count();
+                prop_assert_eq!(downs, ups);
+            }
+        }
+    }
+}

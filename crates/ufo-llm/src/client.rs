@@ -187,7 +187,22 @@ impl HttpModel {
         secret: &Secret,
     ) -> Result<provider::Parsed, LlmError> {
         let provider = self.api.name();
-        let mut req = self.http.post(&wire.url).json(&wire.body);
+        let body = serde_json::to_vec(&wire.body).map_err(|e| LlmError::InvalidMessages {
+            message: format!("the request cannot be serialised: {e}"),
+        })?;
+        if body.len() > MAX_REQUEST_BYTES {
+            return Err(LlmError::TooLarge {
+                what: "request",
+                verb: "sent",
+                bytes: body.len(),
+                limit: MAX_REQUEST_BYTES,
+            });
+        }
+        let mut req = self
+            .http
+            .post(&wire.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body);
         for (k, v) in &wire.headers {
             if !k.eq_ignore_ascii_case("content-type") {
                 req = req.header(k, v);
@@ -199,10 +214,23 @@ impl HttpModel {
             timeout: e.is_timeout(),
             message: scrub(&transport_message(&e, limit), &[secret, &self.cfg.api_key]),
         };
-        let resp = req.send().await.map_err(transport)?;
+        let mut resp = req.send().await.map_err(transport)?;
         let status = resp.status();
         let headers = resp.headers().clone();
-        let body = resp.bytes().await.map_err(transport)?;
+        // Read at most MAX_RESPONSE_BYTES: a misconfigured API_BASE may stream
+        // anything.
+        let mut body: Vec<u8> = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_RESPONSE_BYTES {
+                return Err(LlmError::TooLarge {
+                    what: "response",
+                    verb: "read",
+                    bytes: body.len(),
+                    limit: MAX_RESPONSE_BYTES,
+                });
+            }
+        }
         if status.is_success() {
             provider::parse_success(wire, &body)
         } else {
@@ -315,6 +343,13 @@ fn strip_remote_images(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+/// The largest request body sent: an agent step with two screenshots is a
+/// few MB.
+pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
+
+/// The largest response body read.
+pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
 /// What went wrong with a request, said the way a user can act on it: a
 /// timeout is not a refused connection, and reqwest's own text ("error

@@ -167,6 +167,18 @@ pub enum LlmError {
     /// The reply is empty or whitespace only.
     #[error("the model's reply is empty")]
     EmptyReply,
+    /// A request or a response body over the size limit.
+    #[error("the {what} is {bytes} bytes; at most {limit} bytes are {verb}")]
+    TooLarge {
+        /// "request" or "response".
+        what: &'static str,
+        /// "sent" or "read".
+        verb: &'static str,
+        /// Its size (for a response: how much was read before stopping).
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// The reply is larger than replies are parsed at all.
     #[error("the model's reply is {bytes} bytes; replies over {limit} bytes are not parsed")]
     ReplyTooLarge {
@@ -249,6 +261,10 @@ impl Diagnostic for LlmError {
             Self::Fallback { .. } => "ufo::llm::fallback_failed",
             Self::EmptyReply => "ufo::llm::empty_reply",
             Self::ReplyTooLarge { .. } => "ufo::llm::reply_too_large",
+            Self::TooLarge {
+                what: "request", ..
+            } => "ufo::llm::request_too_large",
+            Self::TooLarge { .. } => "ufo::llm::response_too_large",
             Self::NoJson { .. } => "ufo::llm::no_json",
             Self::TruncatedJson { .. } => "ufo::llm::truncated_json",
             Self::SchemaMismatch { .. } => "ufo::llm::schema_mismatch",
@@ -312,6 +328,12 @@ impl Diagnostic for LlmError {
                 "fix the primary model's configuration or the BACKUP_AGENT section; both errors are shown".into()
             }
             Self::EmptyReply => "re-ask the model; if it keeps happening raise MAX_TOKENS".into(),
+            Self::TooLarge { what: "request", .. } => {
+                "the prompt is far larger than any agent step needs (a huge request text, control list or image?): shorten the request or lower the screenshot count".into()
+            }
+            Self::TooLarge { .. } => {
+                "the server sent far more than a chat completion: check API_BASE points at the model's API".into()
+            }
             Self::ReplyTooLarge { .. } => {
                 "the model is not answering in the reply format (a runaway output?): lower MAX_TOKENS or use another model".into()
             }

@@ -367,3 +367,25 @@ fn trim_trailing_comma(out: &mut String) {
         out.truncate(t - 1);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Any text, and text made of the characters the scanner cares about:
+        // a coded error or a value, never a panic.
+        #[test]
+        fn extraction_never_panics(text in "\\PC{0,300}") {
+            let _ = extract_json(&text, ExtractOptions::lenient());
+            let _ = extract_json(&text, ExtractOptions { repair: false, allow_array: true });
+        }
+
+        #[test]
+        fn bracket_soup_never_panics(text in "[{}\\[\\]\"'a:,\\\\ \n`]{0,400}") {
+            let _ = extract_json(&text, ExtractOptions::lenient());
+            let _ = extract_json(&format!("```json\n{text}"), ExtractOptions::lenient());
+        }
+    }
+}

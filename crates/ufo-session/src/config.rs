@@ -524,3 +524,24 @@ mod tests {
         assert!((c.system.sleep_time - 0.5).abs() < 1e-9);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn config_files_never_panic(text in "\\PC{0,300}") {
+            let _ = UfoConfig::parse(&text, Path::new("."), &|_| None);
+        }
+
+        #[test]
+        fn yaml_shaped_configs_never_panic(
+            key in "(MAX_STEP|SLEEP_TIME|STEP_TIMEOUT|SAFE_GUARD|CONTROL_LIST|APP_AGENT|TIMEOUT|MAX_ROUND|X)",
+            value in "(-?[0-9]{1,400}(\\.[0-9]+)?(e[0-9]{1,3})?|\\$\\{[A-Z]{1,5}\\}|\\[[a-z, ]{0,20}\\]|\\{[a-z: ]{0,20}\\}|true|~|[a-z]{0,10})"
+        ) {
+            let _ = UfoConfig::parse(&format!("{key}: {value}\n"), Path::new("."), &|_| Some("1e308".into()));
+        }
+    }
+}

@@ -47,6 +47,19 @@ impl UserIo for ConsoleIo {
     }
 }
 
+/// The most of one field shown on the console, in characters (the logs keep
+/// more, the reply file all of it).
+const MAX_SHOWN: usize = 2000;
+
+fn clip(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= MAX_SHOWN {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(MAX_SHOWN).collect();
+    format!("{head}… [{n} characters; see response.log]")
+}
+
 /// One step as UFO's presenter shows it: agent, thought, action, result, status.
 pub fn present(rec: &StepRecord) -> String {
     let mut s = format!(
@@ -57,26 +70,26 @@ pub fn present(rec: &StepRecord) -> String {
         s.push_str(&format!("  subtask: {}\n", rec.subtask));
     }
     if !rec.observation.is_empty() {
-        s.push_str(&format!("  observation: {}\n", rec.observation));
+        s.push_str(&format!("  observation: {}\n", clip(&rec.observation)));
     }
     if !rec.thought.is_empty() {
-        s.push_str(&format!("  thought: {}\n", rec.thought));
+        s.push_str(&format!("  thought: {}\n", clip(&rec.thought)));
     }
     for a in &rec.actions {
-        s.push_str(&format!("  action: {}\n", a.action_representation));
+        s.push_str(&format!("  action: {}\n", clip(&a.action_representation)));
     }
     for r in &rec.repairs {
         s.push_str(&format!("  repaired: {r}\n"));
     }
     for e in &rec.parse_errors {
-        s.push_str(&format!("  re-asked: {e}\n"));
+        s.push_str(&format!("  re-asked: {}\n", clip(e)));
     }
     if let Some(e) = &rec.error {
         // The help line is printed once, with the error that ends the session.
         s.push_str(&format!("  error[{}]: {}\n", e.code, e.message));
     }
     if !rec.comment.is_empty() {
-        s.push_str(&format!("  comment: {}\n", rec.comment));
+        s.push_str(&format!("  comment: {}\n", clip(&rec.comment)));
     }
     s.push_str(&format!(
         "  cost: ${:.4} · {:.2}s",

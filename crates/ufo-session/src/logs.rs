@@ -163,6 +163,18 @@ impl TaskLogs {
             let text = serde_json::to_string(&tree).map_err(|e| err(&p, e))?;
             std::fs::write(&p, text).map_err(|e| err(&p, e))?;
         }
+        // A huge reply is kept once, whole, in its own file; the log lines
+        // carry at most MAX_LOG_FIELD of any text.
+        for (i, raw) in rec.raw_replies.iter_mut().enumerate() {
+            if raw.len() > MAX_LOG_FIELD {
+                let d = self.dir.join("replies");
+                std::fs::create_dir_all(&d).map_err(|e| err(&d, e))?;
+                let name = format!("step{n}_reply{i}.txt");
+                let p = d.join(&name);
+                std::fs::write(&p, raw.as_bytes()).map_err(|e| err(&p, e))?;
+                *raw = format!("<{} bytes, whole in replies/{name}>", raw.len());
+            }
+        }
         if let Some(r) = rec.request_log.take() {
             let p = self.dir.join("request.log");
             line(&mut self.request, &r, &self.session_id, &p)?;
@@ -190,9 +202,31 @@ impl TaskLogs {
     }
 }
 
+/// The most of any one text a log line carries, in bytes.
+pub const MAX_LOG_FIELD: usize = 64 * 1024;
+
+/// Cuts every string of `v` longer than [`MAX_LOG_FIELD`], saying how long it was.
+fn cut_long_strings(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) if s.len() > MAX_LOG_FIELD => {
+            let mut end = MAX_LOG_FIELD;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let total = s.len();
+            s.truncate(end);
+            s.push_str(&format!("… [cut: {total} bytes in all]"));
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(cut_long_strings),
+        serde_json::Value::Object(m) => m.values_mut().for_each(cut_long_strings),
+        _ => {}
+    }
+}
+
 /// Appends `v` as one JSON line carrying `session_id`, and flushes.
 fn line<T: Serialize>(f: &mut File, v: &T, session_id: &str, p: &Path) -> Result<(), SessionError> {
     let mut value = serde_json::to_value(v).map_err(|e| err(p, e))?;
+    cut_long_strings(&mut value);
     if let Some(o) = value.as_object_mut() {
         o.insert("session_id".into(), session_id.into());
     }
@@ -214,6 +248,25 @@ mod tests {
         assert_eq!(sanitize_task_name(""), "task");
         assert_eq!(sanitize_task_name("C:\\x"), "C__x");
         assert_eq!(sanitize_task_name("名前✓"), "名前_");
+    }
+
+    #[test]
+    fn a_huge_reply_is_kept_once_and_the_log_line_stays_small() {
+        let d = tempfile::tempdir().unwrap();
+        let mut l = TaskLogs::create(d.path(), &["big"]).unwrap();
+        let mut r = StepRecord::new("AppAgent", "AppAgent/x", 1);
+        let reply = "y".repeat(5 * 1024 * 1024);
+        r.raw_replies = vec![reply.clone()];
+        r.thought = reply.clone();
+        r.parsed_response = serde_json::json!({"Thought": reply});
+        l.write_step(&mut r).unwrap();
+        let log = std::fs::metadata(l.dir().join("response.log"))
+            .unwrap()
+            .len();
+        assert!(log < 512 * 1024, "response.log is {log} bytes");
+        let kept =
+            std::fs::read_to_string(l.dir().join("replies").join("step1_reply0.txt")).unwrap();
+        assert_eq!(kept.len(), 5 * 1024 * 1024);
     }
 
     #[test]

@@ -65,10 +65,33 @@ impl Plan {
             message,
         };
         let text = std::fs::read_to_string(path).map_err(|x| e(format!("cannot read it: {x}")))?;
-        let p: Plan =
-            serde_json::from_str(&text).map_err(|x| e(format!("not a valid plan: {x}")))?;
+        Self::parse(&text).map_err(e)
+    }
+
+    /// Parses and checks a plan's JSON; the error says what to change.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|x| format!("not valid JSON: {x}"))?;
+        match &v {
+            serde_json::Value::Object(_) => {}
+            serde_json::Value::Array(_) => {
+                return Err("the file is a JSON array; a plan is one object: \
+                            {\"request\": ..., \"actions\": [...]} (several plans go in several files of a folder)"
+                    .into());
+            }
+            other => return Err(format!("a plan is a JSON object, not {other}")),
+        }
+        let p: Plan = serde_json::from_value(v).map_err(|x| format!("not a valid plan: {x}"))?;
         if p.actions.is_none() && p.steps.is_none() && p.request.is_none() {
-            return Err(e("it needs `actions`, `steps` or `request`".into()));
+            return Err("it needs `actions`, `steps` or `request`".into());
+        }
+        for (i, a) in p.actions.iter().flatten().enumerate() {
+            if !matches!(a.agent.as_str(), "HostAgent" | "AppAgent") {
+                return Err(format!(
+                    "actions[{i}].agent is {:?}; it must be \"HostAgent\" or \"AppAgent\"",
+                    a.agent
+                ));
+            }
         }
         Ok(p)
     }
@@ -99,4 +122,41 @@ pub fn plan_files(path: &Path) -> Result<Vec<PathBuf>, SessionError> {
         .collect();
     v.sort();
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrong_plans_get_errors_that_point_at_the_fix() {
+        let e = Plan::parse(r#"[{"request": "x"}]"#).unwrap_err();
+        assert!(e.contains("JSON array") && e.contains("one object"), "{e}");
+        let e = Plan::parse(
+            r#"{"request": "x", "actions": [{"agent": "Robot", "action": "click_input"}]}"#,
+        )
+        .unwrap_err();
+        assert!(e.contains("actions[0].agent") && e.contains("Robot"), "{e}");
+        let e = Plan::parse("12").unwrap_err();
+        assert!(e.contains("JSON object"), "{e}");
+        assert!(Plan::parse(r#"{"request": "x"}"#).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn plan_files_never_panic(text in "\\PC{0,300}") {
+            let _ = Plan::parse(&text);
+        }
+
+        #[test]
+        fn json_shaped_plans_never_panic(text in "[{}\\[\\]\":, a-z0-9]{0,300}") {
+            let _ = Plan::parse(&text);
+        }
+    }
 }
