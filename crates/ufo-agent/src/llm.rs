@@ -99,7 +99,7 @@ where
                 request.messages.push(Msg {
                     name: None,
                     role: Role::Assistant,
-                    content: Content::Text(reply.text),
+                    content: Content::Text(echo_of(reply.text)),
                     url: Vec::new(),
                 });
                 request.messages.push(Msg {
@@ -165,4 +165,22 @@ where
     rec.plan = r.plan();
     rec.comment = r.comment();
     Ok(asked.value)
+}
+
+/// The most of an unusable reply sent back to the model when re-asking: enough
+/// to see what went wrong, not a runaway output echoed into every re-ask.
+const MAX_ECHOED_REPLY: usize = 8 * 1024;
+
+fn echo_of(mut text: String) -> String {
+    if text.len() <= MAX_ECHOED_REPLY {
+        return text;
+    }
+    let total = text.len();
+    let mut end = MAX_ECHOED_REPLY;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(&format!("… [your reply was {total} bytes; cut here]"));
+    text
 }

@@ -357,6 +357,36 @@ async fn malformed_replies_are_repaired_or_re_asked() {
     assert_eq!(lines[0]["status"], "ERROR");
     assert_eq!(lines[0]["parse_errors"].as_array().unwrap().len(), 3);
     assert!(r.log_dir.join("output.md").exists());
+
+    // A 5 MB reply: refused before any scanning, re-asked, then ERROR with the
+    // reason; the whole reply is kept once, the log line stays small.
+    let huge = format!("{{\"observation\": \"{}", "{".repeat(5 * 1024 * 1024));
+    let flood = ScriptedModel::start(vec![
+        ufo_testkit::scripted::fixed(huge.clone()),
+        ufo_testkit::scripted::fixed(huge.clone()),
+    ])
+    .await;
+    let (reports, _) = normal(
+        &rig,
+        &flood,
+        "JSON_PARSING_RETRY: 1\n",
+        &[],
+        "compute 12*7",
+        Some("gnome-calculator"),
+        "flood",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Error);
+    let e = r.error.as_ref().unwrap();
+    assert!(e.message.contains("bytes"), "{e:?}");
+    let log = std::fs::metadata(r.log_dir.join("response.log"))
+        .unwrap()
+        .len();
+    assert!(log < 1024 * 1024, "response.log is {log} bytes");
+    assert!(r.log_dir.join("replies").join("step1_reply0.txt").exists());
+    let md = std::fs::read_to_string(r.log_dir.join("output.md")).unwrap();
+    assert!(md.contains("**Error:**"), "{md}");
     rig.desktop.stop().unwrap();
 }
 
