@@ -706,6 +706,11 @@ fn check_app_reply(
                     .map_err(|e| format!("{path}.status: {e}"))?,
             );
         }
+        // UFO's own convention for "no action" (FINISH, FAIL, ERROR with
+        // nothing more to do): an empty function.
+        if c.function.trim().is_empty() {
+            continue;
+        }
         let spec = specs
             .iter()
             .find(|s| s.name == c.function.trim())
@@ -733,6 +738,7 @@ fn check_app_reply(
         }
         fix_control(&mut c.arguments, controls, &path, repairs)?;
     }
+    calls.retain(|c| !c.function.trim().is_empty());
     // No status: a step without actions is done, one with actions goes on.
     let status = status.unwrap_or(match calls.is_empty() {
         true => AppAgentStatus::Finish,
@@ -744,7 +750,10 @@ fn check_app_reply(
         } else {
             match calls.into_iter().next() {
                 Some(c) => crate::response::Actions::One(c),
-                None => return Ok(Checked { reply: r, status }),
+                None => {
+                    r.action = None;
+                    return Ok(Checked { reply: r, status });
+                }
             }
         };
     }

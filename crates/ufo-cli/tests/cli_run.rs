@@ -73,12 +73,20 @@ fn run_reports_config_errors_with_the_key() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown mode"));
 }
 
-#[test]
-fn an_interrupted_run_leaves_output_md_with_the_reason() {
+/// `ufo run -t TASK -r ...` on a private desktop of its own, with a model
+/// server that accepts requests and never answers, and `extra` config keys.
+/// `during` runs once the HostAgent's request has reached the model, with the
+/// child's pid. Returns the run's output and the task's `output.md`.
+fn run_against_a_silent_model(
+    task: &str,
+    extra: &str,
+    during: impl FnOnce(u32),
+) -> (std::process::Output, String) {
     let state = tempfile::tempdir().unwrap();
     let logs = tempfile::tempdir().unwrap();
+    let desktop = format!("silent-{task}");
     let out = ufo()
-        .args(["desktop", "start", "--name", "sigint"])
+        .args(["desktop", "start", "--name", &desktop])
         .env("UFO_STATE_DIR", state.path())
         .output()
         .unwrap();
@@ -87,13 +95,6 @@ fn an_interrupted_run_leaves_output_md_with_the_reason() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stop = || {
-        let _ = ufo()
-            .args(["desktop", "stop", "--name", "sigint"])
-            .env("UFO_STATE_DIR", state.path())
-            .output();
-    };
-    // A model server that accepts the request and never answers.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap();
     let cfg = logs.path().join("agents.yaml");
@@ -102,18 +103,18 @@ fn an_interrupted_run_leaves_output_md_with_the_reason() {
     );
     std::fs::write(
         &cfg,
-        format!("HOST_AGENT:\n{section}APP_AGENT:\n{section}SLEEP_TIME: 0\n"),
+        format!("HOST_AGENT:\n{section}APP_AGENT:\n{section}SLEEP_TIME: 0\n{extra}"),
     )
     .unwrap();
     let child = ufo()
         .args([
             "run",
             "-t",
-            "stopped",
+            task,
             "-r",
             "open the calculator",
             "--desktop",
-            "sigint",
+            &desktop,
             "--log-dir",
         ])
         .arg(logs.path())
@@ -125,22 +126,45 @@ fn an_interrupted_run_leaves_output_md_with_the_reason() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the HostAgent's request reached the model, then interrupt.
-    silent.set_nonblocking(false).unwrap();
     let (_conn, _) = silent.accept().unwrap();
-    let ok = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    during(child.id());
     let out = child.wait_with_output().unwrap();
-    stop();
+    let _ = ufo()
+        .args(["desktop", "stop", "--name", &desktop])
+        .env("UFO_STATE_DIR", state.path())
+        .output();
+    let md =
+        std::fs::read_to_string(logs.path().join(task).join("output.md")).unwrap_or_else(|e| {
+            panic!(
+                "no output.md ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        });
+    (out, md)
+}
+
+#[test]
+fn an_interrupted_run_leaves_output_md_with_the_reason() {
+    let (out, md) = run_against_a_silent_model("stopped", "", |pid| {
+        let ok = Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    });
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     assert!(stdout.contains("ufo::session::interrupted"), "{stdout}");
-    let md = std::fs::read_to_string(logs.path().join("stopped").join("output.md"))
-        .unwrap_or_else(|e| panic!("no output.md ({e}): {stdout}"));
     assert!(md.contains("interrupted by SIGINT"), "{md}");
     assert!(md.contains("**Status:** ERROR"), "{md}");
+}
+
+#[test]
+fn a_step_that_outlives_its_deadline_ends_the_session_with_the_reason() {
+    let (out, md) = run_against_a_silent_model("slow", "STEP_TIMEOUT: 2\n", |_| {});
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains("ufo::agent::step_deadline"), "{stdout}");
+    assert!(md.contains("STEP_TIMEOUT"), "{md}");
 }

@@ -518,11 +518,11 @@ async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
     // Rerun: finished tasks are skipped, the failed one runs again.
     let again = run(
         &rig,
-        cfg,
-        io,
+        cfg.clone(),
+        io.clone(),
         Mode::BatchNormal,
         None,
-        Some(batch),
+        Some(batch.clone()),
         None,
         "batch",
     )
@@ -530,6 +530,36 @@ async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
     let skipped: Vec<bool> = again.iter().map(|r| r.skipped).collect();
     assert_eq!(skipped, [true, false, true]);
     assert_eq!(again[1].status, SessionStatus::Fail);
+    // The rerun of t2 has a folder of its own: the first run's logs are kept.
+    assert!(again[1].log_dir.ends_with("t2-2"), "{:?}", again[1].log_dir);
+    assert!(rig.logs.path().join("batch/t2/response.log").exists());
+
+    // A corrupt status file: said, kept aside, and every task runs again.
+    let status_file = rig.logs.path().join("batch/tasks_status.json");
+    std::fs::write(&status_file, "{ not json").unwrap();
+    let third = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::BatchNormal,
+        None,
+        Some(batch),
+        None,
+        "batch",
+    )
+    .await;
+    assert!(third.iter().all(|r| !r.skipped));
+    assert_eq!(
+        std::fs::read_to_string(status_file.with_extension("json.corrupt")).unwrap(),
+        "{ not json"
+    );
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("not valid JSON") && l.contains("every task runs again")),
+        "{:?}",
+        io.transcript()
+    );
     rig.desktop.stop().unwrap();
 }
 
@@ -850,5 +880,42 @@ async fn unknown_status_values_are_re_asked_with_the_exact_error() {
             ("FINISH", 1, vec![])
         ]
     );
+    rig.desktop.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_that_answers_error_ends_the_session_with_its_reason() {
+    let rig = rig("sess-model-error", &["gnome-calculator"]).await;
+    let model = ScriptedModel::start(vec![ufo_testkit::scripted::fixed(
+        serde_json::json!({"observation": "no display", "thought": "cannot go on", "action": {"function": "", "arguments": {}, "status": "ERROR"}, "comment": "the calculator shows no display"}).to_string(),
+    )])
+    .await;
+    let (reports, io) = normal(
+        &rig,
+        &model,
+        "",
+        &[],
+        "compute 12*7",
+        Some("gnome-calculator"),
+        "model-error",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Error);
+    let e = r.error.as_ref().expect("the session says why it ended");
+    assert_eq!(e.code, "ufo::session::model_error");
+    assert!(
+        e.message.contains("the calculator shows no display"),
+        "{e:?}"
+    );
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("ufo::session::model_error")),
+        "{:?}",
+        io.transcript()
+    );
+    let md = std::fs::read_to_string(r.log_dir.join("output.md")).unwrap();
+    assert!(md.contains("no display"), "{md}");
     rig.desktop.stop().unwrap();
 }

@@ -173,3 +173,42 @@ pub fn pid_of(d: &HeadlessDesktop, comm: &str) -> u32 {
         })
         .unwrap_or_else(|| panic!("no {comm} process on the desktop"))
 }
+
+/// The first editable text control (an editor's text area).
+pub fn editable(ctx: &ToolContext) -> Control {
+    ctx.controls
+        .iter()
+        .find(|c| c.control_type == ControlType::Edit && c.capabilities.editable_text)
+        .cloned()
+        .unwrap_or_else(|| panic!("no editable text: {}", listing(ctx)))
+}
+
+/// In the save dialog the agent follows to (title containing `title`): puts
+/// `path` into the field labelled `field` (verified), presses Save and waits
+/// for the file. Returns the dialog as the agent saw it and the file's bytes.
+pub async fn save_in_dialog(
+    b: &AtspiBackend,
+    ctx: &mut ToolContext,
+    title: &str,
+    field: &str,
+    path: &Path,
+) -> (WindowInfo, Vec<u8>) {
+    let dialog = wait_window(b, ctx, title).await;
+    assert!(dialog.dialog, "not a dialog: {dialog:?}");
+    let name = wait_for(b, ctx, ControlType::Edit, field).await;
+    let r = ok(
+        b,
+        ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": path.display().to_string(), "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    let save = control(ctx, ControlType::Button, "Save")
+        .unwrap_or_else(|| panic!("no Save button: {}", listing(ctx)));
+    ok(b, ctx, "click_input", on(&save, json!({}))).await;
+    (dialog, wait_file(path).await)
+}
