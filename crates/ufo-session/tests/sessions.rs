@@ -335,7 +335,7 @@ async fn malformed_replies_are_repaired_or_re_asked() {
         ufo_testkit::scripted::fixed("no json here"),
     ])
     .await;
-    let (reports, _) = normal(
+    let (reports, bad_io) = normal(
         &rig,
         &bad,
         "JSON_PARSING_RETRY: 2\n",
@@ -351,6 +351,14 @@ async fn malformed_replies_are_repaired_or_re_asked() {
         r.error.as_ref().unwrap().code,
         "ufo::agent::parse_retry_exhausted"
     );
+    // The code is printed once, the help line once.
+    let shown = bad_io.transcript().join("\n");
+    assert!(
+        shown.contains("error[ufo::agent::parse_retry_exhausted]"),
+        "{shown}"
+    );
+    assert!(!shown.contains("ufo::report"), "{shown}");
+    assert_eq!(shown.matches("help:").count(), 1, "{shown}");
     assert_eq!(bad.requests().len(), 3);
     let lines = common::lines(&r.log_dir.join("response.log"));
     assert_eq!(lines.len(), 1);
