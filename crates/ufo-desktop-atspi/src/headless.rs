@@ -19,6 +19,13 @@
 //! and `ufo desktop launch|env|stop` in another find the same desktop.
 
 use crate::bus;
+
+mod launch;
+mod processes;
+
+use launch::package_for;
+use processes::{kill_marked, process_has_marker, process_has_var, signal};
+pub use processes::{marked_pids, process_alive};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -657,138 +664,6 @@ impl HeadlessDesktop {
         &self.state
     }
 
-    /// Starts `argv` on this desktop and waits (at most `timeout`) until it shows
-    /// up on the accessibility registry with at least one window.
-    pub async fn launch(&self, argv: &[String], timeout: Duration) -> Result<LaunchedApp> {
-        use std::os::unix::process::CommandExt;
-        let Some((program, args)) = argv.split_first() else {
-            return Err(HeadlessError::StartFailed {
-                component: "launch".into(),
-                detail: "no command given".into(),
-            });
-        };
-        let program_path = which(program).ok_or_else(|| HeadlessError::MissingProgram {
-            program: program.clone(),
-            package: package_for(program).into(),
-        })?;
-        let launch_id = random_id();
-        let apps_dir = self.state.state_dir.join("apps");
-        std::fs::create_dir_all(&apps_dir).map_err(io_err("creating the apps log directory"))?;
-        let base = Path::new(program)
-            .file_name()
-            .map_or_else(|| "app".into(), |s| s.to_string_lossy().to_string());
-        let log = apps_dir.join(format!("{base}-{launch_id}.log"));
-        let mut cmd = Command::new(program_path);
-        cmd.args(args)
-            .envs(self.state.env())
-            .env(DESKTOP_ID_VAR, &self.state.id)
-            .env(LAUNCH_ID_VAR, &launch_id)
-            .env("GSETTINGS_BACKEND", "memory")
-            .env("NO_AT_BRIDGE", "0")
-            .env_remove("GTK_A11Y")
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .env_remove("WAYLAND_DISPLAY")
-            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
-            .env("QT_ACCESSIBILITY", "1")
-            .env("SAL_USE_VCLPLUGIN", "gtk3")
-            .env("GTK_OVERLAY_SCROLLING", "0")
-            .stdin(Stdio::null())
-            .stdout(open_log(&log)?)
-            .stderr(open_log(&log)?)
-            .process_group(0);
-        let started = Instant::now();
-        let conn = tokio::time::timeout(Duration::from_secs(5), bus::connect(&self.state.a11y_bus))
-            .await
-            .ok()
-            .and_then(Result::ok);
-        // Windows per application before the launch: a single-instance
-        // application (LibreOffice) hands the request to its running process
-        // and the launched process exits; the new window then shows up there.
-        let windows_before: HashMap<String, usize> = match &conn {
-            Some(c) => tokio::time::timeout(timeout, bus::registered_apps(c))
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|a| (a.bus_name, a.windows))
-                .collect(),
-            None => HashMap::new(),
-        };
-        let mut child = cmd.spawn().map_err(io_err(format!("starting {program}")))?;
-        let launcher_pid = child.id();
-        let deadline = started + timeout;
-        let command = argv.join(" ");
-        let mut handed_over = false;
-        loop {
-            // Each poll is bounded by what is left of the launch timeout.
-            let left = deadline.saturating_duration_since(Instant::now());
-            let apps = match &conn {
-                Some(c) => tokio::time::timeout(left, bus::registered_apps(c))
-                    .await
-                    .unwrap_or(Err(bus::BusError::NoConnection)),
-                None => Err(bus::BusError::NoConnection),
-            };
-            if let Ok(apps) = apps
-                && let Some(app) = apps.into_iter().find(|a| {
-                    a.windows > 0
-                        && (a
-                            .pid
-                            .is_some_and(|p| process_has_var(p, LAUNCH_ID_VAR, &launch_id))
-                            || (handed_over
-                                && a.windows
-                                    > windows_before.get(&a.bus_name).copied().unwrap_or(0)))
-                })
-            {
-                if let Ok(mut c) = self.children.lock() {
-                    c.push(child);
-                }
-                return Ok(LaunchedApp {
-                    app_name: app.name,
-                    pid: app.pid.unwrap_or_default(),
-                    launcher_pid,
-                    log,
-                    startup_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                });
-            }
-            if let Ok(Some(status)) = child.try_wait() {
-                // A launcher script may exit after handing over to the real app;
-                // only give up when nothing of this launch is left.
-                if marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() {
-                    if status.success() && !windows_before.is_empty() {
-                        // Possibly handed over: wait for a new window elsewhere.
-                        handed_over = true;
-                        if Instant::now() <= deadline {
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    }
-                    return Err(HeadlessError::LaunchExited {
-                        command,
-                        status: status.to_string(),
-                        tail: log_tail(&log, 5),
-                    });
-                }
-            }
-            if Instant::now() > deadline {
-                for pid in marked_pids(LAUNCH_ID_VAR, &launch_id) {
-                    signal(pid, nix::sys::signal::Signal::SIGKILL);
-                }
-                let until = Instant::now() + Duration::from_secs(2);
-                while !marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() && Instant::now() < until {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                let _ = child.try_wait();
-                return Err(HeadlessError::LaunchTimeout {
-                    command,
-                    secs: timeout.as_secs(),
-                    log,
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
     /// Stops the desktop called `name` under `state_root` even when it is only
     /// partly alive (e.g. Xvfb crashed but its buses and apps still run): every
     /// process carrying its marker is ended and its state removed. Returns how
@@ -821,23 +696,6 @@ impl HeadlessDesktop {
     /// Pids of the live (non-zombie) processes of this desktop.
     pub fn processes(&self) -> Vec<u32> {
         marked_pids(DESKTOP_ID_VAR, &self.state.id)
-    }
-}
-
-/// Suggests a Debian package for common test applications.
-fn package_for(program: &str) -> &'static str {
-    match program {
-        "gedit" => "gedit",
-        "gnome-calculator" => "gnome-calculator",
-        "mousepad" => "mousepad",
-        "gtk3-widget-factory" => "gtk-3-examples",
-        "soffice" | "libreoffice" | "lowriter" => "libreoffice-writer libreoffice-gtk3",
-        "localc" => "libreoffice-calc libreoffice-gtk3",
-        "firefox-esr" | "firefox" => "firefox-esr",
-        "gnome-text-editor" => "gnome-text-editor",
-        "featherpad" => "featherpad",
-        "xfwm4" => "xfwm4",
-        _ => "the package that provides it",
     }
 }
 
@@ -893,71 +751,6 @@ rm -rf {dir}
             detail: "no stdin pipe".into(),
         })?;
     Ok((child, stdin))
-}
-
-/// True when `pid` exists and is not a zombie.
-pub fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state field follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|st| st != "Z" && st != "X"),
-        Err(_) => false,
-    }
-}
-
-fn process_has_var(pid: u32, var: &str, value: &str) -> bool {
-    let needle = format!("{var}={value}");
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
-        .unwrap_or(false)
-}
-
-fn process_has_marker(pid: u32, id: &str) -> bool {
-    process_has_var(pid, DESKTOP_ID_VAR, id)
-}
-
-/// Live processes whose environment contains `var=value`.
-pub fn marked_pids(var: &str, value: &str) -> Vec<u32> {
-    let me = std::process::id();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| pid != me && process_has_var(pid, var, value) && process_alive(pid))
-        .collect()
-}
-
-fn signal(pid: u32, sig: nix::sys::signal::Signal) {
-    if let Ok(p) = i32::try_from(pid) {
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), sig);
-    }
-}
-
-/// Sends SIGTERM to every process of desktop `id`, waits up to `grace`, then
-/// SIGKILLs the rest. Returns how many processes were found.
-fn kill_marked(id: &str, grace: Duration) -> usize {
-    let pids = marked_pids(DESKTOP_ID_VAR, id);
-    for &pid in &pids {
-        signal(pid, nix::sys::signal::Signal::SIGTERM);
-    }
-    let deadline = Instant::now() + grace;
-    loop {
-        let left = marked_pids(DESKTOP_ID_VAR, id);
-        if left.is_empty() {
-            break;
-        }
-        if Instant::now() > deadline {
-            for pid in left {
-                signal(pid, nix::sys::signal::Signal::SIGKILL);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    pids.len()
 }
 
 #[cfg(test)]

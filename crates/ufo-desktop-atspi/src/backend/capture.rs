@@ -1,0 +1,617 @@
+//! Tree capture: reading nodes (cache hints, details, texts), converting them,
+//! the breadth-first walk of a window with its budgets, open popups, and the
+//! toolkit corrections (GTK 4 offsets, LibreOffice's shifted positions).
+
+use super::*;
+
+/// What the application's cache already says about a node. Only the fields
+/// toolkits compute live when the cache is read (role, states, interfaces) are
+/// used: cached names and child order lag behind on GTK3 (measured).
+#[derive(Clone, Copy)]
+pub(crate) struct Hint {
+    role: Role,
+    states: StateSet,
+    ifaces: InterfaceSet,
+    children: i32,
+}
+
+/// An application's `Cache.GetItems`, indexed by object path.
+#[derive(Default)]
+pub(super) struct AppCache {
+    items: HashMap<String, Hint>,
+}
+
+impl AppCache {
+    fn hint(&self, path: &str) -> Option<Hint> {
+        self.items.get(path).copied()
+    }
+}
+
+/// Raw facts of one node, before conversion.
+pub(crate) struct RawNode {
+    role: Role,
+    name: String,
+    description: String,
+    states: StateSet,
+    ifaces: InterfaceSet,
+    children: Vec<(String, String)>,
+    /// Set when only part of the children were read (huge container).
+    children_note: Option<String>,
+    extents: Option<(i32, i32, i32, i32)>,
+    actions: Vec<String>,
+    text: Option<String>,
+    value: Option<f64>,
+}
+
+pub(super) fn state_names(s: StateSet) -> Vec<String> {
+    s.iter().map(|st| st.to_static_str().to_owned()).collect()
+}
+
+pub(super) fn truncate(s: String, max: usize) -> String {
+    if s.chars().count() <= max {
+        s
+    } else {
+        let mut t: String = s.chars().take(max).collect();
+        t.push('…');
+        t
+    }
+}
+
+pub(super) fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// LibreOffice's root pane and the rectangle of the GTK panel holding it,
+/// when the two have the same size but not the same place (see
+/// [`AtspiBackend::capture_tree`]).
+pub(super) fn shifted_root_pane(nodes: &[UiNode]) -> Option<(ElementHandle, Rect<Screen>)> {
+    nodes.iter().find_map(|n| {
+        if n.role != "root pane" {
+            return None;
+        }
+        let r = n.rect?;
+        let p = nodes.get(n.parent?)?.rect?;
+        (p.width == r.width && p.height == r.height && (p.x, p.y) != (r.x, r.y))
+            .then(|| (n.handle.clone(), p))
+    })
+}
+
+impl AtspiBackend {
+    /// Reads everything about one node, issuing its calls concurrently. With a
+    /// `hint` from the application's cache, role, states, interfaces and child
+    /// count are taken from it and every remaining call goes out in a single
+    /// round; without one, identity goes first and the rest in a second round.
+    /// `max_children` (`None`: no children) bounds how many children are read:
+    /// see [`AtspiBackend::read_children`].
+    pub(crate) async fn read_node(
+        &self,
+        h: &ElementHandle,
+        max_text: usize,
+        max_children: Option<usize>,
+        hint: Option<Hint>,
+    ) -> Result<RawNode> {
+        let acc = self.accessible(h).await?;
+        let (role, states, ifaces, count, early) = match &hint {
+            Some(x) => (x.role, x.states, x.ifaces, x.children, None),
+            None => {
+                let (role, name, states, ifaces, description, count) = futures::join!(
+                    call(h, "GetRole", acc.get_role()),
+                    call(h, "Name", acc.name()),
+                    call(h, "GetState", acc.get_state()),
+                    call(h, "GetInterfaces", acc.get_interfaces()),
+                    call(h, "Description", acc.description()),
+                    async {
+                        match max_children {
+                            Some(_) => match call(h, "ChildCount", acc.child_count()).await {
+                                Ok(n) => n,
+                                Err(e) => {
+                                    tracing::debug!(%h, error = %e, "ChildCount failed");
+                                    0
+                                }
+                            },
+                            None => 0,
+                        }
+                    },
+                );
+                (
+                    role?,
+                    states?,
+                    ifaces.unwrap_or_default(),
+                    count,
+                    Some((name, description)),
+                )
+            }
+        };
+        let late_names = async {
+            match early {
+                Some(v) => v,
+                None => futures::join!(
+                    call(h, "Name", acc.name()),
+                    call(h, "Description", acc.description())
+                ),
+            }
+        };
+        let children_f = async {
+            match max_children {
+                Some(limit) => {
+                    self.read_children(h, &acc, limit, states, ifaces, count)
+                        .await
+                }
+                None => Ok(Children::default()),
+            }
+        };
+        let ((name, description), children, details) = futures::join!(
+            late_names,
+            children_f,
+            self.read_details(h, ifaces, max_text)
+        );
+        let children = children.unwrap_or_default();
+        let (extents, actions, text, value) = details;
+        Ok(RawNode {
+            role,
+            name: name.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            states,
+            ifaces,
+            children: children.refs,
+            children_note: children.note,
+            extents,
+            actions,
+            text: text.map(|t| truncate(t, max_text)),
+            value,
+        })
+    }
+
+    /// Extents, action names, text and value — each only when the interface is
+    /// there — concurrently.
+    pub(super) async fn read_details(
+        &self,
+        h: &ElementHandle,
+        ifaces: InterfaceSet,
+        max_text: usize,
+    ) -> (
+        Option<(i32, i32, i32, i32)>,
+        Vec<String>,
+        Option<String>,
+        Option<f64>,
+    ) {
+        let extents_f = async {
+            if !ifaces.contains(Interface::Component) {
+                return None;
+            }
+            let c = self.component(h).await.ok()?;
+            call(h, "GetExtents", c.get_extents(CoordType::Screen))
+                .await
+                .ok()
+        };
+        let actions_f = async {
+            if !ifaces.contains(Interface::Action) {
+                return Vec::new();
+            }
+            match self.action(h).await {
+                Ok(a) => call(h, "GetActions", a.get_actions())
+                    .await
+                    .map(|v| v.into_iter().map(|a| a.name).collect())
+                    .unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+        };
+        let text_f = async {
+            if !ifaces.contains(Interface::Text) || max_text == 0 {
+                return None;
+            }
+            let t = self.text(h).await.ok()?;
+            let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+            let (bus, _) = split_handle(h).ok()?;
+            // LibreOffice answers "" to GetText past the end of the text (and
+            // GTK 4 to GetText(0, -1)): once seen, that application's texts
+            // are read whole, in one call as for the others.
+            if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+                return call(h, "GetText", t.get_text(0, -1)).await.ok();
+            }
+            let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+            if !got.is_empty() {
+                return Some(got);
+            }
+            let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
+            if n <= 0 {
+                return Some(got);
+            }
+            let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
+            if !whole.is_empty()
+                && let Ok(mut m) = self.whole_text.lock()
+            {
+                m.insert(bus.to_owned());
+            }
+            Some(whole)
+        };
+        let value_f = async {
+            if !ifaces.contains(Interface::Value) {
+                return None;
+            }
+            let v = self.value(h).await.ok()?;
+            call(h, "CurrentValue", v.current_value()).await.ok()
+        };
+        futures::join!(extents_f, actions_f, text_f, value_f)
+    }
+
+    /// The application's own cache of its accessible objects (one call), keyed
+    /// by object path. Empty when the toolkit has no cache or does not answer.
+    pub(super) async fn app_cache(&self, bus_name: &str) -> AppCache {
+        let h = handle(bus_name, "/org/a11y/atspi/cache");
+        let Ok(b) = CacheProxy::builder(&self.conn).destination(bus_name.to_owned()) else {
+            return AppCache::default();
+        };
+        let Ok(b) = b.path("/org/a11y/atspi/cache") else {
+            return AppCache::default();
+        };
+        let Ok(proxy) = b.cache_properties(CacheProperties::No).build().await else {
+            return AppCache::default();
+        };
+        let Ok(items) = call(&h, "GetItems", proxy.get_items()).await else {
+            return AppCache::default();
+        };
+        let mut cache = AppCache::default();
+        for item in items {
+            let hint = Hint {
+                role: item.role,
+                states: item.states,
+                ifaces: item.ifaces,
+                children: item.children,
+            };
+            cache
+                .items
+                .insert(item.object.path_as_str().to_owned(), hint);
+        }
+        cache
+    }
+
+    pub(super) fn to_node(
+        &self,
+        raw: RawNode,
+        h: ElementHandle,
+        index: usize,
+        parent: Option<usize>,
+        depth: u32,
+        offset: (i32, i32),
+    ) -> UiNode {
+        let rect = raw
+            .extents
+            // Toolkits park hidden elements far off screen; absurd values from a
+            // misbehaving application must not overflow either.
+            .filter(|&(x, y, w, hgt)| {
+                w > 0
+                    && hgt > 0
+                    && (-10_000..100_000).contains(&x)
+                    && (-10_000..100_000).contains(&y)
+                    && w < 100_000
+                    && hgt < 100_000
+            })
+            .map(|(x, y, w, hgt)| {
+                Rect::<Screen>::new(
+                    x.saturating_add(offset.0),
+                    y.saturating_add(offset.1),
+                    w,
+                    hgt,
+                )
+            });
+        let value = match (&raw.text, raw.value) {
+            (Some(t), _) => Some(t.clone()),
+            (None, Some(v)) => Some(format_number(v)),
+            (None, None) => None,
+        };
+        UiNode {
+            index,
+            parent,
+            children: Vec::new(),
+            depth,
+            handle: h,
+            role: raw.role.name().to_owned(),
+            control_type: roles::control_type(raw.role),
+            name: raw.name,
+            description: raw.description,
+            value,
+            states: state_names(raw.states),
+            rect,
+            actions: raw.actions,
+            capabilities: Capabilities {
+                component: raw.ifaces.contains(Interface::Component),
+                action: raw.ifaces.contains(Interface::Action),
+                text: raw.ifaces.contains(Interface::Text),
+                editable_text: raw.ifaces.contains(Interface::EditableText),
+                value: raw.ifaces.contains(Interface::Value),
+                selection: raw.ifaces.contains(Interface::Selection),
+            },
+        }
+    }
+
+    /// Showing popup top-levels (role window / menu) of the application that
+    /// owns `window`, other than `window` itself.
+    pub(super) async fn open_popups(&self, window: &ElementHandle) -> Vec<(String, String)> {
+        let Ok((bus, _)) = split_handle(window) else {
+            return Vec::new();
+        };
+        let app = handle(bus, "/org/a11y/atspi/accessible/root");
+        let Ok(acc) = self.accessible(&app).await else {
+            return Vec::new();
+        };
+        let Ok(tops) = call(&app, "GetChildren", acc.get_children()).await else {
+            return Vec::new();
+        };
+        let candidates: Vec<ElementHandle> = tops
+            .iter()
+            .map(|t| {
+                handle(
+                    t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
+                    t.path_as_str(),
+                )
+            })
+            .filter(|h| h != window)
+            .collect();
+        let checks = join_all(candidates.iter().map(|h| async move {
+            let acc = self.accessible(h).await.ok()?;
+            let (role, states) = futures::join!(
+                call(h, "GetRole", acc.get_role()),
+                call(h, "GetState", acc.get_state())
+            );
+            let (role, states) = (role.ok()?, states.ok()?);
+            let popup = matches!(role, Role::Window | Role::Menu | Role::PopupMenu);
+            (popup && states.contains(State::Showing)).then(|| {
+                let (b, p) = split_handle(h).ok()?;
+                Some((b.to_owned(), p.to_owned()))
+            })?
+        }))
+        .await;
+        checks.into_iter().flatten().collect()
+    }
+
+    /// The offset to add to this window's reported extents.
+    pub(super) async fn extents_offset(&self, window: &WindowInfo) -> Result<(i32, i32)> {
+        let (bus, _) = split_handle(&window.handle)?;
+        if !self.is_gtk4(bus).await {
+            return Ok((0, 0));
+        }
+        match window.native_id {
+            Some(id) => match self.x11.window_origin(id as u32) {
+                Ok(o) => Ok((o.x, o.y)),
+                Err(e @ DesktopError::Unreachable(_)) => Err(e),
+                Err(e) => Err(DesktopError::StaleElement {
+                    handle: window.handle.0.clone(),
+                    detail: format!("its X window is gone: {e}"),
+                }),
+            },
+            None => Ok((0, 0)),
+        }
+    }
+
+    /// One capture of `window` (see [`Backend::capture_tree`]).
+    pub(super) async fn capture_once(
+        &self,
+        window: &WindowInfo,
+        budget: &TreeBudget,
+    ) -> Result<UiTree> {
+        let started = Instant::now();
+        let offset = self.extents_offset(window).await?;
+        let (bus, _) = split_handle(&window.handle)?;
+        // The window itself is read live (a stale window must fail here); the
+        // application's cache comes along in the same round.
+        let (root_raw, cache) = futures::join!(
+            self.read_node(
+                &window.handle,
+                budget.max_text_chars,
+                Some(budget.max_children),
+                None
+            ),
+            self.app_cache(bus)
+        );
+        let root_raw = root_raw?;
+        let mut nodes = Vec::new();
+        let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
+        let mut root_children = root_raw.children.clone();
+        // Open menus and combo-box lists are separate top-levels of the same
+        // application (role "window"); they belong to what the user sees in this
+        // window, so they are captured as extra children of its root.
+        if !self.is_gtk4(bus).await {
+            root_children.extend(self.open_popups(&window.handle).await);
+        }
+        nodes.push(self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset));
+        let mut truncated: Option<String> = None;
+        if budget.max_depth == 0 && !root_children.is_empty() {
+            truncated = Some("depth budget 0 reached".to_owned());
+        } else {
+            pending.push((0, root_children));
+        }
+        let mut depth = 0u32;
+        while !pending.is_empty() {
+            depth += 1;
+            // Every child of this level, in order, up to the node budget.
+            let mut level: Vec<(usize, ElementHandle)> = Vec::new();
+            for (parent, kids) in pending.drain(..) {
+                for (b, p) in kids {
+                    if nodes.len() + level.len() >= budget.max_nodes {
+                        truncated = Some(format!("node budget {} reached", budget.max_nodes));
+                        break;
+                    }
+                    level.push((parent, handle(&b, &p)));
+                }
+            }
+            if level.is_empty() {
+                break;
+            }
+            let remaining = budget.deadline.saturating_sub(started.elapsed());
+            // The deadline bounds each read, so one hung element costs only itself:
+            // its siblings that answered are kept.
+            let reads = join_all(level.iter().map(|(_, h)| {
+                let hint = split_handle(h)
+                    .ok()
+                    .filter(|(b, _)| *b == bus)
+                    .and_then(|(_, p)| cache.hint(p));
+                tokio::time::timeout(
+                    remaining,
+                    self.read_node(h, budget.max_text_chars, Some(budget.max_children), hint),
+                )
+            }));
+            let results = reads.await;
+            let mut deadline_hit = false;
+            for ((parent, h), res) in level.into_iter().zip(results) {
+                let Ok(res) = res else {
+                    deadline_hit = true;
+                    continue;
+                };
+                // Elements that vanished mid-capture are skipped, not fatal.
+                let raw = match res {
+                    Ok(raw) => raw,
+                    Err(_) => {
+                        self.cell_cache.forget(&h);
+                        continue;
+                    }
+                };
+                if let Some(note) = &raw.children_note {
+                    truncated.get_or_insert_with(|| {
+                        format!("container {:?} ({}): {note}", raw.name, raw.role.name())
+                    });
+                }
+                let idx = nodes.len();
+                let kids = raw.children.clone();
+                // What lies under an element that is not showing, while its
+                // parent is (the toolkit reports the state), cannot be seen:
+                // LibreOffice keeps every closed menu's items in the tree.
+                // (Its "defunct" Input line panel still shows its paragraph.)
+                // (GTK 4 says "showing" of the window only: below the root
+                // the parent's own state is what tells.)
+                let hidden_branch = !raw.states.contains(State::Showing)
+                    && !raw.states.contains(State::Defunct)
+                    && nodes[parent].parent.is_some()
+                    && nodes[parent].states.iter().any(|s| s == "showing");
+                nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
+                nodes[parent].children.push(idx);
+                if kids.is_empty() || hidden_branch {
+                    continue;
+                }
+                if depth >= budget.max_depth {
+                    truncated.get_or_insert_with(|| {
+                        format!("depth budget {} reached", budget.max_depth)
+                    });
+                } else {
+                    pending.push((idx, kids));
+                }
+            }
+            if deadline_hit {
+                truncated = Some(format!(
+                    "deadline of {} ms reached",
+                    budget.deadline.as_millis()
+                ));
+                break;
+            }
+            if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
+                break;
+            }
+        }
+        // A "menu" inside a menu bar or another menu is an item that opens a
+        // submenu: UFO (UI Automation) calls that a MenuItem.
+        for i in 0..nodes.len() {
+            if nodes[i].control_type == ufo_core::ControlType::Menu
+                && let Some(p) = nodes[i].parent
+                && matches!(
+                    nodes[p].control_type,
+                    ufo_core::ControlType::MenuBar
+                        | ufo_core::ControlType::Menu
+                        | ufo_core::ControlType::MenuItem
+                )
+            {
+                nodes[i].control_type = ufo_core::ControlType::MenuItem;
+            }
+        }
+        // Unnamed and class-named controls get the name a person would read.
+        let left = budget.deadline.saturating_sub(started.elapsed());
+        self.name_unnamed(&mut nodes, left.min(NAMING_TIME)).await;
+        let mut window = window.clone();
+        // Only the on-screen part of a window can be seen or clicked: controls are
+        // later filtered against this rectangle.
+        if let Some(r) = nodes.first().and_then(|n| n.rect) {
+            window.rect = r.intersection(&self.x11.screen_rect()).or(Some(r));
+        }
+        if window.native_id.is_some()
+            && let Ok(mut m) = self.last_window.lock()
+        {
+            m.insert(bus.to_owned(), window.clone());
+        }
+        Ok(UiTree {
+            window,
+            nodes,
+            truncated: truncated.is_some(),
+            truncation: truncated,
+        })
+    }
+
+    /// One live read of an element (see [`Backend::refresh_node`]).
+    pub(super) async fn refresh_once(
+        &self,
+        h: &ElementHandle,
+        max_text_chars: usize,
+    ) -> Result<UiNode> {
+        let raw = self.read_node(h, max_text_chars, None, None).await?;
+        if raw.states.contains(State::Defunct) {
+            return Err(DesktopError::StaleElement {
+                handle: h.0.clone(),
+                detail: "the element is defunct".into(),
+            });
+        }
+        let (bus, _) = split_handle(h)?;
+        let offset = if self.is_gtk4(bus).await {
+            match self.window_of(h).await.and_then(|w| w.native_id) {
+                Some(id) => {
+                    let o = self.x11.window_origin(id as u32).map_err(|e| match e {
+                        DesktopError::Unreachable(_) => e,
+                        e => DesktopError::StaleElement {
+                            handle: h.0.clone(),
+                            detail: format!("its window is gone: {e}"),
+                        },
+                    })?;
+                    (o.x, o.y)
+                }
+                None => (0, 0),
+            }
+        } else {
+            (0, 0)
+        };
+        Ok(self.to_node(raw, h.clone(), 0, None, 0, offset))
+    }
+
+    /// A capture of `window`, taken again once when LibreOffice reports its
+    /// positions shifted (see [`Backend::capture_tree`]).
+    pub(super) async fn capture_settled(
+        &self,
+        window: &WindowInfo,
+        budget: &TreeBudget,
+    ) -> Result<UiTree> {
+        let tree = self.capture_once(window, budget).await?;
+        // LibreOffice reports what it draws itself 25 px too high (the GTK menu
+        // bar's height) from its start until the pointer first moves over the
+        // window; its own root pane then disagrees with the GTK panel holding
+        // it. Moving the pointer onto the window, as a person's hand would,
+        // makes it recompute; the capture is taken again once.
+        if let Some((pane, rect)) = shifted_root_pane(&tree.nodes) {
+            tracing::debug!("positions reported shifted; moving the pointer over the window");
+            let c = rect.center();
+            self.x11.move_pointer(Point::new(c.x + 1, c.y + 1))?;
+            self.x11.move_pointer(c)?;
+            // It recomputes on its own schedule: wait (bounded) until its root
+            // pane is where the GTK panel is.
+            let comp = self.component(&pane).await?;
+            for _ in 0..20 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let now = call(&pane, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
+                if (now.0, now.1) == (rect.x, rect.y) {
+                    break;
+                }
+            }
+            return self.capture_once(window, budget).await;
+        }
+        Ok(tree)
+    }
+}

@@ -1,0 +1,199 @@
+//! Listing windows: every application's showing top-levels matched to their X
+//! windows (pid, title, size), with dialog ownership from X11.
+
+use super::*;
+
+impl AtspiBackend {
+    /// Matches an AT-SPI window to an X window of the same process: the best of
+    /// title equality, size agreement and overlap (GTK4 extents are window-relative,
+    /// so sizes are compared separately from positions).
+    pub(super) fn match_x_window<'a>(
+        xwins: &'a [XWindow],
+        pid: Option<u32>,
+        title: &str,
+        extents: Option<(i32, i32, i32, i32)>,
+    ) -> Option<&'a XWindow> {
+        let pid = pid?;
+        let candidates: Vec<&XWindow> = xwins
+            .iter()
+            .filter(|w| w.viewable && w.pid == Some(pid))
+            .collect();
+        if candidates.len() == 1 {
+            return candidates.first().copied();
+        }
+        let score = |w: &XWindow| -> i32 {
+            let mut s = 0;
+            if !title.is_empty() && w.title == title {
+                s += 4;
+            } else if !title.is_empty()
+                && !w.title.is_empty()
+                && (w.title.contains(title) || title.contains(&w.title))
+            {
+                s += 2;
+            }
+            if let Some((x, y, ew, eh)) = extents {
+                // Client-side decorations add a margin of a few pixels per side.
+                if w.rect.width.abs_diff(ew) <= 24 && w.rect.height.abs_diff(eh) <= 24 {
+                    s += 2;
+                    if w.rect.x.abs_diff(x) <= 24 && w.rect.y.abs_diff(y) <= 24 {
+                        s += 1;
+                    }
+                }
+            }
+            s
+        };
+        candidates
+            .into_iter()
+            .map(|w| (score(w), w))
+            .filter(|(s, _)| *s > 0)
+            .max_by_key(|(s, _)| *s)
+            .map(|(_, w)| w)
+    }
+
+    /// Finds the window containing an element, to focus it for keyboard input.
+    pub(super) async fn window_of(&self, h: &ElementHandle) -> Option<WindowInfo> {
+        let (bus, _) = split_handle(h).ok()?;
+        // The window last captured for this application is where tools act.
+        if let Some(w) = self
+            .last_window
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bus).cloned())
+        {
+            return Some(w);
+        }
+        let windows = self.list_windows().await.ok()?;
+        windows
+            .into_iter()
+            .find(|w| w.handle.0.starts_with(&format!("{bus}|")))
+    }
+
+    /// The showing top-level windows of every application, each application
+    /// bounded by its own deadline (see [`Backend::list_windows`]).
+    pub(super) async fn windows_now(&self) -> Result<Vec<WindowInfo>> {
+        let root = bus::registry_root(&self.conn)
+            .await
+            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+        let rh = handle("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root");
+        let apps = call(&rh, "GetChildren", root.get_children()).await?;
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn)
+            .await
+            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+        let xwins = self.x11.client_windows().unwrap_or_default();
+        let focused_x = self.x11.focused_window();
+
+        // Per application: name, pid, windows — all applications at once.
+        let per_app = join_all(
+            apps.iter()
+                .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+                .map(|(bus, path)| {
+                    let dbus = &dbus;
+                    let app_bus = bus.clone();
+                    let one_app = async move {
+                        let ah = handle(&bus, &path);
+                        let acc = self.accessible(&ah).await.ok()?;
+                        let (name, kids) = futures::join!(
+                            call(&ah, "Name", acc.name()),
+                            call(&ah, "GetChildren", acc.get_children())
+                        );
+                        let pid = match zbus::names::BusName::try_from(bus.as_str()) {
+                            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                            Err(_) => None,
+                        };
+                        let gtk4 = self.is_gtk4(&bus).await;
+                        let kids = kids.ok()?;
+                        let wins = join_all(
+                            kids.iter()
+                                .filter_map(|k| {
+                                    Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned()))
+                                })
+                                .map(|(b, p)| async move {
+                                    let wh = handle(&b, &p);
+                                    let acc = self.accessible(&wh).await.ok()?;
+                                    let (title, states, role) = futures::join!(
+                                        call(&wh, "Name", acc.name()),
+                                        call(&wh, "GetState", acc.get_state()),
+                                        call(&wh, "GetRole", acc.get_role())
+                                    );
+                                    let states = states.ok()?;
+                                    let role = role.unwrap_or(Role::Frame);
+                                    let ext = match self.component(&wh).await {
+                                        Ok(c) => call(
+                                            &wh,
+                                            "GetExtents",
+                                            c.get_extents(CoordType::Screen),
+                                        )
+                                        .await
+                                        .ok(),
+                                        Err(_) => None,
+                                    };
+                                    Some((wh, title.unwrap_or_default(), states, role, ext))
+                                }),
+                        )
+                        .await;
+                        Some((name.unwrap_or_default(), pid, gtk4, wins))
+                    };
+                    // One hung application must not stall the listing of the
+                    // others: it is left out after a bounded wait.
+                    async move {
+                        match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
+                            Ok(v) => v,
+                            Err(_) => {
+                                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
+                                None
+                            }
+                        }
+                    }
+                }),
+        )
+        .await;
+
+        let mut out = Vec::new();
+        for (app_name, pid, gtk4, wins) in per_app.into_iter().flatten() {
+            for (wh, title, states, role, ext) in wins.into_iter().flatten() {
+                if !(states.contains(State::Visible) || states.contains(State::Showing)) {
+                    continue;
+                }
+                let xw = Self::match_x_window(&xwins, pid, &title, ext);
+                let rect = match (xw, ext) {
+                    (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
+                        x.rect.x.saturating_add(ex),
+                        x.rect.y.saturating_add(ey),
+                        w,
+                        h,
+                    )),
+                    (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
+                    (Some(x), _) => Some(x.rect),
+                    _ => None,
+                };
+                // Window managers and toolkits park helper windows off screen
+                // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
+                if rect.is_some_and(|r| {
+                    r.area() < 64 || r.intersection(&self.x11.screen_rect()).is_none()
+                }) {
+                    continue;
+                }
+                let focused =
+                    states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
+                out.push(WindowInfo {
+                    id: xw.map_or_else(|| wh.0.clone(), |x| format!("{:#x}", x.id)),
+                    app_name: app_name.clone(),
+                    pid,
+                    title,
+                    rect,
+                    focused,
+                    handle: wh,
+                    native_id: xw.map(|x| u64::from(x.id)),
+                    // Toolkits disagree on roles (GTK 4's Save As is a
+                    // "filler", Qt's dialogs are not "modal"): X11 says too.
+                    dialog: roles::is_dialog(role)
+                        || states.contains(State::Modal)
+                        || xw.is_some_and(|x| x.dialog || x.modal),
+                    modal: states.contains(State::Modal) || xw.is_some_and(|x| x.modal),
+                    owner: xw.and_then(|x| x.transient_for).map(u64::from),
+                });
+            }
+        }
+        Ok(out)
+    }
+}

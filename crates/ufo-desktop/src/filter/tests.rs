@@ -1,0 +1,435 @@
+//! Tests of the parent module.
+use super::*;
+use ufo_core::ui::Capabilities;
+use ufo_core::{ElementHandle, WindowInfo};
+
+/// One node of a hand-built tree: (parent, type, name, states, rect).
+type Spec<'a> = (
+    Option<usize>,
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<(i32, i32, i32, i32)>,
+);
+
+fn tree(window_rect: Option<(i32, i32, i32, i32)>, specs: &[Spec<'_>]) -> UiTree {
+    let mut nodes: Vec<UiNode> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, (parent, ty, name, states, rect))| UiNode {
+            index: i,
+            parent: *parent,
+            children: vec![],
+            depth: 0,
+            handle: ElementHandle(format!(":1.0|/n{i}")),
+            role: ty.to_lowercase(),
+            control_type: ty.parse().unwrap(),
+            name: (*name).into(),
+            description: String::new(),
+            value: None,
+            states: states.split_whitespace().map(String::from).collect(),
+            rect: rect.map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+            actions: vec![],
+            capabilities: Capabilities::default(),
+        })
+        .collect();
+    for i in 0..nodes.len() {
+        if let Some(p) = nodes[i].parent {
+            nodes[p].children.push(i);
+            nodes[i].depth = nodes[p].depth + 1;
+        }
+    }
+    UiTree {
+        window: WindowInfo {
+            id: "w1".into(),
+            app_name: "app".into(),
+            pid: None,
+            title: "Win".into(),
+            rect: window_rect.map(|(x, y, w, h)| Rect::new(x, y, w, h)),
+            focused: true,
+            handle: ElementHandle(":1.0|/n0".into()),
+            native_id: None,
+            dialog: false,
+            modal: false,
+            owner: None,
+        },
+        nodes,
+        truncated: false,
+        truncation: None,
+    }
+}
+
+fn labels(t: &UiTree, cfg: &FilterConfig) -> Vec<String> {
+    label_controls(t, cfg, None)
+        .iter()
+        .map(|c| format!("{}:{}:{}", c.id, c.control_type, c.name))
+        .collect()
+}
+
+const GTK3: &str = "enabled sensitive showing visible";
+const GTK4: &str = "sensitive visible focusable";
+
+#[test]
+fn real_app_noise_is_folded() {
+    let w = Some((0, 0, 400, 300));
+    let frame = (None, "Window", "Win", GTK3, Some((0, 0, 400, 300)));
+    let mut t = tree(
+        w,
+        &[
+            frame,
+            // LibreOffice's two menu bars: the second one has the action.
+            (Some(0), "MenuItem", "File", GTK3, Some((0, 0, 35, 19))),
+            (Some(0), "MenuItem", "File", GTK3, Some((0, 0, 39, 25))),
+            // A notebook page that is not showing, with a showing editor.
+            (
+                Some(0),
+                "Pane",
+                "page 2",
+                "enabled sensitive visible",
+                Some((0, 30, 400, 100)),
+            ),
+            (
+                Some(3),
+                "Edit",
+                "hidden editor",
+                GTK3,
+                Some((0, 30, 400, 100)),
+            ),
+            // Buttons say "0" through their Value interface; sliders mean it.
+            (Some(0), "Button", "Bold", GTK3, Some((0, 140, 20, 20))),
+            (Some(0), "Slider", "Zoom", GTK3, Some((30, 140, 90, 20))),
+            // A list row named after its label.
+            (Some(0), "ListItem", "Home", GTK3, Some((0, 170, 100, 20))),
+            (Some(7), "Text", "Home", GTK3, Some((20, 172, 60, 16))),
+            // An unnamed empty table cell.
+            (Some(0), "DataItem", "", GTK3, Some((0, 200, 50, 20))),
+        ],
+    );
+    t.nodes[2].actions = vec!["Click".into()];
+    t.nodes[5].value = Some("0".into());
+    t.nodes[6].value = Some("0".into());
+    let got = label_controls(&t, &FilterConfig::default(), None);
+    let names: Vec<String> = got
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:{}:{}",
+                c.control_type,
+                c.name,
+                c.value.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "MenuItem:File:",
+            "Button:Bold:",
+            "Slider:Zoom:0",
+            "ListItem:Home:"
+        ]
+    );
+    assert_eq!(
+        got[0].actions,
+        vec!["Click".to_owned()],
+        "the twin with the action is kept"
+    );
+}
+
+#[test]
+fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
+    let w = Some((0, 0, 2000, 2000));
+    let mut specs: Vec<Spec<'_>> = vec![(None, "Window", "Sheet", GTK3, Some((0, 0, 2000, 2000)))];
+    let names: Vec<String> = (1..=80).map(|r| format!("A{r}")).collect();
+    for (r, n) in names.iter().enumerate() {
+        let y = i32::try_from(r).unwrap() * 20;
+        specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
+    }
+    let mut t = tree(w, &specs);
+    t.nodes[1].value = Some("5".into());
+    t.nodes[3].states.push("focused".into());
+    let got: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert_eq!(got, vec!["A1", "A3"]);
+    // A small table keeps its empty cells.
+    let small = tree(w, &specs[..11]);
+    assert_eq!(
+        label_controls(&small, &FilterConfig::default(), None).len(),
+        10
+    );
+}
+
+#[test]
+fn data_driven_filtering() {
+    let w = Some((0, 0, 400, 300));
+    let frame = (
+        None,
+        "Window",
+        "Win",
+        "showing visible sensitive",
+        Some((0, 0, 400, 300)),
+    );
+    let cases: Vec<(&str, UiTree, FilterConfig, Vec<&str>)> = vec![
+        (
+            "gtk3 keeps showing+enabled interactive types only",
+            tree(
+                w,
+                &[
+                    frame,
+                    (Some(0), "Pane", "panel", GTK3, Some((0, 0, 400, 300))),
+                    (Some(1), "Button", "OK", GTK3, Some((10, 10, 50, 20))),
+                    (
+                        Some(1),
+                        "Button",
+                        "Hidden",
+                        "enabled sensitive visible",
+                        Some((70, 10, 50, 20)),
+                    ),
+                    (
+                        Some(1),
+                        "Button",
+                        "Disabled",
+                        "showing visible",
+                        Some((130, 10, 50, 20)),
+                    ),
+                    (Some(1), "Edit", "", GTK3, Some((10, 40, 200, 20))),
+                    (Some(1), "Text", "", GTK3, Some((10, 70, 200, 20))),
+                    (Some(1), "Group", "", GTK3, Some((10, 100, 200, 20))),
+                    (Some(1), "Button", "NoRect", GTK3, None),
+                    (
+                        Some(1),
+                        "Button",
+                        "Offscreen",
+                        GTK3,
+                        Some((500, 10, 50, 20)),
+                    ),
+                    (Some(1), "Button", "Zero", GTK3, Some((10, 130, 0, 20))),
+                ],
+            ),
+            FilterConfig::default(),
+            vec!["1:Button:OK", "2:Edit:"],
+        ),
+        (
+            "gtk4 lacks showing below the root: visible is enough, names undoubled, label deduped",
+            tree(
+                w,
+                &[
+                    frame,
+                    (Some(0), "Button", "7 7", GTK4, Some((16, 288, 55, 40))),
+                    (
+                        Some(1),
+                        "Text",
+                        "7",
+                        "sensitive visible",
+                        Some((16, 288, 55, 40)),
+                    ),
+                    (Some(0), "Button", "8 8", GTK4, Some((76, 288, 55, 40))),
+                    (
+                        Some(3),
+                        "Text",
+                        "8",
+                        "sensitive visible",
+                        Some((76, 288, 55, 40)),
+                    ),
+                    (
+                        Some(0),
+                        "Text",
+                        "Result",
+                        "sensitive visible",
+                        Some((0, 100, 300, 30)),
+                    ),
+                    (
+                        Some(0),
+                        "Button",
+                        "gone",
+                        "sensitive",
+                        Some((136, 288, 55, 40)),
+                    ),
+                ],
+            ),
+            FilterConfig::default(),
+            vec!["1:Text:Result", "2:Button:7", "3:Button:8"],
+        ),
+        (
+            "showing reported somewhere below the root: visible alone is not enough",
+            tree(
+                w,
+                &[
+                    frame,
+                    (Some(0), "Button", "A", GTK3, Some((10, 10, 50, 20))),
+                    (
+                        Some(0),
+                        "Button",
+                        "B",
+                        "enabled visible",
+                        Some((70, 10, 50, 20)),
+                    ),
+                ],
+            ),
+            FilterConfig::default(),
+            vec!["1:Button:A"],
+        ),
+        (
+            "reading order: rows within tolerance, then x",
+            tree(
+                w,
+                &[
+                    frame,
+                    (Some(0), "Button", "R2a", GTK3, Some((200, 60, 40, 20))),
+                    (Some(0), "Button", "R1b", GTK3, Some((100, 14, 40, 20))),
+                    (Some(0), "Button", "R1a", GTK3, Some((10, 10, 40, 20))),
+                    (Some(0), "Button", "R2b", GTK3, Some((10, 66, 40, 20))),
+                    (Some(0), "Edit", "Tall", GTK3, Some((300, 0, 50, 44))),
+                ],
+            ),
+            FilterConfig::default(),
+            vec![
+                "1:Button:R1a",
+                "2:Button:R1b",
+                "3:Edit:Tall",
+                "4:Button:R2b",
+                "5:Button:R2a",
+            ],
+        ),
+        (
+            "custom control list, unnamed excluded, not deduped when names differ",
+            tree(
+                w,
+                &[
+                    frame,
+                    (Some(0), "Button", "Open", GTK3, Some((10, 10, 50, 20))),
+                    (Some(1), "Text", "Open file", GTK3, Some((10, 10, 50, 20))),
+                    (Some(0), "MenuItem", "", GTK3, Some((10, 40, 50, 20))),
+                    (Some(0), "Slider", "Vol", GTK3, Some((10, 70, 50, 20))),
+                ],
+            ),
+            FilterConfig {
+                control_types: vec![
+                    ControlType::Button,
+                    ControlType::Text,
+                    ControlType::MenuItem,
+                ],
+                include_unnamed: false,
+                ..FilterConfig::default()
+            },
+            vec!["1:Button:Open", "2:Text:Open file"],
+        ),
+        (
+            "no enabled/sensitive states anywhere: enabled check skipped; no window rect: root rect used",
+            tree(
+                None,
+                &[
+                    (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+                    (Some(0), "Button", "X", "showing", Some((10, 10, 20, 20))),
+                    (Some(0), "Button", "Out", "showing", Some((200, 10, 20, 20))),
+                ],
+            ),
+            FilterConfig::default(),
+            vec!["1:Button:X"],
+        ),
+    ];
+    for (what, t, cfg, want) in cases {
+        assert_eq!(labels(&t, &cfg), want, "{what}");
+    }
+}
+
+#[test]
+fn clips_to_visible_area_and_caps_count() {
+    let t = tree(
+        Some((0, 0, 100, 100)),
+        &[
+            (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+            (
+                Some(0),
+                "Document",
+                "Doc",
+                "showing enabled",
+                Some((0, 50, 100, 500)),
+            ),
+            (
+                Some(0),
+                "Button",
+                "B",
+                "showing enabled",
+                Some((0, 0, 10, 10)),
+            ),
+        ],
+    );
+    let cs = label_controls(&t, &FilterConfig::default(), Some(Rect::new(0, 0, 100, 80)));
+    assert_eq!(cs[1].name, "Doc");
+    assert_eq!(cs[1].rect, Rect::new(0, 50, 100, 30));
+    let capped = label_controls(
+        &t,
+        &FilterConfig {
+            max_controls: 1,
+            ..FilterConfig::default()
+        },
+        None,
+    );
+    assert_eq!(capped.len(), 1);
+    assert_eq!(capped[0].name, "B");
+}
+
+#[test]
+fn values_and_serialisation() {
+    let mut t = tree(
+        Some((0, 0, 100, 100)),
+        &[
+            (None, "Window", "Win", "showing", Some((0, 0, 100, 100))),
+            (
+                Some(0),
+                "Edit",
+                "Name",
+                "showing enabled",
+                Some((0, 0, 50, 10)),
+            ),
+            (
+                Some(0),
+                "Text",
+                "Same",
+                "showing enabled",
+                Some((0, 20, 50, 10)),
+            ),
+        ],
+    );
+    t.nodes[1].value = Some("abcdef".into());
+    t.nodes[2].value = Some("Same".into());
+    let cs = label_controls(
+        &t,
+        &FilterConfig {
+            max_value_chars: 3,
+            ..FilterConfig::default()
+        },
+        None,
+    );
+    assert_eq!(cs[0].value.as_deref(), Some("abc…"));
+    assert_eq!(cs[1].value, None);
+    assert_eq!(
+        prompt_json(&cs).to_string(),
+        r#"[{"id":"1","name":"Name","type":"Edit","value":"abc…"},{"id":"2","name":"Same","type":"Text"}]"#
+    );
+    let full = full_json(&cs);
+    assert_eq!(full[0]["handle"], ":1.0|/n1");
+    assert_eq!(full[0]["rect"]["width"], 50);
+    let back: Vec<Control> = serde_json::from_value(full).unwrap();
+    assert_eq!(back, cs);
+}
+
+#[test]
+fn config_deserialises_with_defaults() {
+    let cfg: FilterConfig =
+        serde_json::from_str(r#"{"control_types":["Button","Edit"],"min_width":5}"#).unwrap();
+    assert_eq!(
+        cfg.control_types,
+        vec![ControlType::Button, ControlType::Edit]
+    );
+    assert_eq!(cfg.min_width, 5);
+    assert!(cfg.require_showing);
+    assert!(
+        FilterConfig::default()
+            .control_types
+            .contains(&ControlType::Slider)
+    );
+}

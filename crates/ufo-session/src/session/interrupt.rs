@@ -1,0 +1,29 @@
+//! Ctrl+C and SIGTERM: a signal ends the session's work, which then finishes
+//! with the reason.
+
+/// Resolves when the process receives SIGINT or SIGTERM, with its name; never
+/// when the handlers cannot be installed.
+#[cfg(not(unix))]
+pub(super) async fn interrupted() -> &'static str {
+    match tokio::signal::ctrl_c().await {
+        Ok(()) => "Ctrl+C",
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// Resolves when the process receives SIGINT or SIGTERM, with its name; never
+/// when the handlers cannot be installed.
+#[cfg(unix)]
+pub(super) async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+    }
+}

@@ -1,0 +1,231 @@
+//! A round: the HostAgent ⇄ AppAgent state machine (ASSIGN, CONTINUE,
+//! CONFIRM, PENDING, FINISH/FAIL/ERROR), and its single-tier form.
+
+use super::*;
+
+/// The state of a round's machine: which agent acts and in which status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Host(HostAgentStatus),
+    App(AppAgentStatus),
+    End(SessionStatus),
+}
+
+impl Session<'_> {
+    /// Linux single-tier session (UFO's `LinuxSession`): the AppAgent on
+    /// `application`, no HostAgent. `subtask` defaults to the request.
+    pub(super) async fn run_single_tier(
+        &mut self,
+        round: usize,
+        request: &str,
+        application: &str,
+        subtask: Option<&str>,
+    ) -> SessionStatus {
+        if !self.requests.iter().any(|r| r == request) {
+            self.requests.push(request.to_owned());
+            self.blackboard.requests.push(request.to_owned());
+        }
+        let title = match self.select_app(application).await {
+            Ok(t) => t,
+            Err(e) => return self.fail_with(&e),
+        };
+        if let Err(e) = self.ensure_app(application) {
+            return self.fail_with(&e);
+        }
+        if let Some(a) = self.apps.get_mut(application) {
+            a.assign(subtask.unwrap_or(request), Vec::new(), &title);
+        }
+        self.machine(round, request, State::App(AppAgentStatus::Continue), true)
+            .await
+    }
+
+    /// A HostAgent round.
+    pub(super) async fn run_round(&mut self, round: usize, request: &str) -> SessionStatus {
+        self.requests.push(request.to_owned());
+        self.blackboard.requests.push(request.to_owned());
+        if let Err(e) = self.ensure_host() {
+            return self.fail_with(&e);
+        }
+        self.machine(
+            round,
+            request,
+            State::Host(HostAgentStatus::Continue),
+            false,
+        )
+        .await
+    }
+
+    /// The round's state machine.
+    async fn machine(
+        &mut self,
+        round: usize,
+        request: &str,
+        start: State,
+        single: bool,
+    ) -> SessionStatus {
+        let mut state = start;
+        let mut assignment = None;
+        loop {
+            state = match state {
+                State::End(st) => return st,
+                State::Host(HostAgentStatus::Continue) | State::App(AppAgentStatus::Continue)
+                    if self.max_step_reached() =>
+                {
+                    self.s.io.show(&format!(
+                        "MAX_STEP ({}) reached; the round ends.",
+                        self.s.config.system.max_step
+                    ));
+                    self.error = Some(
+                        ErrorReport::new("ufo::session::max_step", "MAX_STEP reached")
+                            .with_help("raise MAX_STEP in the config"),
+                    );
+                    State::End(SessionStatus::Fail)
+                }
+                State::Host(HostAgentStatus::Continue) => {
+                    match self.host_step(round, request).await {
+                        Some(h) => {
+                            assignment = h.assignment.clone();
+                            if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
+                                self.result = h.result.clone();
+                            }
+                            if h.status == HostAgentStatus::Pending {
+                                let qa = self.ask_questions(&h.questions);
+                                if let Some(host) = self.host.as_mut() {
+                                    host.add_answers(qa);
+                                }
+                            }
+                            let st = h.status;
+                            if st == HostAgentStatus::Error {
+                                let said = if h.result.is_empty() {
+                                    h.record.comment.clone()
+                                } else {
+                                    h.result.clone()
+                                };
+                                self.model_said_error("HostAgent", &said);
+                            }
+                            self.record(h.record).await;
+                            State::Host(st)
+                        }
+                        None => State::Host(HostAgentStatus::Error),
+                    }
+                }
+                State::Host(HostAgentStatus::Assign) => match assignment.take() {
+                    Some(a) => match self.ensure_app(&a.application) {
+                        Ok(()) => {
+                            if let Some(agent) = self.apps.get_mut(&a.application) {
+                                agent.assign(&a.subtask, a.message.clone(), &a.window_title);
+                            }
+                            State::App(AppAgentStatus::Continue)
+                        }
+                        Err(e) => State::End(self.fail_with(&e)),
+                    },
+                    None => State::Host(HostAgentStatus::Continue),
+                },
+                // Answers were recorded right after the step.
+                State::Host(HostAgentStatus::Pending) => State::Host(HostAgentStatus::Continue),
+                State::Host(HostAgentStatus::Finish) => State::End(SessionStatus::Finish),
+                State::Host(HostAgentStatus::Fail) => State::End(SessionStatus::Fail),
+                State::Host(HostAgentStatus::Error) => State::End(SessionStatus::Error),
+                State::App(AppAgentStatus::Continue) => {
+                    let key = self.current_app.clone().unwrap_or_default();
+                    match self.app_step(&key, round, request).await {
+                        Some(step) => {
+                            let st = step.status;
+                            // A CONFIRM step is logged when it completes, after the user's answer.
+                            if st != AppAgentStatus::Confirm {
+                                if st == AppAgentStatus::Pending {
+                                    let qa = self.ask_questions(&step.questions);
+                                    if let Some(agent) = self.apps.get_mut(&key) {
+                                        agent.add_answers(qa);
+                                    }
+                                }
+                                self.record(step.record).await;
+                            }
+                            State::App(st)
+                        }
+                        None => State::App(AppAgentStatus::Error),
+                    }
+                }
+                State::App(AppAgentStatus::Confirm) => {
+                    let key = self.current_app.clone().unwrap_or_default();
+                    let actions = self
+                        .apps
+                        .get(&key)
+                        .map(|a| a.pending_actions())
+                        .unwrap_or_default();
+                    let confirmed = if self.s.config.system.safe_guard {
+                        self.s.io.confirm(&format!(
+                            "[{key}] The next action is sensitive: {}. Do you want to proceed?",
+                            actions.join("; ")
+                        ))
+                    } else {
+                        true
+                    };
+                    let resumed = match self.apps.get_mut(&key) {
+                        Some(agent) => agent.resume(confirmed, &mut self.blackboard).await,
+                        None => None,
+                    };
+                    match resumed {
+                        Some(step) => {
+                            let st = step.status;
+                            self.record(step.record).await;
+                            State::App(st)
+                        }
+                        None => State::App(AppAgentStatus::Continue),
+                    }
+                }
+                State::App(AppAgentStatus::Pending) => State::App(AppAgentStatus::Continue),
+                State::App(
+                    st @ (AppAgentStatus::Finish | AppAgentStatus::Fail | AppAgentStatus::Error),
+                ) => {
+                    let key = self.current_app.clone().unwrap_or_default();
+                    if let Some(agent) = self.apps.get(&key) {
+                        let result = if agent.result.is_empty() {
+                            agent.comment.clone()
+                        } else {
+                            agent.result.clone()
+                        };
+                        self.subtasks.push(SubtaskRecord {
+                            subtask: agent.subtask.clone(),
+                            application: key.clone(),
+                            status: st.to_string(),
+                            result: result.clone(),
+                        });
+                        if single {
+                            self.result = result;
+                        }
+                    }
+                    match (st, single) {
+                        (AppAgentStatus::Error, _) => {
+                            let said = self
+                                .apps
+                                .get(&key)
+                                .map(|a| a.comment.clone())
+                                .unwrap_or_default();
+                            self.model_said_error(&format!("AppAgent/{key}"), &said);
+                            State::End(SessionStatus::Error)
+                        }
+                        (AppAgentStatus::Finish, true) => State::End(SessionStatus::Finish),
+                        (_, true) => State::End(SessionStatus::Fail),
+                        (_, false) => State::Host(HostAgentStatus::Continue),
+                    }
+                }
+            };
+        }
+    }
+
+    fn ask_questions(&mut self, questions: &[String]) -> Vec<(String, String)> {
+        let mut qa = Vec::new();
+        for q in questions {
+            let a = self.s.io.ask(q).unwrap_or_default();
+            self.blackboard
+                .questions
+                .push(ufo_agent::memory::QuestionAnswer {
+                    question: q.clone(),
+                    answer: a.clone(),
+                });
+            qa.push((q.clone(), a));
+        }
+        qa
+    }
+}
