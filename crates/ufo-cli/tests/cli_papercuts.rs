@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{json, start_desktop, ufo};
+use common::{json, send_signal, start_desktop, ufo};
 use std::process::{Command, Stdio};
 
 /// Runs `ufo ARGS` with exactly the environment a shell has after
@@ -98,10 +98,10 @@ fn a_user_shell_a_closed_pipe_and_a_hung_app() {
     // An application that stops answering: doctor names it, `ufo windows`
     // still lists the others.
     let mousepad = pid_of(s, "papercuts", "mousepad");
-    nix_kill(mousepad, "STOP");
+    send_signal(mousepad, "STOP");
     let doctor = ufo_in_shell(&exports, &["doctor", "--json"]);
     let windows = ufo_in_shell(&exports, &["windows"]);
-    nix_kill(mousepad, "CONT");
+    send_signal(mousepad, "CONT");
     let doc = json(&doctor);
     let apps = doc["checks"]
         .as_array()
@@ -137,13 +137,4 @@ fn a_user_shell_a_closed_pipe_and_a_hung_app() {
         doc.to_string().contains("every application answers"),
         "{doc}"
     );
-}
-
-fn nix_kill(pid: u32, sig: &str) {
-    let ok = Command::new("kill")
-        .args([&format!("-{sig}"), &pid.to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill -{sig} {pid}");
 }

@@ -1,6 +1,8 @@
 //! `ufo demo` and `ufo run` end to end, as a user runs them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::process::Command;
 
 fn ufo() -> Command {
@@ -146,12 +148,7 @@ fn run_against_a_silent_model(
 #[test]
 fn an_interrupted_run_leaves_output_md_with_the_reason() {
     let (out, md) = run_against_a_silent_model("stopped", "", |pid| {
-        let ok = Command::new("kill")
-            .args(["-INT", &pid.to_string()])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok);
+        common::send_signal(pid, "INT");
     });
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");

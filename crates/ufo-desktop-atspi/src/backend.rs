@@ -319,7 +319,19 @@ impl Backend for AtspiBackend {
     }
 
     async fn list_windows(&self) -> Result<Vec<WindowInfo>> {
-        self.windows_now().await
+        self.windows_now(None).await
+    }
+
+    /// Asks only the window's own application (an observation follows its
+    /// dialogs on every step; the other applications need not answer).
+    async fn app_windows(&self, window: &WindowInfo) -> Result<Vec<WindowInfo>> {
+        let (bus, _) = split_handle(&window.handle)?;
+        Ok(self
+            .windows_now(Some(bus))
+            .await?
+            .into_iter()
+            .filter(|w| w.same_app(window))
+            .collect())
     }
 
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {

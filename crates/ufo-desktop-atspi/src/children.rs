@@ -51,7 +51,7 @@ fn refs<'a>(
 
 impl AtspiBackend {
     /// The children of `h` within `limit` (see the module docs). `count` is the
-    /// child count the application reported.
+    /// child count the application reported, `None` when it must be asked.
     pub(crate) async fn read_children(
         &self,
         h: &ElementHandle,
@@ -59,21 +59,17 @@ impl AtspiBackend {
         limit: usize,
         states: StateSet,
         ifaces: InterfaceSet,
-        count: i32,
+        count: Option<i32>,
     ) -> Result<Children> {
         let (bus, _) = split_handle(h)?;
-        let count = count.max(0);
         let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
         let managed = states.contains(State::ManagesDescendants);
-        // Caches count no managed descendants (LibreOffice's says 0): ask.
-        let count = if managed {
-            call(h, "ChildCount", acc.child_count())
-                .await
-                .unwrap_or(count)
-                .max(0)
-        } else {
-            count
-        };
+        // No trustworthy count (a cache's, for a managed container): ask.
+        let count = match count {
+            Some(n) => n,
+            None => call(h, "ChildCount", acc.child_count()).await.unwrap_or(0),
+        }
+        .max(0);
         if count > limit_i || managed {
             tracing::debug!(%h, count, managed, "large container");
         }

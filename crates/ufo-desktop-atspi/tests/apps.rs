@@ -73,13 +73,7 @@ async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
         "the Name Box should say A1: {}",
         listing(&ctx)
     );
-    ok(
-        &b,
-        &mut ctx,
-        "keyboard_input",
-        json!({"keys": "5{ENTER}=A1*2{ENTER}", "control_focus": false}),
-    )
-    .await;
+    press(&b, &mut ctx, "5{ENTER}=A1*2{ENTER}").await;
 
     let mut last = String::new();
     for _ in 0..50 {
@@ -158,13 +152,7 @@ async fn writer_saves_through_the_save_as_dialog() {
         ),
     )
     .await;
-    ok(
-        &b,
-        &mut ctx,
-        "keyboard_input",
-        json!({"keys": "^+s", "control_focus": false}),
-    )
-    .await;
+    press(&b, &mut ctx, "^+s").await;
 
     // The agent now sees the dialog, not the document behind it.
     let path = out.path().join("letter.odt");
@@ -341,13 +329,7 @@ async fn gtk4_text_editor_types_with_focus_and_saves_through_its_dialog() {
     }
     assert!(text.contains("written in GTK four"), "{text:?}");
 
-    ok(
-        &b,
-        &mut ctx,
-        "keyboard_input",
-        json!({"keys": "^+s", "control_focus": false}),
-    )
-    .await;
+    press(&b, &mut ctx, "^+s").await;
     let path = out.path().join("gtk4.txt");
     let (_, bytes) = save_in_dialog(&b, &mut ctx, "Save", "Name:", &path).await;
     let saved = String::from_utf8(bytes).unwrap();

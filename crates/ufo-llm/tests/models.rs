@@ -370,6 +370,19 @@ async fn azure_ad_token_command_failure_is_clear() {
     assert!(matches!(err, LlmError::Token { .. }));
 }
 
+/// The error of one chat with the server at `addr`, no retries.
+async fn chat_error(addr: std::net::SocketAddr, timeout_secs: u32) -> LlmError {
+    let c = LlmConfig::from_yaml(&format!(
+        "API_TYPE: openai\nAPI_KEY: sk-x\nAPI_MODEL: m\nAPI_BASE: http://{addr}/v1\nTIMEOUT: {timeout_secs}\nMAX_RETRY: 0\n"
+    ))
+    .unwrap();
+    HttpModel::new(c)
+        .unwrap()
+        .chat(request("https://x/a.png"))
+        .await
+        .unwrap_err()
+}
+
 #[tokio::test]
 async fn a_silent_server_and_a_closed_port_are_told_apart() {
     // Accepts connections and never answers.
@@ -381,15 +394,7 @@ async fn a_silent_server_and_a_closed_port_are_told_apart() {
             held.push(s);
         }
     });
-    let c = LlmConfig::from_yaml(&format!(
-        "API_TYPE: openai\nAPI_KEY: sk-x\nAPI_MODEL: m\nAPI_BASE: http://{silent_addr}/v1\nTIMEOUT: 1\nMAX_RETRY: 0\n"
-    ))
-    .unwrap();
-    let e = HttpModel::new(c)
-        .unwrap()
-        .chat(request("https://x/a.png"))
-        .await
-        .unwrap_err();
+    let e = chat_error(silent_addr, 1).await;
     assert_eq!(e.code(), "ufo::llm::timeout", "{e}");
     assert!(
         e.to_string().contains("no answer within 1 s (TIMEOUT)"),
@@ -401,15 +406,7 @@ async fn a_silent_server_and_a_closed_port_are_told_apart() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let closed_addr = closed.local_addr().unwrap();
     drop(closed);
-    let c = LlmConfig::from_yaml(&format!(
-        "API_TYPE: openai\nAPI_KEY: sk-x\nAPI_MODEL: m\nAPI_BASE: http://{closed_addr}/v1\nTIMEOUT: 5\nMAX_RETRY: 0\n"
-    ))
-    .unwrap();
-    let e = HttpModel::new(c)
-        .unwrap()
-        .chat(request("https://x/a.png"))
-        .await
-        .unwrap_err();
+    let e = chat_error(closed_addr, 5).await;
     assert_eq!(e.code(), "ufo::llm::transport", "{e}");
     let s = e.to_string();
     assert!(

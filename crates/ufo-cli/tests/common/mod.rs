@@ -91,3 +91,13 @@ pub fn launch(state: &Path, name: &str, app: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Sends signal `sig` (`INT`, `STOP`, `CONT`, ...) to `pid` with kill(1).
+pub fn send_signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}

@@ -96,7 +96,14 @@ impl AtspiBackend {
     ) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
         let (role, states, ifaces, count, early) = match &hint {
-            Some(x) => (x.role, x.states, x.ifaces, x.children, None),
+            // Caches count no managed descendants (LibreOffice's says 0).
+            Some(x) => (
+                x.role,
+                x.states,
+                x.ifaces,
+                (!x.states.contains(State::ManagesDescendants)).then_some(x.children),
+                None,
+            ),
             None => {
                 let (role, name, states, ifaces, description, count) = futures::join!(
                     call(h, "GetRole", acc.get_role()),
@@ -107,13 +114,13 @@ impl AtspiBackend {
                     async {
                         match max_children {
                             Some(_) => match call(h, "ChildCount", acc.child_count()).await {
-                                Ok(n) => n,
+                                Ok(n) => Some(n),
                                 Err(e) => {
                                     tracing::debug!(%h, error = %e, "ChildCount failed");
-                                    0
+                                    Some(0)
                                 }
                             },
-                            None => 0,
+                            None => Some(0),
                         }
                     },
                 );

@@ -68,9 +68,10 @@ impl AtspiBackend {
             .find(|w| w.handle.0.starts_with(&format!("{bus}|")))
     }
 
-    /// The showing top-level windows of every application, each application
-    /// bounded by its own deadline (see [`Backend::list_windows`]).
-    pub(super) async fn windows_now(&self) -> Result<Vec<WindowInfo>> {
+    /// The showing top-level windows of every application — or only of the
+    /// application on bus `only` — each application bounded by its own
+    /// deadline (see [`Backend::list_windows`]).
+    pub(super) async fn windows_now(&self, only: Option<&str>) -> Result<Vec<WindowInfo>> {
         let root = bus::registry_root(&self.conn)
             .await
             .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
@@ -86,6 +87,7 @@ impl AtspiBackend {
         let per_app = join_all(
             apps.iter()
                 .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+                .filter(|(bus, _)| only.is_none_or(|o| o == bus))
                 .map(|(bus, path)| {
                     let dbus = &dbus;
                     let app_bus = bus.clone();

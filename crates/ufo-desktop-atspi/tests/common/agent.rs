@@ -212,3 +212,14 @@ pub async fn save_in_dialog(
     ok(b, ctx, "click_input", on(&save, json!({}))).await;
     (dialog, wait_file(path).await)
 }
+
+/// Keys to the application's window, without focusing a control first.
+pub async fn press(b: &AtspiBackend, ctx: &mut ToolContext, keys: &str) {
+    ok(
+        b,
+        ctx,
+        "keyboard_input",
+        json!({"keys": keys, "control_focus": false}),
+    )
+    .await;
+}
