@@ -153,8 +153,13 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                 .as_deref()
                 .map(|v| format!(" = {v:?}"))
                 .unwrap_or_default();
+            // The state the model is shown with the control, too.
+            let st = c
+                .visible_state()
+                .map(|s| format!(" [{s}]"))
+                .unwrap_or_default();
             outln!(
-                "[{:>3}] {:<12} {:?}{v}",
+                "[{:>3}] {:<12} {:?}{v}{st}",
                 c.id,
                 c.control_type.as_str(),
                 c.name
@@ -248,6 +253,9 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
     } else {
         let w = pick_window(&b, &args.window).await?;
         ctx.window = Some(w);
+        // `--window` names one window; `--app` follows the application to the
+        // dialog it has open.
+        ctx.pin_window = args.window.window.is_some();
         let r = execute(
             &b,
             &mut ctx,

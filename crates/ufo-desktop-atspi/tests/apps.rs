@@ -154,7 +154,14 @@ async fn writer_saves_through_the_save_as_dialog() {
     .await;
     press(&b, &mut ctx, "^+s").await;
 
-    // The agent now sees the dialog, not the document behind it.
+    // The agent now sees the dialog, not the document behind it; a context
+    // pinned to the document (`ufo act --window`) stays there.
+    wait_window(&b, &mut ctx, "Save").await;
+    let document = ctx.app_window.clone().unwrap();
+    let mut pinned = context(document.clone());
+    pinned.pin_window = true;
+    look(&b, &mut pinned).await;
+    assert_eq!(pinned.window.as_ref().unwrap().handle, document.handle);
     let path = out.path().join("letter.odt");
     let (dialog, bytes) = save_in_dialog(&b, &mut ctx, "Save", "Name:", &path).await;
     assert!(dialog.modal, "{dialog:?}");

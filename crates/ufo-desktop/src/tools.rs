@@ -99,6 +99,9 @@ pub struct ToolContext {
     /// The window `select_application_window` chose: which application the
     /// tools follow.
     pub app_window: Option<WindowInfo>,
+    /// Stay on `window`: do not follow the application to its dialogs
+    /// (`ufo act --window`).
+    pub pin_window: bool,
     /// The labelled controls `id` arguments refer to.
     pub controls: Vec<Control>,
     /// The window list `select_application_window` ids refer to (id = index + 1).

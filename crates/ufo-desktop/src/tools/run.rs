@@ -130,6 +130,9 @@ fn window(ctx: &ToolContext) -> Result<&WindowInfo> {
 /// window again once the dialog has closed. The controls of a window left
 /// behind are dropped.
 async fn follow_app(b: &dyn Backend, ctx: &mut ToolContext) -> Result<()> {
+    if ctx.pin_window {
+        return window(ctx).map(|_| ());
+    }
     let anchor = match (&ctx.app_window, &ctx.window) {
         (Some(a), _) => a.clone(),
         (None, Some(w)) => {
