@@ -380,8 +380,28 @@ impl Backend for AtspiBackend {
         })
     }
 
+    /// The action travels on a private connection of its own when the
+    /// application offers one. GTK 3 answers `DoAction` first and then runs the
+    /// action inside the dispatch of that message; a modal dialog
+    /// (`gtk_dialog_run`) keeps that dispatch, and with it every later message
+    /// on the same connection, waiting until the dialog closes. Other
+    /// connections are served by the dialog's loop like any other.
     async fn do_action(&self, h: &ElementHandle, action: &str) -> Result<bool> {
-        let a = self.action(h).await?;
+        let (bus, path) = split_handle(h)?;
+        let own = match bus.starts_with(':') {
+            true => self.open_p2p(bus).await,
+            false => None,
+        };
+        let a = match &own {
+            Some(c) => ActionProxy::builder(c)
+                .path(path.to_owned())
+                .map_err(|e| map_err(h, e))?
+                .cache_properties(CacheProperties::No)
+                .build()
+                .await
+                .map_err(|e| map_err(h, e))?,
+            None => self.action(h).await?,
+        };
         let actions = call(h, "GetActions", a.get_actions()).await?;
         let idx = actions
             .iter()

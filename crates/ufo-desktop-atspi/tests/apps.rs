@@ -418,3 +418,63 @@ async fn a_stopped_desktop_is_reported_as_unreachable_not_as_a_stale_element() {
         assert!(e.to_string().contains("stopped or crashed"), "{e}");
     }
 }
+
+/// GTK 3 answers `DoAction` and then runs the action inside the dispatch of
+/// that message: a button that opens a `gtk_dialog_run` modal dialog keeps the
+/// connection it came on busy until the dialog closes. One long-lived backend
+/// (as in a session) must still observe and drive the dialog, and the main
+/// window afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gtk3_modal_dialog_opened_by_an_action_is_driven_by_the_same_backend() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("gtk3modal").await;
+    ufo_testkit::launch(&d, &["gtk3-demo"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "gtk3-demo", "").await;
+    let mut ctx = context(w);
+    let demo = wait_for(
+        &b,
+        &mut ctx,
+        ControlType::DataItem,
+        "Dialogs and Message Boxes",
+    )
+    .await;
+    ok(&b, &mut ctx, "click_input", on(&demo, json!({}))).await;
+    wait_window(&b, &mut ctx, "Dialogs and Message Boxes").await;
+    let open = wait_for(&b, &mut ctx, ControlType::Button, "Interactive Dialog").await;
+    ok(&b, &mut ctx, "click_input", on(&open, json!({}))).await;
+
+    let dialog = wait_window(&b, &mut ctx, "Interactive Dialog").await;
+    assert!(dialog.dialog, "not a dialog: {dialog:?}");
+    let entry = wait_for(&b, &mut ctx, ControlType::Edit, "Entry 1").await;
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &entry,
+            json!({"text": "from the dialog", "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    let done = control(&ctx, ControlType::Button, "OK")
+        .unwrap_or_else(|| panic!("no OK button: {}", listing(&ctx)));
+    ok(&b, &mut ctx, "click_input", on(&done, json!({}))).await;
+
+    // The dialog copied its entry back into the demo window's.
+    wait_window(&b, &mut ctx, "Dialogs and Message Boxes").await;
+    let mut value = String::new();
+    for _ in 0..50 {
+        look(&b, &mut ctx).await;
+        value = control(&ctx, ControlType::Edit, "Entry 1")
+            .and_then(|c| c.value)
+            .unwrap_or_default();
+        if value == "from the dialog" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(value, "from the dialog", "{}", listing(&ctx));
+    d.stop().unwrap();
+}

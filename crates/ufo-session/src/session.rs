@@ -633,18 +633,22 @@ impl<'a> Session<'a> {
                 })
             })
             .ok_or_else(|| {
+                let open = windows
+                    .iter()
+                    .map(|w| format!("{} {:?}", w.app_name, w.name))
+                    .collect::<Vec<_>>();
+                let open = match open.is_empty() {
+                    true => "no window answers".to_owned(),
+                    false => format!("open: {}", open.join(", ")),
+                };
                 ErrorReport::new(
                     "ufo::session::app_not_found",
-                    format!(
-                        "no window of {application:?} on the desktop (open: {})",
-                        windows
-                            .iter()
-                            .map(|w| format!("{} {:?}", w.app_name, w.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    format!("no window of {application:?} on the desktop ({open})"),
                 )
-                .with_help("launch the application first, e.g. `ufo desktop launch gedit`")
+                .with_help(
+                    "launch the application first, e.g. `ufo desktop launch gedit`; if it \
+                     runs but is busy or hung, `ufo doctor` names it",
+                )
             })?;
         let r = execute_one(
             self.s.dispatcher.as_ref(),
