@@ -34,7 +34,6 @@ pub mod prompter;
 pub mod prompts;
 pub mod response;
 pub mod step;
-pub mod user_io;
 
 pub use app::{AgentSettings, AppAgent, AppStep, Observation, StepInput, observe_window};
 pub use dispatcher::CommandDispatcher;
@@ -43,4 +42,3 @@ pub use host::{Assignment, HostAgent, HostStep};
 pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
 pub use prompts::{PromptPaths, PromptSet};
 pub use step::{StepRecord, request_for_log};
-pub use user_io::{ScriptedIo, UserIo};

@@ -64,7 +64,7 @@ const REPAINT_WAIT: Duration = Duration::from_millis(150);
 /// The AT-SPI + X11 backend. Cheap to share (`Arc<AtspiBackend>`).
 pub struct AtspiBackend {
     conn: zbus::Connection,
-    x11: X11,
+    x11: std::sync::Arc<X11>,
     /// bus name → is GTK4 (extents window-relative)
     gtk4: Mutex<HashMap<String, bool>>,
     /// bus name → how to reach the application
@@ -191,7 +191,7 @@ impl AtspiBackend {
         let session = target.session_bus.clone().ok_or_else(|| {
             DesktopError::Unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)".into())
         })?;
-        let x11 = X11::connect(&display)?;
+        let x11 = std::sync::Arc::new(X11::connect(&display)?);
         let a11y = tokio::time::timeout(CALL_TIMEOUT, async {
             let session = bus::connect(&session).await?;
             bus::a11y_address(&session).await
@@ -278,6 +278,17 @@ impl AtspiBackend {
     proxy_fn!(application, ApplicationProxy);
     proxy_fn!(table, TableProxy);
     proxy_fn!(table_cell, TableCellProxy);
+
+    /// Runs X11 input off the async workers: it holds the input lock and
+    /// sleeps between events (a drag for its whole duration, typing 2 ms a
+    /// key). Dropping the future lets the input finish, so no button or key
+    /// is left held.
+    async fn input(&self, f: impl FnOnce(&X11) -> Result<()> + Send + 'static) -> Result<()> {
+        let x = self.x11.clone();
+        tokio::task::spawn_blocking(move || f(&x))
+            .await
+            .map_err(|e| DesktopError::Backend(format!("input thread: {e}")))?
+    }
 
     /// True when the application on `bus_name` is GTK 4 (window-relative extents).
     async fn is_gtk4(&self, bus_name: &str) -> bool {
@@ -569,7 +580,7 @@ impl Backend for AtspiBackend {
         button: MouseButton,
         double: bool,
     ) -> Result<()> {
-        self.x11.click(point, button, double)
+        self.input(move |x| x.click(point, button, double)).await
     }
 
     async fn drag(
@@ -579,14 +590,16 @@ impl Backend for AtspiBackend {
         button: MouseButton,
         duration: Duration,
     ) -> Result<()> {
-        self.x11.drag(from, to, button, duration)
+        self.input(move |x| x.drag(from, to, button, duration))
+            .await
     }
 
     async fn scroll_at(&self, point: Point<Screen>, clicks: i32) -> Result<()> {
-        self.x11.scroll(point, clicks)
+        self.input(move |x| x.scroll(point, clicks)).await
     }
 
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {
-        self.x11.send_keys(events)
+        let events = events.to_vec();
+        self.input(move |x| x.send_keys(&events)).await
     }
 }

@@ -1,24 +1,43 @@
 //! The console: a [`UserIo`] on stdin/stdout and the step presenter.
 
+use crate::user_io::UserIo;
+use async_trait::async_trait;
 use std::io::{BufRead, IsTerminal, Write};
-use ufo_agent::{StepRecord, UserIo};
+use ufo_agent::StepRecord;
 
 /// Asks on the terminal. When stdin is not a terminal nobody can answer:
 /// confirmations are declined and questions get no answer (never hangs).
 #[derive(Debug, Default)]
 pub struct ConsoleIo;
 
-fn read_line(prompt: &str) -> Option<String> {
+/// Asks on the terminal and waits for one line without holding a runtime
+/// worker: the line is read on a thread of its own (not a `spawn_blocking`
+/// one, which would keep the runtime from shutting down after an interrupt
+/// while stdin is still open).
+async fn read_line(prompt: &str) -> Option<String> {
     if !std::io::stdin().is_terminal() {
         say(&format!("{prompt} [no terminal: no answer]"));
         return None;
     }
-    let mut out = std::io::stdout().lock();
-    let _ = write!(out, "{prompt} ").and_then(|()| out.flush());
-    drop(out);
-    let mut s = String::new();
-    std::io::stdin().lock().read_line(&mut s).ok()?;
-    Some(s.trim().to_owned())
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{prompt} ").and_then(|()| out.flush());
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("ufo-stdin".into())
+        .spawn(move || {
+            let mut s = String::new();
+            let line = std::io::stdin()
+                .lock()
+                .read_line(&mut s)
+                .ok()
+                .filter(|n| *n > 0)
+                .map(|_| s.trim().to_owned());
+            let _ = tx.send(line);
+        })
+        .ok()?;
+    rx.await.ok().flatten()
 }
 
 /// Writes one line to stdout. A closed pipe (`ufo run ... | head`) is not an
@@ -28,18 +47,22 @@ fn say(line: &str) {
     let _ = writeln!(out, "{line}");
 }
 
+#[async_trait]
 impl UserIo for ConsoleIo {
-    fn confirm(&self, prompt: &str) -> bool {
+    async fn confirm(&self, prompt: &str) -> bool {
         read_line(&format!("{prompt} [y/N]"))
+            .await
             .is_some_and(|a| matches!(a.to_ascii_lowercase().as_str(), "y" | "yes"))
     }
 
-    fn ask(&self, question: &str) -> Option<String> {
-        read_line(question).filter(|a| !a.is_empty())
+    async fn ask(&self, question: &str) -> Option<String> {
+        read_line(question).await.filter(|a| !a.is_empty())
     }
 
-    fn new_request(&self, prompt: &str) -> Option<String> {
-        read_line(prompt).filter(|a| !a.is_empty() && !a.eq_ignore_ascii_case("n"))
+    async fn new_request(&self, prompt: &str) -> Option<String> {
+        read_line(prompt)
+            .await
+            .filter(|a| !a.is_empty() && !a.eq_ignore_ascii_case("n"))
     }
 
     fn show(&self, line: &str) {

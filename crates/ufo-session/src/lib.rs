@@ -32,6 +32,8 @@ pub mod error;
 pub mod logs;
 pub mod plan;
 pub mod session;
+pub mod user_io;
 
 pub use error::SessionError;
 pub use session::{Mode, RunOptions, Services, SessionReport, SessionStatus, run};
+pub use user_io::{ScriptedIo, UserIo};

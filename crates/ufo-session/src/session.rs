@@ -8,8 +8,8 @@
 use crate::config::UfoConfig;
 use crate::console::present;
 use crate::error::SessionError;
-use crate::logs::TaskLogs;
 use crate::plan::{Plan, PlanAction, plan_files};
+use crate::user_io::UserIo;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use ufo_agent::dispatcher::execute_one;
 use ufo_agent::{
     AgentError, AppAgent, AppStep, Blackboard, CommandDispatcher, HostAgent, HostStep, PromptSet,
-    StepInput, StepRecord, SubtaskRecord, UserIo,
+    StepInput, StepRecord, SubtaskRecord,
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
@@ -30,11 +30,13 @@ use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
 mod batch;
 mod interrupt;
 mod machine;
+mod recorder;
 mod replay;
 mod report;
 
 use batch::{run_batch, stem};
 use interrupt::interrupted;
+use recorder::Recorder;
 
 /// UFO's modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,25 +223,6 @@ pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, 
     }
 }
 
-/// A summary line per step for evaluation and `output.md`.
-#[derive(Debug, Clone, Serialize)]
-struct StepSummary {
-    step: usize,
-    agent: String,
-    subtask: String,
-    application: String,
-    observation: String,
-    thought: String,
-    plan: Vec<String>,
-    comment: String,
-    actions: Vec<String>,
-    status: String,
-    cost: f64,
-    total_time: f64,
-    screenshots: std::collections::BTreeMap<String, String>,
-    execution_times: Value,
-}
-
 /// The [`StepInput`] of the session's next step. A macro, not a method:
 /// it borrows the blackboard and the sub-tasks while an agent (another field)
 /// is borrowed too.
@@ -257,11 +240,9 @@ macro_rules! step_input {
 
 struct Session<'a> {
     s: &'a Services,
-    logs: TaskLogs,
+    rec: Recorder,
     task: String,
     step: usize,
-    usage: UsageTotals,
-    steps: Vec<StepSummary>,
     blackboard: Blackboard,
     host: Option<HostAgent>,
     apps: HashMap<String, AppAgent>,
@@ -274,14 +255,11 @@ struct Session<'a> {
 
 impl<'a> Session<'a> {
     fn new(s: &'a Services, segments: &[&str]) -> Result<Self, SessionError> {
-        let logs = TaskLogs::create(&s.log_root, segments)?;
         Ok(Self {
             s,
-            logs,
+            rec: Recorder::create(&s.log_root, segments)?,
             task: segments.join("/"),
             step: 0,
-            usage: UsageTotals::default(),
-            steps: Vec::new(),
             blackboard: Blackboard::default(),
             host: None,
             apps: HashMap::new(),
@@ -297,37 +275,19 @@ impl<'a> Session<'a> {
         self.step >= self.s.config.system.max_step
     }
 
-    /// Logs a step (before anything else happens), shows it, sleeps.
-    async fn record(&mut self, mut rec: StepRecord) {
-        if let Err(e) = self.logs.write_step(&mut rec) {
-            self.s.io.show(&format!("warning: {e}"));
+    /// Logs a step (before anything else happens), shows it, sleeps. A log
+    /// that cannot be written ends the session in ERROR (`Err`).
+    async fn record(&mut self, mut rec: StepRecord) -> Result<(), SessionStatus> {
+        if let Err(e) = self.rec.step(&mut rec) {
+            self.s.io.show(&present(&rec));
+            return Err(self.fail_with(&e));
         }
         self.s.io.show(&present(&rec));
-        self.usage.merge(&rec.usage);
-        self.steps.push(StepSummary {
-            step: rec.session_step,
-            agent: rec.agent_name.clone(),
-            subtask: rec.subtask.clone(),
-            application: rec.application.clone(),
-            observation: rec.observation.clone(),
-            thought: rec.thought.clone(),
-            plan: rec.plan.clone(),
-            comment: rec.comment.clone(),
-            actions: rec
-                .actions
-                .iter()
-                .map(|a| a.action_representation.clone())
-                .collect(),
-            status: rec.status.clone(),
-            cost: rec.cost,
-            total_time: rec.total_time,
-            screenshots: rec.screenshots.clone(),
-            execution_times: serde_json::to_value(&rec.execution_times).unwrap_or_default(),
-        });
         let t = self.s.config.system.sleep_time;
         if t > 0.0 {
             tokio::time::sleep(Duration::from_secs_f64(t)).await;
         }
+        Ok(())
     }
 
     fn app_model(&self) -> Result<Arc<dyn ChatModel>, SessionError> {
@@ -443,11 +403,15 @@ impl<'a> Session<'a> {
 
     async fn normal_rounds(&mut self, request: Option<String>, app: Option<&str>) -> SessionStatus {
         let mut status = SessionStatus::Finish;
-        let mut next = request.filter(|r| !r.trim().is_empty()).or_else(|| {
-            self.s
-                .io
-                .new_request("Please enter your request to be completed:")
-        });
+        let mut next = match request.filter(|r| !r.trim().is_empty()) {
+            Some(r) => Some(r),
+            None => {
+                self.s
+                    .io
+                    .new_request("Please enter your request to be completed:")
+                    .await
+            }
+        };
         let mut round = 0;
         while let Some(req) = next.take() {
             status = match app {
@@ -464,7 +428,8 @@ impl<'a> Session<'a> {
             next = self
                 .s
                 .io
-                .new_request("Please enter your new request. Enter 'N' for exit:");
+                .new_request("Please enter your new request. Enter 'N' for exit:")
+                .await;
         }
         status
     }
@@ -530,7 +495,7 @@ impl<'a> Session<'a> {
             .await
             .ok_or(SessionStatus::Error)?;
         let a = h.assignment.clone();
-        self.record(h.record).await;
+        self.record(h.record).await?;
         a.map(|a| a.application).ok_or(SessionStatus::Fail)
     }
 
@@ -604,7 +569,9 @@ impl<'a> Session<'a> {
             Ok(t) => Some(t),
             Err(b) => {
                 let (e, rec) = *b;
-                self.record(rec).await;
+                // A log that cannot be written is reported too; the step's
+                // own error is the one the session ends with.
+                let _ = self.record(rec).await;
                 self.fail_with(&e);
                 None
             }

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use std::sync::Arc;
-use ufo_agent::ScriptedIo;
+use ufo_session::ScriptedIo;
 use ufo_session::{Mode, SessionStatus};
 use ufo_testkit::scripted::ScriptedModel;
 
@@ -431,10 +431,12 @@ async fn confirm_declined_does_not_execute_the_action() {
             .iter()
             .any(|t| t.contains("OVERWRITTEN"))
     );
+    // The step was on disk as it waited (CONFIRM), then completed (FINISH).
     let lines = lines(&r.log_dir.join("response.log"));
-    assert_eq!(lines.len(), 1);
-    assert_eq!(lines[0]["status"], "FINISH");
-    assert!(lines[0]["actions"].as_array().unwrap().is_empty());
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["status"], "CONFIRM");
+    assert_eq!(lines[1]["status"], "FINISH");
+    assert!(lines[1]["actions"].as_array().unwrap().is_empty());
     rig.desktop.stop().unwrap();
 }
 

@@ -1,8 +1,9 @@
 //! # ufo-testkit — test support only
 //!
 //! A private headless desktop per test binary (started once, stopped when the
-//! process exits, even on panic), app launch and wait, and a scripted model served
-//! over real HTTP. A dev-dependency only; never linked into the `ufo` binary.
+//! process exits, even on panic), app launch and wait, a scripted model served
+//! over real HTTP, and an in-process [`fake::FakeDesktop`] for session and agent
+//! tests that are not about the desktop. A dev-dependency only; never linked into the `ufo` binary.
 //!
 //! ```no_run
 //! # async fn t() {
@@ -24,6 +25,7 @@ use ufo_core::Diagnostic;
 use ufo_desktop_atspi::headless::LaunchedApp;
 use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
 
+pub mod fake;
 pub mod scripted;
 
 static SHARED: OnceCell<HeadlessDesktop> = OnceCell::const_new();

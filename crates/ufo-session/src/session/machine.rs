@@ -88,12 +88,6 @@ impl Session<'_> {
                             if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
                                 self.result = h.result.clone();
                             }
-                            if h.status == HostAgentStatus::Pending {
-                                let qa = self.ask_questions(&h.questions);
-                                if let Some(host) = self.host.as_mut() {
-                                    host.add_answers(qa);
-                                }
-                            }
                             let st = h.status;
                             if st == HostAgentStatus::Error {
                                 let said = if h.result.is_empty() {
@@ -103,7 +97,16 @@ impl Session<'_> {
                                 };
                                 self.model_said_error("HostAgent", &said);
                             }
-                            self.record(h.record).await;
+                            // On disk before the user is asked anything.
+                            if let Err(end) = self.record(h.record).await {
+                                return end;
+                            }
+                            if st == HostAgentStatus::Pending {
+                                let qa = self.ask_questions(&h.questions).await;
+                                if let Some(host) = self.host.as_mut() {
+                                    host.add_answers(qa);
+                                }
+                            }
                             State::Host(st)
                         }
                         None => State::Host(HostAgentStatus::Error),
@@ -131,15 +134,21 @@ impl Session<'_> {
                     match self.app_step(&key, round, request).await {
                         Some(step) => {
                             let st = step.status;
-                            // A CONFIRM step is logged when it completes, after the user's answer.
-                            if st != AppAgentStatus::Confirm {
-                                if st == AppAgentStatus::Pending {
-                                    let qa = self.ask_questions(&step.questions);
-                                    if let Some(agent) = self.apps.get_mut(&key) {
-                                        agent.add_answers(qa);
-                                    }
+                            // Every step is on disk before the user is asked
+                            // anything. A CONFIRM step is written as it waits;
+                            // its completed record follows after the answer.
+                            let written = match st {
+                                AppAgentStatus::Confirm => self.awaiting(&step.record),
+                                _ => self.record(step.record).await,
+                            };
+                            if let Err(end) = written {
+                                return end;
+                            }
+                            if st == AppAgentStatus::Pending {
+                                let qa = self.ask_questions(&step.questions).await;
+                                if let Some(agent) = self.apps.get_mut(&key) {
+                                    agent.add_answers(qa);
                                 }
-                                self.record(step.record).await;
                             }
                             State::App(st)
                         }
@@ -153,14 +162,16 @@ impl Session<'_> {
                         .get(&key)
                         .map(|a| a.pending_actions())
                         .unwrap_or_default();
-                    let confirmed = if self.s.config.system.safe_guard {
-                        self.s.io.confirm(&format!(
+                    let confirmed =
+                        if self.s.config.system.safe_guard {
+                            self.s.io.confirm(&format!(
                             "[{key}] The next action is sensitive: {}. Do you want to proceed?",
                             actions.join("; ")
                         ))
-                    } else {
-                        true
-                    };
+                        .await
+                        } else {
+                            true
+                        };
                     let resumed = match self.apps.get_mut(&key) {
                         Some(agent) => agent.resume(confirmed, &mut self.blackboard).await,
                         None => None,
@@ -168,8 +179,10 @@ impl Session<'_> {
                     match resumed {
                         Some(step) => {
                             let st = step.status;
-                            self.record(step.record).await;
-                            State::App(st)
+                            match self.record(step.record).await {
+                                Ok(()) => State::App(st),
+                                Err(end) => State::End(end),
+                            }
                         }
                         None => State::App(AppAgentStatus::Continue),
                     }
@@ -214,10 +227,15 @@ impl Session<'_> {
         }
     }
 
-    fn ask_questions(&mut self, questions: &[String]) -> Vec<(String, String)> {
+    /// Writes a step that waits for the user's confirmation.
+    fn awaiting(&mut self, rec: &StepRecord) -> Result<(), SessionStatus> {
+        self.rec.awaiting(rec).map_err(|e| self.fail_with(&e))
+    }
+
+    async fn ask_questions(&mut self, questions: &[String]) -> Vec<(String, String)> {
         let mut qa = Vec::new();
         for q in questions {
-            let a = self.s.io.ask(q).unwrap_or_default();
+            let a = self.s.io.ask(q).await.unwrap_or_default();
             self.blackboard
                 .questions
                 .push(ufo_agent::memory::QuestionAnswer {

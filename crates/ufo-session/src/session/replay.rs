@@ -67,7 +67,9 @@ impl Session<'_> {
             });
             rec.status = if ok { "CONTINUE".into() } else { "FAIL".into() };
             rec.total_time = started.elapsed().as_secs_f64();
-            self.record(rec).await;
+            if let Err(st) = self.record(rec).await {
+                return st;
+            }
             if !ok {
                 self.error = Some(
                     ErrorReport::new(

@@ -1,23 +1,27 @@
 //! Questions to the user: confirmation of sensitive actions (CONFIRM), the
 //! model's questions (PENDING) and new requests in normal mode.
 
+use async_trait::async_trait;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
-/// How agents and sessions talk to the user.
+/// How a session talks to the user: a terminal ([`crate::console::ConsoleIo`]),
+/// answers given in advance ([`ScriptedIo`]), or a remote client.
 ///
-/// Implementations must never block forever when nobody can answer: a
-/// non-interactive implementation declines confirmations (`false`) and returns
-/// `None` for questions and new requests.
+/// Questions are async: waiting for an answer never holds a runtime worker,
+/// and a session interrupted while it waits drops the question. An
+/// implementation must never wait forever when nobody can answer: it declines
+/// confirmations (`false`) and returns `None` for questions and new requests.
+#[async_trait]
 pub trait UserIo: Send + Sync {
     /// Asks whether a sensitive action may run. `true` = yes.
-    fn confirm(&self, prompt: &str) -> bool;
+    async fn confirm(&self, prompt: &str) -> bool;
     /// Asks a free-form question; `None` when there is no answer.
-    fn ask(&self, question: &str) -> Option<String>;
+    async fn ask(&self, question: &str) -> Option<String>;
     /// Asks for the next request of a normal-mode session; `None` (or an
     /// answer of `N`) ends the session.
-    fn new_request(&self, prompt: &str) -> Option<String>;
-    /// Shows a line to the user.
+    async fn new_request(&self, prompt: &str) -> Option<String>;
+    /// Shows a line to the user (never waits for them).
     fn show(&self, line: &str);
 }
 
@@ -51,17 +55,18 @@ impl ScriptedIo {
     }
 }
 
+#[async_trait]
 impl UserIo for ScriptedIo {
-    fn confirm(&self, prompt: &str) -> bool {
+    async fn confirm(&self, prompt: &str) -> bool {
         self.next(prompt)
             .is_some_and(|a| matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
     }
 
-    fn ask(&self, question: &str) -> Option<String> {
+    async fn ask(&self, question: &str) -> Option<String> {
         self.next(question)
     }
 
-    fn new_request(&self, prompt: &str) -> Option<String> {
+    async fn new_request(&self, prompt: &str) -> Option<String> {
         self.next(prompt)
             .filter(|a| !a.trim().eq_ignore_ascii_case("n") && !a.trim().is_empty())
     }

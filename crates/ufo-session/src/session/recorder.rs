@@ -1,0 +1,277 @@
+//! The session's recorder: it owns the task's logs, the step summaries, the
+//! usage, `output.md` and the evaluation's input, so that "a step's log line is
+//! on disk before the next step" holds in one place for every mode.
+
+use crate::error::SessionError;
+use crate::logs::TaskLogs;
+use crate::session::SessionStatus;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use ufo_agent::{StepRecord, SubtaskRecord};
+use ufo_core::ErrorReport;
+use ufo_llm::UsageTotals;
+
+/// A summary line per step for evaluation and `output.md`.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct StepSummary {
+    pub(super) step: usize,
+    pub(super) agent: String,
+    pub(super) subtask: String,
+    pub(super) application: String,
+    pub(super) observation: String,
+    pub(super) thought: String,
+    pub(super) plan: Vec<String>,
+    pub(super) comment: String,
+    pub(super) actions: Vec<String>,
+    pub(super) status: String,
+    pub(super) cost: f64,
+    pub(super) total_time: f64,
+    pub(super) screenshots: std::collections::BTreeMap<String, String>,
+    pub(super) execution_times: Value,
+}
+
+/// How a session ended, for `output.md`.
+#[derive(Clone, Copy)]
+pub(super) struct Ending<'a> {
+    pub(super) task: &'a str,
+    pub(super) requests: &'a [String],
+    pub(super) status: SessionStatus,
+    pub(super) result: &'a str,
+    pub(super) error: Option<&'a ErrorReport>,
+    pub(super) subtasks: &'a [SubtaskRecord],
+    pub(super) evaluation: Option<&'a Value>,
+}
+
+/// The task's logs and what the session learnt from its steps.
+pub(super) struct Recorder {
+    logs: TaskLogs,
+    steps: Vec<StepSummary>,
+    usage: UsageTotals,
+}
+
+impl Recorder {
+    /// A new log folder `root/<segments...>` (see [`TaskLogs::create`]).
+    pub(super) fn create(root: &Path, segments: &[&str]) -> Result<Self, SessionError> {
+        Ok(Self {
+            logs: TaskLogs::create(root, segments)?,
+            steps: Vec::new(),
+            usage: UsageTotals::default(),
+        })
+    }
+
+    /// The task's log folder.
+    pub(super) fn dir(&self) -> &Path {
+        self.logs.dir()
+    }
+
+    /// The model usage so far.
+    pub(super) fn usage(&self) -> UsageTotals {
+        self.usage
+    }
+
+    /// Adds usage spent outside a step (the evaluation).
+    pub(super) fn add_usage(&mut self, u: &UsageTotals) {
+        self.usage.merge(u);
+    }
+
+    /// The steps recorded so far.
+    pub(super) fn steps(&self) -> &[StepSummary] {
+        &self.steps
+    }
+
+    /// Writes a finished step — images, `request.log` and `response.log`
+    /// lines, flushed — and keeps its summary. A write that fails is the
+    /// step's error: a session never goes on without its log.
+    pub(super) fn step(&mut self, rec: &mut StepRecord) -> Result<(), SessionError> {
+        self.logs.write_step(rec)?;
+        self.usage.merge(&rec.usage);
+        self.steps.push(StepSummary {
+            step: rec.session_step,
+            agent: rec.agent_name.clone(),
+            subtask: rec.subtask.clone(),
+            application: rec.application.clone(),
+            observation: rec.observation.clone(),
+            thought: rec.thought.clone(),
+            plan: rec.plan.clone(),
+            comment: rec.comment.clone(),
+            actions: rec
+                .actions
+                .iter()
+                .map(|a| a.action_representation.clone())
+                .collect(),
+            status: rec.status.clone(),
+            cost: rec.cost,
+            total_time: rec.total_time,
+            screenshots: rec.screenshots.clone(),
+            execution_times: serde_json::to_value(&rec.execution_times).unwrap_or_default(),
+        });
+        Ok(())
+    }
+
+    /// Writes a step that waits for the user (CONFIRM) before the question
+    /// is asked, so a session killed while the user thinks keeps it. The
+    /// completed step follows as a line of its own; only that one counts in
+    /// the summaries and the usage.
+    pub(super) fn awaiting(&mut self, rec: &StepRecord) -> Result<(), SessionError> {
+        let mut line = rec.clone();
+        self.logs.write_step(&mut line)
+    }
+
+    /// The evaluation's input: the trajectory (UFO's capitalised keys) and
+    /// the first and last clean screenshots as PNG bytes.
+    pub(super) fn evaluation_input(&self) -> (Vec<Value>, Vec<Vec<u8>>) {
+        let shots: Vec<&String> = self
+            .steps
+            .iter()
+            .filter_map(|s| s.screenshots.get("clean"))
+            .collect();
+        let mut images: Vec<Vec<u8>> = Vec::new();
+        for name in [shots.first(), shots.last()].into_iter().flatten() {
+            if let Ok(b) = std::fs::read(self.dir().join(name))
+                && !images.contains(&b)
+            {
+                images.push(b);
+            }
+        }
+        let traj = self
+            .steps
+            .iter()
+            .map(|s| json!({"Step": s.step, "Agent": s.agent, "Subtask": s.subtask, "Application": s.application, "Observation": s.observation, "Thought": s.thought, "Plan": s.plan, "Comment": s.comment, "Action": s.actions, "Status": s.status}))
+            .collect();
+        (traj, images)
+    }
+
+    /// Appends the evaluation to `evaluation.log`.
+    pub(super) fn write_evaluation<T: Serialize>(&self, v: &T) -> Result<(), SessionError> {
+        self.logs.write_evaluation(v)
+    }
+
+    /// Writes `output.md`.
+    pub(super) fn write_output(&self, end: &Ending<'_>) -> Result<PathBuf, SessionError> {
+        self.logs.write_file("output.md", &self.markdown(end))
+    }
+
+    /// `output.md`: the summary, the evaluation, every step, the timings.
+    pub(super) fn markdown(&self, end: &Ending<'_>) -> String {
+        let Ending {
+            task,
+            requests,
+            status,
+            result,
+            error,
+            subtasks,
+            evaluation,
+        } = *end;
+        let mut md = format!("# UFO session `{}`\n\n", task);
+        md.push_str("## Summary\n\n");
+        for r in requests {
+            md.push_str(&format!("- **Request:** {r}\n"));
+        }
+        let host = self.steps.iter().filter(|s| s.agent == "HostAgent").count();
+        md.push_str(&format!(
+            "- **Status:** {}\n- **Steps:** {} ({} HostAgent, {} AppAgent)\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
+            status.as_str(),
+            self.steps.len(),
+            host,
+            self.steps.len() - host,
+            if result.is_empty() { "-" } else { result },
+            self.usage.cost,
+            self.usage.usage.total_tokens,
+            self.usage.calls
+        ));
+        if let Some(e) = error {
+            md.push_str(&format!("- **Error:** `{}` {}\n", e.code, e.message));
+            if let Some(h) = &e.help {
+                md.push_str(&format!("- **What to do:** {h}\n"));
+            }
+            md.push('\n');
+        }
+        if !subtasks.is_empty() {
+            md.push_str("### Sub-tasks\n\n| sub-task | application | status | result |\n|---|---|---|---|\n");
+            for s in subtasks {
+                md.push_str(&format!(
+                    "| {} | {} | {} | {} |\n",
+                    cell(&s.subtask),
+                    s.application,
+                    s.status,
+                    cell(&s.result)
+                ));
+            }
+            md.push('\n');
+        }
+        md.push_str("## Evaluation\n\n");
+        match evaluation {
+            Some(e) => {
+                md.push_str(&format!(
+                    "- **Complete:** {}\n- **Reason:** {}\n",
+                    e.get("complete").and_then(Value::as_str).unwrap_or("-"),
+                    e.get("reason").and_then(Value::as_str).unwrap_or("-")
+                ));
+                for s in e
+                    .get("sub_scores")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    md.push_str(&format!(
+                        "  - {}: {}\n",
+                        s.get("name").and_then(Value::as_str).unwrap_or(""),
+                        s.get("evaluation").and_then(Value::as_str).unwrap_or("")
+                    ));
+                }
+                md.push('\n');
+            }
+            None => md.push_str("Not evaluated.\n\n"),
+        }
+        md.push_str("## Steps\n\n");
+        for s in &self.steps {
+            md.push_str(&format!(
+                "### Step {} · {} · {}\n\n",
+                s.step, s.agent, s.status
+            ));
+            if !s.subtask.is_empty() {
+                md.push_str(&format!("- **Sub-task:** {}\n", s.subtask));
+            }
+            if !s.observation.is_empty() {
+                md.push_str(&format!("- **Observation:** {}\n", s.observation));
+            }
+            if !s.thought.is_empty() {
+                md.push_str(&format!("- **Thought:** {}\n", s.thought));
+            }
+            for a in &s.actions {
+                md.push_str(&format!("- **Action:** `{a}`\n"));
+            }
+            if !s.comment.is_empty() {
+                md.push_str(&format!("- **Comment:** {}\n", s.comment));
+            }
+            md.push_str(&format!(
+                "- **Time:** {:.2}s {} · **Cost:** ${:.4}\n\n",
+                s.total_time, s.execution_times, s.cost
+            ));
+            for key in ["annotated", "selected_controls"] {
+                if let Some(f) = s.screenshots.get(key) {
+                    md.push_str(&format!("![{key}]({f})\n"));
+                }
+            }
+            md.push('\n');
+        }
+        md.push_str("## Timings\n\n| phase | seconds |\n|---|---|\n");
+        let mut totals: std::collections::BTreeMap<String, f64> = Default::default();
+        for s in &self.steps {
+            if let Some(m) = s.execution_times.as_object() {
+                for (k, v) in m {
+                    *totals.entry(k.clone()).or_default() += v.as_f64().unwrap_or(0.0);
+                }
+            }
+        }
+        for (k, v) in totals {
+            md.push_str(&format!("| {k} | {v:.2} |\n"));
+        }
+        md
+    }
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,381 @@
+//! The round's state machine without a desktop: the in-process fake desktop
+//! answers the agents' commands, the scripted model answers over real HTTP.
+//! Each case asserts what a user would check: the session's status and error,
+//! which actions reached the application, what the user was asked and what is
+//! on disk (and when).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use ufo_agent::PromptSet;
+use ufo_core::{ControlType, ErrorReport};
+use ufo_session::config::UfoConfig;
+use ufo_session::{Mode, RunOptions, Services, SessionReport, SessionStatus, UserIo};
+use ufo_testkit::fake::FakeDesktop;
+use ufo_testkit::scripted::{ScriptedModel, fixed};
+
+/// A user who answers from a list and, each time they are asked, notes how
+/// many steps `response.log` already holds.
+struct User {
+    answers: Mutex<Vec<String>>,
+    log: PathBuf,
+    asked: Mutex<Vec<(String, usize)>>,
+}
+
+impl User {
+    fn new(answers: &[&str], log: PathBuf) -> Self {
+        Self {
+            answers: Mutex::new(answers.iter().rev().map(|s| (*s).to_owned()).collect()),
+            log,
+            asked: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn next(&self, prompt: &str) -> Option<String> {
+        let on_disk = std::fs::read_to_string(&self.log)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        self.asked
+            .lock()
+            .unwrap()
+            .push((prompt.to_owned(), on_disk));
+        self.answers.lock().unwrap().pop()
+    }
+}
+
+#[async_trait]
+impl UserIo for User {
+    async fn confirm(&self, prompt: &str) -> bool {
+        self.next(prompt).is_some_and(|a| a == "y")
+    }
+    async fn ask(&self, question: &str) -> Option<String> {
+        self.next(question)
+    }
+    async fn new_request(&self, prompt: &str) -> Option<String> {
+        self.next(prompt).filter(|a| a != "N")
+    }
+    fn show(&self, _line: &str) {}
+}
+
+fn app(action: Option<(&str, Value)>, status: &str) -> Value {
+    let mut v = json!({"observation": "an editor", "thought": "next", "plan": [], "comment": "said the model"});
+    match action {
+        Some((f, args)) => {
+            v["action"] = json!({"function": f, "arguments": args, "status": status})
+        }
+        None => v["status"] = json!(status),
+    }
+    v
+}
+
+fn type_text(status: &str) -> Value {
+    app(
+        Some((
+            "set_edit_text",
+            json!({"id": "1", "name": "Text", "text": "hello"}),
+        )),
+        status,
+    )
+}
+
+fn finish() -> Value {
+    app(Some(("summary", json!({"text": "done"}))), "FINISH")
+}
+
+/// One run of a single-tier session on the fake editor.
+struct Case {
+    name: &'static str,
+    replies: Vec<Value>,
+    answers: &'static [&'static str],
+    config: &'static str,
+    status: SessionStatus,
+    error: Option<&'static str>,
+    /// The tools that reached the application, in order.
+    actions: &'static [&'static str],
+    /// The `status` of each `response.log` line.
+    logged: &'static [&'static str],
+    /// Lines on disk each time the user was asked.
+    on_disk_when_asked: &'static [usize],
+}
+
+struct Outcome {
+    report: SessionReport,
+    desktop: Arc<FakeDesktop>,
+    asked: Vec<(String, usize)>,
+    model: ScriptedModel,
+}
+
+async fn run_case(
+    replies: Vec<ufo_testkit::scripted::Reply>,
+    answers: &[&str],
+    extra: &str,
+    logs: &Path,
+    desktop: Arc<FakeDesktop>,
+) -> Outcome {
+    run_on(replies, answers, extra, logs, desktop, Some("editor")).await
+}
+
+async fn run_on(
+    replies: Vec<ufo_testkit::scripted::Reply>,
+    answers: &[&str],
+    extra: &str,
+    logs: &Path,
+    desktop: Arc<FakeDesktop>,
+    app: Option<&str>,
+) -> Outcome {
+    let model = ScriptedModel::start(replies).await;
+    let yaml = format!(
+        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\nEVA_SESSION: false\n{extra}",
+        m = model.agent_yaml()
+    );
+    let config = UfoConfig::parse(&yaml, Path::new("."), &|_| None).unwrap();
+    let user = Arc::new(User::new(answers, logs.join("t").join("response.log")));
+    let services = Services {
+        dispatcher: desktop.clone(),
+        io: user.clone(),
+        prompts: Arc::new(PromptSet::load(&config.prompts).unwrap()),
+        log_root: logs.to_path_buf(),
+        config,
+    };
+    let mut reports = ufo_session::run(
+        &services,
+        &RunOptions {
+            task: "t".into(),
+            mode: Mode::Normal,
+            request: Some("write hello in the editor".into()),
+            plan: None,
+            app: app.map(str::to_owned),
+        },
+    )
+    .await
+    .unwrap();
+    let asked = user.asked.lock().unwrap().clone();
+    Outcome {
+        report: reports.remove(0),
+        desktop,
+        asked,
+        model,
+    }
+}
+
+fn editor() -> Arc<FakeDesktop> {
+    Arc::new(FakeDesktop::new(
+        "editor",
+        "notes.txt",
+        &[(ControlType::Edit, "Text"), (ControlType::Button, "Save")],
+    ))
+}
+
+fn statuses(log_dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(log_dir.join("response.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["status"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_round_machine_case_by_case() {
+    let cases = vec![
+        Case {
+            name: "an action, then FINISH",
+            replies: vec![type_text("CONTINUE"), finish()],
+            answers: &[],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["CONTINUE", "FINISH"],
+            on_disk_when_asked: &[],
+        },
+        Case {
+            name: "CONFIRM accepted runs the action",
+            replies: vec![type_text("CONFIRM"), finish()],
+            answers: &["y"],
+            config: "SAFE_GUARD: true\n",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["CONFIRM", "CONTINUE", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "CONFIRM declined leaves the application untouched",
+            replies: vec![type_text("CONFIRM")],
+            answers: &["n"],
+            config: "SAFE_GUARD: true\n",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &[],
+            logged: &["CONFIRM", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "PENDING asks after the step is on disk",
+            replies: vec![
+                json!({"observation": "an editor", "thought": "which text?", "status": "PENDING", "questions": ["What should I write?"]}),
+                type_text("CONTINUE"),
+                finish(),
+            ],
+            answers: &["hello"],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["PENDING", "CONTINUE", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "an unusable reply is asked again",
+            replies: vec![json!("no json here"), finish()],
+            answers: &[],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["summary"],
+            logged: &["FINISH"],
+            on_disk_when_asked: &[],
+        },
+        Case {
+            name: "replies that never parse end in ERROR",
+            replies: vec![json!("no"), json!("no"), json!("no")],
+            answers: &[],
+            config: "JSON_PARSING_RETRY: 2\n",
+            status: SessionStatus::Error,
+            error: Some("ufo::agent::parse_retry_exhausted"),
+            actions: &[],
+            logged: &["ERROR"],
+            on_disk_when_asked: &[],
+        },
+        Case {
+            name: "MAX_STEP ends the round in FAIL",
+            replies: vec![
+                type_text("CONTINUE"),
+                type_text("CONTINUE"),
+                type_text("CONTINUE"),
+            ],
+            answers: &[],
+            config: "MAX_STEP: 2\nMAX_REPEAT: 10\n",
+            status: SessionStatus::Fail,
+            error: Some("ufo::session::max_step"),
+            actions: &["set_edit_text", "set_edit_text"],
+            logged: &["CONTINUE", "CONTINUE"],
+            on_disk_when_asked: &[],
+        },
+        Case {
+            name: "the model's own ERROR is reported as such",
+            replies: vec![app(None, "ERROR")],
+            answers: &[],
+            config: "",
+            status: SessionStatus::Error,
+            error: Some("ufo::session::model_error"),
+            actions: &[],
+            logged: &["ERROR"],
+            on_disk_when_asked: &[],
+        },
+    ];
+    for c in cases {
+        let logs = tempfile::tempdir().unwrap();
+        let replies = c
+            .replies
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => fixed(s.clone()),
+                other => fixed(other.to_string()),
+            })
+            .collect();
+        let o = run_case(replies, c.answers, c.config, logs.path(), editor()).await;
+        let r = &o.report;
+        assert_eq!(r.status, c.status, "{}: {r:?}", c.name);
+        assert_eq!(
+            r.error.as_ref().map(|e| e.code.as_str()),
+            c.error,
+            "{}: {:?}",
+            c.name,
+            r.error
+        );
+        let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
+        assert_eq!(done, c.actions, "{}", c.name);
+        assert_eq!(statuses(&r.log_dir), c.logged, "{}", c.name);
+        let on_disk: Vec<usize> = o
+            .asked
+            .iter()
+            .filter(|a| !a.0.contains("new request"))
+            .map(|a| a.1)
+            .collect();
+        assert_eq!(on_disk, c.on_disk_when_asked, "{}: {:?}", c.name, o.asked);
+        drop(o.model);
+    }
+}
+
+#[tokio::test]
+async fn a_failed_observation_ends_the_session_with_the_desktop_error() {
+    let logs = tempfile::tempdir().unwrap();
+    let d = editor();
+    d.fail_next(
+        "get_app_window_controls_target_info",
+        ErrorReport::new("ufo::desktop::timeout", "GetRole timed out").with_help("retry"),
+    );
+    let o = run_case(vec![fixed(finish().to_string())], &[], "", logs.path(), d).await;
+    assert_eq!(o.report.status, SessionStatus::Error);
+    let e = o.report.error.unwrap();
+    assert_eq!(e.code, "ufo::agent::observation", "{e:?}");
+    assert!(e.message.contains("GetRole timed out"), "{e:?}");
+    // The model was never asked about a window it could not see.
+    assert_eq!(o.model.requests().len(), 0);
+}
+
+#[tokio::test]
+async fn a_log_that_cannot_be_written_stops_the_session_at_that_step() {
+    let logs = tempfile::tempdir().unwrap();
+    let dir = logs.path().join("t");
+    // The second reply is built while the session waits for it: the log folder
+    // is replaced by a file, so that step's screenshot cannot be written.
+    let gone = dir.clone();
+    let replies = vec![
+        fixed(type_text("CONTINUE").to_string()),
+        ufo_testkit::scripted::reply(move |_| {
+            std::fs::remove_dir_all(&gone).unwrap();
+            std::fs::write(&gone, "not a folder").unwrap();
+            type_text("CONTINUE").to_string()
+        }),
+        fixed(finish().to_string()),
+    ];
+    let o = run_case(replies, &[], "", logs.path(), editor()).await;
+    assert_eq!(o.report.status, SessionStatus::Error, "{:?}", o.report);
+    let e = o.report.error.unwrap();
+    assert_eq!(e.code, "ufo::session::logs", "{e:?}");
+    // No step ran after the one whose log failed.
+    assert_eq!(o.model.remaining(), 1);
+    assert_eq!(o.desktop.actions().len(), 2);
+}
+
+#[tokio::test]
+async fn the_host_assigns_the_editor_and_finishes_after_it() {
+    let logs = tempfile::tempdir().unwrap();
+    let host_assign = json!({"observation": "an editor is open", "thought": "assign", "current_subtask": "write hello", "message": [], "plan": [], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": "1", "name": "notes.txt"}});
+    let host_finish = json!({"observation": "done", "thought": "all done", "status": "FINISH", "result": "hello written"});
+    let replies = [host_assign, type_text("CONTINUE"), finish(), host_finish]
+        .iter()
+        .map(|v| fixed(v.to_string()))
+        .collect();
+    let o = run_on(replies, &[], "", logs.path(), editor(), None).await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert_eq!(o.report.result, "hello written");
+    assert_eq!(
+        statuses(&o.report.log_dir),
+        ["ASSIGN", "CONTINUE", "FINISH", "FINISH"]
+    );
+    let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
+    assert_eq!(done, ["set_edit_text", "summary"]);
+    assert_eq!(o.report.subtasks.len(), 1);
+    assert_eq!(o.report.subtasks[0].application, "editor");
+}
