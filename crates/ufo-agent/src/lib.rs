@@ -32,6 +32,7 @@ pub mod llm;
 pub mod memory;
 pub mod prompter;
 pub mod prompts;
+pub mod replay;
 pub mod response;
 pub mod step;
 
@@ -41,4 +42,5 @@ pub use error::AgentError;
 pub use host::{Assignment, HostAgent, HostStep};
 pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
 pub use prompts::{PromptPaths, PromptSet};
+pub use replay::ReplayAgent;
 pub use step::{StepRecord, request_for_log};

@@ -28,13 +28,14 @@ use ufo_desktop::tools::WindowEntry;
 use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
 
 mod batch;
+mod follower;
 mod interrupt;
 mod machine;
+mod normal;
 mod recorder;
-mod replay;
 mod report;
+mod single_tier;
 
-use batch::{run_batch, stem};
 use interrupt::interrupted;
 use recorder::Recorder;
 
@@ -188,38 +189,12 @@ fn model_for(
 }
 
 /// Runs a session (or, for `batch_normal`, one per task file) and returns
-/// the reports.
+/// the reports. One row per mode; each mode is a module of its own.
 pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, SessionError> {
     match opts.mode {
-        Mode::Normal => {
-            let mut session = Session::new(s, &[&opts.task])?;
-            Ok(vec![
-                session
-                    .run_normal(opts.request.clone(), opts.app.as_deref())
-                    .await,
-            ])
-        }
-        Mode::Follower => {
-            let plan_path = opts.plan.as_ref().ok_or_else(|| SessionError::MissingKey {
-                key: "--plan".into(),
-                message: "follower mode replays a plan file".into(),
-            })?;
-            let files = plan_files(plan_path)?;
-            let mut out = Vec::new();
-            for f in &files {
-                let plan = Plan::load(f)?;
-                let stem = stem(f);
-                let segs: Vec<&str> = if files.len() > 1 {
-                    vec![&opts.task, &stem]
-                } else {
-                    vec![&opts.task]
-                };
-                let mut session = Session::new(s, &segs)?;
-                out.push(session.run_plan(&plan, opts.app.as_deref()).await);
-            }
-            Ok(out)
-        }
-        Mode::BatchNormal => run_batch(s, opts).await,
+        Mode::Normal => normal::run(s, opts).await,
+        Mode::Follower => follower::run(s, opts).await,
+        Mode::BatchNormal => batch::run(s, opts).await,
     }
 }
 
@@ -369,134 +344,6 @@ impl<'a> Session<'a> {
             .show(&format!("error[{}]: {}{help}", report.code, report.message));
         self.error = Some(report);
         SessionStatus::Error
-    }
-
-    async fn run_normal(&mut self, request: Option<String>, app: Option<&str>) -> SessionReport {
-        let outcome = tokio::select! {
-            st = self.normal_rounds(request, app) => Ok(st),
-            sig = interrupted() => Err(sig),
-        };
-        let status = self.unless_interrupted(outcome);
-        self.finish(status).await
-    }
-
-    /// The status, or — when a signal ended the work — an error saying so,
-    /// recorded for the summary and `output.md`.
-    fn unless_interrupted(
-        &mut self,
-        outcome: Result<SessionStatus, &'static str>,
-    ) -> SessionStatus {
-        match outcome {
-            Ok(st) => st,
-            Err(sig) => {
-                let e = ErrorReport::new(
-                    "ufo::session::interrupted",
-                    format!("interrupted by {sig} at step {}", self.step),
-                )
-                .with_help("the logs up to the last finished step are complete; run the request again to go on");
-                self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
-                self.error = Some(e);
-                SessionStatus::Error
-            }
-        }
-    }
-
-    async fn normal_rounds(&mut self, request: Option<String>, app: Option<&str>) -> SessionStatus {
-        let mut status = SessionStatus::Finish;
-        let mut next = match request.filter(|r| !r.trim().is_empty()) {
-            Some(r) => Some(r),
-            None => {
-                self.s
-                    .io
-                    .new_request("Please enter your request to be completed:")
-                    .await
-            }
-        };
-        let mut round = 0;
-        while let Some(req) = next.take() {
-            status = match app {
-                Some(a) => self.run_single_tier(round, &req, a, None).await,
-                None => self.run_round(round, &req).await,
-            };
-            round += 1;
-            if status == SessionStatus::Error
-                || round >= self.s.config.system.max_round
-                || self.max_step_reached()
-            {
-                break;
-            }
-            next = self
-                .s
-                .io
-                .new_request("Please enter your new request. Enter 'N' for exit:")
-                .await;
-        }
-        status
-    }
-
-    async fn run_plan(&mut self, plan: &Plan, app: Option<&str>) -> SessionReport {
-        let outcome = tokio::select! {
-            st = self.plan_status(plan, app) => Ok(st),
-            sig = interrupted() => Err(sig),
-        };
-        let status = self.unless_interrupted(outcome);
-        self.finish(status).await
-    }
-
-    async fn plan_status(&mut self, plan: &Plan, app: Option<&str>) -> SessionStatus {
-        let request = plan.request_text();
-        let app = app.map(str::to_owned).or_else(|| plan.app.clone());
-        if let Some(actions) = &plan.actions {
-            self.run_actions(&request, actions).await
-        } else if let Some(steps) = &plan.steps {
-            self.run_steps(&request, steps, app.as_deref()).await
-        } else {
-            match app.as_deref() {
-                Some(a) => self.run_single_tier(0, &request, a, None).await,
-                None => self.run_round(0, &request).await,
-            }
-        }
-    }
-
-    /// Follower with `steps`: each step is a sub-task of the AppAgent.
-    async fn run_steps(
-        &mut self,
-        request: &str,
-        steps: &[String],
-        app: Option<&str>,
-    ) -> SessionStatus {
-        let app = match app {
-            Some(a) => a.to_owned(),
-            None => match self.host_select(request).await {
-                Ok(a) => a,
-                Err(st) => return st,
-            },
-        };
-        for (i, step) in steps.iter().enumerate() {
-            let st = self.run_single_tier(0, request, &app, Some(step)).await;
-            if st != SessionStatus::Finish {
-                return st;
-            }
-            if i + 1 < steps.len() && self.max_step_reached() {
-                return SessionStatus::Fail;
-            }
-        }
-        SessionStatus::Finish
-    }
-
-    /// One HostAgent step to choose the application (follower without `app`).
-    async fn host_select(&mut self, request: &str) -> Result<String, SessionStatus> {
-        if let Err(e) = self.ensure_host() {
-            return Err(self.fail_with(&e));
-        }
-        self.requests.push(request.to_owned());
-        let h = self
-            .host_step(0, request)
-            .await
-            .ok_or(SessionStatus::Error)?;
-        let a = h.assignment.clone();
-        self.record(h.record).await?;
-        a.map(|a| a.application).ok_or(SessionStatus::Fail)
     }
 
     /// The HostAgent's next step. A failed step is logged and reported

@@ -3,7 +3,7 @@
 
 use super::*;
 
-pub(super) async fn run_batch(
+pub(super) async fn run(
     s: &Services,
     opts: &RunOptions,
 ) -> Result<Vec<SessionReport>, SessionError> {

@@ -1,6 +1,8 @@
 //! Ctrl+C and SIGTERM: a signal ends the session's work, which then finishes
 //! with the reason.
 
+use super::*;
+
 /// Resolves when the process receives SIGINT or SIGTERM, with its name; never
 /// when the handlers cannot be installed.
 #[cfg(not(unix))]
@@ -25,5 +27,28 @@ pub(super) async fn interrupted() -> &'static str {
     tokio::select! {
         _ = int.recv() => "SIGINT",
         _ = term.recv() => "SIGTERM",
+    }
+}
+
+impl Session<'_> {
+    /// The status, or — when a signal ended the work — an error saying so,
+    /// recorded for the summary and `output.md`.
+    pub(super) fn unless_interrupted(
+        &mut self,
+        outcome: Result<SessionStatus, &'static str>,
+    ) -> SessionStatus {
+        match outcome {
+            Ok(st) => st,
+            Err(sig) => {
+                let e = ErrorReport::new(
+                    "ufo::session::interrupted",
+                    format!("interrupted by {sig} at step {}", self.step),
+                )
+                .with_help("the logs up to the last finished step are complete; run the request again to go on");
+                self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
+                self.error = Some(e);
+                SessionStatus::Error
+            }
+        }
     }
 }

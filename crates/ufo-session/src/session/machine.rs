@@ -5,40 +5,13 @@ use super::*;
 
 /// The state of a round's machine: which agent acts and in which status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
+pub(super) enum State {
     Host(HostAgentStatus),
     App(AppAgentStatus),
     End(SessionStatus),
 }
 
 impl Session<'_> {
-    /// Linux single-tier session (UFO's `LinuxSession`): the AppAgent on
-    /// `application`, no HostAgent. `subtask` defaults to the request.
-    pub(super) async fn run_single_tier(
-        &mut self,
-        round: usize,
-        request: &str,
-        application: &str,
-        subtask: Option<&str>,
-    ) -> SessionStatus {
-        if !self.requests.iter().any(|r| r == request) {
-            self.requests.push(request.to_owned());
-            self.blackboard.requests.push(request.to_owned());
-        }
-        let title = match self.select_app(application).await {
-            Ok(t) => t,
-            Err(e) => return self.fail_with(&e),
-        };
-        if let Err(e) = self.ensure_app(application) {
-            return self.fail_with(&e);
-        }
-        if let Some(a) = self.apps.get_mut(application) {
-            a.assign(subtask.unwrap_or(request), Vec::new(), &title);
-        }
-        self.machine(round, request, State::App(AppAgentStatus::Continue), true)
-            .await
-    }
-
     /// A HostAgent round.
     pub(super) async fn run_round(&mut self, round: usize, request: &str) -> SessionStatus {
         self.requests.push(request.to_owned());
@@ -56,7 +29,7 @@ impl Session<'_> {
     }
 
     /// The round's state machine.
-    async fn machine(
+    pub(super) async fn machine(
         &mut self,
         round: usize,
         request: &str,

@@ -1,0 +1,183 @@
+//! Follower mode: plan files replayed one session each. A plan's `actions`
+//! run without a model (the replay agent resolves their controls); its
+//! `steps` are sub-tasks of the AppAgent; a plan with neither is a request.
+
+use super::*;
+use batch::stem;
+use ufo_agent::ReplayAgent;
+
+pub(super) async fn run(
+    s: &Services,
+    opts: &RunOptions,
+) -> Result<Vec<SessionReport>, SessionError> {
+    let plan_path = opts.plan.as_ref().ok_or_else(|| SessionError::MissingKey {
+        key: "--plan".into(),
+        message: "follower mode replays a plan file".into(),
+    })?;
+    let files = plan_files(plan_path)?;
+    let mut out = Vec::new();
+    for f in &files {
+        let plan = Plan::load(f)?;
+        let stem = stem(f);
+        let segs: Vec<&str> = if files.len() > 1 {
+            vec![&opts.task, &stem]
+        } else {
+            vec![&opts.task]
+        };
+        let mut session = Session::new(s, &segs)?;
+        out.push(session.run_plan(&plan, opts.app.as_deref()).await);
+    }
+    Ok(out)
+}
+
+impl Session<'_> {
+    pub(super) async fn run_plan(&mut self, plan: &Plan, app: Option<&str>) -> SessionReport {
+        let outcome = tokio::select! {
+            st = self.plan_status(plan, app) => Ok(st),
+            sig = interrupted() => Err(sig),
+        };
+        let status = self.unless_interrupted(outcome);
+        self.finish(status).await
+    }
+
+    async fn plan_status(&mut self, plan: &Plan, app: Option<&str>) -> SessionStatus {
+        let request = plan.request_text();
+        let app = app.map(str::to_owned).or_else(|| plan.app.clone());
+        if let Some(actions) = &plan.actions {
+            self.run_actions(&request, actions).await
+        } else if let Some(steps) = &plan.steps {
+            self.run_steps(&request, steps, app.as_deref()).await
+        } else {
+            match app.as_deref() {
+                Some(a) => self.run_single_tier(0, &request, a, None).await,
+                None => self.run_round(0, &request).await,
+            }
+        }
+    }
+
+    /// Follower with `steps`: each step is a sub-task of the AppAgent.
+    async fn run_steps(
+        &mut self,
+        request: &str,
+        steps: &[String],
+        app: Option<&str>,
+    ) -> SessionStatus {
+        let app = match app {
+            Some(a) => a.to_owned(),
+            None => match self.host_select(request).await {
+                Ok(a) => a,
+                Err(st) => return st,
+            },
+        };
+        for (i, step) in steps.iter().enumerate() {
+            let st = self.run_single_tier(0, request, &app, Some(step)).await;
+            if st != SessionStatus::Finish {
+                return st;
+            }
+            if i + 1 < steps.len() && self.max_step_reached() {
+                return SessionStatus::Fail;
+            }
+        }
+        SessionStatus::Finish
+    }
+
+    /// One HostAgent step to choose the application (follower without `app`).
+    async fn host_select(&mut self, request: &str) -> Result<String, SessionStatus> {
+        if let Err(e) = self.ensure_host() {
+            return Err(self.fail_with(&e));
+        }
+        self.requests.push(request.to_owned());
+        let h = self
+            .host_step(0, request)
+            .await
+            .ok_or(SessionStatus::Error)?;
+        let a = h.assignment.clone();
+        self.record(h.record).await?;
+        a.map(|a| a.application).ok_or(SessionStatus::Fail)
+    }
+
+    /// Follower with `actions`: replays them without a model.
+    pub(super) async fn run_actions(
+        &mut self,
+        request: &str,
+        actions: &[PlanAction],
+    ) -> SessionStatus {
+        self.requests.push(request.to_owned());
+        let mut app = String::new();
+        for a in actions {
+            if self.max_step_reached() {
+                return SessionStatus::Fail;
+            }
+            self.step += 1;
+            let started = Instant::now();
+            let agent_name = if a.agent.eq_ignore_ascii_case("HostAgent") {
+                "HostAgent".to_owned()
+            } else {
+                format!("AppAgent/{app}")
+            };
+            let mut rec = StepRecord::new(&a.agent, &agent_name, self.step);
+            rec.request = request.to_owned();
+            rec.application = app.clone();
+            rec.thought = "replaying the plan".into();
+            let outcome: Result<ufo_core::ActionResult, ErrorReport> =
+                if a.agent.eq_ignore_ascii_case("HostAgent") {
+                    let name = a
+                        .parameters
+                        .get("app_name")
+                        .or_else(|| a.parameters.get("name"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    match self.select_app(&name).await {
+                        Ok(title) => {
+                            app = name.clone();
+                            rec.application = name;
+                            Ok(ufo_core::ActionResult::success(json!({"window": title})))
+                        }
+                        Err(e) => Err(e),
+                    }
+                } else {
+                    ReplayAgent::new(
+                        self.s.dispatcher.clone(),
+                        self.s.config.system.agent.clone(),
+                    )
+                    .act(&a.action, &a.parameters, &mut rec)
+                    .await
+                };
+            let (result, ok) = match outcome {
+                Ok(r) => {
+                    let ok = r.is_success();
+                    (r, ok)
+                }
+                Err(e) => (ufo_core::ActionResult::failure(e), false),
+            };
+            let args = Value::Object(a.parameters.clone());
+            let s = ufo_agent::response::action_string(&a.action, &a.parameters);
+            rec.actions.push(ufo_agent::step::ActionLog {
+                function: a.action.clone(),
+                arguments: args,
+                action_representation: ufo_agent::step::action_representation(&s, None, &result),
+                action_string: s,
+                target: None,
+                status: if ok { "CONTINUE".into() } else { "FAIL".into() },
+                result,
+            });
+            rec.status = if ok { "CONTINUE".into() } else { "FAIL".into() };
+            rec.total_time = started.elapsed().as_secs_f64();
+            if let Err(st) = self.record(rec).await {
+                return st;
+            }
+            if !ok {
+                self.error = Some(
+                    ErrorReport::new(
+                        "ufo::session::plan_action_failed",
+                        format!("plan action {:?} failed", a.action),
+                    )
+                    .with_help("see the step's error in response.log; fix the plan or the application's state"),
+                );
+                return SessionStatus::Fail;
+            }
+        }
+        SessionStatus::Finish
+    }
+}

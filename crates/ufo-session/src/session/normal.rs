@@ -1,0 +1,65 @@
+//! Normal mode: the request given (`-r`) or asked for, then a new request
+//! after each round until the user answers `N`, `MAX_ROUND` or `MAX_STEP`.
+//! With `--app`, each round is a single-tier session on that application.
+
+use super::*;
+
+pub(super) async fn run(
+    s: &Services,
+    opts: &RunOptions,
+) -> Result<Vec<SessionReport>, SessionError> {
+    let mut session = Session::new(s, &[&opts.task])?;
+    Ok(vec![
+        session
+            .run_normal(opts.request.clone(), opts.app.as_deref())
+            .await,
+    ])
+}
+
+impl Session<'_> {
+    pub(super) async fn run_normal(
+        &mut self,
+        request: Option<String>,
+        app: Option<&str>,
+    ) -> SessionReport {
+        let outcome = tokio::select! {
+            st = self.normal_rounds(request, app) => Ok(st),
+            sig = interrupted() => Err(sig),
+        };
+        let status = self.unless_interrupted(outcome);
+        self.finish(status).await
+    }
+
+    async fn normal_rounds(&mut self, request: Option<String>, app: Option<&str>) -> SessionStatus {
+        let mut status = SessionStatus::Finish;
+        let mut next = match request.filter(|r| !r.trim().is_empty()) {
+            Some(r) => Some(r),
+            None => {
+                self.s
+                    .io
+                    .new_request("Please enter your request to be completed:")
+                    .await
+            }
+        };
+        let mut round = 0;
+        while let Some(req) = next.take() {
+            status = match app {
+                Some(a) => self.run_single_tier(round, &req, a, None).await,
+                None => self.run_round(round, &req).await,
+            };
+            round += 1;
+            if status == SessionStatus::Error
+                || round >= self.s.config.system.max_round
+                || self.max_step_reached()
+            {
+                break;
+            }
+            next = self
+                .s
+                .io
+                .new_request("Please enter your new request. Enter 'N' for exit:")
+                .await;
+        }
+        status
+    }
+}
