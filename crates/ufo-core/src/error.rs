@@ -63,13 +63,12 @@ impl ErrorReport {
     }
 }
 
+/// `[code] message`. The help line is not part of it: whoever shows the error
+/// prints the help once, on its own line (an error that wraps a report, such
+/// as "observation failed: [ufo::desktop::timeout] ...", forwards its help).
 impl fmt::Display for ErrorReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}] {}", self.code, self.message)?;
-        if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
-        }
-        Ok(())
+        write!(f, "[{}] {}", self.code, self.message)
     }
 }
 
@@ -98,7 +97,8 @@ mod tests {
     #[test]
     fn report_display_has_code_and_help() {
         let r = ErrorReport::new("ufo::x::y", "it broke").with_help("do z");
-        assert_eq!(r.to_string(), "[ufo::x::y] it broke\n  help: do z");
+        assert_eq!(r.to_string(), "[ufo::x::y] it broke");
+        assert_eq!(r.help.as_deref(), Some("do z"));
         let back: ErrorReport = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
         assert_eq!(Diagnostic::report(&back), r);

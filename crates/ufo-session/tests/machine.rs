@@ -23,6 +23,7 @@ struct User {
     answers: Mutex<Vec<String>>,
     log: PathBuf,
     asked: Mutex<Vec<(String, usize)>>,
+    shown: Mutex<Vec<String>>,
 }
 
 impl User {
@@ -31,6 +32,7 @@ impl User {
             answers: Mutex::new(answers.iter().rev().map(|s| (*s).to_owned()).collect()),
             log,
             asked: Mutex::new(Vec::new()),
+            shown: Mutex::new(Vec::new()),
         }
     }
 
@@ -57,7 +59,9 @@ impl UserIo for User {
     async fn new_request(&self, prompt: &str) -> Option<String> {
         self.next(prompt).filter(|a| a != "N")
     }
-    fn show(&self, _line: &str) {}
+    fn show(&self, line: &str) {
+        self.shown.lock().unwrap().push(line.to_owned());
+    }
 }
 
 fn app(action: Option<(&str, Value)>, status: &str) -> Value {
@@ -105,6 +109,7 @@ struct Outcome {
     report: SessionReport,
     desktop: Arc<FakeDesktop>,
     asked: Vec<(String, usize)>,
+    shown: String,
     model: ScriptedModel,
 }
 
@@ -153,10 +158,12 @@ async fn run_on(
     .await
     .unwrap();
     let asked = user.asked.lock().unwrap().clone();
+    let shown = user.shown.lock().unwrap().join("\n");
     Outcome {
         report: reports.remove(0),
         desktop,
         asked,
+        shown,
         model,
     }
 }
@@ -329,6 +336,8 @@ async fn a_failed_observation_ends_the_session_with_the_desktop_error() {
     let e = o.report.error.unwrap();
     assert_eq!(e.code, "ufo::agent::observation", "{e:?}");
     assert!(e.message.contains("GetRole timed out"), "{e:?}");
+    // The desktop's help is shown once, with the error that ends the session.
+    assert_eq!(o.shown.matches("help: retry").count(), 1, "{}", o.shown);
     // The model was never asked about a window it could not see.
     assert_eq!(o.model.requests().len(), 0);
 }
