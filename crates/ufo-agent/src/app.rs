@@ -16,11 +16,11 @@ use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskReco
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
-use crate::step::{ActionLog, Phase, StepRecord, action_representation};
+use crate::step::{ActionLog, AgentKind, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, ErrorReport};
+use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, ErrorReport, StepStatus};
 use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
@@ -200,7 +200,7 @@ impl AppAgent {
         input: StepInput<'_>,
     ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
         let started = Instant::now();
-        let mut rec = StepRecord::new("AppAgent", &self.name, input.session_step);
+        let mut rec = StepRecord::new(AgentKind::AppAgent, &self.name, input.session_step);
         rec.round = input.round;
         rec.agent_step = self.memory.len() + 1;
         rec.request = input.request.to_owned();
@@ -309,7 +309,7 @@ impl AppAgent {
 
         // Sensitive step: stop before acting; the session asks the user.
         if status == AppAgentStatus::Confirm && !calls.is_empty() {
-            rec.status = AppAgentStatus::Confirm.to_string();
+            rec.status = StepStatus::Confirm;
             rec.total_time = started.elapsed().as_secs_f64();
             self.pending = Some(Pending {
                 calls,
@@ -325,7 +325,7 @@ impl AppAgent {
             });
         }
         if status == AppAgentStatus::Pending {
-            rec.status = status.to_string();
+            rec.status = status.into();
             self.remember(&mut rec, input.blackboard, status, None);
             rec.total_time = started.elapsed().as_secs_f64();
             return Ok(AppStep {
@@ -542,7 +542,11 @@ impl AppAgent {
                 action_representation: action_representation(&s, target.as_ref(), &r),
                 action_string: s,
                 target,
-                status: c.status.clone().unwrap_or_else(|| status.to_string()),
+                status: c
+                    .status
+                    .as_deref()
+                    .and_then(|s| s.parse::<AppAgentStatus>().ok())
+                    .map_or(StepStatus::from(status), StepStatus::from),
                 result: r,
             });
         }
@@ -601,7 +605,7 @@ impl AppAgent {
         user_confirm: Option<bool>,
     ) {
         let t = Instant::now();
-        rec.status = status.to_string();
+        rec.status = status.into();
         let item = MemoryItem {
             step: rec.session_step,
             subtask: self.subtask.clone(),
@@ -610,7 +614,7 @@ impl AppAgent {
                 .iter()
                 .map(|a| a.action_representation.clone())
                 .collect(),
-            status: status.to_string(),
+            status: status.into(),
             user_confirm,
         };
         blackboard.trajectories.push(json!({

@@ -9,11 +9,11 @@ use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, action_string, plain};
-use crate::step::{ActionLog, Phase, StepRecord, action_representation};
+use crate::step::{ActionLog, AgentKind, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{Command, ErrorReport, HostAgentStatus};
+use ufo_core::{Command, ErrorReport, HostAgentStatus, StepStatus};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::{HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for};
@@ -89,7 +89,7 @@ impl HostAgent {
         input: StepInput<'_>,
     ) -> Result<HostStep, Box<(AgentError, StepRecord)>> {
         let started = Instant::now();
-        let mut rec = StepRecord::new("HostAgent", "HostAgent", input.session_step);
+        let mut rec = StepRecord::new(AgentKind::HostAgent, "HostAgent", input.session_step);
         rec.round = input.round;
         rec.agent_step = self.memory.len() + 1;
         rec.request = input.request.to_owned();
@@ -180,7 +180,10 @@ impl HostAgent {
                 action_representation: action_representation(&s, target.as_ref(), &r),
                 action_string: s,
                 target,
-                status: reply.status.clone(),
+                status: reply
+                    .status
+                    .parse::<HostAgentStatus>()
+                    .map_or(StepStatus::from(status), StepStatus::from),
                 result: r,
             });
         }
@@ -188,7 +191,7 @@ impl HostAgent {
 
         // 4. Memory update.
         let t = Instant::now();
-        rec.status = status.to_string();
+        rec.status = status.into();
         self.memory.push(MemoryItem {
             step: input.session_step,
             subtask: rec.subtask.clone(),
@@ -197,7 +200,7 @@ impl HostAgent {
                 .iter()
                 .map(|a| a.action_representation.clone())
                 .collect(),
-            status: status.to_string(),
+            status: status.into(),
             user_confirm: None,
         });
         rec.time(Phase::MemoryUpdate, t);

@@ -43,4 +43,4 @@ pub use host::{Assignment, HostAgent, HostStep};
 pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
 pub use prompts::{PromptPaths, PromptSet};
 pub use replay::ReplayAgent;
-pub use step::{StepRecord, request_for_log};
+pub use step::{AgentKind, StepRecord, request_for_log};

@@ -14,7 +14,7 @@ pub struct MemoryItem {
     /// UFO's `action_representation` of the step's actions.
     pub action_representation: Vec<String>,
     /// The step's status.
-    pub status: String,
+    pub status: ufo_core::StepStatus,
     /// Whether the user confirmed a sensitive action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_confirm: Option<bool>,
@@ -151,7 +151,7 @@ pub struct SubtaskRecord {
     /// The application it ran in.
     pub application: String,
     /// `FINISH`, `FAIL`, `ERROR`.
-    pub status: String,
+    pub status: ufo_core::AppAgentStatus,
     /// The AppAgent's result or comment.
     pub result: String,
 }

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use ufo_core::{ActionResult, ErrorReport};
+use ufo_core::{ActionResult, ErrorReport, StepStatus};
 use ufo_llm::UsageTotals;
 
 /// The processor's phases (UFO's `ProcessingPhase`).
@@ -19,6 +19,26 @@ pub enum Phase {
     ActionExecution,
     /// Memory, blackboard.
     MemoryUpdate,
+}
+
+/// Which agent took a step (`agent_type` in `response.log`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum AgentKind {
+    /// The HostAgent.
+    HostAgent,
+    /// An AppAgent.
+    AppAgent,
+}
+
+impl AgentKind {
+    /// `HostAgent` or `AppAgent`, as written in plan files (any case);
+    /// anything else is an AppAgent step.
+    pub fn from_plan(agent: &str) -> Self {
+        match agent.trim().eq_ignore_ascii_case("HostAgent") {
+            true => AgentKind::HostAgent,
+            false => AgentKind::AppAgent,
+        }
+    }
 }
 
 /// One executed (or skipped) action.
@@ -36,7 +56,7 @@ pub struct ActionLog {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<Value>,
     /// The status the model gave this action.
-    pub status: String,
+    pub status: StepStatus,
     /// What happened.
     pub result: ActionResult,
 }
@@ -77,8 +97,8 @@ pub struct StepRecord {
     pub round: usize,
     /// The agent's own step number (1-based).
     pub agent_step: usize,
-    /// `HostAgent`, `AppAgent`, `EvaluationAgent`, `Follower`.
-    pub agent_type: String,
+    /// Which agent took the step.
+    pub agent_type: AgentKind,
     /// `HostAgent` or `AppAgent/<app>`.
     pub agent_name: String,
     /// The user request.
@@ -100,7 +120,7 @@ pub struct StepRecord {
     /// Executed actions.
     pub actions: Vec<ActionLog>,
     /// The step's status (after the state machine's view of it).
-    pub status: String,
+    pub status: StepStatus,
     /// Controls shown to the model (`{id,name,type}`), for AppAgent steps.
     pub control_count: usize,
     /// Model usage and cost of the step.
@@ -138,12 +158,12 @@ pub struct StepRecord {
 
 impl StepRecord {
     /// An empty record for `agent_name` at `session_step`.
-    pub fn new(agent_type: &str, agent_name: &str, session_step: usize) -> Self {
+    pub fn new(agent_type: AgentKind, agent_name: &str, session_step: usize) -> Self {
         Self {
             session_step,
             round: 0,
             agent_step: 0,
-            agent_type: agent_type.to_owned(),
+            agent_type,
             agent_name: agent_name.to_owned(),
             request: String::new(),
             subtask: String::new(),
@@ -154,7 +174,7 @@ impl StepRecord {
             plan: Vec::new(),
             comment: String::new(),
             actions: Vec::new(),
-            status: String::new(),
+            status: StepStatus::Continue,
             control_count: 0,
             usage: UsageTotals::default(),
             cost: 0.0,
@@ -177,12 +197,12 @@ impl StepRecord {
     pub fn fail(
         mut self,
         error: crate::error::AgentError,
-        status: impl std::fmt::Display,
+        status: impl Into<StepStatus>,
         started: std::time::Instant,
     ) -> Box<(crate::error::AgentError, StepRecord)> {
         use ufo_core::Diagnostic;
         self.error = Some(error.report());
-        self.status = status.to_string();
+        self.status = status.into();
         self.total_time = started.elapsed().as_secs_f64();
         Box::new((error, self))
     }

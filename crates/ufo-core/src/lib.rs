@@ -22,6 +22,6 @@ pub mod ui;
 pub use command::{ActionResult, ActionStatus, Command, ToolType};
 pub use error::{Diagnostic, ErrorReport};
 pub use geometry::{Image, Point, Rect, Screen, Window};
-pub use status::{AppAgentStatus, HostAgentStatus};
+pub use status::{AppAgentStatus, HostAgentStatus, StepStatus};
 pub use tool::ToolSpec;
 pub use ui::{Control, ControlType, ElementHandle, UiNode, UiTree, WindowInfo};

@@ -94,6 +94,53 @@ status_enum! {
     }
 }
 
+status_enum! {
+    /// The status a step of either agent ended in, as its log line and the
+    /// step summaries carry it (UFO's upper-case spelling).
+    StepStatus {
+        /// Keep going.
+        Continue => "CONTINUE",
+        /// The HostAgent handed a sub-task to an AppAgent.
+        Assign => "ASSIGN",
+        /// The agent asked the user questions.
+        Pending => "PENDING",
+        /// A sensitive action waits for the user's confirmation.
+        Confirm => "CONFIRM",
+        /// Done.
+        Finish => "FINISH",
+        /// Cannot be done.
+        Fail => "FAIL",
+        /// Something broke.
+        Error => "ERROR",
+    }
+}
+
+impl From<HostAgentStatus> for StepStatus {
+    fn from(s: HostAgentStatus) -> Self {
+        match s {
+            HostAgentStatus::Continue => StepStatus::Continue,
+            HostAgentStatus::Assign => StepStatus::Assign,
+            HostAgentStatus::Pending => StepStatus::Pending,
+            HostAgentStatus::Finish => StepStatus::Finish,
+            HostAgentStatus::Fail => StepStatus::Fail,
+            HostAgentStatus::Error => StepStatus::Error,
+        }
+    }
+}
+
+impl From<AppAgentStatus> for StepStatus {
+    fn from(s: AppAgentStatus) -> Self {
+        match s {
+            AppAgentStatus::Continue => StepStatus::Continue,
+            AppAgentStatus::Finish => StepStatus::Finish,
+            AppAgentStatus::Fail => StepStatus::Fail,
+            AppAgentStatus::Confirm => StepStatus::Confirm,
+            AppAgentStatus::Pending => StepStatus::Pending,
+            AppAgentStatus::Error => StepStatus::Error,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +158,7 @@ mod tests {
         );
         let s: AppAgentStatus = serde_json::from_str("\"Finish\"").unwrap();
         assert_eq!(s, AppAgentStatus::Finish);
+        let step = StepStatus::from(HostAgentStatus::Assign);
+        assert_eq!(serde_json::to_string(&step).unwrap(), "\"ASSIGN\"");
     }
 }

@@ -254,7 +254,7 @@ mod tests {
     fn a_huge_reply_is_kept_once_and_the_log_line_stays_small() {
         let d = tempfile::tempdir().unwrap();
         let mut l = TaskLogs::create(d.path(), &["big"]).unwrap();
-        let mut r = StepRecord::new("AppAgent", "AppAgent/x", 1);
+        let mut r = StepRecord::new(ufo_agent::step::AgentKind::AppAgent, "AppAgent/x", 1);
         let reply = "y".repeat(5 * 1024 * 1024);
         r.raw_replies = vec![reply.clone()];
         r.thought = reply.clone();
@@ -305,7 +305,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let mut l = TaskLogs::create(d.path(), &["t/../x"]).unwrap();
         assert!(l.dir().starts_with(d.path()));
-        let mut r = StepRecord::new("AppAgent", "AppAgent/x", 3);
+        let mut r = StepRecord::new(ufo_agent::step::AgentKind::AppAgent, "AppAgent/x", 3);
         r.images.clean = Some(vec![1, 2, 3]);
         l.write_step(&mut r).unwrap();
         let text = std::fs::read_to_string(l.dir().join("response.log")).unwrap();

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ufo_agent::dispatcher::execute_one;
 use ufo_agent::{
-    AgentError, AppAgent, AppStep, Blackboard, CommandDispatcher, HostAgent, HostStep, PromptSet,
-    StepInput, StepRecord, SubtaskRecord,
+    AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandDispatcher, HostAgent, HostStep,
+    PromptSet, StepInput, StepRecord, SubtaskRecord,
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
@@ -357,7 +357,9 @@ impl<'a> Session<'a> {
             .await
         {
             Ok(r) => r,
-            Err(_) => Err(self.deadline_missed("HostAgent", "HostAgent", request, started)),
+            Err(_) => {
+                Err(self.deadline_missed(AgentKind::HostAgent, "HostAgent", request, started))
+            }
         };
         self.settle(r).await
     }
@@ -369,7 +371,7 @@ impl<'a> Session<'a> {
     /// The record and error of a step that missed its deadline.
     fn deadline_missed(
         &self,
-        agent: &str,
+        agent: AgentKind,
         name: &str,
         request: &str,
         started: std::time::Instant,
@@ -380,7 +382,7 @@ impl<'a> Session<'a> {
             AgentError::StepDeadline {
                 seconds: self.s.config.system.step_timeout,
             },
-            "ERROR",
+            ufo_core::StepStatus::Error,
             started,
         )
     }
@@ -401,7 +403,7 @@ impl<'a> Session<'a> {
         {
             Ok(r) => r,
             Err(_) => Err(self.deadline_missed(
-                "AppAgent",
+                AgentKind::AppAgent,
                 &format!("AppAgent/{application}"),
                 request,
                 started,

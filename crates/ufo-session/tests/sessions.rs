@@ -43,7 +43,7 @@ async fn host_app_host_computes_12_times_7() {
     assert_eq!(calculator_display(&rig.backend).await, "84");
     assert_eq!(r.steps, 8);
     assert_eq!(r.subtasks.len(), 1);
-    assert_eq!(r.subtasks[0].status, "FINISH");
+    assert_eq!(r.subtasks[0].status.as_str(), "FINISH");
     assert_eq!(r.subtasks[0].result, "84");
     assert_eq!(model.remaining(), 0);
 

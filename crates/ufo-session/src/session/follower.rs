@@ -5,6 +5,7 @@
 use super::*;
 use batch::stem;
 use ufo_agent::ReplayAgent;
+use ufo_core::StepStatus;
 
 pub(super) async fn run(
     s: &Services,
@@ -110,17 +111,17 @@ impl Session<'_> {
             }
             self.step += 1;
             let started = Instant::now();
-            let agent_name = if a.agent.eq_ignore_ascii_case("HostAgent") {
-                "HostAgent".to_owned()
-            } else {
-                format!("AppAgent/{app}")
+            let kind = AgentKind::from_plan(&a.agent);
+            let agent_name = match kind {
+                AgentKind::HostAgent => "HostAgent".to_owned(),
+                AgentKind::AppAgent => format!("AppAgent/{app}"),
             };
-            let mut rec = StepRecord::new(&a.agent, &agent_name, self.step);
+            let mut rec = StepRecord::new(kind, &agent_name, self.step);
             rec.request = request.to_owned();
             rec.application = app.clone();
             rec.thought = "replaying the plan".into();
             let outcome: Result<ufo_core::ActionResult, ErrorReport> =
-                if a.agent.eq_ignore_ascii_case("HostAgent") {
+                if kind == AgentKind::HostAgent {
                     let name = a
                         .parameters
                         .get("app_name")
@@ -159,10 +160,18 @@ impl Session<'_> {
                 action_representation: ufo_agent::step::action_representation(&s, None, &result),
                 action_string: s,
                 target: None,
-                status: if ok { "CONTINUE".into() } else { "FAIL".into() },
+                status: if ok {
+                    StepStatus::Continue
+                } else {
+                    StepStatus::Fail
+                },
                 result,
             });
-            rec.status = if ok { "CONTINUE".into() } else { "FAIL".into() };
+            rec.status = if ok {
+                StepStatus::Continue
+            } else {
+                StepStatus::Fail
+            };
             rec.total_time = started.elapsed().as_secs_f64();
             if let Err(st) = self.record(rec).await {
                 return st;

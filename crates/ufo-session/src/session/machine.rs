@@ -174,7 +174,7 @@ impl Session<'_> {
                         self.subtasks.push(SubtaskRecord {
                             subtask: agent.subtask.clone(),
                             application: key.clone(),
-                            status: st.to_string(),
+                            status: st,
                             result: result.clone(),
                         });
                         if single {

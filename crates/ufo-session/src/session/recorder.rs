@@ -24,7 +24,7 @@ pub(super) struct StepSummary {
     pub(super) plan: Vec<String>,
     pub(super) comment: String,
     pub(super) actions: Vec<String>,
-    pub(super) status: String,
+    pub(super) status: ufo_core::StepStatus,
     pub(super) cost: f64,
     pub(super) total_time: f64,
     pub(super) screenshots: std::collections::BTreeMap<String, String>,
@@ -100,7 +100,7 @@ impl Recorder {
                 .iter()
                 .map(|a| a.action_representation.clone())
                 .collect(),
-            status: rec.status.clone(),
+            status: rec.status,
             cost: rec.cost,
             total_time: rec.total_time,
             screenshots: rec.screenshots.clone(),
