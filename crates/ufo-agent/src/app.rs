@@ -16,7 +16,7 @@ use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskReco
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
-use crate::step::{ActionLog, AgentKind, Phase, StepRecord, action_representation};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -246,10 +246,8 @@ impl AppAgent {
                     && let Some((step, url)) = &self.last_selected
                 {
                     image_urls.push(("last".into(), url.clone()));
-                    rec.screenshots.insert(
-                        "last".into(),
-                        format!("action_step{step}_selected_controls.png"),
-                    );
+                    rec.screenshots
+                        .insert("last".into(), ImageKind::Selected.file(*step));
                 }
                 if self.settings.concat_screenshot {
                     if let Some(c) = &rec.images.concat {
@@ -473,15 +471,16 @@ impl AppAgent {
                 parts.push(Part::text(l));
             }
             parts.push(Part::image(url.clone()));
+            let n = input.session_step;
             names.push(match label.as_str() {
                 "last" => self
                     .last_selected
                     .as_ref()
-                    .map(|(s, _)| format!("action_step{s}_selected_controls.png"))
+                    .map(|(s, _)| ImageKind::Selected.file(*s))
                     .unwrap_or_default(),
-                "concat" => format!("action_step{}_concat.png", input.session_step),
-                "annotated" => format!("action_step{}_annotated.png", input.session_step),
-                _ => format!("action_step{}.png", input.session_step),
+                "concat" => ImageKind::Concat.file(n),
+                "annotated" => ImageKind::Annotated.file(n),
+                _ => ImageKind::Clean.file(n),
             });
         }
         parts.push(Part::text(user));

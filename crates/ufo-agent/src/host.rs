@@ -9,7 +9,7 @@ use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, action_string, plain};
-use crate::step::{ActionLog, AgentKind, Phase, StepRecord, action_representation};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord, action_representation};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -120,7 +120,7 @@ impl HostAgent {
         rec.time(Phase::DataCollection, t);
         let image_names: Vec<String> = desktop
             .iter()
-            .map(|_| format!("action_step{}.png", input.session_step))
+            .map(|_| ImageKind::Clean.file(input.session_step))
             .collect();
         rec.images.clean = desktop
             .as_deref()

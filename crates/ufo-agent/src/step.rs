@@ -61,7 +61,49 @@ pub struct ActionLog {
     pub result: ActionResult,
 }
 
-/// PNG images of a step, saved by the session as `action_step{N}*.png`.
+/// The images of a step; each owns its file name and its key in the log
+/// line's `screenshots`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    /// The clean screenshot, `action_step{N}.png`.
+    Clean,
+    /// With set-of-marks labels, `action_step{N}_annotated.png`.
+    Annotated,
+    /// Clean and annotated side by side, `action_step{N}_concat.png`.
+    Concat,
+    /// The controls acted on, `action_step{N}_selected_controls.png`.
+    Selected,
+}
+
+impl ImageKind {
+    /// Every kind, in the order they are saved.
+    pub const ALL: [ImageKind; 4] = [
+        ImageKind::Clean,
+        ImageKind::Annotated,
+        ImageKind::Concat,
+        ImageKind::Selected,
+    ];
+
+    /// The key in a log line's `screenshots`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            ImageKind::Clean => "clean",
+            ImageKind::Annotated => "annotated",
+            ImageKind::Concat => "concat",
+            ImageKind::Selected => "selected_controls",
+        }
+    }
+
+    /// The file name of this image of session step `step`.
+    pub fn file(self, step: usize) -> String {
+        match self {
+            ImageKind::Clean => format!("action_step{step}.png"),
+            other => format!("action_step{step}_{}.png", other.key()),
+        }
+    }
+}
+
+/// PNG images of a step, saved by the session as [`ImageKind::file`].
 #[derive(Debug, Clone, Default)]
 pub struct StepImages {
     /// `action_step{N}.png`: the clean screenshot.
@@ -72,6 +114,18 @@ pub struct StepImages {
     pub concat: Option<Vec<u8>>,
     /// `action_step{N}_selected_controls.png`.
     pub selected: Option<Vec<u8>>,
+}
+
+impl StepImages {
+    /// Takes the image of `kind` out (to be written once).
+    pub fn take(&mut self, kind: ImageKind) -> Option<Vec<u8>> {
+        match kind {
+            ImageKind::Clean => self.clean.take(),
+            ImageKind::Annotated => self.annotated.take(),
+            ImageKind::Concat => self.concat.take(),
+            ImageKind::Selected => self.selected.take(),
+        }
+    }
 }
 
 /// The prompt of a step, for `request.log`: messages with every image

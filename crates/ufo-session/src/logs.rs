@@ -7,6 +7,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use ufo_agent::StepRecord;
+use ufo_agent::step::ImageKind;
 
 /// A task name made safe as one directory name: letters and digits of any
 /// script, `.`, `_` and `-` are kept, everything else becomes `_`; leading dots
@@ -127,33 +128,12 @@ impl TaskLogs {
     /// `response.log` lines and flushes them.
     pub fn write_step(&mut self, rec: &mut StepRecord) -> Result<(), SessionError> {
         let n = rec.session_step;
-        let imgs = [
-            (
-                "clean",
-                format!("action_step{n}.png"),
-                rec.images.clean.take(),
-            ),
-            (
-                "annotated",
-                format!("action_step{n}_annotated.png"),
-                rec.images.annotated.take(),
-            ),
-            (
-                "concat",
-                format!("action_step{n}_concat.png"),
-                rec.images.concat.take(),
-            ),
-            (
-                "selected_controls",
-                format!("action_step{n}_selected_controls.png"),
-                rec.images.selected.take(),
-            ),
-        ];
-        for (key, name, bytes) in imgs {
-            if let Some(b) = bytes {
+        for kind in ImageKind::ALL {
+            if let Some(b) = rec.images.take(kind) {
+                let name = kind.file(n);
                 let p = self.dir.join(&name);
                 std::fs::write(&p, b).map_err(|e| err(&p, e))?;
-                rec.screenshots.insert(key.into(), name);
+                rec.screenshots.insert(kind.key().into(), name);
             }
         }
         if let Some(tree) = rec.ui_tree.take() {

@@ -8,6 +8,7 @@ use crate::session::SessionStatus;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+use ufo_agent::step::ImageKind;
 use ufo_agent::{StepRecord, SubtaskRecord};
 use ufo_core::ErrorReport;
 use ufo_llm::UsageTotals;
@@ -124,7 +125,7 @@ impl Recorder {
         let shots: Vec<&String> = self
             .steps
             .iter()
-            .filter_map(|s| s.screenshots.get("clean"))
+            .filter_map(|s| s.screenshots.get(ImageKind::Clean.key()))
             .collect();
         let mut images: Vec<Vec<u8>> = Vec::new();
         for name in [shots.first(), shots.last()].into_iter().flatten() {
@@ -249,7 +250,7 @@ impl Recorder {
                 "- **Time:** {:.2}s {} · **Cost:** ${:.4}\n\n",
                 s.total_time, s.execution_times, s.cost
             ));
-            for key in ["annotated", "selected_controls"] {
+            for key in [ImageKind::Annotated.key(), ImageKind::Selected.key()] {
                 if let Some(f) = s.screenshots.get(key) {
                     md.push_str(&format!("![{key}]({f})\n"));
                 }
