@@ -39,18 +39,6 @@ fn find<'a>(controls: &'a [Control], name: &str) -> &'a Control {
         })
 }
 
-async fn display(b: &AtspiBackend, app: &str) -> String {
-    let windows = b.list_windows().await.unwrap();
-    let w = windows.iter().find(|w| w.app_name == app).unwrap();
-    let tree = b.capture_tree(w, &TreeBudget::default()).await.unwrap();
-    tree.nodes
-        .iter()
-        .filter(|n| n.capabilities.editable_text && n.role == "text")
-        .filter_map(|n| n.value.clone())
-        .next()
-        .unwrap_or_default()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn twelve_times_seven_is_84_by_label() {
     let desktop = ufo_testkit::start_desktop("calc").await;
@@ -72,7 +60,7 @@ async fn twelve_times_seven_is_84_by_label() {
     }
     let mut shown = String::new();
     for _ in 0..200 {
-        shown = display(&b, "gnome-calculator").await;
+        shown = ufo_testkit::calculator_display(&b).await;
         if shown.trim() == "84" {
             break;
         }
@@ -105,7 +93,7 @@ async fn click_on_coordinates_hits_the_button_under_the_fraction() {
     }
     let mut shown = String::new();
     for _ in 0..200 {
-        shown = display(&b, "gnome-calculator").await;
+        shown = ufo_testkit::calculator_display(&b).await;
         if shown.trim() == "42" {
             break;
         }

@@ -22,8 +22,9 @@
 use std::time::Duration;
 use tokio::sync::OnceCell;
 use ufo_core::Diagnostic;
+use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::headless::LaunchedApp;
-use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
+use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 
 pub mod fake;
 pub mod scripted;
@@ -83,6 +84,43 @@ pub async fn launch(desktop: &HeadlessDesktop, argv: &[&str]) -> LaunchedApp {
             e.help().unwrap_or_default()
         ),
     }
+}
+
+/// A fresh desktop with `apps` running, and a backend connected to it.
+pub async fn desktop_with_apps(label: &str, apps: &[&str]) -> (HeadlessDesktop, AtspiBackend) {
+    let d = start_desktop(label).await;
+    for a in apps {
+        launch(&d, &[a]).await;
+    }
+    let b = AtspiBackend::connect(&DesktopTarget::from_private(&d))
+        .await
+        .unwrap_or_else(|e| panic!("cannot connect to the desktop: {e}"));
+    (d, b)
+}
+
+/// What gnome-calculator's display shows (its editable text), trimmed; empty
+/// when it has no window. Waits up to 2 s for a result other than "0".
+pub async fn calculator_display(b: &AtspiBackend) -> String {
+    let mut shown = String::new();
+    for _ in 0..40 {
+        let windows = b.list_windows().await.unwrap_or_default();
+        let Some(w) = windows.iter().find(|w| w.app_name == "gnome-calculator") else {
+            return String::new();
+        };
+        if let Ok(tree) = b.capture_tree(w, &TreeBudget::default()).await {
+            shown = tree
+                .nodes
+                .iter()
+                .filter(|n| n.capabilities.editable_text && n.role == "text")
+                .find_map(|n| n.value.clone())
+                .unwrap_or_default();
+        }
+        if !shown.trim().is_empty() && shown.trim() != "0" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    shown.trim().to_owned()
 }
 
 /// The environment that points a child process (e.g. the `ufo` binary under

@@ -8,16 +8,11 @@ use std::time::Duration;
 use ufo_core::{ActionResult, Command, Control, ControlType, WindowInfo};
 use ufo_desktop::tools::{ToolContext, execute};
 use ufo_desktop::{Backend, TreeBudget, filter};
-use ufo_desktop_atspi::{AtspiBackend, DesktopTarget, HeadlessDesktop};
+use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 
 /// A fresh desktop with `app` running, and a backend connected to it.
 pub async fn desktop_with(app: &str) -> (HeadlessDesktop, AtspiBackend) {
-    let d = ufo_testkit::start_desktop(app).await;
-    ufo_testkit::launch(&d, &[app]).await;
-    let b = AtspiBackend::connect(&DesktopTarget::from_private(&d))
-        .await
-        .unwrap();
-    (d, b)
+    ufo_testkit::desktop_with_apps(app, &[app]).await
 }
 
 /// The app's main (largest) window.

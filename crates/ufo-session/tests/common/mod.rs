@@ -11,10 +11,9 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 use ufo_agent::PromptSet;
 use ufo_desktop::{Backend, TreeBudget};
-use ufo_desktop_atspi::{AtspiBackend, DesktopTarget, HeadlessDesktop};
+use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 use ufo_session::ScriptedIo;
 use ufo_session::config::UfoConfig;
 use ufo_session::dispatcher::LocalDispatcher;
@@ -27,18 +26,10 @@ pub(crate) struct Rig {
 }
 
 pub(crate) async fn rig(label: &str, apps: &[&str]) -> Rig {
-    let desktop = ufo_testkit::start_desktop(label).await;
-    for a in apps {
-        ufo_testkit::launch(&desktop, &[a]).await;
-    }
-    let backend = Arc::new(
-        AtspiBackend::connect(&DesktopTarget::from_private(&desktop))
-            .await
-            .unwrap(),
-    );
+    let (desktop, backend) = ufo_testkit::desktop_with_apps(label, apps).await;
     Rig {
         desktop,
-        backend,
+        backend: Arc::new(backend),
         logs: tempfile::tempdir().unwrap(),
     }
 }
@@ -109,30 +100,8 @@ pub(crate) async fn run(
     .unwrap()
 }
 
-/// The calculator's display text (the editable text node).
-pub(crate) async fn calculator_display(b: &AtspiBackend) -> String {
-    let mut shown = String::new();
-    for _ in 0..40 {
-        let windows = b.list_windows().await.unwrap();
-        let w = windows
-            .iter()
-            .find(|w| w.app_name == "gnome-calculator")
-            .unwrap();
-        let tree = b.capture_tree(w, &TreeBudget::default()).await.unwrap();
-        shown = tree
-            .nodes
-            .iter()
-            .filter(|n| n.capabilities.editable_text && n.role == "text")
-            .filter_map(|n| n.value.clone())
-            .next()
-            .unwrap_or_default();
-        if !shown.trim().is_empty() && shown.trim() != "0" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    shown.trim().to_owned()
-}
+/// The calculator's display text.
+pub(crate) use ufo_testkit::calculator_display;
 
 /// Every text of `app`'s editable text nodes.
 pub(crate) async fn app_texts(b: &AtspiBackend, app: &str) -> Vec<String> {
