@@ -25,7 +25,6 @@ use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
 use ufo_desktop::encode::{PngCompression, data_url, encode_png};
-use ufo_desktop::names::names_match;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, ControlsInfo, ScreenshotInfo, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 

@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{Command, ErrorReport, HostAgentStatus, StepStatus};
+use ufo_desktop::designate::resolve;
 use ufo_desktop::encode::decode_data_url;
-use ufo_desktop::names::names_match;
 use ufo_desktop::tools::{HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -330,38 +330,26 @@ fn check_host_reply(
     let mut args: Map<String, Value> = r.arguments.clone().unwrap_or_default();
     let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
     let name = args.get("name").and_then(Value::as_str).map(str::to_owned);
-    let matches = |w: &WindowEntry, n: &str| names_match(n, &w.name) || names_match(n, &w.app_name);
-    let by_id = id.and_then(|i| windows.iter().find(|w| w.id == i.to_string()));
-    let ok = match (by_id, &name) {
-        (Some(w), Some(n)) => matches(w, n),
-        (Some(_), None) => true,
-        (None, _) => false,
-    };
-    if !ok {
-        let fixed = name.as_deref().and_then(|n| {
-            let same: Vec<&WindowEntry> = windows.iter().filter(|w| matches(w, n)).collect();
-            (same.len() == 1).then(|| same[0])
-        });
-        match fixed {
-            Some(w) => {
-                repairs.push(format!(
-                    "$.arguments.id: set to {} (the window named {:?})",
-                    w.id, w.name
-                ));
-                args.insert("id".into(), Value::String(w.id.clone()));
-            }
-            None => {
-                let listed: Vec<String> = windows
-                    .iter()
-                    .map(|w| format!("{} {:?}", w.id, w.name))
-                    .collect();
-                return Err(format!(
-                    "$.arguments: no listed window has id {:?} and name {:?}; the windows are {}",
-                    args.get("id").map(Value::to_string).unwrap_or_default(),
-                    name.unwrap_or_default(),
-                    listed.join(", ")
-                ));
-            }
+    match resolve(windows, id, name.as_deref(), true) {
+        Ok(r) if r.repaired => {
+            repairs.push(format!(
+                "$.arguments.id: set to {} (the window named {:?})",
+                r.item.id, r.item.name
+            ));
+            args.insert("id".into(), Value::String(r.item.id.clone()));
+        }
+        Ok(_) => {}
+        Err(_) => {
+            let listed: Vec<String> = windows
+                .iter()
+                .map(|w| format!("{} {:?}", w.id, w.name))
+                .collect();
+            return Err(format!(
+                "$.arguments: no listed window has id {:?} and name {:?}; the windows are {}",
+                args.get("id").map(Value::to_string).unwrap_or_default(),
+                name.unwrap_or_default(),
+                listed.join(", ")
+            ));
         }
     }
     r.arguments = Some(args);

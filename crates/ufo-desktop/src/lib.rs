@@ -47,6 +47,7 @@
 pub mod annotate;
 pub mod backend;
 pub mod compose;
+pub mod designate;
 pub mod encode;
 pub mod error;
 pub mod filter;

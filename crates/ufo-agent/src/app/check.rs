@@ -2,6 +2,7 @@
 //! with the repairs that are unambiguous.
 
 use super::*;
+use ufo_desktop::designate::{Unresolved, resolve};
 
 /// Validates an AppAgent reply against the tool catalog and the control list;
 /// repairs a control id from an unambiguous control name.
@@ -95,47 +96,30 @@ fn fix_control(
 ) -> Result<(), String> {
     let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
     let name = args.get("name").and_then(Value::as_str).map(str::to_owned);
-    let by_id = id.and_then(|i| controls.iter().find(|c| c.id == i));
-    if let Some(c) = by_id {
-        match &name {
-            Some(n) if !names_match(n, &c.name) => {}
-            _ => return Ok(()),
-        }
-    }
-    // The id is unknown or names another control: repair from the name when
-    // exactly one listed control has it.
-    if let Some(n) = name.as_deref().filter(|n| !n.trim().is_empty()) {
-        let same: Vec<&Control> = controls
-            .iter()
-            .filter(|c| names_match(n, &c.name))
-            .collect();
-        if same.len() == 1 {
-            let c = same[0];
+    match resolve(controls, id, name.as_deref(), true) {
+        Ok(r) if r.repaired => {
             repairs.push(format!(
-                "{path}.arguments.id: {} → {} (the control named {n:?})",
+                "{path}.arguments.id: {} → {} (the control named {:?})",
                 args.get("id")
                     .map(Value::to_string)
                     .unwrap_or_else(|| "missing".into()),
-                c.id
+                r.item.id,
+                name.unwrap_or_default()
             ));
-            args.insert("id".into(), Value::String(c.id.to_string()));
-            return Ok(());
+            args.insert("id".into(), Value::String(r.item.id.to_string()));
+            Ok(())
         }
-    }
-    Err(match (id, by_id) {
-        (None, _) => format!(
+        Ok(_) => Ok(()),
+        Err(Unresolved::NoId) => Err(format!(
             "{path}.arguments.id: missing or not a number; give the id of a control from <Available Control Item:>"
-        ),
-        (Some(i), None) => format!(
-            "{path}.arguments.id: there is no control with id {i} (the ids are 1..{}); use an id from <Available Control Item:>",
-            controls.len()
-        ),
-        (Some(i), Some(c)) => format!(
-            "{path}.arguments.name: control {i} is named {:?}, not {:?}; give the id and the name of the same listed control",
-            c.name,
-            name.unwrap_or_default()
-        ),
-    })
+        )),
+        Err(Unresolved::UnknownId { id, count }) => Err(format!(
+            "{path}.arguments.id: there is no control with id {id} (the ids are 1..{count}); use an id from <Available Control Item:>"
+        )),
+        Err(Unresolved::NameMismatch { id, actual, given }) => Err(format!(
+            "{path}.arguments.name: control {id} is named {actual:?}, not {given:?}; give the id and the name of the same listed control"
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! tested.
 
 use crate::backend::MouseButton;
+use crate::designate::{Designated, Unresolved, resolve};
 use crate::error::{DesktopError, Result};
-use crate::names::names_match;
 use serde_json::{Map, Value};
 use ufo_core::{Control, ControlType, Point, Rect, Screen, WindowInfo};
 
@@ -134,27 +134,13 @@ pub fn parse_id(v: &Value) -> Option<u32> {
 }
 
 /// Finds the control labelled `id` and checks that `name`, when given, names
-/// it (leniently: see [`crate::names::names_match`]).
+/// it (the rule of [`crate::designate`], without repair).
 pub fn resolve_control<'c>(
     controls: &'c [Control],
     id: u32,
     name: Option<&str>,
 ) -> Result<&'c Control> {
-    let c = controls
-        .iter()
-        .find(|c| c.id == id)
-        .ok_or_else(|| DesktopError::UnknownControl {
-            id: id.to_string(),
-            count: controls.len(),
-        })?;
-    match name {
-        Some(n) if !names_match(n, &c.name) => Err(DesktopError::NameMismatch {
-            id: id.to_string(),
-            actual: c.name.clone(),
-            expected: n.to_owned(),
-        }),
-        _ => Ok(c),
-    }
+    designated(controls, id, name)
 }
 
 /// Finds window number `id` (1-based, as listed by `get_desktop_app_info`) and
@@ -164,22 +150,21 @@ pub fn resolve_window<'w>(
     id: u32,
     name: Option<&str>,
 ) -> Result<&'w WindowInfo> {
-    let w = (id as usize)
-        .checked_sub(1)
-        .and_then(|i| windows.get(i))
-        .ok_or_else(|| DesktopError::UnknownControl {
+    designated(windows, id, name)
+}
+
+fn designated<'a, T: Designated>(items: &'a [T], id: u32, name: Option<&str>) -> Result<&'a T> {
+    match resolve(items, Some(id), name, false) {
+        Ok(r) => Ok(r.item),
+        Err(Unresolved::NameMismatch { actual, given, .. }) => Err(DesktopError::NameMismatch {
             id: id.to_string(),
-            count: windows.len(),
-        })?;
-    match name {
-        Some(n) if !names_match(n, &w.title) && !names_match(n, &w.app_name) => {
-            Err(DesktopError::NameMismatch {
-                id: id.to_string(),
-                actual: w.title.clone(),
-                expected: n.to_owned(),
-            })
-        }
-        _ => Ok(w),
+            actual,
+            expected: given,
+        }),
+        Err(_) => Err(DesktopError::UnknownControl {
+            id: id.to_string(),
+            count: items.len(),
+        }),
     }
 }
 
