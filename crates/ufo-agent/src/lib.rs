@@ -30,6 +30,7 @@ pub mod evaluation;
 pub mod host;
 pub mod llm;
 pub mod memory;
+pub mod normalize;
 pub mod prompter;
 pub mod prompts;
 pub mod replay;

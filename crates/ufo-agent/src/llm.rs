@@ -2,6 +2,7 @@
 //! error, bounded by `JSON_PARSING_RETRY`.
 
 use crate::error::AgentError;
+use crate::normalize::Normalize;
 use crate::prompter::{Template, render};
 use crate::response::AgentReply;
 use crate::step::{Phase, RequestLog, StepRecord, request_for_log};
@@ -11,7 +12,8 @@ use serde_json::Value;
 use std::time::Instant;
 use ufo_core::Diagnostic;
 use ufo_llm::message::Content;
-use ufo_llm::{ChatModel, ChatRequest, ExtractOptions, Msg, Role, UsageTotals, parse_reply};
+use ufo_llm::validate::validate_value;
+use ufo_llm::{ChatModel, ChatRequest, ExtractOptions, Msg, Role, UsageTotals, extract_json};
 
 /// A usable reply and how it was obtained.
 #[derive(Debug)]
@@ -64,7 +66,7 @@ pub async fn ask<T, V, F>(
     mut check: F,
 ) -> Result<Asked<V>, AgentError>
 where
-    T: DeserializeOwned + JsonSchema + serde::Serialize,
+    T: DeserializeOwned + JsonSchema + serde::Serialize + Normalize,
     V: serde::Serialize,
     F: FnMut(T, &mut Vec<String>) -> Result<V, String>,
 {
@@ -78,12 +80,16 @@ where
             .map_err(|e| AgentError::Model(e.report()))?;
         log.usage.record(&reply);
         log.raw.push(reply.text.clone());
-        let outcome = match parse_reply::<T>(&reply.text, ExtractOptions::lenient()) {
-            Ok((value, extracted)) => {
+        let outcome = match extract_json(&reply.text, ExtractOptions::lenient()) {
+            Ok(mut extracted) => {
                 if extracted.repaired {
                     log.repairs.push("the reply's JSON was repaired".into());
                 }
-                check(value, &mut log.repairs)
+                T::normalize(&mut extracted.value, &mut log.repairs);
+                match validate_value::<T>(&extracted.value) {
+                    Ok(value) => check(value, &mut log.repairs),
+                    Err(e) => Err(e.to_string()),
+                }
             }
             Err(e) => Err(e.to_string()),
         };
@@ -132,7 +138,7 @@ pub(crate) async fn interact<T, S, F>(
     check: F,
 ) -> Result<Checked<T, S>, AgentError>
 where
-    T: DeserializeOwned + JsonSchema + serde::Serialize + AgentReply,
+    T: DeserializeOwned + JsonSchema + serde::Serialize + AgentReply + Normalize,
     S: serde::Serialize,
     F: FnMut(T, &mut Vec<String>) -> Result<Checked<T, S>, String>,
 {

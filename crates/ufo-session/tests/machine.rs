@@ -263,6 +263,20 @@ async fn the_round_machine_case_by_case() {
             on_disk_when_asked: &[],
         },
         Case {
+            name: "UFO's legacy capitalised replies and an empty function",
+            replies: vec![
+                json!({"Observation": "an editor", "Thought": "type", "ControlLabel": "1", "ControlText": "Text", "Function": "set_edit_text", "Args": {"text": "hello"}, "Status": "CONTINUE", "Plan": [], "Comment": ""}),
+                json!({"Observation": "done", "Thought": "done", "ControlLabel": "", "ControlText": "", "Function": "", "Args": {}, "Status": "FINISH", "Plan": [], "Comment": "typed"}),
+            ],
+            answers: &[],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text"],
+            logged: &["CONTINUE", "FINISH"],
+            on_disk_when_asked: &[],
+        },
+        Case {
             name: "MAX_STEP ends the round in FAIL",
             replies: vec![
                 type_text("CONTINUE"),
