@@ -25,6 +25,7 @@ use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
 use ufo_desktop::encode::{PngCompression, data_url, encode_png};
+use ufo_desktop::tools::guard;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, ControlsInfo, ScreenshotInfo, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -49,6 +50,12 @@ pub struct AgentSettings {
     /// `SAVE_UI_TREE`: each AppAgent step also fetches the window's full UI
     /// tree (`get_ui_tree`), saved as `ui_trees/ui_tree_step{N}.json`.
     pub save_ui_tree: bool,
+    /// `SAFE_GUARD`: a sensitive call (see `ufo_desktop::tools::guard`) waits
+    /// for the user's confirmation even when the model did not ask for it.
+    pub safe_guard: bool,
+    /// `SAFE_GUARD_TOOLS`: the tools whose calls are sensitive, replacing the
+    /// built-in rule.
+    pub safe_guard_tools: Option<Vec<String>>,
 }
 
 impl Default for AgentSettings {
@@ -62,6 +69,8 @@ impl Default for AgentSettings {
             max_repeat: 3,
             png: PngCompression::Fast,
             save_ui_tree: false,
+            safe_guard: false,
+            safe_guard_tools: None,
         }
     }
 }
@@ -99,6 +108,8 @@ struct Pending {
     controls: Vec<Control>,
     shot: Option<Screenshot>,
     final_status: AppAgentStatus,
+    /// Why SAFE_GUARD stopped the calls (the model did not ask), if it did.
+    guarded: Vec<String>,
 }
 
 /// An AppAgent bound to one application.
@@ -181,6 +192,16 @@ impl AppAgent {
     }
 
     /// The actions waiting for confirmation, as `fn(args)` strings.
+    /// Why SAFE_GUARD stopped the pending calls when the model did not ask for
+    /// confirmation itself; empty otherwise.
+    pub fn pending_reasons(&self) -> Vec<String> {
+        self.pending
+            .as_ref()
+            .map(|p| p.guarded.clone())
+            .unwrap_or_default()
+    }
+
+    /// The pending calls, as `fn(k="v")`.
     pub fn pending_actions(&self) -> Vec<String> {
         self.pending
             .as_ref()
@@ -304,8 +325,35 @@ impl AppAgent {
             });
         }
 
-        // Sensitive step: stop before acting; the session asks the user.
-        if status == AppAgentStatus::Confirm && !calls.is_empty() {
+        // Sensitive step: stop before acting; the session asks the user. With
+        // SAFE_GUARD, a sensitive call stops too when the model did not ask.
+        let guarded: Vec<String> = match (self.settings.safe_guard, status) {
+            (true, AppAgentStatus::Continue | AppAgentStatus::Finish | AppAgentStatus::Fail) => {
+                calls
+                    .iter()
+                    .filter_map(|c| {
+                        guard::sensitive(
+                            &c.function,
+                            &c.arguments,
+                            self.settings.safe_guard_tools.as_deref(),
+                        )
+                        .map(|why| format!("{}: {why}", c.function))
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        if (status == AppAgentStatus::Confirm || !guarded.is_empty()) && !calls.is_empty() {
+            let final_status = match status {
+                AppAgentStatus::Confirm => AppAgentStatus::Continue,
+                other => other,
+            };
+            if !guarded.is_empty() {
+                rec.repairs.push(format!(
+                    "SAFE_GUARD asks the user first: {}",
+                    guarded.join("; ")
+                ));
+            }
             rec.status = StepStatus::Confirm;
             rec.total_time = started.elapsed().as_secs_f64();
             self.pending = Some(Pending {
@@ -313,7 +361,8 @@ impl AppAgent {
                 record: rec.clone(),
                 controls,
                 shot,
-                final_status: AppAgentStatus::Continue,
+                final_status,
+                guarded,
             });
             return Ok(AppStep {
                 record: rec,
@@ -368,7 +417,9 @@ impl AppAgent {
             )
             .await
         } else {
-            self.comment = "The user declined the sensitive action; it was not executed.".into();
+            self.comment =
+                "The user declined the sensitive action (declined by the user); it was not executed."
+                    .into();
             rec.comment = self.comment.clone();
             AppAgentStatus::Finish
         };

@@ -41,6 +41,7 @@
 //!   has no side effect.
 
 mod args;
+pub mod guard;
 mod run;
 mod spec;
 

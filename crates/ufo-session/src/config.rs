@@ -390,6 +390,20 @@ impl UfoConfig {
                 u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
             ),
             save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
+            safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
+            safe_guard_tools: match keys.get("SAFE_GUARD_TOOLS") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|x| {
+                            x.as_str()
+                                .map(str::to_owned)
+                                .ok_or_else(|| bad("SAFE_GUARD_TOOLS", "a list of tool names", x))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                Some(other) => return Err(bad("SAFE_GUARD_TOOLS", "a list of tool names", other)),
+            },
         };
         let system = SystemConfig {
             max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
@@ -407,7 +421,7 @@ impl UfoConfig {
                 }
                 t => t,
             },
-            safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
+            safe_guard: agent.safe_guard,
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
             save_ui_tree: agent.save_ui_tree,

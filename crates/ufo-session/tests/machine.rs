@@ -85,6 +85,16 @@ fn type_text(status: &str) -> Value {
     )
 }
 
+fn replace_text(status: &str) -> Value {
+    app(
+        Some((
+            "set_edit_text",
+            json!({"id": "1", "name": "Text", "text": "new", "clear_current_text": true}),
+        )),
+        status,
+    )
+}
+
 fn finish() -> Value {
     app(Some(("summary", json!({"text": "done"}))), "FINISH")
 }
@@ -226,6 +236,50 @@ async fn the_round_machine_case_by_case() {
             on_disk_when_asked: &[1],
         },
         Case {
+            name: "SAFE_GUARD stops a sensitive call the model did not confirm; declined, nothing runs",
+            replies: vec![replace_text("CONTINUE")],
+            answers: &["n"],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &[],
+            logged: &["CONFIRM", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "SAFE_GUARD: confirmed, the sensitive call runs",
+            replies: vec![replace_text("CONTINUE"), finish()],
+            answers: &["y"],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["CONFIRM", "CONTINUE", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "SAFE_GUARD off: the same call runs without asking",
+            replies: vec![replace_text("CONTINUE"), finish()],
+            answers: &[],
+            config: "SAFE_GUARD: false\n",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["CONTINUE", "FINISH"],
+            on_disk_when_asked: &[],
+        },
+        Case {
+            name: "SAFE_GUARD_TOOLS replaces the rule: summary asks, replacing text does not",
+            replies: vec![replace_text("CONTINUE"), finish()],
+            answers: &["n"],
+            config: "SAFE_GUARD_TOOLS: [summary]\n",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text"],
+            logged: &["CONTINUE", "CONFIRM", "FINISH"],
+            on_disk_when_asked: &[2],
+        },
+        Case {
             name: "PENDING asks after the step is on disk",
             replies: vec![
                 json!({"observation": "an editor", "thought": "which text?", "status": "PENDING", "questions": ["What should I write?"]}),
@@ -326,6 +380,11 @@ async fn the_round_machine_case_by_case() {
         let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
         assert_eq!(done, c.actions, "{}", c.name);
         assert_eq!(statuses(&r.log_dir), c.logged, "{}", c.name);
+        if c.answers == ["n"] {
+            // The agent (and the log) is told the user said no.
+            let log = std::fs::read_to_string(r.log_dir.join("response.log")).unwrap();
+            assert!(log.contains("declined by the user"), "{}: {log}", c.name);
+        }
         let on_disk: Vec<usize> = o
             .asked
             .iter()

@@ -192,11 +192,12 @@ async fn two_applications_pass_the_result_back_through_the_host() {
         host_finish("84 typed into mousepad"),
     ])
     .await;
-    let (reports, _) = normal(
+    // Replacing the document's text is sensitive: SAFE_GUARD asks, the user agrees.
+    let (reports, io) = normal(
         &rig,
         &model,
         "",
-        &[],
+        &["y"],
         "compute 12*7 in the calculator and type the result into mousepad",
         None,
         "two apps",
@@ -207,6 +208,13 @@ async fn two_applications_pass_the_result_back_through_the_host() {
     assert_eq!(r.subtasks.len(), 2);
     assert_eq!(r.subtasks[0].application, "gnome-calculator");
     assert_eq!(r.subtasks[1].application, "mousepad");
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("SAFE_GUARD") && l.contains("replaces")),
+        "{:?}",
+        io.transcript()
+    );
     assert!(
         app_texts(&rig.backend, "mousepad")
             .await
@@ -437,6 +445,38 @@ async fn confirm_declined_does_not_execute_the_action() {
     assert_eq!(lines[0]["status"], "CONFIRM");
     assert_eq!(lines[1]["status"], "FINISH");
     assert!(lines[1]["actions"].as_array().unwrap().is_empty());
+
+    // The model does not ask, but replacing the text is sensitive: SAFE_GUARD
+    // asks in code, the user says no, the document is untouched.
+    let model = ScriptedModel::start(vec![ufo_testkit::scripted::reply(|r| {
+        let id = r.control_id_of_type("Document").or_else(|| r.control_id_of_type("Edit")).unwrap();
+        app_reply(serde_json::json!({"observation": "a document", "thought": "just overwrite it", "action": {"function": "set_edit_text", "arguments": {"id": id, "name": "", "text": "OVERWRITTEN", "clear_current_text": true}, "status": "CONTINUE"}}))
+    })])
+    .await;
+    let (reports, io) = normal(
+        &rig,
+        &model,
+        "",
+        &["n"],
+        "overwrite the document",
+        Some("mousepad"),
+        "guard",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("SAFE_GUARD") && l.contains("set_edit_text")),
+        "{:?}",
+        io.transcript()
+    );
+    assert!(
+        !app_texts(&rig.backend, "mousepad")
+            .await
+            .iter()
+            .any(|t| t.contains("OVERWRITTEN"))
+    );
     rig.desktop.stop().unwrap();
 }
 

@@ -135,16 +135,25 @@ impl Session<'_> {
                         .get(&key)
                         .map(|a| a.pending_actions())
                         .unwrap_or_default();
-                    let confirmed =
-                        if self.s.config.system.safe_guard {
-                            self.s.io.confirm(&format!(
-                            "[{key}] The next action is sensitive: {}. Do you want to proceed?",
-                            actions.join("; ")
-                        ))
-                        .await
-                        } else {
-                            true
-                        };
+                    let reasons = self
+                        .apps
+                        .get(&key)
+                        .map(|a| a.pending_reasons())
+                        .unwrap_or_default();
+                    let why = match reasons.is_empty() {
+                        true => String::new(),
+                        false => format!(" (SAFE_GUARD: {})", reasons.join("; ")),
+                    };
+                    let confirmed = match self.s.config.system.safe_guard {
+                        true => {
+                            let prompt = format!(
+                                "[{key}] The next action is sensitive: {}{why}. Do you want to proceed?",
+                                actions.join("; ")
+                            );
+                            self.s.io.confirm(&prompt).await
+                        }
+                        false => true,
+                    };
                     let resumed = match self.apps.get_mut(&key) {
                         Some(agent) => agent.resume(confirmed, &mut self.blackboard).await,
                         None => None,
