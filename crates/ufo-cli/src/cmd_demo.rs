@@ -70,7 +70,9 @@ pub(crate) async fn run(args: DemoArgs) -> Result<ExitCode, ErrorReport> {
     let live = args.config.is_some();
     let cassettes = std::env::temp_dir().join(format!("ufo-demo-{}", std::process::id()));
     let mut config = if live {
-        load_config(args.config.as_ref())?
+        let lenient = std::env::var("UFO_CONFIG_LENIENT")
+            .is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"));
+        load_config(args.config.as_ref(), lenient)?
     } else {
         replay_config(&cassettes)?
     };

@@ -30,6 +30,10 @@ pub(crate) struct RunArgs {
     /// Config file (UFO's keys: HOST_AGENT, APP_AGENT, MAX_STEP, ...).
     #[arg(long, env = "UFO_CONFIG")]
     pub(crate) config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them
+    /// (for UFO's own config files).
+    #[arg(long, env = "UFO_CONFIG_LENIENT", value_parser = clap::builder::FalseyValueParser::new())]
+    pub(crate) lenient: bool,
     /// Linux single-tier session: run the AppAgent on this application
     /// (e.g. gedit), without the HostAgent.
     #[arg(long)]
@@ -49,11 +53,17 @@ pub(crate) fn default_task() -> String {
     format!("task-{secs}")
 }
 
-pub(crate) fn load_config(path: Option<&PathBuf>) -> Result<UfoConfig, ErrorReport> {
-    match path {
-        Some(p) => UfoConfig::load(p).map_err(|e| e.report()),
-        None => Ok(UfoConfig::default()),
+/// Loads `path` (the defaults without one); with `lenient`, keys ufo-rs does
+/// not read are printed as warnings instead of refused.
+pub(crate) fn load_config(path: Option<&PathBuf>, lenient: bool) -> Result<UfoConfig, ErrorReport> {
+    let config = match path {
+        Some(p) => UfoConfig::load_with(p, lenient).map_err(|e| e.report())?,
+        None => UfoConfig::default(),
+    };
+    for w in &config.warnings {
+        eprintln!("warning: {w}");
     }
+    Ok(config)
 }
 
 pub(crate) fn summary(reports: &[SessionReport]) -> ExitCode {
@@ -91,7 +101,7 @@ pub(crate) async fn run(args: RunArgs) -> Result<ExitCode, ErrorReport> {
         .mode
         .parse()
         .map_err(|e: ufo_session::SessionError| e.report())?;
-    let config = load_config(args.config.as_ref())?;
+    let config = load_config(args.config.as_ref(), args.lenient)?;
     let backend = Arc::new(connect(&args.desktop).await?);
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {

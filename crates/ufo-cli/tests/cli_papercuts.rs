@@ -138,3 +138,39 @@ fn a_user_shell_a_closed_pipe_and_a_hung_app() {
         "{doc}"
     );
 }
+
+#[test]
+fn a_misspelt_config_key_is_named_and_lenient_loading_warns_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.yaml");
+    std::fs::write(
+        &cfg,
+        "MAX_STEPP: 3\nAPP_AGENT:\n  API_TYPE: openai\n  API_MODEL: gpt-4o\n",
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "-r",
+        "hello",
+        "--desktop",
+        "no-such-desktop",
+    ];
+    let out = ufo_in_shell(&[], &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("error[ufo::config::unknown_key]"), "{err}");
+    assert!(
+        err.contains("MAX_STEPP") && err.contains("did you mean MAX_STEP?"),
+        "{err}"
+    );
+    assert_eq!(err.matches("help:").count(), 1, "{err}");
+    // UFO_CONFIG_LENIENT=1: a warning, and the run goes on to the next
+    // problem (no desktop of that name).
+    let out = ufo_in_shell(&[("UFO_CONFIG_LENIENT".into(), "1".into())], &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: config key `MAX_STEPP`"), "{err}");
+    assert!(!err.contains("unknown_key"), "{err}");
+    assert!(err.contains("no-such-desktop"), "{err}");
+}

@@ -114,6 +114,44 @@ impl FromStr for ApiType {
     }
 }
 
+/// Every key an agent section may hold: [`LlmConfig`]'s fields, and the
+/// extras read elsewhere (`PROMPT`, `EXAMPLE_PROMPT`, `EXAMPLE_PROMPT_AS`: the
+/// agent's templates;
+/// `REPLAY_MATCH`: how a cassette is matched).
+pub const AGENT_KEYS: &[&str] = &[
+    "VISUAL_MODE",
+    "REASONING_MODEL",
+    "API_TYPE",
+    "API_BASE",
+    "API_KEY",
+    "API_VERSION",
+    "API_MODEL",
+    "API_DEPLOYMENT_ID",
+    "USE_RESPONSES",
+    "AAD_TENANT_ID",
+    "AAD_API_SCOPE",
+    "AAD_API_SCOPE_BASE",
+    "AAD_TOKEN_ENV",
+    "AAD_TOKEN_COMMAND",
+    "MAX_TOKENS",
+    "TEMPERATURE",
+    "TOP_P",
+    "TIMEOUT",
+    "MAX_RETRY",
+    "RETRY_BASE_DELAY_MS",
+    "RETRY_MAX_DELAY_MS",
+    "CASSETTE",
+    "PROMPT",
+    "EXAMPLE_PROMPT",
+    "EXAMPLE_PROMPT_AS",
+    "REPLAY_MATCH",
+];
+
+/// The LLM keys a config may set once for every agent (UFO's `system.yaml`);
+/// an agent section's own value wins.
+pub const SHARED_AGENT_KEYS: &[&str] =
+    &["MAX_TOKENS", "TEMPERATURE", "TOP_P", "TIMEOUT", "MAX_RETRY"];
+
 /// One agent's model configuration (a section of `agents.yaml`), plus the LLM keys
 /// of `system.yaml` (`MAX_TOKENS`, `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`)
 /// that the config loader merges in.
@@ -331,6 +369,39 @@ impl LlmConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_keys_are_the_fields_and_the_known_extras() {
+        // Every listed key lands in a field, except the extras.
+        let yaml = AGENT_KEYS
+            .iter()
+            .map(|k| {
+                let v = match *k {
+                    "VISUAL_MODE" | "REASONING_MODEL" | "USE_RESPONSES" => "true",
+                    "MAX_TOKENS"
+                    | "TEMPERATURE"
+                    | "TOP_P"
+                    | "TIMEOUT"
+                    | "MAX_RETRY"
+                    | "RETRY_BASE_DELAY_MS"
+                    | "RETRY_MAX_DELAY_MS" => "1",
+                    _ => "\"x\"",
+                };
+                format!("{k}: {v}\n")
+            })
+            .collect::<String>();
+        let cfg = LlmConfig::from_yaml(&yaml).unwrap();
+        let extras: Vec<&String> = cfg.extra.keys().collect();
+        assert_eq!(
+            extras,
+            [
+                "EXAMPLE_PROMPT",
+                "EXAMPLE_PROMPT_AS",
+                "PROMPT",
+                "REPLAY_MATCH"
+            ]
+        );
+    }
 
     #[test]
     fn parses_ufo_section_and_hides_key() {

@@ -15,6 +15,8 @@
 //! sit under a `SYSTEM:` section.
 
 use crate::error::SessionError;
+
+mod unknown;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use ufo_agent::{AgentSettings, PromptPaths};
@@ -78,6 +80,8 @@ pub struct UfoConfig {
     pub system: SystemConfig,
     /// User prompt templates.
     pub prompts: PromptPaths,
+    /// Keys that were ignored (lenient loading), one line each.
+    pub warnings: Vec<String>,
 }
 
 fn expand(
@@ -174,6 +178,10 @@ fn redact_error(e: SessionError, secrets: &[(String, String)]) -> SessionError {
             key,
             message: clean(message),
         },
+        SessionError::UnknownKey { key, message } => SessionError::UnknownKey {
+            key,
+            message: clean(message),
+        },
         SessionError::ConfigFile { path, message } => SessionError::ConfigFile {
             path,
             message: clean(message),
@@ -201,10 +209,13 @@ fn redact_error(e: SessionError, secrets: &[(String, String)]) -> SessionError {
 struct Keys<'a> {
     top: &'a Map<String, Value>,
     system: Option<&'a Map<String, Value>>,
+    /// Every key asked for (the known system keys).
+    read: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl Keys<'_> {
     fn get(&self, k: &str) -> Option<&Value> {
+        self.read.borrow_mut().insert(k.to_owned());
         self.top
             .get(k)
             .or_else(|| self.system.and_then(|s| s.get(k)))
@@ -262,12 +273,23 @@ fn bad(k: &str, expected: &str, got: &Value) -> SessionError {
     }
 }
 
-fn section(top: &Map<String, Value>, name: &str) -> Result<Option<LlmConfig>, SessionError> {
-    match top.get(name) {
+/// Agent section `name`, with the system-level LLM keys (`MAX_TOKENS`,
+/// `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`) merged in where the section
+/// does not set them.
+fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionError> {
+    match keys.top.get(name) {
         None | Some(Value::Null) => Ok(None),
-        Some(v @ Value::Object(_)) => {
+        Some(Value::Object(m)) => {
+            let mut m = m.clone();
+            for k in ufo_llm::config::SHARED_AGENT_KEYS {
+                if let Some(v) = keys.get(k).filter(|v| !v.is_null())
+                    && !m.contains_key(*k)
+                {
+                    m.insert((*k).to_owned(), v.clone());
+                }
+            }
             let cfg: LlmConfig =
-                serde_json::from_value(v.clone()).map_err(|e| SessionError::BadKey {
+                serde_json::from_value(Value::Object(m)).map_err(|e| SessionError::BadKey {
                     key: name.to_owned(),
                     message: e.to_string(),
                 })?;
@@ -297,11 +319,23 @@ fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> 
 
 impl UfoConfig {
     /// Parses config text; relative paths (cassettes, prompts) are resolved
-    /// against `base_dir`. `env` looks up `${VAR}`s.
+    /// against `base_dir`. `env` looks up `${VAR}`s. A key nothing reads is an
+    /// error naming the nearest known key.
     pub fn parse(
         text: &str,
         base_dir: &Path,
         env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, SessionError> {
+        Self::parse_with(text, base_dir, env, false)
+    }
+
+    /// [`Self::parse`]; with `lenient`, keys nothing reads (a UFO config
+    /// carries many) are listed in [`Self::warnings`] instead.
+    pub fn parse_with(
+        text: &str,
+        base_dir: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        lenient: bool,
     ) -> Result<Self, SessionError> {
         // Every value that came from the environment, and every value of a
         // key, token or password field, is a secret: no error may echo it.
@@ -313,7 +347,7 @@ impl UfoConfig {
             }
             v
         };
-        let parsed = Self::parse_inner(text, base_dir, &recording);
+        let parsed = Self::parse_inner(text, base_dir, &recording, lenient);
         parsed.map_err(|e| {
             let mut secrets: Vec<(String, String)> = used.into_inner();
             if let Ok(raw) = serde_saphyr::from_str::<Value>(text) {
@@ -327,6 +361,7 @@ impl UfoConfig {
         text: &str,
         base_dir: &Path,
         env: &dyn Fn(&str) -> Option<String>,
+        lenient: bool,
     ) -> Result<Self, SessionError> {
         let mut v: Value = if text.trim().is_empty() {
             Value::Object(Map::new())
@@ -346,11 +381,12 @@ impl UfoConfig {
         let keys = Keys {
             top: &top,
             system: top.get("SYSTEM").and_then(Value::as_object),
+            read: Default::default(),
         };
-        let mut host = section(&top, "HOST_AGENT")?;
-        let mut app = section(&top, "APP_AGENT")?;
-        let mut backup = section(&top, "BACKUP_AGENT")?;
-        let mut evaluation = section(&top, "EVALUATION_AGENT")?;
+        let mut host = section(&keys, "HOST_AGENT")?;
+        let mut app = section(&keys, "APP_AGENT")?;
+        let mut backup = section(&keys, "BACKUP_AGENT")?;
+        let mut evaluation = section(&keys, "EVALUATION_AGENT")?;
         for c in [&mut host, &mut app, &mut backup, &mut evaluation]
             .into_iter()
             .flatten()
@@ -436,6 +472,13 @@ impl UfoConfig {
             app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir),
             evaluation: path_key(&evaluation, "PROMPT", base_dir),
         };
+        let read = keys.read.borrow().clone();
+        let unknown = unknown::unknown_keys(&top, &read);
+        let warnings = match (unknown.is_empty(), lenient) {
+            (true, _) => Vec::new(),
+            (false, true) => unknown::warnings(&unknown),
+            (false, false) => return Err(unknown::error(&unknown)),
+        };
         Ok(Self {
             host,
             app,
@@ -443,17 +486,23 @@ impl UfoConfig {
             evaluation,
             system,
             prompts,
+            warnings,
         })
     }
 
-    /// Reads a config file (environment from the process).
+    /// Reads a config file (environment from the process); strict about keys.
     pub fn load(path: &Path) -> Result<Self, SessionError> {
+        Self::load_with(path, false)
+    }
+
+    /// [`Self::load`], lenient about keys nothing reads when `lenient`.
+    pub fn load_with(path: &Path, lenient: bool) -> Result<Self, SessionError> {
         let text = std::fs::read_to_string(path).map_err(|e| SessionError::ConfigFile {
             path: path.display().to_string(),
             message: format!("cannot read it: {e}"),
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Self::parse(&text, &base, &|k| std::env::var(k).ok()).map_err(|e| match e {
+        Self::parse_with(&text, &base, &|k| std::env::var(k).ok(), lenient).map_err(|e| match e {
             SessionError::ConfigFile { message, .. } => SessionError::ConfigFile {
                 path: path.display().to_string(),
                 message,
@@ -488,6 +537,51 @@ mod tests {
         assert!(c.system.agent.action_sequence && !c.system.agent.visual_mode);
         assert!(!c.system.safe_guard);
         assert!(!format!("{c:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn misspelt_keys_are_named_with_the_nearest_known_key() {
+        use ufo_core::Diagnostic;
+        let parse = |y: &str, lenient| UfoConfig::parse_with(y, Path::new("."), &env, lenient);
+        let e = parse("MAX_STEPP: 3\n", false).unwrap_err();
+        assert_eq!(e.code(), "ufo::config::unknown_key");
+        assert!(e.to_string().contains("MAX_STEPP"), "{e}");
+        assert!(e.to_string().contains("did you mean MAX_STEP?"), "{e}");
+        assert!(e.help().unwrap().contains("--lenient"));
+        let e = parse(
+            "APP_AGENT:\n  API_TYPE: openai\n  API_MODLE: gpt-4o\n",
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("APP_AGENT.API_MODLE"), "{e}");
+        assert!(e.to_string().contains("did you mean API_MODEL?"), "{e}");
+        let e = parse("SYSTEM:\n  SAFE_GAURD: false\n", false).unwrap_err();
+        assert!(e.to_string().contains("SYSTEM.SAFE_GAURD"), "{e}");
+        assert!(e.to_string().contains("SAFE_GUARD"), "{e}");
+        // Lenient: UFO's keys we do not read are warnings, the rest loads.
+        let c = parse(
+            "MAX_STEP: 4\nCONTROL_BACKEND: [uia]\nPRINT_LOG: false\n",
+            true,
+        )
+        .unwrap();
+        assert_eq!(c.system.max_step, 4);
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(c.warnings.iter().any(|w| w.contains("CONTROL_BACKEND")));
+    }
+
+    #[test]
+    fn system_llm_keys_reach_every_agent_unless_it_sets_its_own() {
+        let c = UfoConfig::parse(
+            "HOST_AGENT:\n  API_TYPE: openai\n  TIMEOUT: 5\nAPP_AGENT:\n  API_TYPE: openai\nTIMEOUT: 30\nMAX_TOKENS: 500\nSYSTEM:\n  TEMPERATURE: 0.5\n",
+            Path::new("."),
+            &env,
+        )
+        .unwrap();
+        let (h, a) = (c.host.unwrap(), c.app.unwrap());
+        assert_eq!(h.timeout, Some(5.0));
+        assert_eq!(a.timeout, Some(30.0));
+        assert_eq!((h.max_tokens, a.max_tokens), (Some(500), Some(500)));
+        assert_eq!((h.temperature, a.temperature), (Some(0.5), Some(0.5)));
     }
 
     #[test]

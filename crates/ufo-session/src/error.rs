@@ -21,6 +21,15 @@ pub enum SessionError {
         /// What is wrong.
         message: String,
     },
+    /// A config key nothing reads (a misspelling, or a UFO key ufo-rs does
+    /// not use).
+    #[error("config key `{key}`: {message}")]
+    UnknownKey {
+        /// The key, e.g. `MAX_STEPP` or `APP_AGENT.API_MODLE`.
+        key: String,
+        /// What is wrong, with the nearest known key.
+        message: String,
+    },
     /// The config file cannot be read or parsed.
     #[error("config file {path}: {message}")]
     ConfigFile {
@@ -62,6 +71,7 @@ impl Diagnostic for SessionError {
         match self {
             SessionError::MissingKey { .. } => "ufo::config::missing_key",
             SessionError::BadKey { .. } => "ufo::config::bad_key",
+            SessionError::UnknownKey { .. } => "ufo::config::unknown_key",
             SessionError::ConfigFile { .. } => "ufo::config::file",
             SessionError::Plan { .. } => "ufo::session::plan",
             SessionError::Logs { .. } => "ufo::session::logs",
@@ -77,6 +87,9 @@ impl Diagnostic for SessionError {
             SessionError::BadKey { key, .. } => {
                 format!("fix the value of `{key}` in your config file")
             }
+            SessionError::UnknownKey { key, .. } => format!(
+                "fix or remove `{key}`; to load a UFO config that carries keys ufo-rs does not use, run with --lenient (or UFO_CONFIG_LENIENT=1)"
+            ),
             SessionError::ConfigFile { .. } => {
                 "check the path given with --config and that the file is valid YAML".into()
             }
