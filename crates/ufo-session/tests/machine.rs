@@ -141,6 +141,27 @@ async fn run_on(
     desktop: Arc<FakeDesktop>,
     app: Option<&str>,
 ) -> Outcome {
+    run_request(
+        replies,
+        answers,
+        extra,
+        logs,
+        desktop,
+        app,
+        Some("write hello in the editor"),
+    )
+    .await
+}
+
+async fn run_request(
+    replies: Vec<ufo_testkit::scripted::Reply>,
+    answers: &[&str],
+    extra: &str,
+    logs: &Path,
+    desktop: Arc<FakeDesktop>,
+    app: Option<&str>,
+    request: Option<&str>,
+) -> Outcome {
     let model = ScriptedModel::start(replies).await;
     let yaml = format!(
         "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\nEVA_SESSION: false\n{extra}",
@@ -160,7 +181,7 @@ async fn run_on(
         &RunOptions {
             task: "t".into(),
             mode: Mode::Normal,
-            request: Some("write hello in the editor".into()),
+            request: request.map(str::to_owned),
             plan: None,
             app: app.map(str::to_owned),
         },
@@ -460,4 +481,36 @@ async fn the_host_assigns_the_editor_and_finishes_after_it() {
     assert_eq!(done, ["set_edit_text", "summary"]);
     assert_eq!(o.report.subtasks.len(), 1);
     assert_eq!(o.report.subtasks[0].application, "editor");
+}
+
+#[tokio::test]
+async fn no_request_and_nobody_to_ask_is_an_error_not_a_silent_success() {
+    let logs = tempfile::tempdir().unwrap();
+    let o = run_request(vec![], &[], "", logs.path(), editor(), Some("editor"), None).await;
+    assert_eq!(o.report.status, SessionStatus::Error);
+    assert_eq!(o.report.error.unwrap().code, "ufo::session::no_request");
+    assert_eq!(o.model.requests().len(), 0);
+}
+
+#[tokio::test]
+async fn a_round_that_ends_in_error_does_not_end_the_session() {
+    let logs = tempfile::tempdir().unwrap();
+    let replies = [app(None, "ERROR"), finish()]
+        .iter()
+        .map(|v| fixed(v.to_string()))
+        .collect();
+    let o = run_on(
+        replies,
+        &["try once more", "N"],
+        "",
+        logs.path(),
+        editor(),
+        Some("editor"),
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert_eq!(o.report.requests.len(), 2);
+    assert_eq!(statuses(&o.report.log_dir), ["ERROR", "FINISH"]);
+    // The failed round's error stays in the report.
+    assert_eq!(o.report.error.unwrap().code, "ufo::session::model_error");
 }

@@ -41,6 +41,14 @@ impl Session<'_> {
                     .await
             }
         };
+        if next.is_none() {
+            let e = ErrorReport::new(
+                "ufo::session::no_request",
+                "no request was given and none could be asked (no terminal); nothing ran",
+            )
+            .with_help("give the request with -r \"...\", or run in a terminal to be asked");
+            return self.fail_with(&e);
+        }
         let mut round = 0;
         while let Some(req) = next.take() {
             status = match app {
@@ -48,10 +56,10 @@ impl Session<'_> {
                 None => self.run_round(round, &req).await,
             };
             round += 1;
-            if status == SessionStatus::Error
-                || round >= self.s.config.system.max_round
-                || self.max_step_reached()
-            {
+            // A round that ended in ERROR does not end the session: the next
+            // request may still run (the seed's recovery). Its error stays in
+            // the report.
+            if round >= self.s.config.system.max_round || self.max_step_reached() {
                 break;
             }
             next = self
