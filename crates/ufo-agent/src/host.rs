@@ -16,7 +16,9 @@ use std::time::Instant;
 use ufo_core::{Command, ErrorReport, HostAgentStatus, StepStatus};
 use ufo_desktop::designate::resolve;
 use ufo_desktop::encode::decode_data_url;
-use ufo_desktop::tools::{HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for};
+use ufo_desktop::tools::{
+    COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for,
+};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
 /// A sub-task handed to an AppAgent.
@@ -45,6 +47,9 @@ pub struct HostStep {
     pub questions: Vec<String>,
     /// The final result (FINISH) or comment.
     pub result: String,
+    /// A `run_shell` command the model asked for, not run yet: the session
+    /// confirms it (SAFE_GUARD) and calls [`HostAgent::run_shell`].
+    pub launch: Option<String>,
 }
 
 /// The HostAgent.
@@ -57,6 +62,7 @@ pub struct HostAgent {
     settings: AgentSettings,
     plan: Vec<String>,
     answers: Vec<(String, String)>,
+    launchable: Vec<String>,
 }
 
 impl HostAgent {
@@ -75,7 +81,55 @@ impl HostAgent {
             settings,
             plan: Vec::new(),
             answers: Vec::new(),
+            launchable: Vec::new(),
         }
+    }
+
+    /// The applications `run_shell` may start, named in the prompt.
+    pub fn set_launchable(&mut self, programs: Vec<String>) {
+        self.launchable = programs;
+    }
+
+    /// Runs the step's pending `run_shell` command when `confirmed` (else
+    /// records that the user declined it) and remembers it.
+    pub async fn run_shell(&mut self, rec: &mut StepRecord, command: &str, confirmed: bool) {
+        let t = Instant::now();
+        let mut args = Map::new();
+        args.insert("bash_command".into(), Value::String(command.to_owned()));
+        let s = action_string("run_shell", &args);
+        let r = if confirmed {
+            let mut cmd = Command::action("run_shell", Value::Object(args.clone()));
+            cmd.call_id = format!("{}-1", rec.session_step);
+            execute_one(self.dispatcher.as_ref(), cmd).await
+        } else {
+            rec.comment =
+                format!("run_shell({command:?}) was declined by the user; it was not run.");
+            ufo_core::ActionResult::failure(ErrorReport::new(
+                "ufo::agent::declined",
+                "declined by the user",
+            ))
+        };
+        rec.actions.push(ActionLog {
+            function: "run_shell".into(),
+            arguments: Value::Object(args),
+            action_representation: action_representation(&s, None, &r),
+            action_string: s,
+            target: None,
+            status: StepStatus::Continue,
+            result: r,
+        });
+        self.memory.push(MemoryItem {
+            step: rec.session_step,
+            subtask: rec.subtask.clone(),
+            action_representation: rec
+                .actions
+                .iter()
+                .map(|a| a.action_representation.clone())
+                .collect(),
+            status: StepStatus::Continue,
+            user_confirm: Some(confirmed),
+        });
+        rec.time(Phase::ActionExecution, t);
     }
 
     /// Records the user's answers to the model's questions.
@@ -146,9 +200,18 @@ impl HostAgent {
         rec.subtask = reply.current_subtask.clone().unwrap_or_default();
         self.plan = rec.plan.clone();
 
-        // 3. Action execution.
+        // 3. Action execution (run_shell waits for the session's confirmation).
         let t = Instant::now();
         let mut assignment = None;
+        let launch = match reply.function.as_deref().map(str::trim) {
+            Some("run_shell") => reply
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("bash_command"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            _ => None,
+        };
         if status == HostAgentStatus::Assign {
             let args = reply.arguments.clone().unwrap_or_default();
             let mut cmd = Command::action("select_application_window", Value::Object(args.clone()));
@@ -189,20 +252,22 @@ impl HostAgent {
         }
         rec.time(Phase::ActionExecution, t);
 
-        // 4. Memory update.
+        // 4. Memory update (a launch is remembered when it ran).
         let t = Instant::now();
         rec.status = status.into();
-        self.memory.push(MemoryItem {
-            step: input.session_step,
-            subtask: rec.subtask.clone(),
-            action_representation: rec
-                .actions
-                .iter()
-                .map(|a| a.action_representation.clone())
-                .collect(),
-            status: status.into(),
-            user_confirm: None,
-        });
+        if launch.is_none() {
+            self.memory.push(MemoryItem {
+                step: input.session_step,
+                subtask: rec.subtask.clone(),
+                action_representation: rec
+                    .actions
+                    .iter()
+                    .map(|a| a.action_representation.clone())
+                    .collect(),
+                status: status.into(),
+                user_confirm: None,
+            });
+        }
         rec.time(Phase::MemoryUpdate, t);
         rec.total_time = started.elapsed().as_secs_f64();
         let result = match plain(&reply.result) {
@@ -215,6 +280,7 @@ impl HostAgent {
             assignment,
             questions: reply.questions.items(),
             result,
+            launch,
         })
     }
 
@@ -230,7 +296,13 @@ impl HostAgent {
         } else {
             "system_nonvisual"
         };
-        let apis = tools_to_llm_prompt(&catalog_for(HOST_UI_EXECUTOR), true);
+        let mut tools = catalog_for(HOST_UI_EXECUTOR);
+        tools.extend(catalog_for(COMMAND_LINE_EXECUTOR));
+        let apis = tools_to_llm_prompt(&tools, true);
+        let launchable = match self.launchable.is_empty() {
+            true => "none".to_owned(),
+            false => self.launchable.join(", "),
+        };
         let ex = examples_prompt(&self.prompts.host_examples);
         let system = render(
             t.opt(key).or(t.opt("system")).unwrap_or_default(),
@@ -238,6 +310,7 @@ impl HostAgent {
                 ("apis", &apis),
                 ("examples", &ex),
                 ("third_party_instructions", ""),
+                ("launchable", &launchable),
             ],
         );
         let items: Vec<Value> = windows
@@ -254,12 +327,19 @@ impl HostAgent {
                 request.push_str(&render(qa, &[("question", q), ("answer", a)]));
             }
         }
+        let last_action = self
+            .memory
+            .last()
+            .map(|m| m.action_representation.join("\n"))
+            .filter(|a| !a.is_empty())
+            .unwrap_or_else(|| "none".into());
         let user = render(
             t.opt("user").unwrap_or_default(),
             &[
                 ("control_item", &control_item),
                 ("prev_subtask", &prev_subtask),
                 ("prev_plan", &prev_plan),
+                ("last_action", &last_action),
                 ("user_request", &request),
                 ("retrieved_docs", ""),
             ],
@@ -306,11 +386,31 @@ fn check_host_reply(
         // A tool the HostAgent does not have would be silently ignored and
         // the model would ask for it again until MAX_STEP: tell it.
         if let Some(f) = r.function.as_deref().map(str::trim)
+            && f == "run_shell"
+        {
+            let command = r
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("bash_command"))
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .unwrap_or_default();
+            if command.is_empty() {
+                return Err("$.arguments.bash_command: run_shell needs the program to start, e.g. {\"bash_command\": \"mousepad\"}".into());
+            }
+            if status != HostAgentStatus::Continue {
+                return Err(format!(
+                    "$.status: run_shell goes with status CONTINUE (got {status}); assign the application at the next step, once its window is listed"
+                ));
+            }
+            return Ok(Checked { reply: r, status });
+        }
+        if let Some(f) = r.function.as_deref().map(str::trim)
             && !f.is_empty()
             && f != "select_application_window"
         {
             return Err(format!(
-                "$.function: {f:?} is not a HostAgent tool; the HostAgent only assigns sub-tasks with select_application_window (status ASSIGN) — leave function empty otherwise"
+                "$.function: {f:?} is not a HostAgent tool; the HostAgent assigns sub-tasks with select_application_window (status ASSIGN) and starts applications with run_shell (status CONTINUE) — leave function empty otherwise"
             ));
         }
         return Ok(Checked { reply: r, status });
@@ -366,23 +466,47 @@ fn check_host_reply(
 mod tests {
     use super::*;
 
+    fn reply(v: serde_json::Value) -> HostResponse {
+        serde_json::from_value(v).unwrap()
+    }
+
     #[test]
     fn a_tool_the_host_does_not_have_is_told_to_the_model() {
-        let r: HostResponse = serde_json::from_value(serde_json::json!({
+        let r = reply(serde_json::json!({
             "observation": "no editor open", "thought": "launch it",
-            "status": "CONTINUE", "function": "run_shell",
-            "arguments": {"bash_command": "mousepad"}
-        }))
-        .unwrap();
+            "status": "CONTINUE", "function": "open_application",
+            "arguments": {"name": "mousepad"}
+        }));
         let e = check_host_reply(r, &[], &mut Vec::new()).err().unwrap();
         assert!(
-            e.contains("run_shell") && e.contains("select_application_window"),
+            e.contains("open_application")
+                && e.contains("run_shell")
+                && e.contains("select_application_window"),
             "{e}"
         );
-        let ok: HostResponse = serde_json::from_value(serde_json::json!({
+        let ok = reply(serde_json::json!({
             "observation": "", "thought": "", "status": "FINISH", "function": ""
-        }))
-        .unwrap();
+        }));
         assert!(check_host_reply(ok, &[], &mut Vec::new()).is_ok());
+    }
+
+    #[test]
+    fn run_shell_needs_a_command_and_status_continue() {
+        let with = |status: &str, args: serde_json::Value| {
+            check_host_reply(
+                reply(
+                    serde_json::json!({"observation": "", "thought": "", "status": status, "function": "run_shell", "arguments": args}),
+                ),
+                &[],
+                &mut Vec::new(),
+            )
+        };
+        assert!(with("CONTINUE", serde_json::json!({"bash_command": "mousepad"})).is_ok());
+        let e = with("CONTINUE", serde_json::json!({})).err().unwrap();
+        assert!(e.contains("bash_command"), "{e}");
+        let e = with("FINISH", serde_json::json!({"bash_command": "mousepad"}))
+            .err()
+            .unwrap();
+        assert!(e.contains("CONTINUE"), "{e}");
     }
 }

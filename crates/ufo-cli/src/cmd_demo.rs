@@ -127,9 +127,9 @@ async fn session(
     );
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::with_control_list(
+        dispatcher: Arc::new(LocalDispatcher::from_config(
             backend.clone(),
-            config.system.control_list.as_deref(),
+            &config.system,
         )),
         io: Arc::new(ConsoleIo),
         prompts: Arc::new(prompts),

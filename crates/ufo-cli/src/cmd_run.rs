@@ -105,10 +105,7 @@ pub(crate) async fn run(args: RunArgs) -> Result<ExitCode, ErrorReport> {
     let backend = Arc::new(connect(&args.desktop).await?);
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::with_control_list(
-            backend,
-            config.system.control_list.as_deref(),
-        )),
+        dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
         io: Arc::new(ConsoleIo),
         prompts: Arc::new(prompts),
         log_root: args.log_dir.clone(),

@@ -36,7 +36,9 @@ use ufo_core::geometry::Frame;
 use ufo_core::ui::Capabilities;
 use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::keys::KeyEvent;
-use ufo_desktop::{Backend, DesktopError, MouseButton, Screenshot, ScreenshotTarget, TreeBudget};
+use ufo_desktop::{
+    Backend, DesktopError, Launched, MouseButton, Screenshot, ScreenshotTarget, TreeBudget,
+};
 use zbus::proxy::CacheProperties;
 
 mod capture;
@@ -73,6 +75,8 @@ pub struct AtspiBackend {
     last_window: Mutex<HashMap<String, WindowInfo>>,
     /// Whether to try peer-to-peer connections at all.
     use_p2p: bool,
+    /// The private desktop applications are launched into, if any.
+    private: Option<(String, std::path::PathBuf)>,
     /// Table cells already obtained (LibreOffice never frees them).
     pub(crate) cell_cache: crate::children::CellCache,
     /// Bus names of applications whose texts are read with GetText(0, -1).
@@ -212,6 +216,7 @@ impl AtspiBackend {
             routes: tokio::sync::Mutex::new(HashMap::new()),
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
+            private: target.private.clone(),
             cell_cache: crate::children::CellCache::default(),
             whole_text: Mutex::new(std::collections::HashSet::new()),
         })
@@ -601,5 +606,26 @@ impl Backend for AtspiBackend {
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {
         let events = events.to_vec();
         self.input(move |x| x.send_keys(&events)).await
+    }
+
+    /// Launches into the private desktop (its environment, its process
+    /// marker, its log folder), as `ufo desktop launch` does.
+    async fn launch_app(&self, argv: &[String], timeout: Duration) -> Result<Launched> {
+        use ufo_core::Diagnostic;
+        let Some((name, root)) = &self.private else {
+            return Err(DesktopError::Unsupported {
+                what: "starting applications on a desktop that is not a private one (start it yourself, or use `ufo desktop start`)".into(),
+                handle: String::new(),
+            });
+        };
+        let d = crate::headless::HeadlessDesktop::open(name, root)
+            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+        let app = d.launch(argv, timeout).await.map_err(|e| {
+            DesktopError::Backend(format!("{e} ({})", e.help().unwrap_or_default()))
+        })?;
+        Ok(Launched {
+            app_name: app.app_name,
+            pid: app.pid,
+        })
     }
 }

@@ -18,6 +18,9 @@ pub struct DesktopTarget {
     pub session_bus: Option<String>,
     /// Human-readable origin: `private desktop "default"` or `environment`.
     pub source: String,
+    /// The private desktop's name and state root, when it is one (where
+    /// applications are launched into).
+    pub private: Option<(String, std::path::PathBuf)>,
 }
 
 impl DesktopTarget {
@@ -43,6 +46,11 @@ impl DesktopTarget {
             display: Some(s.display.clone()),
             session_bus: Some(s.session_bus.clone()),
             source: format!("private desktop {:?}", s.name),
+            private: s
+                .state_dir
+                .parent()
+                .and_then(Path::parent)
+                .map(|root| (s.name.clone(), root.to_path_buf())),
         }
     }
 
@@ -59,6 +67,7 @@ impl DesktopTarget {
                     Path::new(&p).exists().then(|| format!("unix:path={p}"))
                 }),
             source: "environment".into(),
+            private: None,
         }
     }
 }

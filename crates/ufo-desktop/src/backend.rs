@@ -15,7 +15,7 @@
 //! - Coordinates are always [`Screen`] coordinates; backends correct toolkit quirks
 //!   (GTK4 window-relative extents) before returning.
 
-use crate::error::Result;
+use crate::error::{DesktopError, Result};
 use crate::keys::KeyEvent;
 use crate::screenshot::Screenshot;
 use async_trait::async_trait;
@@ -95,6 +95,15 @@ impl std::str::FromStr for MouseButton {
             )),
         }
     }
+}
+
+/// An application started by [`Backend::launch_app`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Launched {
+    /// Its name on the accessibility registry.
+    pub app_name: String,
+    /// Its process id.
+    pub pid: u32,
 }
 
 /// The platform operations the tool catalog is built from.
@@ -179,4 +188,18 @@ pub trait Backend: Send + Sync {
 
     /// Sends key events to whatever has keyboard focus.
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()>;
+
+    /// Starts `argv` (already checked against the allowlist) on this desktop,
+    /// with the desktop's environment, and returns once the new application
+    /// is on the accessibility registry (at most `timeout`).
+    async fn launch_app(&self, argv: &[String], timeout: Duration) -> Result<Launched> {
+        let _ = timeout;
+        Err(DesktopError::Unsupported {
+            what: format!(
+                "starting {:?} on this desktop",
+                argv.first().map_or("", |s| s.as_str())
+            ),
+            handle: String::new(),
+        })
+    }
 }

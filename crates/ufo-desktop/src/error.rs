@@ -81,6 +81,14 @@ pub enum DesktopError {
     /// The backend's OS call failed for another reason.
     #[error("{0}")]
     Backend(String),
+    /// `run_shell` refused a command (see [`crate::launch`]).
+    #[error("run_shell refused {command:?}: {reason}")]
+    CommandRefused {
+        /// The command as given (cut at 200 characters).
+        command: String,
+        /// Why.
+        reason: String,
+    },
     /// A tool needs a current application window and none is selected.
     #[error("no application window is selected")]
     NoWindowSelected,
@@ -103,6 +111,7 @@ impl Diagnostic for DesktopError {
             DesktopError::UnknownTool(_) => "ufo::tool::unknown_tool",
             DesktopError::Backend(_) => "ufo::desktop::backend",
             DesktopError::NoWindowSelected => "ufo::tool::no_window_selected",
+            DesktopError::CommandRefused { .. } => "ufo::tool::command_refused",
         }
     }
 
@@ -122,6 +131,7 @@ impl Diagnostic for DesktopError {
             DesktopError::UnknownTool(_) => "list the tools with `ufo act --list`".into(),
             DesktopError::Backend(_) => "run `ufo doctor` to check the desktop".into(),
             DesktopError::NoWindowSelected => "list windows with get_desktop_app_info and choose one with select_application_window".into(),
+            DesktopError::CommandRefused { .. } => "run_shell starts one application by its name, e.g. \"mousepad\" or \"gedit notes.txt\": the programs of the desktop's application entries, plus APP_ALLOWLIST in the config".into(),
         })
     }
 }

@@ -55,12 +55,13 @@ pub mod follow;
 pub mod font;
 pub mod keyparse;
 pub mod keys;
+pub mod launch;
 pub mod names;
 pub mod observe;
 pub mod screenshot;
 pub mod tools;
 
-pub use backend::{Backend, MouseButton, ScreenshotTarget, TreeBudget};
+pub use backend::{Backend, Launched, MouseButton, ScreenshotTarget, TreeBudget};
 pub use error::{DesktopError, Result};
 pub use screenshot::Screenshot;
 pub use tools::{ToolContext, catalog, execute};

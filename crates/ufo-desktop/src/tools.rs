@@ -48,7 +48,10 @@ mod spec;
 pub use args::{
     Args, CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
 };
-pub use spec::{APP_UI_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for};
+pub use spec::{
+    APP_UI_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR, catalog,
+    catalog_for,
+};
 
 use crate::backend::{Backend, TreeBudget};
 use crate::encode::PngCompression;
@@ -74,6 +77,10 @@ pub struct ToolSettings {
     /// How long `set_edit_text` polls the read-back text before failing;
     /// default 1 s.
     pub verify_timeout: Duration,
+    /// What `run_shell` may start; `None`: the system's desktop entries.
+    pub launch: Option<crate::launch::Allowlist>,
+    /// How long `run_shell` waits for the application to register.
+    pub launch_timeout: Duration,
 }
 
 impl Default for ToolSettings {
@@ -84,6 +91,8 @@ impl Default for ToolSettings {
             png: PngCompression::Fast,
             action_settle: Duration::from_millis(300),
             verify_timeout: Duration::from_secs(1),
+            launch: None,
+            launch_timeout: Duration::from_secs(60),
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct SystemConfig {
     pub save_ui_tree: bool,
     /// `CONTROL_LIST`: control types shown to the model.
     pub control_list: Option<Vec<String>>,
+    /// `APP_ALLOWLIST`: programs `run_shell` may start besides those with a
+    /// desktop entry.
+    pub app_allowlist: Vec<String>,
     /// Agent switches (`ACTION_SEQUENCE`, `JSON_PARSING_RETRY`, ...).
     pub agent: AgentSettings,
 }
@@ -60,6 +63,7 @@ impl Default for SystemConfig {
             log_to_markdown: true,
             save_ui_tree: false,
             control_list: None,
+            app_allowlist: Vec::new(),
             agent: AgentSettings::default(),
         }
     }
@@ -462,6 +466,18 @@ impl UfoConfig {
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
             save_ui_tree: agent.save_ui_tree,
             control_list,
+            app_allowlist: match keys.get("APP_ALLOWLIST") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad("APP_ALLOWLIST", "a list of program names", x))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(other) => return Err(bad("APP_ALLOWLIST", "a list of program names", other)),
+            },
             agent,
         };
         let prompts = PromptPaths {

@@ -28,15 +28,29 @@ impl LocalDispatcher {
     /// A dispatcher whose control filter keeps `control_list` types (UFO's
     /// `CONTROL_LIST`), or the default list.
     pub fn with_control_list(backend: Arc<dyn Backend>, control_list: Option<&[String]>) -> Self {
-        let mut ctx = ToolContext::default();
-        if let Some(list) = control_list {
-            ctx.settings.filter.control_types = list
-                .iter()
-                .map(|s| s.parse().unwrap_or_else(|e| match e {}))
-                .collect();
-        }
+        Self::new(backend, context(control_list))
+    }
+
+    /// A dispatcher set up from the system config: `CONTROL_LIST`, and what
+    /// `run_shell` may start (desktop entries plus `APP_ALLOWLIST`).
+    pub fn from_config(backend: Arc<dyn Backend>, system: &crate::config::SystemConfig) -> Self {
+        let mut ctx = context(system.control_list.as_deref());
+        ctx.settings.launch = Some(ufo_desktop::launch::Allowlist::system(
+            &system.app_allowlist,
+        ));
         Self::new(backend, ctx)
     }
+}
+
+fn context(control_list: Option<&[String]>) -> ToolContext {
+    let mut ctx = ToolContext::default();
+    if let Some(list) = control_list {
+        ctx.settings.filter.control_types = list
+            .iter()
+            .map(|s| s.parse().unwrap_or_else(|e| match e {}))
+            .collect();
+    }
+    ctx
 }
 
 #[async_trait]

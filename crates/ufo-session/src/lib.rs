@@ -10,7 +10,7 @@
 //! use ufo_session::{config::UfoConfig, dispatcher::LocalDispatcher, session::*};
 //! let config = UfoConfig::load("config.yaml".as_ref())?;
 //! let services = Services {
-//!     dispatcher: Arc::new(LocalDispatcher::with_control_list(backend, config.system.control_list.as_deref())),
+//!     dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
 //!     io: Arc::new(ufo_session::console::ConsoleIo),
 //!     prompts: Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| ufo_session::SessionError::Plan { path: "prompts".into(), message: e.to_string() })?),
 //!     log_root: "logs".into(),

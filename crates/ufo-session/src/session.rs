@@ -281,12 +281,16 @@ impl<'a> Session<'a> {
                 .as_ref()
                 .and_then(|h| h.visual_mode)
                 .unwrap_or(true);
-            self.host = Some(HostAgent::new(
+            let mut host = HostAgent::new(
                 m,
                 self.s.dispatcher.clone(),
                 self.s.prompts.clone(),
                 settings,
-            ));
+            );
+            let launchable =
+                ufo_desktop::launch::Allowlist::system(&self.s.config.system.app_allowlist);
+            host.set_launchable(launchable.programs().map(str::to_owned).collect());
+            self.host = Some(host);
         }
         Ok(())
     }

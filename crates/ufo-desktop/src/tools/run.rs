@@ -54,6 +54,17 @@ pub(super) async fn run(
         }
         Tool::Summary => Ok(Value::String(a.opt_str("text").unwrap_or_default())),
         Tool::SelectApplicationWindow => select_application_window(b, ctx, &a).await,
+        Tool::RunShell => {
+            let command = a.str("bash_command")?;
+            let argv = match &ctx.settings.launch {
+                Some(list) => list.parse(&command)?,
+                None => crate::launch::Allowlist::system(&[]).parse(&command)?,
+            };
+            let app = b.launch_app(&argv, ctx.settings.launch_timeout).await?;
+            // The window list is read again by the next select_application_window.
+            ctx.windows.clear();
+            Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
+        }
         Tool::CaptureWindowScreenshot => {
             if ctx.controls.is_empty() {
                 follow_app(b, ctx).await?;

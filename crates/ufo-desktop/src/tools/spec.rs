@@ -11,6 +11,8 @@ pub const APP_UI_EXECUTOR: &str = "AppUIExecutor";
 pub const HOST_UI_EXECUTOR: &str = "HostUIExecutor";
 /// Namespace of the observation (data-collection) tools.
 pub const UI_COLLECTOR: &str = "UICollector";
+/// Namespace of the HostAgent's application launcher (`run_shell`).
+pub const COMMAND_LINE_EXECUTOR: &str = "CommandLineExecutor";
 
 macro_rules! tools {
     ($( $(#[$m:meta])* $v:ident => $s:literal ),+ $(,)?) => {
@@ -75,6 +77,8 @@ tools! {
     CaptureDesktopScreenshot => "capture_desktop_screenshot",
     /// The full accessibility tree of the selected window (for `ui_trees/` logs).
     GetUiTree => "get_ui_tree",
+    /// HostAgent: start an allowlisted application (no shell).
+    RunShell => "run_shell",
 }
 
 impl fmt::Display for Tool {
@@ -88,6 +92,7 @@ impl Tool {
     pub fn namespace(self) -> &'static str {
         match self {
             Tool::SelectApplicationWindow => HOST_UI_EXECUTOR,
+            Tool::RunShell => COMMAND_LINE_EXECUTOR,
             Tool::CaptureWindowScreenshot
             | Tool::GetAppWindowControlsTargetInfo
             | Tool::GetDesktopAppInfo
@@ -290,6 +295,18 @@ impl Tool {
                     ),
                     false,
                     &[r#"select_application_window(id="2", name="Calculator")"#],
+                ),
+                Tool::RunShell => (
+                    "Start an application that is not open yet, by its program name and plain arguments (no shell: no pipes, redirections, quotes or variables). It returns once the application is running; its window then appears in the window list, to be assigned with select_application_window.",
+                    object(
+                        &[(
+                            "bash_command",
+                            json!({"type": "string", "description": "The program and its arguments, e.g. \"mousepad\" or \"gedit /tmp/notes.txt\"."}),
+                        )],
+                        &["bash_command"],
+                    ),
+                    true,
+                    &[r#"run_shell(bash_command="mousepad")"#],
                 ),
                 Tool::CaptureWindowScreenshot => (
                     "Screenshot of the selected application window, as a PNG data URL with the frame (screen origin and scale) of its pixels.",

@@ -56,7 +56,12 @@ impl Session<'_> {
                 }
                 State::Host(HostAgentStatus::Continue) => {
                     match self.host_step(round, request).await {
-                        Some(h) => {
+                        Some(mut h) => {
+                            if let Some(command) = h.launch.clone()
+                                && let Err(end) = self.launch(&mut h.record, &command).await
+                            {
+                                return end;
+                            }
                             assignment = h.assignment.clone();
                             if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
                                 self.result = h.result.clone();
@@ -207,6 +212,32 @@ impl Session<'_> {
                 }
             };
         }
+    }
+
+    /// The HostAgent's `run_shell`: with SAFE_GUARD the step is written as it
+    /// waits and the user confirms; then the command runs (or is declined). A
+    /// command that is not allowed goes straight to the tool, which refuses it.
+    async fn launch(&mut self, rec: &mut StepRecord, command: &str) -> Result<(), SessionStatus> {
+        // A command the tool will refuse is not put to the user.
+        let runnable = ufo_desktop::launch::Allowlist::system(&self.s.config.system.app_allowlist)
+            .parse(command)
+            .is_ok();
+        let confirmed = match self.s.config.system.safe_guard && runnable {
+            true => {
+                rec.status = ufo_core::StepStatus::Confirm;
+                self.awaiting(rec)?;
+                rec.status = ufo_core::StepStatus::Continue;
+                let prompt = format!(
+                    "[HostAgent] The next action starts an application: run_shell(bash_command={command:?}) (SAFE_GUARD: it runs a command). Do you want to proceed?"
+                );
+                self.s.io.confirm(&prompt).await
+            }
+            false => true,
+        };
+        if let Some(host) = self.host.as_mut() {
+            host.run_shell(rec, command, confirmed).await;
+        }
+        Ok(())
     }
 
     /// Writes a step that waits for the user's confirmation.

@@ -1,6 +1,7 @@
 //! Shared test helpers: a session over a real desktop and a scripted model.
 #![allow(
     dead_code,
+    unused_imports,
     clippy::too_many_arguments,
     unreachable_pub,
     clippy::unwrap_used,
@@ -77,9 +78,9 @@ pub(crate) async fn run(
     task: &str,
 ) -> Vec<SessionReport> {
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::with_control_list(
+        dispatcher: Arc::new(LocalDispatcher::from_config(
             rig.backend.clone(),
-            cfg.system.control_list.as_deref(),
+            &cfg.system,
         )),
         io,
         prompts: Arc::new(PromptSet::load(&cfg.prompts).unwrap()),
