@@ -7,8 +7,10 @@
 //!   `^a{BACKSPACE}`) or close a window or application (`%{F4}`, `^w`, `^q`),
 //! * runs a command (`run_shell`).
 //!
-//! A config list (`SAFE_GUARD_TOOLS`) replaces that rule by tool name: every
-//! call of a listed tool is sensitive, any other call is not.
+//! Only tools whose [`ufo_core::ToolSpec::destructive`] is set can be
+//! sensitive; their arguments decide. A config list (`SAFE_GUARD_TOOLS`)
+//! replaces that rule by tool name: every call of a listed tool is sensitive,
+//! any other call is not.
 
 use crate::keyparse::parse_keys;
 use crate::keys::{Key, KeyEvent, NamedKey};
@@ -26,6 +28,14 @@ pub fn sensitive(
             .iter()
             .any(|t| t.eq_ignore_ascii_case(tool))
             .then(|| format!("{tool} is listed in SAFE_GUARD_TOOLS"));
+    }
+    // Only a tool its spec calls destructive can be; its arguments say whether
+    // this call is.
+    if !tool
+        .parse::<super::Tool>()
+        .is_ok_and(|t| t.spec().destructive)
+    {
+        return None;
     }
     match tool {
         "set_edit_text" => arguments

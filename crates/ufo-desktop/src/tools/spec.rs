@@ -411,7 +411,13 @@ mod tests {
             assert!(names.insert(s.name.clone()), "duplicate {}", s.name);
             assert_eq!(s.name.parse::<Tool>().unwrap().name(), s.name);
             assert!(
-                [APP_UI_EXECUTOR, HOST_UI_EXECUTOR, UI_COLLECTOR].contains(&s.namespace.as_str())
+                [
+                    APP_UI_EXECUTOR,
+                    HOST_UI_EXECUTOR,
+                    UI_COLLECTOR,
+                    COMMAND_LINE_EXECUTOR
+                ]
+                .contains(&s.namespace.as_str())
             );
             assert!(s.description.len() > 20, "{}", s.name);
             let p = &s.parameters;
