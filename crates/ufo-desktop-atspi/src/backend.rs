@@ -9,7 +9,6 @@
 //! window's origin for GTK4 applications.
 
 use crate::bus;
-use crate::children::Children;
 use crate::roles;
 use crate::target::DesktopTarget;
 use crate::x11::{X11, XWindow};
@@ -42,7 +41,10 @@ use ufo_desktop::{
 use zbus::proxy::CacheProperties;
 
 mod capture;
+mod children;
 mod windows;
+
+use children::Children;
 
 type Result<T, E = DesktopError> = std::result::Result<T, E>;
 
@@ -78,7 +80,7 @@ pub struct AtspiBackend {
     /// The private desktop applications are launched into, if any.
     private: Option<(String, std::path::PathBuf)>,
     /// Table cells already obtained (LibreOffice never frees them).
-    pub(crate) cell_cache: crate::children::CellCache,
+    pub(crate) cell_cache: children::CellCache,
     /// Bus names of applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<std::collections::HashSet<String>>,
 }
@@ -217,7 +219,7 @@ impl AtspiBackend {
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
             private: target.private.clone(),
-            cell_cache: crate::children::CellCache::default(),
+            cell_cache: children::CellCache::default(),
             whole_text: Mutex::new(std::collections::HashSet::new()),
         })
     }

@@ -10,7 +10,6 @@
 
 pub mod backend;
 pub mod bus;
-mod children;
 pub mod doctor;
 pub mod headless;
 pub mod labels;

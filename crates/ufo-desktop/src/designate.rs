@@ -8,7 +8,6 @@
 //! never guess. A blank name counts as no name.
 
 use crate::names::names_match;
-use crate::tools::WindowEntry;
 use ufo_core::{Control, WindowInfo};
 
 /// Something listed for the model with a label id and a name.
@@ -43,21 +42,6 @@ impl Designated for WindowInfo {
     /// A window answers to its title or its application's name.
     fn answers_to(&self, given: &str) -> bool {
         names_match(given, &self.title) || names_match(given, &self.app_name)
-    }
-}
-
-impl Designated for WindowEntry {
-    fn label(&self, index: usize) -> u32 {
-        self.id
-            .parse()
-            .unwrap_or_else(|_| u32::try_from(index + 1).unwrap_or(u32::MAX))
-    }
-    fn shown_name(&self) -> &str {
-        &self.name
-    }
-    /// A window answers to its title or its application's name.
-    fn answers_to(&self, given: &str) -> bool {
-        names_match(given, &self.name) || names_match(given, &self.app_name)
     }
 }
 

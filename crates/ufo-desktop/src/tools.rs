@@ -228,6 +228,22 @@ pub async fn execute_all(
     out
 }
 
+impl crate::designate::Designated for WindowEntry {
+    fn label(&self, index: usize) -> u32 {
+        self.id
+            .parse()
+            .unwrap_or_else(|_| u32::try_from(index + 1).unwrap_or(u32::MAX))
+    }
+    fn shown_name(&self) -> &str {
+        &self.name
+    }
+    /// A window answers to its title or its application's name.
+    fn answers_to(&self, given: &str) -> bool {
+        crate::names::names_match(given, &self.name)
+            || crate::names::names_match(given, &self.app_name)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::build::build_model;
 use crate::client::HttpModel;
 use crate::config::{ApiType, LlmConfig};
 use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::format::Strategy;
 use crate::message::{ChatOptions, ChatRequest, Msg, Part, parse_messages};
-use crate::model::{ChatModel, build_model};
+use crate::model::ChatModel;
 use crate::provider::RedactedRequest;
 use crate::redact::Secret;
 use crate::usage::Usage;

@@ -31,7 +31,6 @@ use crate::model::ChatModel;
 use crate::provider::{self, WireRequest};
 use crate::redact::{Secret, scrub};
 use crate::retry::RetryPolicy;
-use crate::usage::estimate_request_image_tokens;
 
 /// A model reached over HTTP.
 pub struct HttpModel {
@@ -371,4 +370,28 @@ fn transport_message(e: &reqwest::Error, limit: std::time::Duration) -> String {
     } else {
         e.to_string()
     }
+}
+
+/// Estimated image tokens of a request for an OpenAI-style vision `model`: the
+/// sum over images whose size can be read (inline data and local files); web URLs
+/// are not fetched and count 0.
+pub fn estimate_request_image_tokens(model: &str, request: &ChatRequest) -> u64 {
+    let mut total = 0;
+    for msg in &request.messages {
+        for part in msg.parts() {
+            if let crate::message::Part::ImageUrl { image_url } = part
+                && let Ok(crate::media::Media::Inline { data, .. }) =
+                    crate::media::resolve(&image_url.url, &[crate::media::MediaKind::Image])
+                && let Some((w, h)) = crate::media::inline_dimensions(&data)
+            {
+                total += crate::usage::openai_image_tokens(
+                    model,
+                    w,
+                    h,
+                    crate::usage::Detail::parse(image_url.detail.as_deref()),
+                );
+            }
+        }
+    }
+    total
 }

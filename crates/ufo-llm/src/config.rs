@@ -59,10 +59,7 @@ pub enum ApiType {
 
 impl ApiType {
     /// Every accepted value, as written in agents.yaml.
-    pub const NAMES: &'static [&'static str] = &[
-        "openai", "aoai", "azure_ad", "qwen", "deepseek", "ollama", "gemini", "claude", "zhipu",
-        "custom", "replay",
-    ];
+    pub const NAMES: &'static [&'static str] = crate::names::API_TYPES;
 
     /// The lower-case name used in config, logs and price keys.
     pub fn name(self) -> &'static str {
@@ -229,8 +226,7 @@ impl fmt::Debug for LlmConfig {
     }
 }
 
-/// Default retries after the first attempt.
-pub const DEFAULT_MAX_RETRY: u32 = 3;
+pub use crate::retry::DEFAULT_MAX_RETRY;
 /// Default request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -184,7 +184,7 @@ pub enum LlmError {
     ReplyTooLarge {
         /// The reply's size.
         bytes: usize,
-        /// The limit ([`crate::extract::MAX_REPLY_BYTES`]).
+        /// The limit (`extract::MAX_REPLY_BYTES`).
         limit: usize,
     },
     /// The reply contains no parseable JSON object.
@@ -278,8 +278,8 @@ impl Diagnostic for LlmError {
             }
             Self::UnknownApiType { .. } => format!(
                 "set API_TYPE to one of: {}; or, for `ufo llm format`, one of: {}",
-                crate::config::ApiType::NAMES.join(", "),
-                crate::format::Strategy::AGENTSCOPE_NAMES.join(", ")
+                crate::names::API_TYPES.join(", "),
+                crate::names::AGENTSCOPE_MODEL_TYPES.join(", ")
             ),
             Self::InvalidMessages { .. } => {
                 "pass a JSON array of {\"name\",\"role\",\"content\",\"url\"} objects; role is system, user or assistant".into()

@@ -47,6 +47,7 @@
 //! Agents and UI: it formats and sends whatever messages it is given.
 
 pub mod auth;
+pub mod build;
 pub mod cli;
 pub mod client;
 pub mod config;
@@ -57,6 +58,7 @@ pub mod format;
 pub mod media;
 pub mod message;
 pub mod model;
+pub mod names;
 pub mod provider;
 pub mod redact;
 pub mod replay;
@@ -64,6 +66,7 @@ pub mod retry;
 pub mod usage;
 pub mod validate;
 
+pub use build::{build_model, build_with_backup};
 pub use client::HttpModel;
 pub use config::{ApiType, LlmConfig};
 pub use cost::{Price, PriceTable};
@@ -71,7 +74,7 @@ pub use error::{ApiError, LlmError};
 pub use extract::{ExtractOptions, Extracted, extract_json};
 pub use format::{Formatted, Strategy};
 pub use message::{ChatOptions, ChatRequest, ChatResponse, Content, JsonMode, Msg, Part, Role};
-pub use model::{ChatModel, FallbackModel, build_model, build_with_backup};
+pub use model::{ChatModel, FallbackModel};
 pub use redact::Secret;
 pub use retry::RetryPolicy;
 pub use usage::{Usage, UsageTotals};

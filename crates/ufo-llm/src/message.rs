@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::usage::Usage;
+use crate::usage::{Usage, UsageTotals};
 
 /// Who speaks a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -321,7 +321,7 @@ pub struct ChatResponse {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Estimated input tokens of the request's images
-    /// ([`crate::usage::estimate_request_image_tokens`]), when the provider reported
+    /// ([`crate::client::estimate_request_image_tokens`]), when the provider reported
     /// no prompt tokens and the request had images whose size could be read;
     /// `None` otherwise (the reported usage already counts them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,6 +346,18 @@ pub fn parse_messages(json: &str) -> Result<Vec<Msg>, crate::LlmError> {
     serde_json::from_str(json).map_err(|e| crate::LlmError::InvalidMessages {
         message: e.to_string(),
     })
+}
+
+impl UsageTotals {
+    /// Adds one call.
+    pub fn record(&mut self, response: &ChatResponse) {
+        self.calls += 1;
+        self.usage += response.usage;
+        match response.cost {
+            Some(c) => self.cost += c,
+            None => self.unpriced_calls += 1,
+        }
+    }
 }
 
 #[cfg(test)]

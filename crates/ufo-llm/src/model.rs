@@ -1,17 +1,13 @@
-//! The interface agents call: [`ChatModel`], its fallback wrapper
-//! [`FallbackModel`], and constructors from configuration.
+//! The interface agents call: [`ChatModel`] and its fallback wrapper
+//! [`FallbackModel`]. Constructors from configuration are in [`crate::build`].
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use ufo_core::Diagnostic;
 
-use crate::client::HttpModel;
-use crate::config::{ApiType, LlmConfig};
-use crate::cost::PriceTable;
 use crate::error::LlmError;
 use crate::message::{ChatRequest, ChatResponse};
-use crate::replay::ReplayModel;
 
 /// A chat model. Object-safe: agents hold `Arc<dyn ChatModel>`.
 ///
@@ -85,34 +81,5 @@ impl ChatModel for FallbackModel {
             self.primary.describe(),
             self.backup.describe()
         )
-    }
-}
-
-/// The model for one agent section: [`HttpModel`] for providers, [`ReplayModel`]
-/// for `API_TYPE: replay`.
-pub fn build_model(
-    cfg: &LlmConfig,
-    prices: Option<Arc<PriceTable>>,
-) -> Result<Arc<dyn ChatModel>, LlmError> {
-    if cfg.api()? == ApiType::Replay {
-        return Ok(Arc::new(ReplayModel::from_config(cfg)?));
-    }
-    let mut m = HttpModel::new(cfg.clone())?;
-    if let Some(p) = prices {
-        m = m.with_prices(p);
-    }
-    Ok(Arc::new(m))
-}
-
-/// The model for an agent with an optional `BACKUP_AGENT` section.
-pub fn build_with_backup(
-    primary: &LlmConfig,
-    backup: Option<&LlmConfig>,
-    prices: Option<Arc<PriceTable>>,
-) -> Result<Arc<dyn ChatModel>, LlmError> {
-    let p = build_model(primary, prices.clone())?;
-    match backup {
-        Some(b) => Ok(Arc::new(FallbackModel::new(p, build_model(b, prices)?))),
-        None => Ok(p),
     }
 }

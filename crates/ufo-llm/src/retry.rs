@@ -5,6 +5,9 @@
 
 use std::time::Duration;
 
+/// Default retries after the first attempt (`MAX_RETRY`).
+pub const DEFAULT_MAX_RETRY: u32 = 3;
+
 /// How often and how long to retry a retryable failure (429, 5xx, timeouts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -19,7 +22,7 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
-            max_retries: crate::config::DEFAULT_MAX_RETRY,
+            max_retries: DEFAULT_MAX_RETRY,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(8),
         }

@@ -5,8 +5,6 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{ChatRequest, ChatResponse};
-
 /// Tokens of one call, as the provider reported them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
@@ -61,16 +59,6 @@ pub struct UsageTotals {
 }
 
 impl UsageTotals {
-    /// Adds one call.
-    pub fn record(&mut self, response: &ChatResponse) {
-        self.calls += 1;
-        self.usage += response.usage;
-        match response.cost {
-            Some(c) => self.cost += c,
-            None => self.unpriced_calls += 1,
-        }
-    }
-
     /// Adds another total (a step's into the session's).
     pub fn merge(&mut self, other: &UsageTotals) {
         self.calls += other.calls;
@@ -162,29 +150,10 @@ pub fn openai_image_tokens(model: &str, width: u32, height: u32, detail: Detail)
     base + tile * tiles
 }
 
-/// Estimated image tokens of a request for an OpenAI-style vision `model`: the
-/// sum over images whose size can be read (inline data and local files); web URLs
-/// are not fetched and count 0.
-pub fn estimate_request_image_tokens(model: &str, request: &ChatRequest) -> u64 {
-    let mut total = 0;
-    for msg in &request.messages {
-        for part in msg.parts() {
-            if let crate::message::Part::ImageUrl { image_url } = part
-                && let Ok(crate::media::Media::Inline { data, .. }) =
-                    crate::media::resolve(&image_url.url, &[crate::media::MediaKind::Image])
-                && let Some((w, h)) = crate::media::inline_dimensions(&data)
-            {
-                total +=
-                    openai_image_tokens(model, w, h, Detail::parse(image_url.detail.as_deref()));
-            }
-        }
-    }
-    total
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::ChatResponse;
 
     #[test]
     fn image_token_vectors() {

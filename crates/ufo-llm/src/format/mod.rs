@@ -64,15 +64,7 @@ pub enum Strategy {
 
 impl Strategy {
     /// The AgentScope model types accepted by `ufo llm format --api`.
-    pub const AGENTSCOPE_NAMES: &'static [&'static str] = &[
-        "openai_chat",
-        "dashscope_chat",
-        "dashscope_multimodal",
-        "ollama_chat",
-        "ollama_generate",
-        "gemini_chat",
-        "zhipuai_chat",
-    ];
+    pub const AGENTSCOPE_NAMES: &'static [&'static str] = crate::names::AGENTSCOPE_MODEL_TYPES;
 
     /// The provider and strategy of an AgentScope model type name.
     pub fn from_agentscope(name: &str) -> Option<(ApiType, Self)> {

@@ -8,7 +8,7 @@
 //! by what is visible — for a table the cells under its visible area (found by
 //! hit-testing its corners), otherwise its first children up to the budget.
 
-use crate::backend::{AtspiBackend, call, handle, split_handle};
+use super::{AtspiBackend, call, handle, split_handle};
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{CoordType, Interface, InterfaceSet, State, StateSet};
 use futures::future::join_all;
