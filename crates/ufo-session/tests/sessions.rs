@@ -5,9 +5,8 @@
 mod common;
 
 use common::*;
-use std::sync::Arc;
 use ufo_session::ScriptedIo;
-use ufo_session::{Mode, SessionStatus};
+use ufo_session::SessionStatus;
 use ufo_testkit::scripted::ScriptedModel;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,10 +160,6 @@ fn write_demo_cassettes(lines: &[serde_json::Value]) {
     }
     std::fs::write(dir.join("host.cassette.jsonl"), host).unwrap();
     std::fs::write(dir.join("app.cassette.jsonl"), app).unwrap();
-}
-
-fn app_reply(v: serde_json::Value) -> String {
-    v.to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -481,139 +476,6 @@ async fn confirm_declined_does_not_execute_the_action() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
-    let rig = rig("sess-follow", &["gedit"]).await;
-    let plans = tempfile::tempdir().unwrap();
-    let plan = |text: &str, control: &str| {
-        serde_json::json!({"request": format!("write {text:?} in gedit"), "actions": [
-            {"agent": "HostAgent", "action": "select_application", "parameters": {"app_name": "gedit"}},
-            {"agent": "AppAgent", "action": "set_edit_text", "parameters": {"control_type": control, "text": text, "clear_current_text": true}}
-        ]})
-        .to_string()
-    };
-    let text = "Hello from the follower.\nSecond line: {braces} + 100%";
-    let single = plans.path().join("single.json");
-    std::fs::write(&single, plan(text, "Edit|Document")).unwrap();
-    let cfg = config("SLEEP_TIME: 0\nEVA_SESSION: false\n");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
-        &rig,
-        cfg.clone(),
-        io.clone(),
-        Mode::Follower,
-        None,
-        Some(single),
-        None,
-        "follow",
-    )
-    .await;
-    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
-    assert!(
-        app_texts(&rig.backend, "gedit")
-            .await
-            .iter()
-            .any(|t| t == text)
-    );
-
-    let batch = plans.path().join("batch");
-    std::fs::create_dir_all(&batch).unwrap();
-    std::fs::write(batch.join("t1.json"), plan("one", "Edit|Document")).unwrap();
-    std::fs::write(batch.join("t2.json"), plan("two", "NoSuchControlType")).unwrap();
-    std::fs::write(batch.join("t3.json"), plan("three", "Edit|Document")).unwrap();
-    let reports = run(
-        &rig,
-        cfg.clone(),
-        io.clone(),
-        Mode::BatchNormal,
-        None,
-        Some(batch.clone()),
-        None,
-        "batch",
-    )
-    .await;
-    let st: Vec<SessionStatus> = reports.iter().map(|r| r.status).collect();
-    assert_eq!(
-        st,
-        [
-            SessionStatus::Finish,
-            SessionStatus::Fail,
-            SessionStatus::Finish
-        ]
-    );
-    assert!(
-        app_texts(&rig.backend, "gedit")
-            .await
-            .iter()
-            .any(|t| t == "three")
-    );
-    let status: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(rig.logs.path().join("batch/tasks_status.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(
-        status,
-        serde_json::json!({"t1": "finished", "t2": "failed", "t3": "finished"})
-    );
-    for t in ["t1", "t2", "t3"] {
-        assert!(
-            rig.logs
-                .path()
-                .join("batch")
-                .join(t)
-                .join("response.log")
-                .exists(),
-            "{t}"
-        );
-    }
-    // Rerun: finished tasks are skipped, the failed one runs again.
-    let again = run(
-        &rig,
-        cfg.clone(),
-        io.clone(),
-        Mode::BatchNormal,
-        None,
-        Some(batch.clone()),
-        None,
-        "batch",
-    )
-    .await;
-    let skipped: Vec<bool> = again.iter().map(|r| r.skipped).collect();
-    assert_eq!(skipped, [true, false, true]);
-    assert_eq!(again[1].status, SessionStatus::Fail);
-    // The rerun of t2 has a folder of its own: the first run's logs are kept.
-    assert!(again[1].log_dir.ends_with("t2-2"), "{:?}", again[1].log_dir);
-    assert!(rig.logs.path().join("batch/t2/response.log").exists());
-
-    // A corrupt status file: said, kept aside, and every task runs again.
-    let status_file = rig.logs.path().join("batch/tasks_status.json");
-    std::fs::write(&status_file, "{ not json").unwrap();
-    let third = run(
-        &rig,
-        cfg,
-        io.clone(),
-        Mode::BatchNormal,
-        None,
-        Some(batch),
-        None,
-        "batch",
-    )
-    .await;
-    assert!(third.iter().all(|r| !r.skipped));
-    assert_eq!(
-        std::fs::read_to_string(status_file.with_extension("json.corrupt")).unwrap(),
-        "{ not json"
-    );
-    assert!(
-        io.transcript()
-            .iter()
-            .any(|l| l.contains("not valid JSON") && l.contains("every task runs again")),
-        "{:?}",
-        io.transcript()
-    );
-    rig.desktop.stop().unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn save_ui_tree_writes_the_window_tree_of_each_app_step() {
     let rig = rig("sess-tree", &["gnome-calculator"]).await;
     let model = ScriptedModel::start(vec![click("4", "CONTINUE"), app_finish("4")]).await;
@@ -715,87 +577,6 @@ async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
     assert_eq!(lines[0]["agent_name"], "HostAgent");
     assert_eq!(lines[2]["status"], "PENDING");
     assert_eq!(lines[2]["agent_name"], "AppAgent/gnome-calculator");
-    rig.desktop.stop().unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn follower_steps_are_sub_tasks_of_the_app_agent() {
-    let rig = rig("sess-steps", &["gnome-calculator"]).await;
-    let plans = tempfile::tempdir().unwrap();
-    let plan = plans.path().join("steps.json");
-    std::fs::write(
-        &plan,
-        serde_json::json!({
-            "task": "compute 12*7 in the calculator",
-            "steps": ["1. Enter 12.", "2. Multiply it by 7 and show the result."],
-            "object": "",
-            "close": false
-        })
-        .to_string(),
-    )
-    .unwrap();
-    let subtask_is = |step: &'static str, then: &'static str| {
-        ufo_testkit::scripted::reply(move |r| {
-            let t = r.last_user_text();
-            assert!(
-                t.contains(&format!("<Sub-task for you to complete:> {step}\n")),
-                "{t}"
-            );
-            let id = r.control_id(then).unwrap();
-            app_reply(
-                serde_json::json!({"observation": "the calculator", "thought": format!("click {then}"), "action": {"function": "click_input", "arguments": {"id": id, "name": then}, "status": "CONTINUE"}}),
-            )
-        })
-    };
-    let model = ScriptedModel::start(vec![
-        // No `app` in UFO's plan format: the HostAgent picks the window once.
-        host_assign("gnome-calculator", "Compute 12*7.", ""),
-        subtask_is("1. Enter 12.", "1"),
-        click("2", "CONTINUE"),
-        app_finish("12"),
-        subtask_is("2. Multiply it by 7 and show the result.", "×"),
-        click("7", "CONTINUE"),
-        click("=", "CONTINUE"),
-        app_finish("84"),
-    ])
-    .await;
-    let cfg = base_config(&model, "");
-    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
-        &rig,
-        cfg,
-        io,
-        Mode::Follower,
-        None,
-        Some(plan),
-        None,
-        "steps",
-    )
-    .await;
-    let r = &reports[0];
-    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(calculator_display(&rig.backend).await, "84");
-    let subtasks: Vec<(&str, &str)> = r
-        .subtasks
-        .iter()
-        .map(|s| (s.subtask.as_str(), s.status.as_str()))
-        .collect();
-    assert_eq!(
-        subtasks,
-        [
-            ("1. Enter 12.", "FINISH"),
-            ("2. Multiply it by 7 and show the result.", "FINISH")
-        ]
-    );
-    // The second step's prompt reports the first as done.
-    let reqs = model.requests();
-    let t = reqs[4].last_user_text();
-    assert!(
-        t.contains("<Previous Sub-tasks Results:> [{\"subtask\":\"1. Enter 12.\""),
-        "{t}"
-    );
-    assert_eq!(r.result, "84");
     rig.desktop.stop().unwrap();
 }
 

@@ -186,3 +186,7 @@ pub(crate) fn base_config(model: &ufo_testkit::scripted::ScriptedModel, extra: &
         m = model.agent_yaml()
     ))
 }
+
+pub(crate) fn app_reply(v: serde_json::Value) -> String {
+    v.to_string()
+}
