@@ -42,6 +42,9 @@ pub struct SystemConfig {
     pub log_to_markdown: bool,
     /// `SAVE_UI_TREE` (false): write `ui_trees/`.
     pub save_ui_tree: bool,
+    /// `SAVE_FULL_SCREEN` (false): the final snapshots include the whole
+    /// desktop.
+    pub save_full_screen: bool,
     /// `CONTROL_LIST`: control types shown to the model.
     pub control_list: Option<Vec<String>>,
     /// `APP_ALLOWLIST`: programs `run_shell` may start besides those with a
@@ -62,6 +65,7 @@ impl Default for SystemConfig {
             eva_session: true,
             log_to_markdown: true,
             save_ui_tree: false,
+            save_full_screen: false,
             control_list: None,
             app_allowlist: Vec::new(),
             agent: AgentSettings::default(),
@@ -465,6 +469,7 @@ impl UfoConfig {
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
             save_ui_tree: agent.save_ui_tree,
+            save_full_screen: keys.bool("SAVE_FULL_SCREEN", d.save_full_screen)?,
             control_list,
             app_allowlist: match keys.get("APP_ALLOWLIST") {
                 None | Some(Value::Null) => Vec::new(),

@@ -174,6 +174,17 @@ impl TaskLogs {
         line(&mut f, v, &self.session_id, &p)
     }
 
+    /// Writes a whole binary file in the task directory (`name` may hold one
+    /// folder, e.g. `ui_trees/x.json`).
+    pub fn write_bytes(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, SessionError> {
+        let p = self.dir.join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
+        }
+        std::fs::write(&p, bytes).map_err(|e| err(&p, e))?;
+        Ok(p)
+    }
+
     /// Writes a whole file in the task directory.
     pub fn write_file(&self, name: &str, text: &str) -> Result<PathBuf, SessionError> {
         let p = self.dir.join(name);

@@ -35,6 +35,7 @@ mod normal;
 mod recorder;
 mod report;
 mod single_tier;
+mod snapshot;
 
 use interrupt::interrupted;
 use recorder::Recorder;

@@ -514,3 +514,35 @@ async fn a_round_that_ends_in_error_does_not_end_the_session() {
     // The failed round's error stays in the report.
     assert_eq!(o.report.error.unwrap().code, "ufo::session::model_error");
 }
+
+#[tokio::test]
+async fn rounds_and_the_session_leave_a_final_snapshot() {
+    let logs = tempfile::tempdir().unwrap();
+    let replies = [type_text("CONTINUE"), finish()]
+        .iter()
+        .map(|v| fixed(v.to_string()))
+        .collect();
+    let o = run_case(
+        replies,
+        &[],
+        "SAVE_FULL_SCREEN: true\nSAVE_UI_TREE: true\n",
+        logs.path(),
+        editor(),
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    let dir = &o.report.log_dir;
+    for f in [
+        "action_round_0_final.png",
+        "action_step_final.png",
+        "desktop_final.png",
+        "desktop_round_0_final.png",
+        "ui_trees/ui_tree_final.json",
+    ] {
+        let bytes = std::fs::read(dir.join(f)).unwrap_or_default();
+        assert!(!bytes.is_empty(), "{f} missing");
+        assert!(bytes.starts_with(b"\x89PNG") || f.ends_with(".json"), "{f}");
+    }
+    let md = std::fs::read_to_string(dir.join("output.md")).unwrap();
+    assert!(md.contains("![final](action_step_final.png)"), "{md}");
+}

@@ -40,6 +40,10 @@ async fn host_app_host_computes_12_times_7() {
     let r = &reports[0];
     assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
     assert_eq!(calculator_display(&rig.backend).await, "84");
+    // The calculator as the session left it.
+    let last = image::open(r.log_dir.join("action_step_final.png")).unwrap();
+    assert!(last.width() > 100 && last.height() > 100);
+    assert!(r.log_dir.join("action_round_0_final.png").exists());
     assert_eq!(r.steps, 8);
     assert_eq!(r.subtasks.len(), 1);
     assert_eq!(r.subtasks[0].status.as_str(), "FINISH");

@@ -37,6 +37,7 @@ impl Session<'_> {
             st = self.plan_status(plan, app) => Ok(st),
             sig = interrupted() => Err(sig),
         };
+        self.snapshot(Some(0)).await;
         let status = self.unless_interrupted(outcome);
         self.finish(status).await
     }

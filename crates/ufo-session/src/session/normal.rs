@@ -55,6 +55,7 @@ impl Session<'_> {
                 Some(a) => self.run_single_tier(round, &req, a, None).await,
                 None => self.run_round(round, &req).await,
             };
+            self.snapshot(Some(round)).await;
             round += 1;
             // A round that ended in ERROR does not end the session: the next
             // request may still run (the seed's recovery). Its error stays in

@@ -32,6 +32,9 @@ pub(super) struct StepSummary {
     pub(super) execution_times: Value,
 }
 
+/// The session's final snapshot.
+pub(super) const FINAL_SHOT: &str = "action_step_final.png";
+
 /// How a session ended, for `output.md`.
 #[derive(Clone, Copy)]
 pub(super) struct Ending<'a> {
@@ -49,6 +52,8 @@ pub(super) struct Recorder {
     logs: TaskLogs,
     steps: Vec<StepSummary>,
     usage: UsageTotals,
+    /// `action_step_final.png`, once the session's final snapshot is taken.
+    final_shot: Option<String>,
 }
 
 impl Recorder {
@@ -58,6 +63,7 @@ impl Recorder {
             logs: TaskLogs::create(root, segments)?,
             steps: Vec::new(),
             usage: UsageTotals::default(),
+            final_shot: None,
         })
     }
 
@@ -128,7 +134,9 @@ impl Recorder {
             .filter_map(|s| s.screenshots.get(ImageKind::Clean.key()))
             .collect();
         let mut images: Vec<Vec<u8>> = Vec::new();
-        for name in [shots.first(), shots.last()].into_iter().flatten() {
+        // The first screenshot and the final state (or the last step's).
+        let last = self.final_shot.as_ref().or(shots.last().copied());
+        for name in [shots.first().copied(), last].into_iter().flatten() {
             if let Ok(b) = std::fs::read(self.dir().join(name))
                 && !images.contains(&b)
             {
@@ -141,6 +149,16 @@ impl Recorder {
             .map(|s| json!({"Step": s.step, "Agent": s.agent, "Subtask": s.subtask, "Application": s.application, "Observation": s.observation, "Thought": s.thought, "Plan": s.plan, "Comment": s.comment, "Action": s.actions, "Status": s.status}))
             .collect();
         (traj, images)
+    }
+
+    /// Writes a snapshot file (`action_round_{r}_final.png`, ...) in the log
+    /// folder; `action_step_final.png` becomes the evaluation's last image.
+    pub(super) fn write_snapshot(&mut self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
+        self.logs.write_bytes(name, bytes)?;
+        if name == FINAL_SHOT {
+            self.final_shot = Some(name.to_owned());
+        }
+        Ok(())
     }
 
     /// Appends the evaluation to `evaluation.log`.
@@ -256,6 +274,9 @@ impl Recorder {
                 }
             }
             md.push('\n');
+        }
+        if let Some(f) = &self.final_shot {
+            md.push_str(&format!("## Final state\n\n![final]({f})\n\n"));
         }
         md.push_str("## Timings\n\n| phase | seconds |\n|---|---|\n");
         let mut totals: std::collections::BTreeMap<String, f64> = Default::default();

@@ -4,6 +4,7 @@ use super::*;
 
 impl Session<'_> {
     pub(super) async fn finish(&mut self, status: SessionStatus) -> SessionReport {
+        self.snapshot(None).await;
         let evaluation = if self.s.config.system.eva_session
             && status != SessionStatus::Error
             && !self.rec.steps().is_empty()

@@ -1,0 +1,58 @@
+//! Final snapshots: the state a round, and the session, left the application
+//! in (`action_round_{r}_final.png`, `action_step_final.png`; with
+//! `SAVE_UI_TREE` the window's tree, with `SAVE_FULL_SCREEN` the desktop).
+
+use super::recorder::FINAL_SHOT;
+use super::*;
+use ufo_desktop::tools::ScreenshotInfo;
+
+impl Session<'_> {
+    /// Takes the final snapshot of round `round`, or of the session (`None`).
+    /// Nothing is taken before the first step; a snapshot that cannot be
+    /// taken (no window selected) is skipped, one that cannot be written is
+    /// reported.
+    pub(super) async fn snapshot(&mut self, round: Option<usize>) {
+        if self.step == 0 {
+            return;
+        }
+        let (window, desktop, tree) = match round {
+            Some(r) => (
+                format!("action_round_{r}_final.png"),
+                format!("desktop_round_{r}_final.png"),
+                format!("ui_trees/ui_tree_round_{r}_final.json"),
+            ),
+            None => (
+                FINAL_SHOT.to_owned(),
+                "desktop_final.png".to_owned(),
+                "ui_trees/ui_tree_final.json".to_owned(),
+            ),
+        };
+        let system = &self.s.config.system;
+        let mut wanted = vec![("capture_window_screenshot", window)];
+        if system.save_full_screen {
+            wanted.push(("capture_desktop_screenshot", desktop));
+        }
+        if system.save_ui_tree {
+            wanted.push(("get_ui_tree", tree));
+        }
+        for (tool, name) in wanted {
+            let r = execute_one(self.s.dispatcher.as_ref(), Command::data(tool, json!({}))).await;
+            if !r.is_success() {
+                tracing::debug!(tool, error = ?r.error, "no final snapshot");
+                continue;
+            }
+            let bytes = match tool {
+                "get_ui_tree" => serde_json::to_vec(&r.result).ok(),
+                _ => serde_json::from_value::<ScreenshotInfo>(r.result)
+                    .ok()
+                    .and_then(|i| ufo_desktop::encode::decode_data_url(&i.image_url).ok())
+                    .map(|(_, png)| png),
+            };
+            if let Some(b) = bytes
+                && let Err(e) = self.rec.write_snapshot(&name, &b)
+            {
+                self.s.io.show(&format!("error[{}]: {e}", e.code()));
+            }
+        }
+    }
+}
