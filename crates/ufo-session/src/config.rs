@@ -317,8 +317,15 @@ fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionErro
     }
 }
 
+/// A template path of an agent section, relative to the config file; UFO's
+/// `{mode}` becomes `visual` or `nonvisual` after the section's `VISUAL_MODE`.
 fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> {
-    let s = cfg.as_ref()?.extra.get(key)?.as_str()?.trim().to_owned();
+    let c = cfg.as_ref()?;
+    let mode = match c.visual_mode.unwrap_or(true) {
+        true => "visual",
+        false => "nonvisual",
+    };
+    let s = c.extra.get(key)?.as_str()?.trim().replace("{mode}", mode);
     (!s.is_empty()).then(|| {
         let p = PathBuf::from(s);
         if p.is_absolute() { p } else { base.join(p) }
@@ -588,6 +595,24 @@ mod tests {
         assert_eq!(c.system.max_step, 4);
         assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
         assert!(c.warnings.iter().any(|w| w.contains("CONTROL_BACKEND")));
+    }
+
+    #[test]
+    fn ufo_mode_placeholders_in_template_paths_follow_visual_mode() {
+        let c = UfoConfig::parse(
+            "HOST_AGENT:\n  API_TYPE: openai\n  EXAMPLE_PROMPT: ex/{mode}/host.yaml\nAPP_AGENT:\n  API_TYPE: openai\n  VISUAL_MODE: false\n  EXAMPLE_PROMPT: ex/{mode}/app.yaml\n",
+            Path::new("/cfg"),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            c.prompts.host_examples.unwrap(),
+            Path::new("/cfg/ex/visual/host.yaml")
+        );
+        assert_eq!(
+            c.prompts.app_examples.unwrap(),
+            Path::new("/cfg/ex/nonvisual/app.yaml")
+        );
     }
 
     #[test]
