@@ -252,9 +252,18 @@ impl HostAgent {
         }
         rec.time(Phase::ActionExecution, t);
 
-        // 4. Memory update (a launch is remembered when it ran).
+        // 4. Memory update (a launch is remembered when it ran); the
+        // HostAgent's decisions go on the blackboard like the AppAgents' steps.
         let t = Instant::now();
         rec.status = status.into();
+        input.blackboard.trajectories.push(json!({
+            "step": input.session_step,
+            "agent": "HostAgent",
+            "subtask": rec.subtask,
+            "status": status.as_str(),
+            "application": rec.application,
+            "function": reply.function.clone().unwrap_or_default(),
+        }));
         if launch.is_none() {
             self.memory.push(MemoryItem {
                 step: input.session_step,

@@ -511,6 +511,21 @@ async fn a_round_that_ends_in_error_does_not_end_the_session() {
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
     assert_eq!(o.report.requests.len(), 2);
     assert_eq!(statuses(&o.report.log_dir), ["ERROR", "FINISH"]);
+    // Each round says what it cost; the session says what all cost.
+    assert_eq!(
+        o.shown.matches("Round 1 ended: ERROR").count(),
+        1,
+        "{}",
+        o.shown
+    );
+    assert_eq!(
+        o.shown.matches("Round 2 ended: FINISH").count(),
+        1,
+        "{}",
+        o.shown
+    );
+    assert!(o.shown.contains("in 1 model calls)"), "{}", o.shown);
+    assert!(o.shown.contains("Total cost: $"), "{}", o.shown);
     // The failed round's error stays in the report.
     assert_eq!(o.report.error.unwrap().code, "ufo::session::model_error");
 }

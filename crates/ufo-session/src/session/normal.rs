@@ -51,11 +51,21 @@ impl Session<'_> {
         }
         let mut round = 0;
         while let Some(req) = next.take() {
+            let before = self.rec.usage();
             status = match app {
                 Some(a) => self.run_single_tier(round, &req, a, None).await,
                 None => self.run_round(round, &req).await,
             };
             self.snapshot(Some(round)).await;
+            let spent = self.rec.usage();
+            self.s.io.show(&format!(
+                "Round {} ended: {}. Round cost: ${:.4} ({} tokens in {} model calls).",
+                round + 1,
+                status.as_str(),
+                spent.cost - before.cost,
+                spent.usage.total_tokens - before.usage.total_tokens,
+                spent.calls - before.calls
+            ));
             round += 1;
             // A round that ended in ERROR does not end the session: the next
             // request may still run (the seed's recovery). Its error stays in
