@@ -21,6 +21,15 @@ pub const APP_EXAMPLES: &str =
 /// Built-in AppAgent examples (action sequence).
 pub const APP_EXAMPLES_AS: &str =
     include_str!("../../../prompts/examples/visual/app_agent_example_as.yaml");
+/// Built-in HostAgent examples without screenshots.
+pub const HOST_EXAMPLES_NONVISUAL: &str =
+    include_str!("../../../prompts/examples/nonvisual/host_agent_example.yaml");
+/// Built-in AppAgent examples without screenshots (single action).
+pub const APP_EXAMPLES_NONVISUAL: &str =
+    include_str!("../../../prompts/examples/nonvisual/app_agent_example.yaml");
+/// Built-in AppAgent examples without screenshots (action sequence).
+pub const APP_EXAMPLES_AS_NONVISUAL: &str =
+    include_str!("../../../prompts/examples/nonvisual/app_agent_example_as.yaml");
 
 /// Paths of user templates; `None` keeps the built-in one. Config keys:
 /// `HOST_AGENT.PROMPT`, `HOST_AGENT.EXAMPLE_PROMPT`, `APP_AGENT.PROMPT`,
@@ -40,6 +49,11 @@ pub struct PromptPaths {
     pub app_examples_as: Option<PathBuf>,
     /// EvaluationAgent template.
     pub evaluation: Option<PathBuf>,
+    /// The HostAgent works without screenshots (`HOST_AGENT.VISUAL_MODE:
+    /// false`): its built-in examples are the non-visual ones.
+    pub host_nonvisual: bool,
+    /// The same for the AppAgent.
+    pub app_nonvisual: bool,
 }
 
 /// Every template the agents use.
@@ -76,18 +90,39 @@ impl PromptSet {
     pub fn load(paths: &PromptPaths) -> Result<Self, AgentError> {
         Ok(Self {
             host: pick(&paths.host, "host_agent.yaml", HOST_AGENT)?,
-            host_examples: pick(
-                &paths.host_examples,
-                "host_agent_example.yaml",
-                HOST_EXAMPLES,
-            )?,
+            host_examples: match paths.host_nonvisual {
+                false => pick(
+                    &paths.host_examples,
+                    "host_agent_example.yaml",
+                    HOST_EXAMPLES,
+                )?,
+                true => pick(
+                    &paths.host_examples,
+                    "nonvisual/host_agent_example.yaml",
+                    HOST_EXAMPLES_NONVISUAL,
+                )?,
+            },
             app: pick(&paths.app, "app_agent.yaml", APP_AGENT)?,
-            app_examples: pick(&paths.app_examples, "app_agent_example.yaml", APP_EXAMPLES)?,
-            app_examples_as: pick(
-                &paths.app_examples_as,
-                "app_agent_example_as.yaml",
-                APP_EXAMPLES_AS,
-            )?,
+            app_examples: match paths.app_nonvisual {
+                false => pick(&paths.app_examples, "app_agent_example.yaml", APP_EXAMPLES)?,
+                true => pick(
+                    &paths.app_examples,
+                    "nonvisual/app_agent_example.yaml",
+                    APP_EXAMPLES_NONVISUAL,
+                )?,
+            },
+            app_examples_as: match paths.app_nonvisual {
+                false => pick(
+                    &paths.app_examples_as,
+                    "app_agent_example_as.yaml",
+                    APP_EXAMPLES_AS,
+                )?,
+                true => pick(
+                    &paths.app_examples_as,
+                    "nonvisual/app_agent_example_as.yaml",
+                    APP_EXAMPLES_AS_NONVISUAL,
+                )?,
+            },
             evaluation: pick(&paths.evaluation, "evaluate.yaml", EVALUATION)?,
         })
     }
@@ -109,5 +144,19 @@ mod tests {
         assert!(p.host.get("system").unwrap().contains("{apis}"));
         assert!(p.app.get("user").unwrap().contains("{control_item}"));
         assert!(crate::prompter::examples_prompt(&p.app_examples_as).contains("Example 1"));
+        // Without screenshots, the examples speak of the control list.
+        let blind = PromptSet::load(&PromptPaths {
+            host_nonvisual: true,
+            app_nonvisual: true,
+            ..PromptPaths::default()
+        })
+        .unwrap();
+        for t in [&blind.app_examples, &blind.app_examples_as] {
+            let text = crate::prompter::examples_prompt(t);
+            assert!(text.contains("control list"), "{text}");
+            assert!(!text.contains("screenshot"), "{text}");
+        }
+        assert!(crate::prompter::examples_prompt(&blind.host_examples).contains("run_shell"));
+        assert!(crate::prompter::examples_prompt(&p.host_examples).contains("run_shell"));
     }
 }

@@ -499,6 +499,8 @@ impl UfoConfig {
             app_examples: path_key(&app, "EXAMPLE_PROMPT", base_dir),
             app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir),
             evaluation: path_key(&evaluation, "PROMPT", base_dir),
+            host_nonvisual: host.as_ref().and_then(|h| h.visual_mode) == Some(false),
+            app_nonvisual: !visual,
         };
         let read = keys.read.borrow().clone();
         let unknown = unknown::unknown_keys(&top, &read);
