@@ -38,6 +38,11 @@ pub struct SystemConfig {
     pub safe_guard: bool,
     /// `EVA_SESSION` (true): evaluate at the end of the session.
     pub eva_session: bool,
+    /// `EVA_ROUND` (false): evaluate each round of a normal session.
+    pub eva_round: bool,
+    /// `EVA_ALL_SCREENSHOTS` (false): the evaluation sees every step's
+    /// screenshot (at most 40), not only the first and the final one.
+    pub eva_all_screenshots: bool,
     /// `LOG_TO_MARKDOWN` (true): write `output.md`.
     pub log_to_markdown: bool,
     /// `SAVE_UI_TREE` (false): write `ui_trees/`.
@@ -63,6 +68,8 @@ impl Default for SystemConfig {
             step_timeout: 600.0,
             safe_guard: true,
             eva_session: true,
+            eva_round: false,
+            eva_all_screenshots: false,
             log_to_markdown: true,
             save_ui_tree: false,
             save_full_screen: false,
@@ -474,6 +481,8 @@ impl UfoConfig {
             },
             safe_guard: agent.safe_guard,
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
+            eva_round: keys.bool("EVA_ROUND", d.eva_round)?,
+            eva_all_screenshots: keys.bool("EVA_ALL_SCREENSHOTS", d.eva_all_screenshots)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
             save_ui_tree: agent.save_ui_tree,
             save_full_screen: keys.bool("SAVE_FULL_SCREEN", d.save_full_screen)?,

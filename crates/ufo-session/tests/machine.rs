@@ -164,8 +164,12 @@ async fn run_request(
 ) -> Outcome {
     let model = ScriptedModel::start(replies).await;
     let yaml = format!(
-        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\nEVA_SESSION: false\n{extra}",
-        m = model.agent_yaml()
+        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\n{eva}{extra}",
+        m = model.agent_yaml(),
+        eva = match extra.contains("EVA_SESSION") {
+            true => "",
+            false => "EVA_SESSION: false\n",
+        }
     );
     let config = UfoConfig::parse(&yaml, Path::new("."), &|_| None).unwrap();
     let user = Arc::new(User::new(answers, logs.join("t").join("response.log")));
@@ -560,4 +564,77 @@ async fn rounds_and_the_session_leave_a_final_snapshot() {
     }
     let md = std::fs::read_to_string(dir.join("output.md")).unwrap();
     assert!(md.contains("![final](action_step_final.png)"), "{md}");
+}
+
+#[tokio::test]
+async fn rounds_and_sessions_are_evaluated_and_a_failed_all_screenshot_evaluation_is_retried() {
+    let logs = tempfile::tempdir().unwrap();
+    let verdict = json!({"reason": "hello is in the editor", "sub_scores": [], "complete": "yes"});
+    let replies = [
+        type_text("CONTINUE"),
+        finish(),
+        json!("not an evaluation"),
+        verdict.clone(),
+        verdict,
+    ]
+    .iter()
+    .map(|v| match v {
+        Value::String(s) => fixed(s.clone()),
+        other => fixed(other.to_string()),
+    })
+    .collect();
+    let o = run_case(
+        replies,
+        &[],
+        "EVA_SESSION: true\nEVA_ROUND: true\nEVA_ALL_SCREENSHOTS: true\nJSON_PARSING_RETRY: 0\n",
+        logs.path(),
+        editor(),
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    let log = std::fs::read_to_string(o.report.log_dir.join("evaluation.log")).unwrap();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{log}");
+    assert_eq!(
+        (lines[0]["level"].as_str(), lines[0]["round"].as_u64()),
+        (Some("round"), Some(0))
+    );
+    assert_eq!(lines[1]["level"], "session");
+    assert_eq!(lines[1]["complete"], "yes");
+    assert!(
+        o.shown.contains("Round 1 evaluation: complete = yes"),
+        "{}",
+        o.shown
+    );
+    // The round's evaluation was asked twice: with every screenshot, then
+    // again with the first and the final one.
+    assert_eq!(o.model.remaining(), 0);
+    assert_eq!(o.model.requests().len(), 5);
+    assert!(o.report.evaluation.is_some());
+}
+
+#[tokio::test]
+async fn a_session_without_app_steps_is_still_evaluated() {
+    let logs = tempfile::tempdir().unwrap();
+    let replies = [
+        json!({"observation": "nothing to do", "thought": "already done", "status": "FINISH", "result": "nothing needed"}),
+        json!({"reason": "nothing was needed", "sub_scores": [], "complete": "yes"}),
+    ]
+    .iter()
+    .map(|v| fixed(v.to_string()))
+    .collect();
+    let o = run_on(
+        replies,
+        &[],
+        "EVA_SESSION: true\n",
+        logs.path(),
+        editor(),
+        None,
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert_eq!(o.report.evaluation.unwrap()["complete"], "yes");
 }

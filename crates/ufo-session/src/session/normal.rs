@@ -57,6 +57,9 @@ impl Session<'_> {
                 None => self.run_round(round, &req).await,
             };
             self.snapshot(Some(round)).await;
+            if self.s.config.system.eva_round && status != SessionStatus::Error {
+                self.evaluate(Some(round)).await;
+            }
             let spent = self.rec.usage();
             self.s.io.show(&format!(
                 "Round {} ended: {}. Round cost: ${:.4} ({} tokens in {} model calls).",

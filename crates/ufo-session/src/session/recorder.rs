@@ -17,6 +17,7 @@ use ufo_llm::UsageTotals;
 #[derive(Debug, Clone, Serialize)]
 pub(super) struct StepSummary {
     pub(super) step: usize,
+    pub(super) round: usize,
     pub(super) agent: String,
     pub(super) subtask: String,
     pub(super) application: String,
@@ -31,6 +32,9 @@ pub(super) struct StepSummary {
     pub(super) screenshots: std::collections::BTreeMap<String, String>,
     pub(super) execution_times: Value,
 }
+
+/// The most screenshots one evaluation sees (UFO's `MAX_EVAL_IMAGES`).
+pub(super) const MAX_EVAL_IMAGES: usize = 40;
 
 /// The session's final snapshot.
 pub(super) const FINAL_SHOT: &str = "action_step_final.png";
@@ -95,6 +99,7 @@ impl Recorder {
         self.usage.merge(&rec.usage);
         self.steps.push(StepSummary {
             step: rec.session_step,
+            round: rec.round,
             agent: rec.agent_name.clone(),
             subtask: rec.subtask.clone(),
             application: rec.application.clone(),
@@ -125,26 +130,48 @@ impl Recorder {
         self.logs.write_step(&mut line)
     }
 
-    /// The evaluation's input: the trajectory (UFO's capitalised keys) and
-    /// the first and last clean screenshots as PNG bytes.
-    pub(super) fn evaluation_input(&self) -> (Vec<Value>, Vec<Vec<u8>>) {
-        let shots: Vec<&String> = self
+    /// The evaluation's input for `round` (or the whole session): the
+    /// trajectory (UFO's capitalised keys) and screenshots as PNG bytes — the
+    /// first and the final (or last) one, or with `all` every step's, at most
+    /// [`MAX_EVAL_IMAGES`] (the first ones and the final one kept).
+    pub(super) fn evaluation_input(
+        &self,
+        round: Option<usize>,
+        all: bool,
+    ) -> (Vec<Value>, Vec<Vec<u8>>) {
+        let steps: Vec<&StepSummary> = self
             .steps
+            .iter()
+            .filter(|s| round.is_none_or(|r| s.round == r))
+            .collect();
+        let shots: Vec<&String> = steps
             .iter()
             .filter_map(|s| s.screenshots.get(ImageKind::Clean.key()))
             .collect();
+        let last = match round {
+            None => self.final_shot.as_ref().or(shots.last().copied()),
+            Some(_) => shots.last().copied(),
+        };
+        let names: Vec<&String> = match all {
+            true => {
+                let mut v: Vec<&String> = shots.iter().copied().take(MAX_EVAL_IMAGES - 1).collect();
+                v.extend(last);
+                v
+            }
+            false => [shots.first().copied(), last]
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
         let mut images: Vec<Vec<u8>> = Vec::new();
-        // The first screenshot and the final state (or the last step's).
-        let last = self.final_shot.as_ref().or(shots.last().copied());
-        for name in [shots.first().copied(), last].into_iter().flatten() {
+        for name in names {
             if let Ok(b) = std::fs::read(self.dir().join(name))
                 && !images.contains(&b)
             {
                 images.push(b);
             }
         }
-        let traj = self
-            .steps
+        let traj = steps
             .iter()
             .map(|s| json!({"Step": s.step, "Agent": s.agent, "Subtask": s.subtask, "Application": s.application, "Observation": s.observation, "Thought": s.thought, "Plan": s.plan, "Comment": s.comment, "Action": s.actions, "Status": s.status}))
             .collect();

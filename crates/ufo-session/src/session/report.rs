@@ -9,7 +9,7 @@ impl Session<'_> {
             && status != SessionStatus::Error
             && !self.rec.steps().is_empty()
         {
-            self.evaluate().await
+            self.evaluate(None).await
         } else {
             None
         };
@@ -59,7 +59,10 @@ impl Session<'_> {
         }
     }
 
-    pub(super) async fn evaluate(&mut self) -> Option<Value> {
+    /// Evaluates the session (`None`) or one round. With
+    /// `EVA_ALL_SCREENSHOTS` the model sees every step's screenshot; if that
+    /// fails, it is asked again with the first and the final one.
+    pub(super) async fn evaluate(&mut self, round: Option<usize>) -> Option<Value> {
         let cfg = self
             .s
             .config
@@ -73,27 +76,46 @@ impl Session<'_> {
                 return None;
             }
         };
-        let (traj, shots) = self.rec.evaluation_input();
-        let images: Vec<String> = shots
-            .iter()
-            .map(|b| ufo_desktop::encode::data_url("image/png", b))
-            .collect();
-        let request = self.requests.join("\n");
-        match ufo_agent::evaluation::evaluate(
-            &model,
-            &self.s.prompts,
-            &request,
-            &traj,
-            &images,
-            self.s.config.system.agent.json_parsing_retry,
-        )
-        .await
-        {
+        let request = match round {
+            Some(r) => self.requests.get(r).cloned().unwrap_or_default(),
+            None => self.requests.join("\n"),
+        };
+        let all = self.s.config.system.eva_all_screenshots;
+        let mut outcome = None;
+        for with_all in [all, false].into_iter().take(if all { 2 } else { 1 }) {
+            let (traj, shots) = self.rec.evaluation_input(round, with_all);
+            let images: Vec<String> = shots
+                .iter()
+                .map(|b| ufo_desktop::encode::data_url("image/png", b))
+                .collect();
+            let r = ufo_agent::evaluation::evaluate(
+                &model,
+                &self.s.prompts,
+                &request,
+                &traj,
+                &images,
+                self.s.config.system.agent.json_parsing_retry,
+            )
+            .await;
+            let failed = r.is_err();
+            outcome = Some(r);
+            if !failed {
+                break;
+            }
+        }
+        let level = match round {
+            Some(_) => "round",
+            None => "session",
+        };
+        match outcome? {
             Ok(ev) => {
                 self.rec.add_usage(&ev.usage);
                 let mut v = serde_json::to_value(&ev.response).unwrap_or_default();
                 if let Value::Object(m) = &mut v {
-                    m.insert("level".into(), json!("session"));
+                    m.insert("level".into(), json!(level));
+                    if let Some(r) = round {
+                        m.insert("round".into(), json!(r));
+                    }
                     m.insert("request".into(), json!(request));
                     m.insert("type".into(), json!("evaluation_result"));
                     m.insert("cost".into(), json!(ev.usage.cost));
@@ -101,8 +123,12 @@ impl Session<'_> {
                 if let Err(e) = self.rec.write_evaluation(&v) {
                     self.s.io.show(&format!("error[{}]: {e}", e.code()));
                 }
+                let what = match round {
+                    Some(r) => format!("Round {} evaluation", r + 1),
+                    None => "Evaluation".to_owned(),
+                };
                 self.s.io.show(&format!(
-                    "Evaluation: complete = {} — {}",
+                    "{what}: complete = {} — {}",
                     ev.response.complete, ev.response.reason
                 ));
                 Some(v)
