@@ -501,13 +501,26 @@ impl UfoConfig {
             },
             agent,
         };
+        // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
+        // not name its own.
+        let host_visual = host.as_ref().and_then(|h| h.visual_mode) != Some(false);
+        let top_path = |k: &str, visual: bool| -> Option<PathBuf> {
+            let mode = if visual { "visual" } else { "nonvisual" };
+            let s = keys.get(k)?.as_str()?.trim().replace("{mode}", mode);
+            (!s.is_empty()).then(|| base_dir.join(s))
+        };
         let prompts = PromptPaths {
-            host: path_key(&host, "PROMPT", base_dir),
-            host_examples: path_key(&host, "EXAMPLE_PROMPT", base_dir),
-            app: path_key(&app, "PROMPT", base_dir),
-            app_examples: path_key(&app, "EXAMPLE_PROMPT", base_dir),
-            app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir),
-            evaluation: path_key(&evaluation, "PROMPT", base_dir),
+            host: path_key(&host, "PROMPT", base_dir)
+                .or_else(|| top_path("HOSTAGENT_PROMPT", host_visual)),
+            host_examples: path_key(&host, "EXAMPLE_PROMPT", base_dir)
+                .or_else(|| top_path("HOSTAGENT_EXAMPLE_PROMPT", host_visual)),
+            app: path_key(&app, "PROMPT", base_dir).or_else(|| top_path("APPAGENT_PROMPT", visual)),
+            app_examples: path_key(&app, "EXAMPLE_PROMPT", base_dir)
+                .or_else(|| top_path("APPAGENT_EXAMPLE_PROMPT", visual)),
+            app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir)
+                .or_else(|| top_path("APPAGENT_EXAMPLE_PROMPT_AS", visual)),
+            evaluation: path_key(&evaluation, "PROMPT", base_dir)
+                .or_else(|| top_path("EVALUATION_PROMPT", true)),
             host_nonvisual: host.as_ref().and_then(|h| h.visual_mode) == Some(false),
             app_nonvisual: !visual,
         };
@@ -624,6 +637,23 @@ mod tests {
             c.prompts.app_examples.unwrap(),
             Path::new("/cfg/ex/nonvisual/app.yaml")
         );
+    }
+
+    #[test]
+    fn ufo_top_level_prompt_keys_are_read() {
+        let c = UfoConfig::parse(
+            "APP_AGENT:\n  API_TYPE: openai\n  VISUAL_MODE: false\nHOSTAGENT_PROMPT: p/host.yaml\nAPPAGENT_PROMPT: p/app.yaml\nAPPAGENT_EXAMPLE_PROMPT: ex/{mode}/app.yaml\nEVALUATION_PROMPT: p/eval.yaml\n",
+            Path::new("/cfg"),
+            &env,
+        )
+        .unwrap();
+        assert_eq!(c.prompts.host.unwrap(), Path::new("/cfg/p/host.yaml"));
+        assert_eq!(c.prompts.app.unwrap(), Path::new("/cfg/p/app.yaml"));
+        assert_eq!(
+            c.prompts.app_examples.unwrap(),
+            Path::new("/cfg/ex/nonvisual/app.yaml")
+        );
+        assert_eq!(c.prompts.evaluation.unwrap(), Path::new("/cfg/p/eval.yaml"));
     }
 
     #[test]
