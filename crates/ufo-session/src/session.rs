@@ -199,6 +199,15 @@ pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, 
     }
 }
 
+/// The first line of `text`, at most 120 characters, for a progress line.
+fn clip_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.chars().count() > 120 {
+        true => format!("{}…", line.chars().take(120).collect::<String>()),
+        false => line.to_owned(),
+    }
+}
+
 /// The [`StepInput`] of the session's next step. A macro, not a method:
 /// it borrows the blackboard and the sub-tasks while an agent (another field)
 /// is borrowed too.
@@ -355,6 +364,11 @@ impl<'a> Session<'a> {
     /// (`None`).
     async fn host_step(&mut self, round: usize, request: &str) -> Option<HostStep> {
         self.step += 1;
+        self.s.io.show(&format!(
+            "▶ Step {} · HostAgent: deciding the next sub-task of {:?}",
+            self.step,
+            clip_line(request)
+        ));
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let host = self.host.as_mut()?;
@@ -400,6 +414,13 @@ impl<'a> Session<'a> {
         request: &str,
     ) -> Option<AppStep> {
         self.step += 1;
+        if let Some(a) = self.apps.get(application) {
+            self.s.io.show(&format!(
+                "▶ Step {} · AppAgent/{application}: {}",
+                self.step,
+                clip_line(&a.subtask)
+            ));
+        }
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let agent = self.apps.get_mut(application)?;

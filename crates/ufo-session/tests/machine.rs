@@ -515,6 +515,14 @@ async fn a_round_that_ends_in_error_does_not_end_the_session() {
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
     assert_eq!(o.report.requests.len(), 2);
     assert_eq!(statuses(&o.report.log_dir), ["ERROR", "FINISH"]);
+    // Each step is announced before it runs, and shown when it is done.
+    assert!(
+        o.shown
+            .contains("▶ Step 1 · AppAgent/editor: write hello in the editor"),
+        "{}",
+        o.shown
+    );
+    assert!(o.shown.find("▶ Step 1").unwrap() < o.shown.find("── Step 1").unwrap());
     // Each round says what it cost; the session says what all cost.
     assert_eq!(
         o.shown.matches("Round 1 ended: ERROR").count(),
