@@ -8,6 +8,7 @@
 
 mod check;
 use check::check_app_reply;
+use ufo_desktop::tools::Tool;
 
 use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
@@ -701,11 +702,11 @@ pub async fn observe_window(
     ui_tree: bool,
 ) -> Result<Observation, AgentError> {
     let mut commands = vec![
-        Command::data("get_app_window_controls_target_info", json!({})),
-        Command::data("capture_window_screenshot", json!({})),
+        Tool::GetAppWindowControlsTargetInfo.command(json!({})),
+        Tool::CaptureWindowScreenshot.command(json!({})),
     ];
     if ui_tree {
-        commands.push(Command::data("get_ui_tree", json!({})));
+        commands.push(Tool::GetUiTree.command(json!({})));
     }
     let mut it = dispatcher.execute(commands).await.into_iter();
     let no_controls = || ErrorReport::new("ufo::agent::no_controls", "no control list");

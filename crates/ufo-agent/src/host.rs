@@ -13,9 +13,10 @@ use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord, action_rep
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{Command, ErrorReport, HostAgentStatus, StepStatus};
+use ufo_core::{ErrorReport, HostAgentStatus, StepStatus};
 use ufo_desktop::designate::resolve;
 use ufo_desktop::encode::decode_data_url;
+use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{
     COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for,
 };
@@ -98,7 +99,7 @@ impl HostAgent {
         args.insert("bash_command".into(), Value::String(command.to_owned()));
         let s = action_string("run_shell", &args);
         let r = if confirmed {
-            let mut cmd = Command::action("run_shell", Value::Object(args.clone()));
+            let mut cmd = Tool::RunShell.command(Value::Object(args.clone()));
             cmd.call_id = format!("{}-1", rec.session_step);
             execute_one(self.dispatcher.as_ref(), cmd).await
         } else {
@@ -152,7 +153,7 @@ impl HostAgent {
         let t = Instant::now();
         let r = execute_one(
             self.dispatcher.as_ref(),
-            Command::data("get_desktop_app_info", json!({})),
+            Tool::GetDesktopAppInfo.command(json!({})),
         )
         .await;
         rec.time(Phase::DataCollection, t);
@@ -214,7 +215,7 @@ impl HostAgent {
         };
         if status == HostAgentStatus::Assign {
             let args = reply.arguments.clone().unwrap_or_default();
-            let mut cmd = Command::action("select_application_window", Value::Object(args.clone()));
+            let mut cmd = Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
             cmd.call_id = format!("{}-1", input.session_step);
             let r = execute_one(self.dispatcher.as_ref(), cmd).await;
             let s = action_string("select_application_window", &args);
@@ -373,7 +374,7 @@ impl HostAgent {
 /// PNG data URL; `None` when it cannot be taken: the HostAgent then decides
 /// from the window list alone.
 async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
-    let r = execute_one(d, Command::data("capture_desktop_screenshot", json!({}))).await;
+    let r = execute_one(d, Tool::CaptureDesktopScreenshot.command(json!({}))).await;
     if !r.is_success() {
         tracing::warn!(error = ?r.error, "no desktop screenshot for the HostAgent");
         return None;

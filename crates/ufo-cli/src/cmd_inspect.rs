@@ -12,6 +12,7 @@ use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{PngCompression, encode_png};
 use ufo_desktop::filter::{FilterConfig, full_json, label_controls};
 use ufo_desktop::observe::observe;
+use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{ToolContext, catalog, execute};
 use ufo_desktop::{Backend, ScreenshotTarget, TreeBudget};
 
@@ -243,7 +244,7 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
         let r = execute(
             &b,
             &mut ctx,
-            &Command::data("get_desktop_app_info", serde_json::json!({})),
+            &Tool::GetDesktopAppInfo.command(serde_json::json!({})),
         )
         .await;
         if !r.is_success() {
@@ -259,7 +260,7 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
         let r = execute(
             &b,
             &mut ctx,
-            &Command::data("get_app_window_controls_target_info", serde_json::json!({})),
+            &Tool::GetAppWindowControlsTargetInfo.command(serde_json::json!({})),
         )
         .await;
         if !r.is_success() {

@@ -24,6 +24,7 @@ use ufo_agent::{
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
+use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::WindowEntry;
 use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
 
@@ -457,7 +458,7 @@ impl<'a> Session<'a> {
     async fn select_app(&mut self, application: &str) -> Result<String, ErrorReport> {
         let r = execute_one(
             self.s.dispatcher.as_ref(),
-            Command::data("get_desktop_app_info", json!({})),
+            Tool::GetDesktopAppInfo.command(json!({})),
         )
         .await;
         if !r.is_success() {

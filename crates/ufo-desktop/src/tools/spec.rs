@@ -110,6 +110,14 @@ impl Tool {
         }
     }
 
+    /// A command calling this tool with `arguments` (a JSON object).
+    pub fn command(self, arguments: Value) -> ufo_core::Command {
+        match self.tool_type() {
+            ToolType::DataCollection => ufo_core::Command::data(self.name(), arguments),
+            ToolType::Action => ufo_core::Command::action(self.name(), arguments),
+        }
+    }
+
     /// Observation or action.
     pub fn tool_type(self) -> ToolType {
         match self.namespace() {

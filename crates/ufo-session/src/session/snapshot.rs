@@ -4,7 +4,7 @@
 
 use super::recorder::FINAL_SHOT;
 use super::*;
-use ufo_desktop::tools::ScreenshotInfo;
+use ufo_desktop::tools::{ScreenshotInfo, Tool};
 
 impl Session<'_> {
     /// Takes the final snapshot of round `round`, or of the session (`None`).
@@ -28,21 +28,21 @@ impl Session<'_> {
             ),
         };
         let system = &self.s.config.system;
-        let mut wanted = vec![("capture_window_screenshot", window)];
+        let mut wanted = vec![(Tool::CaptureWindowScreenshot, window)];
         if system.save_full_screen {
-            wanted.push(("capture_desktop_screenshot", desktop));
+            wanted.push((Tool::CaptureDesktopScreenshot, desktop));
         }
         if system.save_ui_tree {
-            wanted.push(("get_ui_tree", tree));
+            wanted.push((Tool::GetUiTree, tree));
         }
         for (tool, name) in wanted {
-            let r = execute_one(self.s.dispatcher.as_ref(), Command::data(tool, json!({}))).await;
+            let r = execute_one(self.s.dispatcher.as_ref(), tool.command(json!({}))).await;
             if !r.is_success() {
-                tracing::debug!(tool, error = ?r.error, "no final snapshot");
+                tracing::debug!(tool = tool.name(), error = ?r.error, "no final snapshot");
                 continue;
             }
             let bytes = match tool {
-                "get_ui_tree" => serde_json::to_vec(&r.result).ok(),
+                Tool::GetUiTree => serde_json::to_vec(&r.result).ok(),
                 _ => serde_json::from_value::<ScreenshotInfo>(r.result)
                     .ok()
                     .and_then(|i| ufo_desktop::encode::decode_data_url(&i.image_url).ok())
