@@ -236,6 +236,7 @@ impl AppAgent {
             controls,
             window,
             screenshot: shot,
+            screenshot_url,
             ui_tree,
         } = match observed {
             Ok(o) => o,
@@ -249,7 +250,12 @@ impl AppAgent {
         let mut image_urls: Vec<(String, String)> = Vec::new(); // (label key, url)
         let mut clean_url = None;
         if let Some(shot) = &shot {
-            let clean = encode_png(&shot.image, self.settings.png).ok();
+            // The dispatcher's PNG, kept as it came: no second encoding.
+            let clean = screenshot_url
+                .as_deref()
+                .and_then(|u| ufo_desktop::encode::decode_data_url(u).ok())
+                .map(|(_, png)| png)
+                .or_else(|| encode_png(&shot.image, self.settings.png).ok());
             let annotated = annotate(shot, &controls, &AnnotationStyle::default())
                 .ok()
                 .and_then(|a| {
@@ -261,7 +267,7 @@ impl AppAgent {
                     };
                     encode_png(&a.image, self.settings.png).ok()
                 });
-            clean_url = clean.as_ref().map(|b| data_url("image/png", b));
+            clean_url = screenshot_url.or_else(|| clean.as_ref().map(|b| data_url("image/png", b)));
             if self.settings.visual_mode {
                 if self.settings.include_last_screenshot
                     && let Some((step, url)) = &self.last_selected
@@ -275,8 +281,8 @@ impl AppAgent {
                         image_urls.push(("concat".into(), data_url("image/png", c)));
                     }
                 } else {
-                    if let Some(c) = &clean {
-                        image_urls.push(("clean".into(), data_url("image/png", c)));
+                    if let Some(u) = &clean_url {
+                        image_urls.push(("clean".into(), u.clone()));
                     }
                     if let Some(a) = &annotated {
                         image_urls.push(("annotated".into(), data_url("image/png", a)));
@@ -689,6 +695,9 @@ pub struct Observation {
     pub window: Option<ufo_core::WindowInfo>,
     /// The window's screenshot, when it could be taken.
     pub screenshot: Option<Screenshot>,
+    /// The same screenshot as the dispatcher encoded it (a PNG data URL):
+    /// saved and sent as is, never encoded again.
+    pub screenshot_url: Option<String>,
     /// The full UI tree (`get_ui_tree`), when asked for and available.
     pub ui_tree: Option<Value>,
 }
@@ -710,7 +719,7 @@ pub async fn observe_window(
     }
     let mut it = dispatcher.execute(commands).await.into_iter();
     let no_controls = || ErrorReport::new("ufo::agent::no_controls", "no control list");
-    let info = match it.next() {
+    let controls_info = match it.next() {
         Some(r) if r.is_success() => {
             serde_json::from_value::<ControlsInfo>(r.result).map_err(|e| {
                 AgentError::Observation(ErrorReport::new("ufo::agent::bad_controls", e.to_string()))
@@ -719,16 +728,18 @@ pub async fn observe_window(
         Some(r) => return Err(AgentError::Observation(r.error.unwrap_or_else(no_controls))),
         None => return Err(AgentError::Observation(no_controls())),
     };
-    let screenshot = it
+    let info = it
         .next()
         .filter(|r| r.is_success())
-        .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok())
-        .and_then(|i| i.decode().ok());
+        .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok());
+    let screenshot = info.as_ref().and_then(|i| i.decode().ok());
+    let screenshot_url = info.filter(|_| screenshot.is_some()).map(|i| i.image_url);
     let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
     Ok(Observation {
-        controls: info.controls,
-        window: Some(info.window),
+        controls: controls_info.controls,
+        window: Some(controls_info.window),
         screenshot,
+        screenshot_url,
         ui_tree,
     })
 }

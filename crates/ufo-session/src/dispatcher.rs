@@ -31,10 +31,13 @@ impl LocalDispatcher {
         Self::new(backend, context(control_list))
     }
 
-    /// A dispatcher set up from the system config: `CONTROL_LIST`, and what
-    /// `run_shell` may start (desktop entries plus `APP_ALLOWLIST`).
+    /// A dispatcher set up from the system config: `CONTROL_LIST`, PNG
+    /// compression (`DEFAULT_PNG_COMPRESS_LEVEL`: screenshots are encoded once,
+    /// here), and what `run_shell` may start (desktop entries plus
+    /// `APP_ALLOWLIST`).
     pub fn from_config(backend: Arc<dyn Backend>, system: &crate::config::SystemConfig) -> Self {
         let mut ctx = context(system.control_list.as_deref());
+        ctx.settings.png = system.agent.png;
         ctx.settings.launch = Some(ufo_desktop::launch::Allowlist::system(
             &system.app_allowlist,
         ));
