@@ -8,7 +8,8 @@
 //!   `Function`, `Args`, `Status`; its non-visual prompts and experience files
 //!   still use it) → `action: {function, arguments: {id, name, ...}, status}`;
 //!   the legacy HostAgent reply (`ControlLabel`, `ControlText`) → `function:
-//!   select_application_window` with `arguments: {id, name}`;
+//!   select_application_window` with `arguments: {id, name}`, and its `Bash`
+//!   → `run_shell` with `bash_command`;
 //! * `arguments` written as a JSON string → the object it holds.
 //!
 //! Statuses in lower case and a one-element action list need nothing here:
@@ -44,6 +45,7 @@ const KEYS: &[(&str, &str)] = &[
     ("savescreenshot", "save_screenshot"),
     ("controllabel", "ControlLabel"),
     ("controltext", "ControlText"),
+    ("bash", "Bash"),
     ("reason", "reason"),
     ("subscores", "sub_scores"),
     ("complete", "complete"),
@@ -181,6 +183,19 @@ impl Normalize for crate::response::HostResponse {
         }
         m.remove("ControlLabel");
         m.remove("ControlText");
+        // The seed's `Bash` field: a command the HostAgent runs.
+        if let Some(Value::String(cmd)) = m.remove("Bash")
+            && !cmd.trim().is_empty()
+            && m.get("function")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty)
+        {
+            let mut args = Map::new();
+            args.insert("bash_command".into(), Value::String(cmd));
+            m.insert("function".into(), Value::String("run_shell".into()));
+            m.insert("arguments".into(), Value::Object(args));
+            repairs.push("$.Bash: read as run_shell(bash_command)".into());
+        }
     }
 }
 
@@ -274,5 +289,13 @@ mod tests {
         assert_eq!(args["id"], "2");
         assert_eq!(args["name"], "notes.txt");
         assert_eq!(r.status, "ASSIGN");
+
+        // The seed's Bash field starts an application.
+        let mut v = json!({"Observation": "no editor", "Thought": "start one", "ControlLabel": "", "ControlText": "", "Status": "CONTINUE", "Bash": "featherpad"});
+        let mut repairs = Vec::new();
+        HostResponse::normalize(&mut v, &mut repairs);
+        let r = validate_value::<HostResponse>(&v).unwrap();
+        assert_eq!(r.function.as_deref(), Some("run_shell"));
+        assert_eq!(r.arguments.unwrap()["bash_command"], "featherpad");
     }
 }
