@@ -406,7 +406,13 @@ impl Backend for AtspiBackend {
     /// connections are served by the dialog's loop like any other.
     async fn do_action(&self, h: &ElementHandle, action: &str) -> Result<bool> {
         let (bus, path) = split_handle(h)?;
-        let own = match bus.starts_with(':') {
+        // An application known to have no private socket (GTK 4, Qt) is not
+        // asked again; with UFO_ATSPI_NO_P2P the action still gets one.
+        let offers_p2p = match self.use_p2p {
+            true => matches!(self.route(bus).await, Route::P2p(_)),
+            false => true,
+        };
+        let own = match bus.starts_with(':') && offers_p2p {
             true => self.open_p2p(bus).await,
             false => None,
         };
