@@ -646,3 +646,52 @@ async fn a_session_without_app_steps_is_still_evaluated() {
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
     assert_eq!(o.report.evaluation.unwrap()["complete"], "yes");
 }
+
+#[tokio::test]
+async fn a_follower_plan_without_an_app_lets_the_host_start_one_first() {
+    let logs = tempfile::tempdir().unwrap();
+    let plan = logs.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"task": "write hello in the editor", "steps": ["type hello"]}"#,
+    )
+    .unwrap();
+    let replies = [
+        json!({"observation": "no editor", "thought": "start it", "status": "CONTINUE", "function": "run_shell", "arguments": {"bash_command": "mousepad"}}),
+        json!({"observation": "the editor is open", "thought": "assign", "current_subtask": "type hello", "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": "1", "name": "notes.txt"}}),
+        type_text("FINISH"),
+    ]
+    .iter()
+    .map(|v| fixed(v.to_string()))
+    .collect();
+    let model = ScriptedModel::start(replies).await;
+    let yaml = format!(
+        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\nEVA_SESSION: false\nSAFE_GUARD: false\n",
+        m = model.agent_yaml()
+    );
+    let config = UfoConfig::parse(&yaml, Path::new("."), &|_| None).unwrap();
+    let desktop = editor();
+    let user = Arc::new(User::new(&[], logs.path().join("x")));
+    let services = Services {
+        dispatcher: desktop.clone(),
+        io: user,
+        prompts: Arc::new(PromptSet::load(&config.prompts).unwrap()),
+        log_root: logs.path().to_path_buf(),
+        config,
+    };
+    let reports = ufo_session::run(
+        &services,
+        &RunOptions {
+            task: "f".into(),
+            mode: Mode::Follower,
+            request: None,
+            plan: Some(plan),
+            app: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let done: Vec<String> = desktop.actions().into_iter().map(|a| a.0).collect();
+    assert_eq!(done, ["run_shell", "set_edit_text"]);
+}

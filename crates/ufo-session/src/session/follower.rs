@@ -89,13 +89,23 @@ impl Session<'_> {
             return Err(self.fail_with(&e));
         }
         self.requests.push(request.to_owned());
-        let h = self
-            .host_step(0, request)
-            .await
-            .ok_or(SessionStatus::Error)?;
-        let a = h.assignment.clone();
-        self.record(h.record).await?;
-        a.map(|a| a.application).ok_or(SessionStatus::Fail)
+        // The host may first start the application (run_shell, then CONTINUE).
+        loop {
+            let mut h = self
+                .host_step(0, request)
+                .await
+                .ok_or(SessionStatus::Error)?;
+            if let Some(command) = h.launch.clone() {
+                self.launch(&mut h.record, &command).await?;
+            }
+            let (a, status) = (h.assignment.clone(), h.status);
+            self.record(h.record).await?;
+            match (a, status) {
+                (Some(a), _) => return Ok(a.application),
+                (None, HostAgentStatus::Continue) if !self.max_step_reached() => continue,
+                _ => return Err(SessionStatus::Fail),
+            }
+        }
     }
 
     /// Follower with `actions`: replays them without a model.

@@ -217,7 +217,11 @@ impl Session<'_> {
     /// The HostAgent's `run_shell`: with SAFE_GUARD the step is written as it
     /// waits and the user confirms; then the command runs (or is declined). A
     /// command that is not allowed goes straight to the tool, which refuses it.
-    async fn launch(&mut self, rec: &mut StepRecord, command: &str) -> Result<(), SessionStatus> {
+    pub(super) async fn launch(
+        &mut self,
+        rec: &mut StepRecord,
+        command: &str,
+    ) -> Result<(), SessionStatus> {
         // A command the tool will refuse is not put to the user.
         let runnable = ufo_desktop::launch::Allowlist::system(&self.s.config.system.app_allowlist)
             .parse(command)
