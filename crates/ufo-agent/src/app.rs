@@ -17,7 +17,7 @@ use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskReco
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
-use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord, action_representation};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -592,19 +592,13 @@ impl AppAgent {
                 any_failed = true;
                 failed_action = Some(s.clone());
             }
-            rec.actions.push(ActionLog {
-                function: c.function.clone(),
-                arguments: Value::Object(c.arguments.clone()),
-                action_representation: action_representation(&s, target.as_ref(), &r),
-                action_string: s,
-                target,
-                status: c
-                    .status
-                    .as_deref()
-                    .and_then(|s| s.parse::<AppAgentStatus>().ok())
-                    .map_or(StepStatus::from(status), StepStatus::from),
-                result: r,
-            });
+            let given = c
+                .status
+                .as_deref()
+                .and_then(|s| s.parse::<AppAgentStatus>().ok())
+                .map_or(StepStatus::from(status), StepStatus::from);
+            rec.actions
+                .push(ActionLog::new(&c.function, &c.arguments, target, given, r));
         }
         if let Some(shot) = shot {
             let img = selected_controls_image(shot, controls, &ids);
@@ -662,17 +656,7 @@ impl AppAgent {
     ) {
         let t = Instant::now();
         rec.status = status.into();
-        let item = MemoryItem {
-            step: rec.session_step,
-            subtask: self.subtask.clone(),
-            action_representation: rec
-                .actions
-                .iter()
-                .map(|a| a.action_representation.clone())
-                .collect(),
-            status: status.into(),
-            user_confirm,
-        };
+        let item = MemoryItem::of(rec, status.into(), user_confirm);
         blackboard.trajectories.push(json!({
             "step": item.step,
             "application": self.application,

@@ -8,8 +8,8 @@ use crate::llm::{Checked, interact};
 use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
-use crate::response::{HostResponse, action_string, plain};
-use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord, action_representation};
+use crate::response::{HostResponse, plain};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -97,7 +97,6 @@ impl HostAgent {
         let t = Instant::now();
         let mut args = Map::new();
         args.insert("bash_command".into(), Value::String(command.to_owned()));
-        let s = action_string("run_shell", &args);
         let r = if confirmed {
             let mut cmd = Tool::RunShell.command(Value::Object(args.clone()));
             cmd.call_id = format!("{}-1", rec.session_step);
@@ -110,26 +109,15 @@ impl HostAgent {
                 "declined by the user",
             ))
         };
-        rec.actions.push(ActionLog {
-            function: "run_shell".into(),
-            arguments: Value::Object(args),
-            action_representation: action_representation(&s, None, &r),
-            action_string: s,
-            target: None,
-            status: StepStatus::Continue,
-            result: r,
-        });
-        self.memory.push(MemoryItem {
-            step: rec.session_step,
-            subtask: rec.subtask.clone(),
-            action_representation: rec
-                .actions
-                .iter()
-                .map(|a| a.action_representation.clone())
-                .collect(),
-            status: StepStatus::Continue,
-            user_confirm: Some(confirmed),
-        });
+        rec.actions.push(ActionLog::new(
+            "run_shell",
+            &args,
+            None,
+            StepStatus::Continue,
+            r,
+        ));
+        self.memory
+            .push(MemoryItem::of(rec, StepStatus::Continue, Some(confirmed)));
         rec.time(Phase::ActionExecution, t);
     }
 
@@ -204,21 +192,12 @@ impl HostAgent {
         // 3. Action execution (run_shell waits for the session's confirmation).
         let t = Instant::now();
         let mut assignment = None;
-        let launch = match reply.function.as_deref().map(str::trim) {
-            Some("run_shell") => reply
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get("bash_command"))
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            _ => None,
-        };
+        let launch = reply.shell_command().map(str::to_owned);
         if status == HostAgentStatus::Assign {
             let args = reply.arguments.clone().unwrap_or_default();
             let mut cmd = Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
             cmd.call_id = format!("{}-1", input.session_step);
             let r = execute_one(self.dispatcher.as_ref(), cmd).await;
-            let s = action_string("select_application_window", &args);
             let entry = args
                 .get("id")
                 .and_then(ufo_desktop::tools::parse_id)
@@ -238,18 +217,17 @@ impl HostAgent {
                 // The window could not be selected: look again next step.
                 status = HostAgentStatus::Continue;
             }
-            rec.actions.push(ActionLog {
-                function: "select_application_window".into(),
-                arguments: Value::Object(args),
-                action_representation: action_representation(&s, target.as_ref(), &r),
-                action_string: s,
+            let given = reply
+                .status
+                .parse::<HostAgentStatus>()
+                .map_or(StepStatus::from(status), StepStatus::from);
+            rec.actions.push(ActionLog::new(
+                "select_application_window",
+                &args,
                 target,
-                status: reply
-                    .status
-                    .parse::<HostAgentStatus>()
-                    .map_or(StepStatus::from(status), StepStatus::from),
-                result: r,
-            });
+                given,
+                r,
+            ));
         }
         rec.time(Phase::ActionExecution, t);
 
@@ -266,17 +244,7 @@ impl HostAgent {
             "function": reply.function.clone().unwrap_or_default(),
         }));
         if launch.is_none() {
-            self.memory.push(MemoryItem {
-                step: input.session_step,
-                subtask: rec.subtask.clone(),
-                action_representation: rec
-                    .actions
-                    .iter()
-                    .map(|a| a.action_representation.clone())
-                    .collect(),
-                status: status.into(),
-                user_confirm: None,
-            });
+            self.memory.push(MemoryItem::of(&rec, status.into(), None));
         }
         rec.time(Phase::MemoryUpdate, t);
         rec.total_time = started.elapsed().as_secs_f64();
@@ -398,13 +366,7 @@ fn check_host_reply(
         if let Some(f) = r.function.as_deref().map(str::trim)
             && f == "run_shell"
         {
-            let command = r
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get("bash_command"))
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .unwrap_or_default();
+            let command = r.shell_command().map(str::trim).unwrap_or_default();
             if command.is_empty() {
                 return Err("$.arguments.bash_command: run_shell needs the program to start, e.g. {\"bash_command\": \"mousepad\"}".into());
             }

@@ -20,6 +20,23 @@ pub struct MemoryItem {
     pub user_confirm: Option<bool>,
 }
 
+impl MemoryItem {
+    /// What an agent remembers of the step `rec`, which ended in `status`.
+    pub fn of(
+        rec: &crate::step::StepRecord,
+        status: ufo_core::StepStatus,
+        user_confirm: Option<bool>,
+    ) -> Self {
+        Self {
+            step: rec.session_step,
+            subtask: rec.subtask.clone(),
+            action_representation: rec.action_representations(),
+            status,
+            user_confirm,
+        }
+    }
+}
+
 /// An agent's memory: its steps in order.
 #[derive(Debug, Clone, Default)]
 pub struct Memory {

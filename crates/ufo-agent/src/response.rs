@@ -141,6 +141,21 @@ pub struct HostResponse {
     pub result: Option<Value>,
 }
 
+impl HostResponse {
+    /// The command of a `run_shell` reply (`arguments.bash_command`), when
+    /// this reply is one.
+    pub fn shell_command(&self) -> Option<&str> {
+        match self.function.as_deref().map(str::trim) {
+            Some("run_shell") => self
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("bash_command"))
+                .and_then(Value::as_str),
+            _ => None,
+        }
+    }
+}
+
 /// One judged sub-goal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SubScore {

@@ -61,6 +61,29 @@ pub struct ActionLog {
     pub result: ActionResult,
 }
 
+impl ActionLog {
+    /// The log of `function(arguments)` on `target` with its `result`; the
+    /// action string and UFO's representation are derived here.
+    pub fn new(
+        function: &str,
+        arguments: &serde_json::Map<String, Value>,
+        target: Option<Value>,
+        status: StepStatus,
+        result: ActionResult,
+    ) -> Self {
+        let s = crate::response::action_string(function, arguments);
+        Self {
+            function: function.to_owned(),
+            arguments: Value::Object(arguments.clone()),
+            action_representation: action_representation(&s, target.as_ref(), &result),
+            action_string: s,
+            target,
+            status,
+            result,
+        }
+    }
+}
+
 /// The images of a step; each owns its file name and its key in the log
 /// line's `screenshots`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,6 +282,14 @@ impl StepRecord {
         self.status = status.into();
         self.total_time = started.elapsed().as_secs_f64();
         Box::new((error, self))
+    }
+
+    /// UFO's representation of each action of the step, in order.
+    pub fn action_representations(&self) -> Vec<String> {
+        self.actions
+            .iter()
+            .map(|a| a.action_representation.clone())
+            .collect()
     }
 
     /// Records the time of a phase.

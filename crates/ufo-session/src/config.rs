@@ -269,6 +269,19 @@ impl Keys<'_> {
         Ok(v)
     }
 
+    /// A list of strings (`CONTROL_LIST: [Button, Edit]`); `None` when unset.
+    fn strings(&self, k: &str, what: &str) -> Result<Option<Vec<String>>, SessionError> {
+        match self.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| x.as_str().map(str::to_owned).ok_or_else(|| bad(k, what, x)))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(other) => Err(bad(k, what, other)),
+        }
+    }
+
     fn float(&self, k: &str, default: f64) -> Result<f64, SessionError> {
         match self.get(k) {
             None | Some(Value::Null) => Ok(default),
@@ -324,19 +337,22 @@ fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionErro
     }
 }
 
-/// A template path of an agent section, relative to the config file; UFO's
-/// `{mode}` becomes `visual` or `nonvisual` after the section's `VISUAL_MODE`.
-fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> {
-    let c = cfg.as_ref()?;
-    let mode = match c.visual_mode.unwrap_or(true) {
-        true => "visual",
-        false => "nonvisual",
-    };
-    let s = c.extra.get(key)?.as_str()?.trim().replace("{mode}", mode);
+/// A template path, relative to the config file; UFO's `{mode}` becomes
+/// `visual` or `nonvisual`.
+fn template_path(value: Option<&Value>, visual: bool, base: &Path) -> Option<PathBuf> {
+    let mode = if visual { "visual" } else { "nonvisual" };
+    let s = value?.as_str()?.trim().replace("{mode}", mode);
     (!s.is_empty()).then(|| {
         let p = PathBuf::from(s);
         if p.is_absolute() { p } else { base.join(p) }
     })
+}
+
+/// An agent section's template path (`PROMPT`, `EXAMPLE_PROMPT`, ...), its
+/// `{mode}` after the section's `VISUAL_MODE`.
+fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> {
+    let c = cfg.as_ref()?;
+    template_path(c.extra.get(key), c.visual_mode.unwrap_or(true), base)
 }
 
 impl UfoConfig {
@@ -421,19 +437,7 @@ impl UfoConfig {
             }
         }
         let d = SystemConfig::default();
-        let control_list = match keys.get("CONTROL_LIST") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .map(|x| {
-                        x.as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| bad("CONTROL_LIST", "a list of control type names", x))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-            Some(other) => return Err(bad("CONTROL_LIST", "a list of control type names", other)),
-        };
+        let control_list = keys.strings("CONTROL_LIST", "a list of control type names")?;
         let visual = app.as_ref().and_then(|a| a.visual_mode).unwrap_or(true);
         let agent = AgentSettings {
             visual_mode: visual,
@@ -449,19 +453,7 @@ impl UfoConfig {
             ),
             save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
-            safe_guard_tools: match keys.get("SAFE_GUARD_TOOLS") {
-                None | Some(Value::Null) => None,
-                Some(Value::Array(a)) => Some(
-                    a.iter()
-                        .map(|x| {
-                            x.as_str()
-                                .map(str::to_owned)
-                                .ok_or_else(|| bad("SAFE_GUARD_TOOLS", "a list of tool names", x))
-                        })
-                        .collect::<Result<Vec<_>, _>>()?,
-                ),
-                Some(other) => return Err(bad("SAFE_GUARD_TOOLS", "a list of tool names", other)),
-            },
+            safe_guard_tools: keys.strings("SAFE_GUARD_TOOLS", "a list of tool names")?,
         };
         let system = SystemConfig {
             max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
@@ -487,28 +479,15 @@ impl UfoConfig {
             save_ui_tree: agent.save_ui_tree,
             save_full_screen: keys.bool("SAVE_FULL_SCREEN", d.save_full_screen)?,
             control_list,
-            app_allowlist: match keys.get("APP_ALLOWLIST") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| {
-                        x.as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| bad("APP_ALLOWLIST", "a list of program names", x))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-                Some(other) => return Err(bad("APP_ALLOWLIST", "a list of program names", other)),
-            },
+            app_allowlist: keys
+                .strings("APP_ALLOWLIST", "a list of program names")?
+                .unwrap_or_default(),
             agent,
         };
         // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
         // not name its own.
         let host_visual = host.as_ref().and_then(|h| h.visual_mode) != Some(false);
-        let top_path = |k: &str, visual: bool| -> Option<PathBuf> {
-            let mode = if visual { "visual" } else { "nonvisual" };
-            let s = keys.get(k)?.as_str()?.trim().replace("{mode}", mode);
-            (!s.is_empty()).then(|| base_dir.join(s))
-        };
+        let top_path = |k: &str, visual: bool| template_path(keys.get(k), visual, base_dir);
         let prompts = PromptPaths {
             host: path_key(&host, "PROMPT", base_dir)
                 .or_else(|| top_path("HOSTAGENT_PROMPT", host_visual)),

@@ -200,6 +200,16 @@ pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, 
     }
 }
 
+/// The plan files of `--plan` (a file or a folder); `mode` says what the
+/// mode does with them when `--plan` is missing.
+fn plan_files_of(opts: &RunOptions, mode: &str) -> Result<Vec<PathBuf>, SessionError> {
+    let path = opts.plan.as_ref().ok_or_else(|| SessionError::MissingKey {
+        key: "--plan".into(),
+        message: mode.into(),
+    })?;
+    plan_files(path)
+}
+
 /// The first line of `text`, at most 120 characters, for a progress line.
 fn clip_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default();
@@ -237,6 +247,8 @@ struct Session<'a> {
     requests: Vec<String>,
     result: String,
     error: Option<ErrorReport>,
+    /// What `run_shell` may start, read once per session.
+    allowlist: Option<ufo_desktop::launch::Allowlist>,
 }
 
 impl<'a> Session<'a> {
@@ -254,7 +266,16 @@ impl<'a> Session<'a> {
             requests: Vec::new(),
             result: String::new(),
             error: None,
+            allowlist: None,
         })
+    }
+
+    /// The programs `run_shell` may start (desktop entries plus
+    /// `APP_ALLOWLIST`), read from disk on first use.
+    fn allowlist(&mut self) -> &ufo_desktop::launch::Allowlist {
+        let extra = &self.s.config.system.app_allowlist;
+        self.allowlist
+            .get_or_insert_with(|| ufo_desktop::launch::Allowlist::system(extra))
     }
 
     fn max_step_reached(&self) -> bool {
@@ -298,9 +319,7 @@ impl<'a> Session<'a> {
                 self.s.prompts.clone(),
                 settings,
             );
-            let launchable =
-                ufo_desktop::launch::Allowlist::system(&self.s.config.system.app_allowlist);
-            host.set_launchable(launchable.programs().map(str::to_owned).collect());
+            host.set_launchable(self.allowlist().programs().map(str::to_owned).collect());
             self.host = Some(host);
         }
         Ok(())

@@ -162,6 +162,25 @@ async fn run_request(
     app: Option<&str>,
     request: Option<&str>,
 ) -> Outcome {
+    let opts = RunOptions {
+        task: "t".into(),
+        mode: Mode::Normal,
+        request: request.map(str::to_owned),
+        plan: None,
+        app: app.map(str::to_owned),
+    };
+    run_opts(replies, answers, extra, logs, desktop, &opts).await
+}
+
+/// A session with `opts` (task `t`) on `desktop`, the user answering `answers`.
+async fn run_opts(
+    replies: Vec<ufo_testkit::scripted::Reply>,
+    answers: &[&str],
+    extra: &str,
+    logs: &Path,
+    desktop: Arc<FakeDesktop>,
+    opts: &RunOptions,
+) -> Outcome {
     let model = ScriptedModel::start(replies).await;
     let yaml = format!(
         "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\n{eva}{extra}",
@@ -180,18 +199,7 @@ async fn run_request(
         log_root: logs.to_path_buf(),
         config,
     };
-    let mut reports = ufo_session::run(
-        &services,
-        &RunOptions {
-            task: "t".into(),
-            mode: Mode::Normal,
-            request: request.map(str::to_owned),
-            plan: None,
-            app: app.map(str::to_owned),
-        },
-    )
-    .await
-    .unwrap();
+    let mut reports = ufo_session::run(&services, opts).await.unwrap();
     let asked = user.asked.lock().unwrap().clone();
     let shown = user.shown.lock().unwrap().join("\n");
     Outcome {
@@ -664,34 +672,23 @@ async fn a_follower_plan_without_an_app_lets_the_host_start_one_first() {
     .iter()
     .map(|v| fixed(v.to_string()))
     .collect();
-    let model = ScriptedModel::start(replies).await;
-    let yaml = format!(
-        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\nEVA_SESSION: false\nSAFE_GUARD: false\n",
-        m = model.agent_yaml()
-    );
-    let config = UfoConfig::parse(&yaml, Path::new("."), &|_| None).unwrap();
-    let desktop = editor();
-    let user = Arc::new(User::new(&[], logs.path().join("x")));
-    let services = Services {
-        dispatcher: desktop.clone(),
-        io: user,
-        prompts: Arc::new(PromptSet::load(&config.prompts).unwrap()),
-        log_root: logs.path().to_path_buf(),
-        config,
+    let opts = RunOptions {
+        task: "t".into(),
+        mode: Mode::Follower,
+        request: None,
+        plan: Some(plan),
+        app: None,
     };
-    let reports = ufo_session::run(
-        &services,
-        &RunOptions {
-            task: "f".into(),
-            mode: Mode::Follower,
-            request: None,
-            plan: Some(plan),
-            app: None,
-        },
+    let o = run_opts(
+        replies,
+        &[],
+        "SAFE_GUARD: false\n",
+        logs.path(),
+        editor(),
+        &opts,
     )
-    .await
-    .unwrap();
-    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
-    let done: Vec<String> = desktop.actions().into_iter().map(|a| a.0).collect();
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
     assert_eq!(done, ["run_shell", "set_edit_text"]);
 }

@@ -12,6 +12,7 @@
 //! replaces that rule by tool name: every call of a listed tool is sensitive,
 //! any other call is not.
 
+use super::Tool;
 use crate::keyparse::parse_keys;
 use crate::keys::{Key, KeyEvent, NamedKey};
 use serde_json::{Map, Value};
@@ -31,22 +32,17 @@ pub fn sensitive(
     }
     // Only a tool its spec calls destructive can be; its arguments say whether
     // this call is.
-    if !tool
-        .parse::<super::Tool>()
-        .is_ok_and(|t| t.spec().destructive)
-    {
-        return None;
-    }
-    match tool {
-        "set_edit_text" => arguments
+    let t = tool.parse::<Tool>().ok().filter(|t| t.spec().destructive)?;
+    match t {
+        Tool::SetEditText => arguments
             .get("clear_current_text")
             .is_some_and(truthy)
             .then(|| "it replaces the control's whole text".to_owned()),
-        "keyboard_input" => arguments
+        Tool::KeyboardInput => arguments
             .get("keys")
             .and_then(Value::as_str)
             .and_then(erasing_or_closing),
-        "run_shell" => Some("it runs a command".to_owned()),
+        Tool::RunShell => Some("it runs a command".to_owned()),
         _ => None,
     }
 }

@@ -7,11 +7,7 @@ pub(super) async fn run(
     s: &Services,
     opts: &RunOptions,
 ) -> Result<Vec<SessionReport>, SessionError> {
-    let plan_path = opts.plan.as_ref().ok_or_else(|| SessionError::MissingKey {
-        key: "--plan".into(),
-        message: "batch_normal runs the task files of a folder".into(),
-    })?;
-    let files = plan_files(plan_path)?;
+    let files = plan_files_of(opts, "batch_normal runs the task files of a folder")?;
     let dir = s.log_root.join(crate::logs::sanitize_task_name(&opts.task));
     std::fs::create_dir_all(&dir).map_err(|e| SessionError::Logs {
         path: dir.display().to_string(),

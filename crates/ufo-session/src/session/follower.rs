@@ -11,11 +11,7 @@ pub(super) async fn run(
     s: &Services,
     opts: &RunOptions,
 ) -> Result<Vec<SessionReport>, SessionError> {
-    let plan_path = opts.plan.as_ref().ok_or_else(|| SessionError::MissingKey {
-        key: "--plan".into(),
-        message: "follower mode replays a plan file".into(),
-    })?;
-    let files = plan_files(plan_path)?;
+    let files = plan_files_of(opts, "follower mode replays a plan file")?;
     let mut out = Vec::new();
     for f in &files {
         let plan = Plan::load(f)?;
@@ -163,26 +159,19 @@ impl Session<'_> {
                 }
                 Err(e) => (ufo_core::ActionResult::failure(e), false),
             };
-            let args = Value::Object(a.parameters.clone());
-            let s = ufo_agent::response::action_string(&a.action, &a.parameters);
-            rec.actions.push(ufo_agent::step::ActionLog {
-                function: a.action.clone(),
-                arguments: args,
-                action_representation: ufo_agent::step::action_representation(&s, None, &result),
-                action_string: s,
-                target: None,
-                status: if ok {
-                    StepStatus::Continue
-                } else {
-                    StepStatus::Fail
-                },
-                result,
-            });
-            rec.status = if ok {
+            let status = if ok {
                 StepStatus::Continue
             } else {
                 StepStatus::Fail
             };
+            rec.actions.push(ufo_agent::step::ActionLog::new(
+                &a.action,
+                &a.parameters,
+                None,
+                status,
+                result,
+            ));
+            rec.status = status;
             rec.total_time = started.elapsed().as_secs_f64();
             if let Err(st) = self.record(rec).await {
                 return st;

@@ -223,14 +223,10 @@ impl Session<'_> {
         command: &str,
     ) -> Result<(), SessionStatus> {
         // A command the tool will refuse is not put to the user.
-        let runnable = ufo_desktop::launch::Allowlist::system(&self.s.config.system.app_allowlist)
-            .parse(command)
-            .is_ok();
+        let runnable = self.allowlist().parse(command).is_ok();
         let confirmed = match self.s.config.system.safe_guard && runnable {
             true => {
-                rec.status = ufo_core::StepStatus::Confirm;
                 self.awaiting(rec)?;
-                rec.status = ufo_core::StepStatus::Continue;
                 let prompt = format!(
                     "[HostAgent] The next action starts an application: run_shell(bash_command={command:?}) (SAFE_GUARD: it runs a command). Do you want to proceed?"
                 );

@@ -107,11 +107,7 @@ impl Recorder {
             thought: rec.thought.clone(),
             plan: rec.plan.clone(),
             comment: rec.comment.clone(),
-            actions: rec
-                .actions
-                .iter()
-                .map(|a| a.action_representation.clone())
-                .collect(),
+            actions: rec.action_representations(),
             status: rec.status,
             cost: rec.cost,
             total_time: rec.total_time,
@@ -121,12 +117,13 @@ impl Recorder {
         Ok(())
     }
 
-    /// Writes a step that waits for the user (CONFIRM) before the question
-    /// is asked, so a session killed while the user thinks keeps it. The
+    /// Writes a step that waits for the user (status CONFIRM) before the
+    /// question is asked, so a session killed while the user thinks keeps it. The
     /// completed step follows as a line of its own; only that one counts in
     /// the summaries and the usage.
     pub(super) fn awaiting(&mut self, rec: &StepRecord) -> Result<(), SessionError> {
         let mut line = rec.clone();
+        line.status = ufo_core::StepStatus::Confirm;
         self.logs.write_step(&mut line)
     }
 

@@ -81,33 +81,15 @@ impl Session<'_> {
             None => self.requests.join("\n"),
         };
         let all = self.s.config.system.eva_all_screenshots;
-        let mut outcome = None;
-        for with_all in [all, false].into_iter().take(if all { 2 } else { 1 }) {
-            let (traj, shots) = self.rec.evaluation_input(round, with_all);
-            let images: Vec<String> = shots
-                .iter()
-                .map(|b| ufo_desktop::encode::data_url("image/png", b))
-                .collect();
-            let r = ufo_agent::evaluation::evaluate(
-                &model,
-                &self.s.prompts,
-                &request,
-                &traj,
-                &images,
-                self.s.config.system.agent.json_parsing_retry,
-            )
-            .await;
-            let failed = r.is_err();
-            outcome = Some(r);
-            if !failed {
-                break;
-            }
+        let mut outcome = self.ask_evaluation(&model, &request, round, all).await;
+        if all && outcome.is_err() {
+            outcome = self.ask_evaluation(&model, &request, round, false).await;
         }
         let level = match round {
             Some(_) => "round",
             None => "session",
         };
-        match outcome? {
+        match outcome {
             Ok(ev) => {
                 self.rec.add_usage(&ev.usage);
                 let mut v = serde_json::to_value(&ev.response).unwrap_or_default();
@@ -138,5 +120,30 @@ impl Session<'_> {
                 None
             }
         }
+    }
+
+    /// One evaluation of `round` (or the session) with every screenshot
+    /// (`all`) or the first and the final one.
+    async fn ask_evaluation(
+        &self,
+        model: &Arc<dyn ChatModel>,
+        request: &str,
+        round: Option<usize>,
+        all: bool,
+    ) -> Result<ufo_agent::evaluation::Evaluation, AgentError> {
+        let (traj, shots) = self.rec.evaluation_input(round, all);
+        let images: Vec<String> = shots
+            .iter()
+            .map(|b| ufo_desktop::encode::data_url("image/png", b))
+            .collect();
+        ufo_agent::evaluation::evaluate(
+            model,
+            &self.s.prompts,
+            request,
+            &traj,
+            &images,
+            self.s.config.system.agent.json_parsing_retry,
+        )
+        .await
     }
 }
