@@ -7,7 +7,7 @@
 //! (memory, blackboard, repeated-action guard).
 
 mod check;
-use check::check_app_reply;
+pub(crate) use check::check_app_reply;
 use ufo_desktop::tools::Tool;
 
 use crate::dispatcher::CommandDispatcher;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ErrorReport, HostAgentStatus, StepStatus};
-use ufo_desktop::designate::resolve;
+use ufo_desktop::designate::{Designated, resolve};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{
@@ -22,11 +22,14 @@ use ufo_desktop::tools::{
 };
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
-/// A sub-task handed to an AppAgent.
+/// A sub-task handed to an AppAgent or a third-party agent.
 #[derive(Debug, Clone)]
 pub struct Assignment {
-    /// The application (accessibility name) the AppAgent works in.
+    /// The application (accessibility name) the AppAgent works in, or the
+    /// third-party agent's name.
     pub application: String,
+    /// The target is a third-party agent, not an application window.
+    pub third_party: bool,
     /// The selected window's title.
     pub window_title: String,
     /// The sub-task.
@@ -64,6 +67,75 @@ pub struct HostAgent {
     plan: Vec<String>,
     answers: Vec<(String, String)>,
     launchable: Vec<String>,
+    third_party: Vec<(String, String)>,
+}
+
+/// What the HostAgent may assign a sub-task to: a listed window, or an
+/// enabled third-party agent (listed after the windows, `kind`
+/// `third_party_agent`).
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    Window(Box<WindowEntry>),
+    Agent { id: String, name: String },
+}
+
+impl Target {
+    fn id(&self) -> &str {
+        match self {
+            Target::Window(w) => &w.id,
+            Target::Agent { id, .. } => id,
+        }
+    }
+    fn name(&self) -> &str {
+        match self {
+            Target::Window(w) => &w.name,
+            Target::Agent { name, .. } => name,
+        }
+    }
+    fn to_prompt(&self) -> Value {
+        match self {
+            Target::Window(w) => {
+                json!({"id": w.id, "name": w.name, "kind": "window", "application": w.app_name})
+            }
+            Target::Agent { id, name } => {
+                json!({"id": id, "name": name, "kind": "third_party_agent"})
+            }
+        }
+    }
+}
+
+impl Designated for Target {
+    fn label(&self, index: usize) -> u32 {
+        self.id()
+            .parse()
+            .unwrap_or_else(|_| u32::try_from(index + 1).unwrap_or(u32::MAX))
+    }
+    fn shown_name(&self) -> &str {
+        self.name()
+    }
+    fn answers_to(&self, given: &str) -> bool {
+        match self {
+            Target::Window(w) => w.answers_to(given),
+            Target::Agent { name, .. } => ufo_desktop::names::names_match(given, name),
+        }
+    }
+}
+
+/// The windows, then the third-party agents numbered after them.
+fn targets(windows: &[WindowEntry], agents: &[(String, String)]) -> Vec<Target> {
+    let mut out: Vec<Target> = windows
+        .iter()
+        .cloned()
+        .map(|w| Target::Window(Box::new(w)))
+        .collect();
+    for (name, _) in agents {
+        let id = (out.len() + 1).to_string();
+        out.push(Target::Agent {
+            id,
+            name: name.clone(),
+        });
+    }
+    out
 }
 
 impl HostAgent {
@@ -83,7 +155,14 @@ impl HostAgent {
             plan: Vec::new(),
             answers: Vec::new(),
             launchable: Vec::new(),
+            third_party: Vec::new(),
         }
+    }
+
+    /// The enabled third-party agents, as `(name, introduction)`: listed to
+    /// the model as targets and described in `{third_party_instructions}`.
+    pub fn set_third_party(&mut self, agents: Vec<(String, String)>) {
+        self.third_party = agents;
     }
 
     /// The applications `run_shell` may start, named in the prompt.
@@ -155,6 +234,7 @@ impl HostAgent {
             }
         };
         rec.control_count = windows.len();
+        let targets = targets(&windows, &self.third_party);
         let t = Instant::now();
         let desktop = match self.settings.visual_mode {
             true => desktop_screenshot(self.dispatcher.as_ref()).await,
@@ -171,7 +251,7 @@ impl HostAgent {
             .map(|(_, png)| png);
 
         // 2. LLM interaction.
-        let request = self.build_prompt(&input, &windows, desktop.as_deref());
+        let request = self.build_prompt(&input, &targets, desktop.as_deref());
         let checked = interact(
             &mut rec,
             self.model.as_ref(),
@@ -179,7 +259,7 @@ impl HostAgent {
             self.settings.json_parsing_retry,
             request,
             image_names,
-            |r, repairs| check_host_reply(r, &windows, repairs),
+            |r, repairs| check_host_reply(r, &targets, repairs),
         )
         .await;
         let Checked { reply, mut status } = match checked {
@@ -195,28 +275,58 @@ impl HostAgent {
         let launch = reply.shell_command().map(str::to_owned);
         if status == HostAgentStatus::Assign {
             let args = reply.arguments.clone().unwrap_or_default();
-            let mut cmd = Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
-            cmd.call_id = format!("{}-1", input.session_step);
-            let r = execute_one(self.dispatcher.as_ref(), cmd).await;
-            let entry = args
+            let chosen = args
                 .get("id")
                 .and_then(ufo_desktop::tools::parse_id)
-                .and_then(|i| windows.get((i as usize).saturating_sub(1)));
-            let target = entry.map(|w| json!({"name": w.name, "type": "Window"}));
-            if r.is_success() {
-                if let Some(w) = entry {
-                    rec.application = w.app_name.clone();
+                .and_then(|i| targets.get((i as usize).saturating_sub(1)));
+            let (r, target) = match chosen {
+                // A third-party agent is assigned without touching the desktop.
+                Some(Target::Agent { name, .. }) => {
+                    rec.application = name.clone();
                     assignment = Some(Assignment {
-                        application: w.app_name.clone(),
-                        window_title: w.name.clone(),
+                        application: name.clone(),
+                        third_party: true,
+                        window_title: String::new(),
                         subtask: rec.subtask.clone(),
                         message: reply.message.items(),
                     });
+                    (
+                        ufo_core::ActionResult::success(
+                            json!({"assigned_third_party_agent": name}),
+                        ),
+                        json!({"name": name, "type": "ThirdPartyAgent"}),
+                    )
                 }
-            } else {
-                // The window could not be selected: look again next step.
-                status = HostAgentStatus::Continue;
-            }
+                window => {
+                    let mut cmd =
+                        Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
+                    cmd.call_id = format!("{}-1", input.session_step);
+                    let r = execute_one(self.dispatcher.as_ref(), cmd).await;
+                    let entry = match window {
+                        Some(Target::Window(w)) => Some(w),
+                        _ => None,
+                    };
+                    if r.is_success() {
+                        if let Some(w) = entry {
+                            rec.application = w.app_name.clone();
+                            assignment = Some(Assignment {
+                                application: w.app_name.clone(),
+                                third_party: false,
+                                window_title: w.name.clone(),
+                                subtask: rec.subtask.clone(),
+                                message: reply.message.items(),
+                            });
+                        }
+                    } else {
+                        // The window could not be selected: look again next step.
+                        status = HostAgentStatus::Continue;
+                    }
+                    let target = entry
+                        .map(|w| json!({"name": w.name, "type": "Window"}))
+                        .unwrap_or(Value::Null);
+                    (r, target)
+                }
+            };
             let given = reply
                 .status
                 .parse::<HostAgentStatus>()
@@ -224,7 +334,7 @@ impl HostAgent {
             rec.actions.push(ActionLog::new(
                 "select_application_window",
                 &args,
-                target,
+                Some(target).filter(|t| !t.is_null()),
                 given,
                 r,
             ));
@@ -265,7 +375,7 @@ impl HostAgent {
     fn build_prompt(
         &self,
         input: &StepInput<'_>,
-        windows: &[WindowEntry],
+        targets: &[Target],
         desktop: Option<&str>,
     ) -> ChatRequest {
         let t = &self.prompts.host;
@@ -282,19 +392,17 @@ impl HostAgent {
             false => self.launchable.join(", "),
         };
         let ex = examples_prompt(&self.prompts.host_examples);
+        let third_party = third_party_instructions(t, &self.third_party);
         let system = render(
             t.opt(key).or(t.opt("system")).unwrap_or_default(),
             &[
                 ("apis", &apis),
                 ("examples", &ex),
-                ("third_party_instructions", ""),
+                ("third_party_instructions", &third_party),
                 ("launchable", &launchable),
             ],
         );
-        let items: Vec<Value> = windows
-            .iter()
-            .map(|w| json!({"id": w.id, "name": w.name, "kind": "window", "application": w.app_name}))
-            .collect();
+        let items: Vec<Value> = targets.iter().map(Target::to_prompt).collect();
         let control_item = serde_json::to_string(&items).unwrap_or_default();
         let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
         let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
@@ -338,6 +446,22 @@ impl HostAgent {
     }
 }
 
+/// `{third_party_instructions}`: the template's `third_party` text with one
+/// `- name: introduction` line per enabled agent; empty when none is.
+fn third_party_instructions(t: &crate::prompter::Template, agents: &[(String, String)]) -> String {
+    if agents.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = agents
+        .iter()
+        .map(|(name, intro)| format!("- {name}: {}", intro.trim()))
+        .collect();
+    render(
+        t.opt("third_party").unwrap_or("{agents}"),
+        &[("agents", &list.join("\n"))],
+    )
+}
+
 /// The desktop screenshot (UICollector's `capture_desktop_screenshot`) as a
 /// PNG data URL; `None` when it cannot be taken: the HostAgent then decides
 /// from the window list alone.
@@ -356,7 +480,7 @@ async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
 /// listed window (repaired from an unambiguous name) and a sub-task.
 fn check_host_reply(
     mut r: HostResponse,
-    windows: &[WindowEntry],
+    windows: &[Target],
     repairs: &mut Vec<String>,
 ) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
     let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
@@ -405,19 +529,20 @@ fn check_host_reply(
     match resolve(windows, id, name.as_deref(), true) {
         Ok(r) if r.repaired => {
             repairs.push(format!(
-                "$.arguments.id: set to {} (the window named {:?})",
-                r.item.id, r.item.name
+                "$.arguments.id: set to {} (the target named {:?})",
+                r.item.id(),
+                r.item.name()
             ));
-            args.insert("id".into(), Value::String(r.item.id.clone()));
+            args.insert("id".into(), Value::String(r.item.id().to_owned()));
         }
         Ok(_) => {}
         Err(_) => {
             let listed: Vec<String> = windows
                 .iter()
-                .map(|w| format!("{} {:?}", w.id, w.name))
+                .map(|w| format!("{} {:?}", w.id(), w.name()))
                 .collect();
             return Err(format!(
-                "$.arguments: no listed window has id {:?} and name {:?}; the windows are {}",
+                "$.arguments: no listed window or agent has id {:?} and name {:?}; the targets are {}",
                 args.get("id").map(Value::to_string).unwrap_or_default(),
                 name.unwrap_or_default(),
                 listed.join(", ")

@@ -24,6 +24,7 @@
 //! files: the session persists records and images.
 
 pub mod app;
+pub mod command_agent;
 pub mod dispatcher;
 pub mod error;
 pub mod evaluation;
@@ -36,8 +37,10 @@ pub mod prompts;
 pub mod replay;
 pub mod response;
 pub mod step;
+pub mod sub_agent;
 
 pub use app::{AgentSettings, AppAgent, AppStep, Observation, StepInput, observe_window};
+pub use command_agent::{CommandAgent, CommandAgentSpec};
 pub use dispatcher::CommandDispatcher;
 pub use error::AgentError;
 pub use host::{Assignment, HostAgent, HostStep};
@@ -45,3 +48,4 @@ pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
 pub use prompts::{PromptPaths, PromptSet};
 pub use replay::ReplayAgent;
 pub use step::{AgentKind, StepRecord, request_for_log};
+pub use sub_agent::SubAgent;

@@ -28,6 +28,9 @@ pub enum AgentKind {
     HostAgent,
     /// An AppAgent.
     AppAgent,
+    /// A third-party agent the HostAgent assigned a sub-task to (the
+    /// command-line agent, `LinuxAgent`).
+    ThirdPartyAgent,
 }
 
 impl AgentKind {

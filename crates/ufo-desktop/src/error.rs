@@ -89,6 +89,14 @@ pub enum DesktopError {
         /// Why.
         reason: String,
     },
+    /// `execute_command` refused a command (see [`crate::commands`]).
+    #[error("execute_command refused {command:?}: {reason}")]
+    CommandNotAllowed {
+        /// The command as given (cut at 200 characters).
+        command: String,
+        /// Why.
+        reason: String,
+    },
     /// A tool needs a current application window and none is selected.
     #[error("no application window is selected")]
     NoWindowSelected,
@@ -112,6 +120,7 @@ impl Diagnostic for DesktopError {
             DesktopError::Backend(_) => "ufo::desktop::backend",
             DesktopError::NoWindowSelected => "ufo::tool::no_window_selected",
             DesktopError::CommandRefused { .. } => "ufo::tool::command_refused",
+            DesktopError::CommandNotAllowed { .. } => "ufo::tool::command_not_allowed",
         }
     }
 
@@ -132,6 +141,7 @@ impl Diagnostic for DesktopError {
             DesktopError::Backend(_) => "run `ufo doctor` to check the desktop".into(),
             DesktopError::NoWindowSelected => "list windows with get_desktop_app_info and choose one with select_application_window".into(),
             DesktopError::CommandRefused { .. } => "run_shell starts one application by its name, e.g. \"mousepad\" or \"gedit notes.txt\": the programs of the desktop's application entries, plus APP_ALLOWLIST in the config".into(),
+            DesktopError::CommandNotAllowed { .. } => "execute_command runs one read-only program with plain arguments, e.g. \"ls -l /tmp\" or \"grep -n word notes.txt\"; the allowed programs are listed in the reason (ALLOWED_COMMANDS in the agent's THIRD_PARTY_AGENT_CONFIG narrows them)".into(),
         })
     }
 }

@@ -46,6 +46,7 @@
 
 pub mod annotate;
 pub mod backend;
+pub mod commands;
 pub mod compose;
 pub mod designate;
 pub mod encode;

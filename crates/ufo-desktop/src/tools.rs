@@ -11,6 +11,8 @@
 //! |---|---|
 //! | `AppUIExecutor` | `click_input`, `click_on_coordinates`, `drag_on_coordinates`, `set_edit_text`, `keyboard_input`, `wheel_mouse_input`, `texts`, `wait`, `summary` |
 //! | `HostUIExecutor` | `select_application_window` |
+//! | `CommandLineExecutor` | `run_shell` (HostAgent: start an allowlisted application) |
+//! | `BashExecutor` | `execute_command`, `get_system_info` (the command-line agent; see [`crate::commands`]) |
 //! | `UICollector` | `capture_window_screenshot`, `get_app_window_controls_target_info`, `get_desktop_app_info` |
 //!
 //! The data-collection tools also update the context: `get_desktop_app_info`
@@ -49,8 +51,8 @@ pub use args::{
     Args, CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
 };
 pub use spec::{
-    APP_UI_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR, catalog,
-    catalog_for,
+    APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR,
+    catalog, catalog_for,
 };
 
 use crate::backend::{Backend, TreeBudget};
@@ -81,6 +83,9 @@ pub struct ToolSettings {
     pub launch: Option<crate::launch::Allowlist>,
     /// How long `run_shell` waits for the application to register.
     pub launch_timeout: Duration,
+    /// What `execute_command` may run; `None`: the command-line agent is not
+    /// enabled and the tool refuses every command.
+    pub commands: Option<crate::commands::CommandPolicy>,
 }
 
 impl Default for ToolSettings {
@@ -93,6 +98,7 @@ impl Default for ToolSettings {
             verify_timeout: Duration::from_secs(1),
             launch: None,
             launch_timeout: Duration::from_secs(60),
+            commands: None,
         }
     }
 }

@@ -16,6 +16,7 @@
 
 use crate::error::SessionError;
 
+pub mod third_party;
 mod unknown;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -57,6 +58,8 @@ pub struct SystemConfig {
     pub app_allowlist: Vec<String>,
     /// Agent switches (`ACTION_SEQUENCE`, `JSON_PARSING_RETRY`, ...).
     pub agent: AgentSettings,
+    /// The enabled third-party agents (`ENABLED_THIRD_PARTY_AGENTS`).
+    pub third_party: Vec<third_party::ThirdPartyAgent>,
 }
 
 impl Default for SystemConfig {
@@ -76,6 +79,7 @@ impl Default for SystemConfig {
             control_list: None,
             app_allowlist: Vec::new(),
             agent: AgentSettings::default(),
+            third_party: Vec::new(),
         }
     }
 }
@@ -483,6 +487,7 @@ impl UfoConfig {
                 .strings("APP_ALLOWLIST", "a list of program names")?
                 .unwrap_or_default(),
             agent,
+            third_party: third_party::read(&keys, base_dir)?,
         };
         // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
         // not name its own.

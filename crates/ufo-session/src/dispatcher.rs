@@ -34,13 +34,15 @@ impl LocalDispatcher {
     /// A dispatcher set up from the system config: `CONTROL_LIST`, PNG
     /// compression (`DEFAULT_PNG_COMPRESS_LEVEL`: screenshots are encoded once,
     /// here), and what `run_shell` may start (desktop entries plus
-    /// `APP_ALLOWLIST`).
+    /// `APP_ALLOWLIST`) and, when the command-line agent is enabled, what its
+    /// `execute_command` may run.
     pub fn from_config(backend: Arc<dyn Backend>, system: &crate::config::SystemConfig) -> Self {
         let mut ctx = context(system.control_list.as_deref());
         ctx.settings.png = system.agent.png;
         ctx.settings.launch = Some(ufo_desktop::launch::Allowlist::system(
             &system.app_allowlist,
         ));
+        ctx.settings.commands = system.third_party.first().map(|a| a.policy.clone());
         Self::new(backend, ctx)
     }
 }

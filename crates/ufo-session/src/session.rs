@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ufo_agent::dispatcher::execute_one;
 use ufo_agent::{
-    AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandDispatcher, HostAgent, HostStep,
-    PromptSet, StepInput, StepRecord, SubtaskRecord,
+    AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandAgent, CommandDispatcher,
+    HostAgent, HostStep, PromptSet, StepInput, StepRecord, SubAgent, SubtaskRecord,
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::names::names_match;
@@ -241,7 +241,7 @@ struct Session<'a> {
     step: usize,
     blackboard: Blackboard,
     host: Option<HostAgent>,
-    apps: HashMap<String, AppAgent>,
+    apps: HashMap<String, SubAgent>,
     current_app: Option<String>,
     subtasks: Vec<SubtaskRecord>,
     requests: Vec<String>,
@@ -320,24 +320,53 @@ impl<'a> Session<'a> {
                 settings,
             );
             host.set_launchable(self.allowlist().programs().map(str::to_owned).collect());
+            host.set_third_party(
+                self.s
+                    .config
+                    .system
+                    .third_party
+                    .iter()
+                    .map(|a| (a.spec.name.clone(), a.spec.introduction.clone()))
+                    .collect(),
+            );
             self.host = Some(host);
         }
         Ok(())
     }
 
+    /// The enabled third-party agent named `name`, if there is one.
+    fn third_party(&self, name: &str) -> Option<&crate::config::third_party::ThirdPartyAgent> {
+        self.s
+            .config
+            .system
+            .third_party
+            .iter()
+            .find(|a| a.spec.name == name)
+    }
+
+    /// The agent for `application` (an application or an enabled
+    /// third-party agent), created on first use.
     fn ensure_app(&mut self, application: &str) -> Result<(), SessionError> {
         if !self.apps.contains_key(application) {
             let m = self.app_model()?;
-            self.apps.insert(
-                application.to_owned(),
-                AppAgent::new(
+            let settings = self.s.config.system.agent.clone();
+            let agent = match self.third_party(application) {
+                Some(tp) => SubAgent::Command(
+                    CommandAgent::new(tp.spec.clone(), m, self.s.dispatcher.clone(), settings)
+                        .map_err(|e| SessionError::BadKey {
+                            key: format!("THIRD_PARTY_AGENT_CONFIG.{application}"),
+                            message: e.report().message,
+                        })?,
+                ),
+                None => SubAgent::App(AppAgent::new(
                     application,
                     m,
                     self.s.dispatcher.clone(),
                     self.s.prompts.clone(),
-                    self.s.config.system.agent.clone(),
-                ),
-            );
+                    settings,
+                )),
+            };
+            self.apps.insert(application.to_owned(), agent);
         }
         self.current_app = Some(application.to_owned());
         Ok(())
@@ -434,13 +463,17 @@ impl<'a> Session<'a> {
         request: &str,
     ) -> Option<AppStep> {
         self.step += 1;
-        if let Some(a) = self.apps.get(application) {
-            self.s.io.show(&format!(
-                "▶ Step {} · AppAgent/{application}: {}",
-                self.step,
-                clip_line(&a.subtask)
-            ));
-        }
+        let agent = self.apps.get(application)?;
+        self.s.io.show(&format!(
+            "▶ Step {} · {}: {}",
+            self.step,
+            agent.name(),
+            clip_line(agent.subtask())
+        ));
+        let (kind, name) = match agent.is_third_party() {
+            true => (AgentKind::ThirdPartyAgent, agent.name().to_owned()),
+            false => (AgentKind::AppAgent, agent.name().to_owned()),
+        };
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let agent = self.apps.get_mut(application)?;
@@ -448,12 +481,7 @@ impl<'a> Session<'a> {
             .await
         {
             Ok(r) => r,
-            Err(_) => Err(self.deadline_missed(
-                AgentKind::AppAgent,
-                &format!("AppAgent/{application}"),
-                request,
-                started,
-            )),
+            Err(_) => Err(self.deadline_missed(kind, &name, request, started)),
         };
         self.settle(r).await
     }

@@ -6,7 +6,7 @@ use ufo_desktop::designate::{Unresolved, resolve};
 
 /// Validates an AppAgent reply against the tool catalog and the control list;
 /// repairs a control id from an unambiguous control name.
-pub(super) fn check_app_reply(
+pub(crate) fn check_app_reply(
     mut r: AppResponse,
     controls: &[Control],
     specs: &[ufo_core::ToolSpec],

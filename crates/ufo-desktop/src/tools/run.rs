@@ -65,6 +65,25 @@ pub(super) async fn run(
             ctx.windows.clear();
             Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
         }
+        Tool::ExecuteCommand => {
+            let command = a.str("command")?;
+            let Some(policy) = &ctx.settings.commands else {
+                return Err(DesktopError::CommandNotAllowed {
+                    command: command.chars().take(200).collect(),
+                    reason: "the command-line agent is not enabled on this device (ENABLED_THIRD_PARTY_AGENTS)".into(),
+                });
+            };
+            let out = policy
+                .run(&command, a.opt_f64("timeout")?, a.opt_str("cwd").as_deref())
+                .await?;
+            Ok(serde_json::to_value(out).unwrap_or_default())
+        }
+        Tool::GetSystemInfo => Ok(crate::commands::system_info(
+            ctx.settings
+                .commands
+                .as_ref()
+                .and_then(|p| p.working_dir.as_deref()),
+        )),
         Tool::CaptureWindowScreenshot => {
             if ctx.controls.is_empty() {
                 follow_app(b, ctx).await?;

@@ -13,6 +13,8 @@ pub const HOST_UI_EXECUTOR: &str = "HostUIExecutor";
 pub const UI_COLLECTOR: &str = "UICollector";
 /// Namespace of the HostAgent's application launcher (`run_shell`).
 pub const COMMAND_LINE_EXECUTOR: &str = "CommandLineExecutor";
+/// Namespace of the command-line agent's tools (`execute_command`).
+pub const BASH_EXECUTOR: &str = "BashExecutor";
 
 macro_rules! tools {
     ($( $(#[$m:meta])* $v:ident => $s:literal ),+ $(,)?) => {
@@ -79,6 +81,10 @@ tools! {
     GetUiTree => "get_ui_tree",
     /// HostAgent: start an allowlisted application (no shell).
     RunShell => "run_shell",
+    /// Command-line agent: run one allowlisted read-only command (no shell).
+    ExecuteCommand => "execute_command",
+    /// Command-line agent: the operating system, host and user.
+    GetSystemInfo => "get_system_info",
 }
 
 impl fmt::Display for Tool {
@@ -93,6 +99,7 @@ impl Tool {
         match self {
             Tool::SelectApplicationWindow => HOST_UI_EXECUTOR,
             Tool::RunShell => COMMAND_LINE_EXECUTOR,
+            Tool::ExecuteCommand | Tool::GetSystemInfo => BASH_EXECUTOR,
             Tool::CaptureWindowScreenshot
             | Tool::GetAppWindowControlsTargetInfo
             | Tool::GetDesktopAppInfo
@@ -316,6 +323,37 @@ impl Tool {
                     true,
                     &[r#"run_shell(bash_command="mousepad")"#],
                 ),
+                Tool::ExecuteCommand => (
+                    "Run one read-only command-line program with its arguments and return its exit code, standard output and standard error. There is no shell: no pipes, redirections, command lists, substitutions or variables; quote an argument that holds spaces. Only the allowed programs run, with options that do not write, delete or execute.",
+                    object(
+                        &[
+                            (
+                                "command",
+                                json!({"type": "string", "description": "The program and its arguments, e.g. \"ls -l /tmp\" or \"grep -n 'total' report.txt\"."}),
+                            ),
+                            (
+                                "timeout",
+                                json!({"type": "number", "description": "Seconds before the command is stopped (1 to 120).", "default": 30, "minimum": 1, "maximum": 120}),
+                            ),
+                            (
+                                "cwd",
+                                json!({"type": "string", "description": "The directory to run in. Omit for the default."}),
+                            ),
+                        ],
+                        &["command"],
+                    ),
+                    false,
+                    &[
+                        r#"execute_command(command="ls -l /tmp")"#,
+                        r#"execute_command(command="wc -l notes.txt", cwd="/home/user")"#,
+                    ],
+                ),
+                Tool::GetSystemInfo => (
+                    "The operating system, kernel, architecture, host name, user and default working directory.",
+                    object(&[], &[]),
+                    false,
+                    &["get_system_info()"],
+                ),
                 Tool::CaptureWindowScreenshot => (
                     "Screenshot of the selected application window, as a PNG data URL with the frame (screen origin and scale) of its pixels.",
                     object(&[], &[]),
@@ -423,7 +461,8 @@ mod tests {
                     APP_UI_EXECUTOR,
                     HOST_UI_EXECUTOR,
                     UI_COLLECTOR,
-                    COMMAND_LINE_EXECUTOR
+                    COMMAND_LINE_EXECUTOR,
+                    BASH_EXECUTOR
                 ]
                 .contains(&s.namespace.as_str())
             );

@@ -16,10 +16,13 @@ pub(super) const SECTIONS: &[&str] = &[
 
 /// The known key closest to `key` (edit distance at most a third of its
 /// length, at least 2), for "did you mean".
-fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (key.len() / 3).max(2);
     known
-        .map(|k| (strsim::levenshtein(&key.to_ascii_uppercase(), k), k))
+        .map(|k| {
+            let d = strsim::levenshtein(&key.to_ascii_uppercase(), &k.to_ascii_uppercase());
+            (d, k)
+        })
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)

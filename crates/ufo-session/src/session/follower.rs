@@ -121,7 +121,8 @@ impl Session<'_> {
             let kind = AgentKind::from_plan(&a.agent);
             let agent_name = match kind {
                 AgentKind::HostAgent => "HostAgent".to_owned(),
-                AgentKind::AppAgent => format!("AppAgent/{app}"),
+                // Plans name only HostAgent and AppAgent steps.
+                AgentKind::AppAgent | AgentKind::ThirdPartyAgent => format!("AppAgent/{app}"),
             };
             let mut rec = StepRecord::new(kind, &agent_name, self.step);
             rec.request = request.to_owned();

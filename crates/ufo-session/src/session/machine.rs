@@ -180,13 +180,9 @@ impl Session<'_> {
                 ) => {
                     let key = self.current_app.clone().unwrap_or_default();
                     if let Some(agent) = self.apps.get(&key) {
-                        let result = if agent.result.is_empty() {
-                            agent.comment.clone()
-                        } else {
-                            agent.result.clone()
-                        };
+                        let result = agent.outcome();
                         self.subtasks.push(SubtaskRecord {
-                            subtask: agent.subtask.clone(),
+                            subtask: agent.subtask().to_owned(),
                             application: key.clone(),
                             status: st,
                             result: result.clone(),
@@ -197,12 +193,12 @@ impl Session<'_> {
                     }
                     match (st, single) {
                         (AppAgentStatus::Error, _) => {
-                            let said = self
+                            let (who, said) = self
                                 .apps
                                 .get(&key)
-                                .map(|a| a.comment.clone())
+                                .map(|a| (a.name().to_owned(), a.comment().to_owned()))
                                 .unwrap_or_default();
-                            self.model_said_error(&format!("AppAgent/{key}"), &said);
+                            self.model_said_error(&who, &said);
                             State::End(SessionStatus::Error)
                         }
                         (AppAgentStatus::Finish, true) => State::End(SessionStatus::Finish),

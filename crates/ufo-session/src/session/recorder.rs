@@ -212,12 +212,21 @@ impl Recorder {
             md.push_str(&format!("- **Request:** {r}\n"));
         }
         let host = self.steps.iter().filter(|s| s.agent == "HostAgent").count();
+        let app = self
+            .steps
+            .iter()
+            .filter(|s| s.agent.starts_with("AppAgent"))
+            .count();
+        let others = match self.steps.len() - host - app {
+            0 => String::new(),
+            n => format!(", {n} third-party agent"),
+        };
         md.push_str(&format!(
-            "- **Status:** {}\n- **Steps:** {} ({} HostAgent, {} AppAgent)\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
+            "- **Status:** {}\n- **Steps:** {} ({} HostAgent, {} AppAgent{others})\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
             status.as_str(),
             self.steps.len(),
             host,
-            self.steps.len() - host,
+            app,
             if result.is_empty() { "-" } else { result },
             self.usage.cost,
             self.usage.usage.total_tokens,

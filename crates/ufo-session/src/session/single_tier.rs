@@ -1,5 +1,6 @@
 //! The Linux single-tier session (UFO's `LinuxSession`): the AppAgent on one
-//! application, no HostAgent.
+//! application, or an enabled third-party agent (`--app LinuxAgent`), no
+//! HostAgent.
 
 use super::machine::State;
 use super::*;
@@ -18,9 +19,13 @@ impl Session<'_> {
             self.requests.push(request.to_owned());
             self.blackboard.requests.push(request.to_owned());
         }
-        let title = match self.select_app(application).await {
-            Ok(t) => t,
-            Err(e) => return self.fail_with(&e),
+        let title = match self.third_party(application) {
+            // A third-party agent has no window to select.
+            Some(_) => String::new(),
+            None => match self.select_app(application).await {
+                Ok(t) => t,
+                Err(e) => return self.fail_with(&e),
+            },
         };
         if let Err(e) = self.ensure_app(application) {
             return self.fail_with(&e);
