@@ -11,8 +11,8 @@ use crate::error::LlmError;
 use crate::model::{ChatModel, FallbackModel};
 use crate::replay::ReplayModel;
 
-/// The model for one agent section: [`HttpModel`] for providers, [`ReplayModel`]
-/// for `API_TYPE: replay`.
+/// The model for one agent section: [`HttpModel`] for providers (formatting
+/// with the section's `FORMAT_STRATEGY`), [`ReplayModel`] for `API_TYPE: replay`.
 pub fn build_model(
     cfg: &LlmConfig,
     prices: Option<Arc<PriceTable>>,
@@ -20,7 +20,7 @@ pub fn build_model(
     if cfg.api()? == ApiType::Replay {
         return Ok(Arc::new(ReplayModel::from_config(cfg)?));
     }
-    let mut m = HttpModel::new(cfg.clone())?;
+    let mut m = HttpModel::new(cfg.clone())?.with_strategy(cfg.strategy()?)?;
     if let Some(p) = prices {
         m = m.with_prices(p);
     }

@@ -142,6 +142,7 @@ pub const AGENT_KEYS: &[&str] = &[
     "EXAMPLE_PROMPT",
     "EXAMPLE_PROMPT_AS",
     "REPLAY_MATCH",
+    "FORMAT_STRATEGY",
 ];
 
 /// The LLM keys a config may set once for every agent (UFO's `system.yaml`);
@@ -201,6 +202,11 @@ pub struct LlmConfig {
     pub retry_max_delay_ms: Option<u64>,
     /// The cassette file for `API_TYPE: replay`.
     pub cassette: Option<String>,
+    /// An AgentScope formatting strategy (`openai_chat`, `dashscope_chat`,
+    /// `dashscope_multimodal`, `ollama_chat`, `ollama_generate`,
+    /// `gemini_chat`, `zhipuai_chat`) instead of the provider's native
+    /// message shape; `native` or unset keeps the native one.
+    pub format_strategy: Option<String>,
     /// Every other key of the section, kept as UFO keeps extras.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -270,6 +276,39 @@ impl LlmConfig {
             return Err(LlmError::config("API_TYPE", "missing"));
         }
         self.api_type.parse()
+    }
+
+    /// The formatting strategy (`FORMAT_STRATEGY`), checked against the
+    /// provider: an AgentScope strategy must belong to `API_TYPE`'s family.
+    pub fn strategy(&self) -> Result<crate::format::Strategy, LlmError> {
+        use crate::format::Strategy;
+        let Some(name) = self
+            .format_strategy
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("native"))
+        else {
+            return Ok(Strategy::Native);
+        };
+        let Some((_, strategy)) = Strategy::from_agentscope(name) else {
+            return Err(LlmError::config(
+                "FORMAT_STRATEGY",
+                format!(
+                    "{name:?} is not a formatting strategy; use native or one of {}",
+                    Strategy::AGENTSCOPE_NAMES.join(", ")
+                ),
+            ));
+        };
+        let api = self.api()?;
+        crate::provider::check_strategy(api, strategy).map_err(|_| {
+            LlmError::config(
+                "FORMAT_STRATEGY",
+                format!(
+                    "{name} cannot be used with API_TYPE {api}; it formats for another provider"
+                ),
+            )
+        })?;
+        Ok(strategy)
     }
 
     /// The model name sent to the provider and used for prices. On Azure the

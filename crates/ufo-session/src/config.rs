@@ -335,6 +335,13 @@ fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionErro
                 key: format!("{name}.API_TYPE"),
                 message: e.to_string(),
             })?;
+            cfg.strategy().map_err(|e| SessionError::BadKey {
+                key: format!("{name}.FORMAT_STRATEGY"),
+                message: match e {
+                    ufo_llm::LlmError::Config { message, .. } => message,
+                    other => other.to_string(),
+                },
+            })?;
             Ok(Some(cfg))
         }
         Some(other) => Err(bad(name, "a map of API_* keys", other)),

@@ -34,6 +34,12 @@ impl ScriptedRequest {
     /// Every text part of every message, joined with newlines.
     pub fn text(&self) -> String {
         let mut out = Vec::new();
+        // Ollama's /api/generate: one prompt string (and a system string).
+        for k in ["system", "prompt"] {
+            if let Some(t) = self.body[k].as_str() {
+                out.push(t.to_owned());
+            }
+        }
         for m in self.body["messages"].as_array().into_iter().flatten() {
             match &m["content"] {
                 Value::String(s) => out.push(s.clone()),
@@ -195,7 +201,8 @@ impl Drop for ScriptedModel {
     }
 }
 
-async fn chat(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<Value> {
+/// Answers `body` from the script: the reply text and the token counts.
+fn answer(inner: &Inner, body: Value) -> (String, u64, u64) {
     let req = ScriptedRequest { body };
     let next = inner.replies.lock().unwrap().pop_front();
     let text = match next {
@@ -205,6 +212,26 @@ async fn chat(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<
     let prompt_tokens = (req.text().len() / 4) as u64;
     let completion_tokens = (text.len() / 4) as u64;
     inner.requests.lock().unwrap().push(req);
+    (text, prompt_tokens, completion_tokens)
+}
+
+/// Ollama's native `/api/generate` and `/api/chat`, non-streaming.
+async fn ollama(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<Value> {
+    let generate = body.get("prompt").is_some();
+    let (text, prompt_tokens, completion_tokens) = answer(&inner, body);
+    let mut out = json!({
+        "model": "scripted", "created_at": "2026-01-01T00:00:00Z", "done": true, "done_reason": "stop",
+        "prompt_eval_count": prompt_tokens, "eval_count": completion_tokens
+    });
+    match generate {
+        true => out["response"] = json!(text),
+        false => out["message"] = json!({"role": "assistant", "content": text}),
+    }
+    Json(out)
+}
+
+async fn chat(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<Value> {
+    let (text, prompt_tokens, completion_tokens) = answer(&inner, body);
     Json(json!({
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
@@ -224,6 +251,8 @@ impl ScriptedModel {
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(chat))
             .route("/chat/completions", post(chat))
+            .route("/api/generate", post(ollama))
+            .route("/api/chat", post(ollama))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -249,6 +278,15 @@ impl ScriptedModel {
         format!(
             "  API_TYPE: custom\n  API_BASE: {}\n  API_MODEL: scripted\n  MAX_RETRY: 0\n",
             self.base
+        )
+    }
+
+    /// An agent section body speaking Ollama's native API to this server with
+    /// an AgentScope formatting strategy (`ollama_chat`, `ollama_generate`).
+    pub fn ollama_yaml(&self, strategy: &str) -> String {
+        format!(
+            "  API_TYPE: ollama\n  API_BASE: {}\n  API_MODEL: scripted\n  MAX_RETRY: 0\n  FORMAT_STRATEGY: {strategy}\n",
+            self.base.trim_end_matches("/v1")
         )
     }
 
