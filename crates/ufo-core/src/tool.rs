@@ -22,6 +22,9 @@ pub struct ToolSpec {
     /// need confirmation under `SAFE_GUARD`.
     #[serde(default)]
     pub destructive: bool,
+    /// True when the call's `id` and `name` designate a listed control.
+    #[serde(default)]
+    pub targets_control: bool,
     /// Example calls, rendered into the tool documentation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<String>,

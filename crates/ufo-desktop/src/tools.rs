@@ -44,11 +44,12 @@
 
 mod args;
 pub mod guard;
+pub mod params;
 mod run;
 mod spec;
 
 pub use args::{
-    Args, CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
+    CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
 };
 pub use spec::{
     APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR,

@@ -54,14 +54,9 @@ pub(crate) fn check_app_reply(
                 )
             })?;
         c.function = spec.name.clone();
-        let needs_id = spec
-            .parameters
-            .get("properties")
-            .and_then(|p| p.get("id"))
-            .is_some();
         let focus_free = c.function == "keyboard_input"
             && c.arguments.get("control_focus").and_then(Value::as_bool) == Some(false);
-        if !needs_id || focus_free && !c.arguments.contains_key("id") {
+        if !spec.targets_control || focus_free && !c.arguments.contains_key("id") {
             continue;
         }
         fix_control(&mut c.arguments, controls, &path, repairs)?;

@@ -1,121 +1,12 @@
-//! Pure argument handling for the tools: typed getters over the JSON arguments
-//! a model produced, control/window resolution by `id` + `name`, relative
-//! coordinates and the choice of click action. No I/O, so all of it is unit
-//! tested.
+//! Pure argument handling for the tools: label ids, control/window resolution
+//! by `id` + `name`, relative coordinates and the choice of click action (the
+//! typed arguments themselves are [`super::params`]). No I/O, so all of it is
+//! unit tested.
 
-use crate::backend::MouseButton;
 use crate::designate::{Designated, Unresolved, resolve};
 use crate::error::{DesktopError, Result};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use ufo_core::{Control, ControlType, Point, Rect, Screen, WindowInfo};
-
-/// The arguments of one call, with lenient typed getters (models send `"4"`
-/// for `4`, `"true"` for `true`).
-#[derive(Debug, Clone)]
-pub struct Args<'a> {
-    tool: &'a str,
-    map: Map<String, Value>,
-}
-
-impl<'a> Args<'a> {
-    /// Wraps a command's `parameters`; `null` counts as no arguments.
-    pub fn new(tool: &'a str, parameters: &Value) -> Result<Self> {
-        let map = match parameters {
-            Value::Object(m) => m.clone(),
-            Value::Null => Map::new(),
-            other => {
-                return Err(DesktopError::BadArguments {
-                    tool: tool.to_owned(),
-                    detail: format!("arguments must be a JSON object, got {other}"),
-                });
-            }
-        };
-        Ok(Self { tool, map })
-    }
-
-    /// A [`DesktopError::BadArguments`] for this tool.
-    pub fn bad(&self, detail: impl Into<String>) -> DesktopError {
-        DesktopError::BadArguments {
-            tool: self.tool.to_owned(),
-            detail: detail.into(),
-        }
-    }
-
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.map.get(key).filter(|v| !v.is_null())
-    }
-
-    /// The `id` argument as a label number; accepts `4`, `4.0`, `"4"`, `" #4 "`.
-    pub fn id(&self) -> Result<u32> {
-        let v = self
-            .get("id")
-            .ok_or_else(|| self.bad("missing argument `id`"))?;
-        parse_id(v)
-            .ok_or_else(|| self.bad(format!("`id` must be a control id such as \"4\", got {v}")))
-    }
-
-    /// An optional string argument (numbers and booleans are stringified).
-    pub fn opt_str(&self, key: &str) -> Option<String> {
-        self.get(key).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    }
-
-    /// A required string argument.
-    pub fn str(&self, key: &str) -> Result<String> {
-        self.opt_str(key)
-            .ok_or_else(|| self.bad(format!("missing argument `{key}`")))
-    }
-
-    /// A boolean with a default; accepts `true`, `"True"`, `"false"`, `1`, `0`.
-    pub fn bool_or(&self, key: &str, default: bool) -> Result<bool> {
-        let Some(v) = self.get(key) else {
-            return Ok(default);
-        };
-        match v {
-            Value::Bool(b) => Ok(*b),
-            Value::Number(n) if n.as_f64() == Some(1.0) => Ok(true),
-            Value::Number(n) if n.as_f64() == Some(0.0) => Ok(false),
-            Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-                "true" | "yes" | "1" => Ok(true),
-                "false" | "no" | "0" | "" => Ok(false),
-                _ => Err(self.bad(format!("`{key}` must be true or false, got {v}"))),
-            },
-            _ => Err(self.bad(format!("`{key}` must be true or false, got {v}"))),
-        }
-    }
-
-    /// An optional finite number; accepts numeric strings.
-    pub fn opt_f64(&self, key: &str) -> Result<Option<f64>> {
-        let Some(v) = self.get(key) else {
-            return Ok(None);
-        };
-        let n = match v {
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().parse::<f64>().ok(),
-            _ => None,
-        };
-        match n {
-            Some(n) if n.is_finite() => Ok(Some(n)),
-            _ => Err(self.bad(format!("`{key}` must be a number, got {v}"))),
-        }
-    }
-
-    /// A required finite number.
-    pub fn f64(&self, key: &str) -> Result<f64> {
-        self.opt_f64(key)?
-            .ok_or_else(|| self.bad(format!("missing argument `{key}`")))
-    }
-
-    /// The `button` argument (default left).
-    pub fn button(&self) -> Result<MouseButton> {
-        match self.opt_str("button") {
-            None => Ok(MouseButton::Left),
-            Some(s) => s.parse().map_err(|e: String| self.bad(e)),
-        }
-    }
-}
 
 /// Parses a label id from JSON: a non-negative integral number or a string of
 /// digits (surrounding spaces and a leading `#` allowed).
@@ -267,35 +158,6 @@ mod tests {
         ] {
             assert_eq!(parse_id(&v), want, "{v}");
         }
-    }
-
-    #[test]
-    fn typed_getters() {
-        let p = json!({"id": "3", "double": "True", "x": "0.5", "n": 7, "b": 0, "bad": "maybe", "button": "Right", "nul": null});
-        let a = Args::new("t", &p).unwrap();
-        assert_eq!(a.id().unwrap(), 3);
-        assert!(a.bool_or("double", false).unwrap());
-        assert!(!a.bool_or("b", true).unwrap());
-        assert!(a.bool_or("missing", true).unwrap());
-        assert!(a.bool_or("nul", true).unwrap());
-        assert!(a.bool_or("bad", true).is_err());
-        assert_eq!(a.f64("x").unwrap(), 0.5);
-        assert_eq!(a.opt_str("n").as_deref(), Some("7"));
-        assert_eq!(a.button().unwrap(), MouseButton::Right);
-        assert!(a.f64("bad").is_err());
-        let e = a.str("text").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "bad arguments for t: missing argument `text`"
-        );
-        assert!(Args::new("t", &json!([1])).is_err());
-        assert!(Args::new("t", &Value::Null).unwrap().id().is_err());
-        assert!(
-            Args::new("t", &json!({"button": "top"}))
-                .unwrap()
-                .button()
-                .is_err()
-        );
     }
 
     #[test]

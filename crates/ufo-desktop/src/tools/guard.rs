@@ -7,7 +7,7 @@
 //!   `^a{BACKSPACE}`) or close a window or application (`%{F4}`, `^w`, `^q`),
 //! * runs a command (`run_shell`).
 //!
-//! Only tools whose [`ufo_core::ToolSpec::destructive`] is set can be
+//! Only tools whose [`Tool::destructive`] is set can be
 //! sensitive; their arguments decide. A config list (`SAFE_GUARD_TOOLS`)
 //! replaces that rule by tool name: every call of a listed tool is sensitive,
 //! any other call is not.
@@ -32,7 +32,7 @@ pub fn sensitive(
     }
     // Only a tool its spec calls destructive can be; its arguments say whether
     // this call is.
-    let t = tool.parse::<Tool>().ok().filter(|t| t.spec().destructive)?;
+    let t = tool.parse::<Tool>().ok().filter(|t| t.destructive())?;
     match t {
         Tool::SetEditText => arguments
             .get("clear_current_text")

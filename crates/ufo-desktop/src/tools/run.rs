@@ -1,7 +1,8 @@
 //! Tool execution over a backend. See the module docs of [`crate::tools`] for
 //! the semantics.
 
-use super::args::{Args, click_action, relative_point, resolve_control, resolve_window};
+use super::args::{click_action, relative_point, resolve_control, resolve_window};
+use super::params::{self, Label, parse};
 use super::spec::Tool;
 use super::{ControlsInfo, ScreenshotInfo, ToolContext, WindowEntry};
 use crate::backend::{Backend, MouseButton, ScreenshotTarget};
@@ -32,30 +33,39 @@ pub(super) async fn run(
     ctx: &mut ToolContext,
     params: &Value,
 ) -> Result<Value> {
-    let a = Args::new(tool.name(), params)?;
+    let name = tool.name();
+    let bad = |detail: String| DesktopError::BadArguments {
+        tool: name.to_owned(),
+        detail,
+    };
     match tool {
-        Tool::ClickInput => click_input(b, ctx, &a).await,
-        Tool::ClickOnCoordinates => click_on_coordinates(b, ctx, &a).await,
-        Tool::DragOnCoordinates => drag_on_coordinates(b, ctx, &a).await,
-        Tool::SetEditText => set_edit_text(b, ctx, &a).await,
-        Tool::KeyboardInput => keyboard_input(b, ctx, &a).await,
-        Tool::WheelMouseInput => wheel_mouse_input(b, ctx, &a).await,
+        Tool::ClickInput => click_input(b, ctx, &parse(name, params)?).await,
+        Tool::ClickOnCoordinates => click_on_coordinates(b, ctx, &parse(name, params)?, bad).await,
+        Tool::DragOnCoordinates => drag_on_coordinates(b, ctx, &parse(name, params)?, bad).await,
+        Tool::SetEditText => set_edit_text(b, ctx, &parse(name, params)?).await,
+        Tool::KeyboardInput => keyboard_input(b, ctx, &parse(name, params)?).await,
+        Tool::WheelMouseInput => wheel_mouse_input(b, ctx, &parse(name, params)?, bad).await,
         Tool::Texts => {
-            let c = control(ctx, &a)?;
+            let a: params::Texts = parse(name, params)?;
+            let c = control(ctx, a.id, a.name.as_deref())?;
             Ok(Value::String(b.read_text(&c.handle).await?))
         }
         Tool::Wait => {
-            let s = a.f64("seconds")?;
+            let s = parse::<params::Wait>(name, params)?.seconds;
             if !(0.0..=MAX_WAIT_SECONDS).contains(&s) {
-                return Err(a.bad(format!("`seconds` is {s}; it must be between 0 and 300")));
+                return Err(bad(format!(
+                    "`seconds` is {s}; it must be between 0 and 300"
+                )));
             }
             sleep(Duration::from_secs_f64(s)).await;
             Ok(json!({ "waited": s }))
         }
-        Tool::Summary => Ok(Value::String(a.opt_str("text").unwrap_or_default())),
-        Tool::SelectApplicationWindow => select_application_window(b, ctx, &a).await,
+        Tool::Summary => Ok(Value::String(parse::<params::Summary>(name, params)?.text)),
+        Tool::SelectApplicationWindow => {
+            select_application_window(b, ctx, &parse(name, params)?).await
+        }
         Tool::RunShell => {
-            let command = a.str("bash_command")?;
+            let command = parse::<params::RunShell>(name, params)?.bash_command;
             let argv = match &ctx.settings.launch {
                 Some(list) => list.parse(&command)?,
                 None => crate::launch::Allowlist::system(&[]).parse(&command)?,
@@ -66,16 +76,15 @@ pub(super) async fn run(
             Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
         }
         Tool::ExecuteCommand => {
-            let command = a.str("command")?;
+            let a: params::ExecuteCommand = parse(name, params)?;
+            let command = a.command;
             let Some(policy) = &ctx.settings.commands else {
                 return Err(DesktopError::CommandNotAllowed {
                     command: command.chars().take(200).collect(),
                     reason: "the command-line agent is not enabled on this device (ENABLED_THIRD_PARTY_AGENTS)".into(),
                 });
             };
-            let out = policy
-                .run(&command, a.opt_f64("timeout")?, a.opt_str("cwd").as_deref())
-                .await?;
+            let out = policy.run(&command, a.timeout, a.cwd.as_deref()).await?;
             Ok(serde_json::to_value(out).unwrap_or_default())
         }
         Tool::GetSystemInfo => Ok(crate::commands::system_info(
@@ -199,10 +208,8 @@ fn window_rect(ctx: &ToolContext) -> Result<Rect<Screen>> {
 
 /// The control named by `id` (+ `name`), cloned so the context can be changed
 /// while acting.
-fn control(ctx: &ToolContext, a: &Args<'_>) -> Result<Control> {
-    let id = a.id()?;
-    let name = a.opt_str("name");
-    resolve_control(&ctx.controls, id, name.as_deref()).cloned()
+fn control(ctx: &ToolContext, id: Label, name: Option<&str>) -> Result<Control> {
+    resolve_control(&ctx.controls, id.0, name).cloned()
 }
 
 /// Raises the current window before synthesised input; a failure is logged,
@@ -221,10 +228,13 @@ async fn settle(ctx: &ToolContext) {
     }
 }
 
-async fn click_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
-    let c = control(ctx, a)?;
-    let button = a.button()?;
-    let double = a.bool_or("double", false)?;
+async fn click_input(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &params::ClickInput,
+) -> Result<Value> {
+    let c = control(ctx, a.id, a.name.as_deref())?;
+    let (button, double) = (a.button, a.double);
     if button == MouseButton::Left
         && !double
         && let Some(action) = click_action(&c)
@@ -279,14 +289,12 @@ async fn unanswered_action(
 async fn click_on_coordinates(
     b: &dyn Backend,
     ctx: &mut ToolContext,
-    a: &Args<'_>,
+    a: &params::ClickOnCoordinates,
+    bad: impl Fn(String) -> DesktopError,
 ) -> Result<Value> {
-    let (x, y) = (a.f64("x")?, a.f64("y")?);
-    let button = a.button()?;
-    let double = a.bool_or("double", false)?;
-    let p = relative_point(&window_rect(ctx)?, x, y).map_err(|e| a.bad(e))?;
+    let p = relative_point(&window_rect(ctx)?, a.x, a.y).map_err(bad)?;
     raise(b, ctx).await;
-    b.click_at(p, button, double).await?;
+    b.click_at(p, a.button, a.double).await?;
     settle(ctx).await;
     Ok(json!({ "point": { "x": p.x, "y": p.y } }))
 }
@@ -294,22 +302,22 @@ async fn click_on_coordinates(
 async fn drag_on_coordinates(
     b: &dyn Backend,
     ctx: &mut ToolContext,
-    a: &Args<'_>,
+    a: &params::DragOnCoordinates,
+    bad: impl Fn(String) -> DesktopError,
 ) -> Result<Value> {
     let rect = window_rect(ctx)?;
-    let from = relative_point(&rect, a.f64("start_x")?, a.f64("start_y")?).map_err(|e| a.bad(e))?;
-    let to = relative_point(&rect, a.f64("end_x")?, a.f64("end_y")?).map_err(|e| a.bad(e))?;
-    let button = a.button()?;
-    let duration = a.opt_f64("duration")?.unwrap_or(1.0);
+    let from = relative_point(&rect, a.start_x, a.start_y).map_err(&bad)?;
+    let to = relative_point(&rect, a.end_x, a.end_y).map_err(&bad)?;
+    let (button, duration) = (a.button, a.duration);
     if !(0.0..=MAX_DRAG_SECONDS).contains(&duration) {
-        return Err(a.bad(format!(
+        return Err(bad(format!(
             "`duration` is {duration}; it must be between 0 and 10 seconds"
         )));
     }
-    let hold = match a.opt_str("key_hold").filter(|k| !k.trim().is_empty()) {
+    let hold = match a.key_hold.as_deref().filter(|k| !k.trim().is_empty()) {
         None => None,
         Some(k) => Some(key_by_name(k.trim()).ok_or_else(|| {
-            a.bad(format!(
+            bad(format!(
                 "`key_hold` {k:?} is not a key name; use shift, ctrl, alt or win"
             ))
         })?),
@@ -335,10 +343,14 @@ async fn drag_on_coordinates(
     }))
 }
 
-async fn set_edit_text(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
-    let c = control(ctx, a)?;
-    let text = a.str("text")?;
-    let clear = a.bool_or("clear_current_text", false)?;
+async fn set_edit_text(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &params::SetEditText,
+) -> Result<Value> {
+    let c = control(ctx, a.id, a.name.as_deref())?;
+    let text = a.text.clone();
+    let clear = a.clear_current_text;
     let h = &c.handle;
     let before = b.read_text(h).await.ok();
     let direct = if clear {
@@ -443,14 +455,16 @@ async fn read_until(
     }
 }
 
-async fn keyboard_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
-    let keys = a.str("keys")?;
+async fn keyboard_input(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &params::KeyboardInput,
+) -> Result<Value> {
+    let keys = a.keys.clone();
     let events = parse_keys(&keys)?;
-    let focus = a.bool_or("control_focus", true)?;
-    let target = if focus && a.opt_str("id").is_some() {
-        Some(control(ctx, a)?)
-    } else {
-        None
+    let target = match (a.control_focus, a.id) {
+        (true, Some(id)) => Some(control(ctx, id, a.name.as_deref())?),
+        _ => None,
     };
     // Keys go to the application's window, never to whatever else has focus;
     // `control_focus` only decides whether the control is focused first.
@@ -462,11 +476,16 @@ async fn keyboard_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) ->
     Ok(json!({ "keys": keys, "focused": target.map(|c| c.id) }))
 }
 
-async fn wheel_mouse_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>) -> Result<Value> {
-    let c = control(ctx, a)?;
-    let dist = a.opt_f64("wheel_dist")?.unwrap_or(0.0).round();
+async fn wheel_mouse_input(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &params::WheelMouseInput,
+    bad: impl Fn(String) -> DesktopError,
+) -> Result<Value> {
+    let c = control(ctx, a.id, a.name.as_deref())?;
+    let dist = a.wheel_dist.round();
     if dist.abs() > MAX_WHEEL {
-        return Err(a.bad(format!(
+        return Err(bad(format!(
             "`wheel_dist` is {dist}; at most 1000 notches either way"
         )));
     }
@@ -482,14 +501,12 @@ async fn wheel_mouse_input(b: &dyn Backend, ctx: &mut ToolContext, a: &Args<'_>)
 async fn select_application_window(
     b: &dyn Backend,
     ctx: &mut ToolContext,
-    a: &Args<'_>,
+    a: &params::SelectApplicationWindow,
 ) -> Result<Value> {
-    let id = a.id()?;
-    let name = a.opt_str("name");
     if ctx.windows.is_empty() {
         ctx.windows = b.list_windows().await?;
     }
-    let w = resolve_window(&ctx.windows, id, name.as_deref())?.clone();
+    let w = resolve_window(&ctx.windows, a.id.0, a.name.as_deref())?.clone();
     b.activate_window(&w).await?;
     ctx.controls.clear();
     ctx.last_screenshot = None;

@@ -1,6 +1,10 @@
-//! The catalog: every tool's name, namespace, description and JSON schema.
+//! The catalog, one row per tool: its name, namespace, typed arguments
+//! ([`super::params`]), whether it targets a listed control, whether it can
+//! lose work, its description and examples. The JSON schema a model is shown,
+//! the argument parsing and the executor's input all come from that row.
 
-use serde_json::{Value, json};
+use super::params;
+use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
 use ufo_core::{ToolSpec, ToolType};
@@ -17,7 +21,17 @@ pub const COMMAND_LINE_EXECUTOR: &str = "CommandLineExecutor";
 pub const BASH_EXECUTOR: &str = "BashExecutor";
 
 macro_rules! tools {
-    ($( $(#[$m:meta])* $v:ident => $s:literal ),+ $(,)?) => {
+    ($(
+        $(#[$m:meta])*
+        $v:ident => $s:literal {
+            namespace: $ns:expr,
+            args: $args:ty,
+            control: $control:literal,
+            destructive: $destructive:literal,
+            description: $description:literal,
+            examples: [$($ex:literal),* $(,)?] $(,)?
+        }
+    ),+ $(,)?) => {
         /// A tool of the catalog, named as in UFO.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Tool {
@@ -32,6 +46,49 @@ macro_rules! tools {
             pub fn name(self) -> &'static str {
                 match self {
                     $( Tool::$v => $s, )+
+                }
+            }
+
+            /// The tool's namespace.
+            pub fn namespace(self) -> &'static str {
+                match self {
+                    $( Tool::$v => $ns, )+
+                }
+            }
+
+            /// Whether its `id` (and `name`) designate a listed control.
+            pub fn targets_control(self) -> bool {
+                match self {
+                    $( Tool::$v => $control, )+
+                }
+            }
+
+            /// Whether a call can lose work (SAFE_GUARD reads its arguments;
+            /// see [`super::guard`]).
+            pub fn destructive(self) -> bool {
+                match self {
+                    $( Tool::$v => $destructive, )+
+                }
+            }
+
+            /// The description a model reads.
+            pub fn description(self) -> &'static str {
+                match self {
+                    $( Tool::$v => $description, )+
+                }
+            }
+
+            /// Example calls.
+            pub fn examples(self) -> &'static [&'static str] {
+                match self {
+                    $( Tool::$v => &[$($ex),*], )+
+                }
+            }
+
+            /// The JSON schema of the arguments, derived from their type.
+            pub fn parameters(self) -> Value {
+                match self {
+                    $( Tool::$v => params::schema_of::<$args>(), )+
                 }
             }
         }
@@ -50,41 +107,173 @@ macro_rules! tools {
 
 tools! {
     /// Click a listed control.
-    ClickInput => "click_input",
+    ClickInput => "click_input" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::ClickInput,
+        control: true,
+        destructive: false,
+        description: "Click a control from the current control list. `id` and `name` must be the id and the name of the same listed control. Use button=\"right\" for a context menu and double=true to open an item.",
+        examples: [r#"click_input(id="12", name="Save", button="left", double=false)"#],
+    },
     /// Click at window-relative fractions.
-    ClickOnCoordinates => "click_on_coordinates",
+    ClickOnCoordinates => "click_on_coordinates" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::ClickOnCoordinates,
+        control: false,
+        destructive: false,
+        description: "Click a point of the application window given as fractions of its size: x and y from 0 (left/top edge) to 1 (right/bottom edge). Use only for targets that are not in the control list.",
+        examples: [r#"click_on_coordinates(x=0.5, y=0.25, button="left", double=false)"#],
+    },
     /// Drag between window-relative fractions.
-    DragOnCoordinates => "drag_on_coordinates",
+    DragOnCoordinates => "drag_on_coordinates" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::DragOnCoordinates,
+        control: false,
+        destructive: false,
+        description: "Drag with the mouse from (start_x, start_y) to (end_x, end_y), each a fraction of the application window (0 = left/top edge, 1 = right/bottom edge), optionally holding a key such as \"shift\" or \"ctrl\".",
+        examples: [r#"drag_on_coordinates(start_x=0.1, start_y=0.5, end_x=0.6, end_y=0.5, button="left", duration=1.0)"#],
+    },
     /// Set or append an edit control's text (verified).
-    SetEditText => "set_edit_text",
+    SetEditText => "set_edit_text" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::SetEditText,
+        control: true,
+        destructive: true,
+        description: "Enter text into an edit control. With clear_current_text=true the control's whole text is replaced by `text`; otherwise `text` is appended at the end of what is there. The text is read back afterwards and the call fails if it did not take effect. `text` is literal: no key syntax.",
+        examples: [r#"set_edit_text(id="3", name="File name", text="report.txt", clear_current_text=true)"#],
+    },
     /// Send a pywinauto key sequence.
-    KeyboardInput => "keyboard_input",
+    KeyboardInput => "keyboard_input" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::KeyboardInput,
+        control: true,
+        destructive: true,
+        description: "Press keys, focusing the control first (control_focus=true) or sending them to whatever has focus (control_focus=false; id and name may then be omitted). `keys` uses pywinauto syntax: literal text, {ENTER}, {TAB 3} (repeat), {F5}, {ESC}, {BACKSPACE}, {DELETE}, {HOME}, {END}, {LEFT}, {PGDN}; ^x = Ctrl+x, %x = Alt+x, +x = Shift+x, #x = Win+x; +(abc) holds Shift for a group; ~ = Enter; {{}, {}}, {+}, {^}, {%}, {~} type those characters; {SHIFT down}...{SHIFT up} holds a key.",
+        examples: [
+            r#"keyboard_input(id="5", name="Search", keys="hello{ENTER}", control_focus=true)"#,
+            r#"keyboard_input(keys="^s", control_focus=false)"#,
+        ],
+    },
     /// Scroll over a control.
-    WheelMouseInput => "wheel_mouse_input",
+    WheelMouseInput => "wheel_mouse_input" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::WheelMouseInput,
+        control: true,
+        destructive: false,
+        description: "Scroll the mouse wheel over a control. wheel_dist is the number of wheel notches: positive scrolls up, negative scrolls down.",
+        examples: [r#"wheel_mouse_input(id="2", name="Document", wheel_dist=-5)"#],
+    },
     /// Read a control's text.
-    Texts => "texts",
+    Texts => "texts" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::Texts,
+        control: true,
+        destructive: false,
+        description: "Read the full text of a control (useful for long documents whose text is cut in the control list).",
+        examples: [r#"texts(id="2", name="Document")"#],
+    },
     /// Sleep.
-    Wait => "wait",
+    Wait => "wait" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::Wait,
+        control: false,
+        destructive: false,
+        description: "Wait a number of seconds (at most 300), e.g. while an application loads.",
+        examples: ["wait(seconds=2)"],
+    },
     /// Return a text answer.
-    Summary => "summary",
+    Summary => "summary" {
+        namespace: APP_UI_EXECUTOR,
+        args: params::Summary,
+        control: false,
+        destructive: false,
+        description: "Give a text answer or summary of what you observed; does not touch the application.",
+        examples: [r#"summary(text="The total is 42.")"#],
+    },
     /// HostAgent: choose the window to work on.
-    SelectApplicationWindow => "select_application_window",
+    SelectApplicationWindow => "select_application_window" {
+        namespace: HOST_UI_EXECUTOR,
+        args: params::SelectApplicationWindow,
+        control: false,
+        destructive: false,
+        description: "Select the application window to work on, by the id and name shown in the window list. The window is raised and focused.",
+        examples: [r#"select_application_window(id="2", name="Calculator")"#],
+    },
     /// Screenshot of the selected window.
-    CaptureWindowScreenshot => "capture_window_screenshot",
+    CaptureWindowScreenshot => "capture_window_screenshot" {
+        namespace: UI_COLLECTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "Screenshot of the selected application window, as a PNG data URL with the frame (screen origin and scale) of its pixels.",
+        examples: [],
+    },
     /// Labelled controls of the selected window.
-    GetAppWindowControlsTargetInfo => "get_app_window_controls_target_info",
+    GetAppWindowControlsTargetInfo => "get_app_window_controls_target_info" {
+        namespace: UI_COLLECTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "The interactive controls of the selected application window, filtered and numbered 1..N in reading order; these ids are what the other tools accept.",
+        examples: [],
+    },
     /// The numbered list of open windows.
-    GetDesktopAppInfo => "get_desktop_app_info",
+    GetDesktopAppInfo => "get_desktop_app_info" {
+        namespace: UI_COLLECTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "The open application windows, numbered 1..N; select_application_window accepts these ids.",
+        examples: [],
+    },
     /// Screenshot of the whole desktop (the HostAgent's view).
-    CaptureDesktopScreenshot => "capture_desktop_screenshot",
+    CaptureDesktopScreenshot => "capture_desktop_screenshot" {
+        namespace: UI_COLLECTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "A screenshot of the whole desktop, as a PNG data URL with the frame that maps it to screen coordinates.",
+        examples: [],
+    },
     /// The full accessibility tree of the selected window (for `ui_trees/` logs).
-    GetUiTree => "get_ui_tree",
+    GetUiTree => "get_ui_tree" {
+        namespace: UI_COLLECTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "The full accessibility tree of the selected window (every node, not only the listed controls), as JSON.",
+        examples: [],
+    },
     /// HostAgent: start an allowlisted application (no shell).
-    RunShell => "run_shell",
+    RunShell => "run_shell" {
+        namespace: COMMAND_LINE_EXECUTOR,
+        args: params::RunShell,
+        control: false,
+        destructive: true,
+        description: "Start an application that is not open yet, by its program name and plain arguments (no shell: no pipes, redirections, quotes or variables). It returns once the application is running; its window then appears in the window list, to be assigned with select_application_window.",
+        examples: [r#"run_shell(bash_command="mousepad")"#],
+    },
     /// Command-line agent: run one allowlisted read-only command (no shell).
-    ExecuteCommand => "execute_command",
+    ExecuteCommand => "execute_command" {
+        namespace: BASH_EXECUTOR,
+        args: params::ExecuteCommand,
+        control: false,
+        destructive: false,
+        description: "Run one read-only command-line program with its arguments and return its exit code, standard output and standard error. There is no shell: no pipes, redirections, command lists, substitutions or variables; quote an argument that holds spaces. Only the allowed programs run, with options that do not write, delete or execute.",
+        examples: [
+            r#"execute_command(command="ls -l /tmp")"#,
+            r#"execute_command(command="wc -l notes.txt", cwd="/home/user")"#,
+        ],
+    },
     /// Command-line agent: the operating system, host and user.
-    GetSystemInfo => "get_system_info",
+    GetSystemInfo => "get_system_info" {
+        namespace: BASH_EXECUTOR,
+        args: params::NoArgs,
+        control: false,
+        destructive: false,
+        description: "The operating system, kernel, architecture, host name, user and default working directory.",
+        examples: ["get_system_info()"],
+    },
 }
 
 impl fmt::Display for Tool {
@@ -94,29 +283,6 @@ impl fmt::Display for Tool {
 }
 
 impl Tool {
-    /// The tool's namespace.
-    pub fn namespace(self) -> &'static str {
-        match self {
-            Tool::SelectApplicationWindow => HOST_UI_EXECUTOR,
-            Tool::RunShell => COMMAND_LINE_EXECUTOR,
-            Tool::ExecuteCommand | Tool::GetSystemInfo => BASH_EXECUTOR,
-            Tool::CaptureWindowScreenshot
-            | Tool::GetAppWindowControlsTargetInfo
-            | Tool::GetDesktopAppInfo
-            | Tool::CaptureDesktopScreenshot
-            | Tool::GetUiTree => UI_COLLECTOR,
-            Tool::ClickInput
-            | Tool::ClickOnCoordinates
-            | Tool::DragOnCoordinates
-            | Tool::SetEditText
-            | Tool::KeyboardInput
-            | Tool::WheelMouseInput
-            | Tool::Texts
-            | Tool::Wait
-            | Tool::Summary => APP_UI_EXECUTOR,
-        }
-    }
-
     /// A command calling this tool with `arguments` (a JSON object).
     pub fn command(self, arguments: Value) -> ufo_core::Command {
         match self.tool_type() {
@@ -135,296 +301,17 @@ impl Tool {
 
     /// The full specification.
     pub fn spec(self) -> ToolSpec {
-        let (description, parameters, destructive, examples): (&str, Value, bool, &[&str]) =
-            match self {
-                Tool::ClickInput => (
-                    "Click a control from the current control list. `id` and `name` must be the id and the name of the same listed control. Use button=\"right\" for a context menu and double=true to open an item.",
-                    object(
-                        &[
-                            ID,
-                            NAME,
-                            BUTTON,
-                            (
-                                "double",
-                                json!({"type": "boolean", "description": "Double-click instead of a single click.", "default": false}),
-                            ),
-                        ],
-                        &["id", "name"],
-                    ),
-                    false,
-                    &[r#"click_input(id="12", name="Save", button="left", double=false)"#],
-                ),
-                Tool::ClickOnCoordinates => (
-                    "Click a point of the application window given as fractions of its size: x and y from 0 (left/top edge) to 1 (right/bottom edge). Use only for targets that are not in the control list.",
-                    object(
-                        &[
-                            (
-                                "x",
-                                frac("Horizontal position, 0 = left edge, 1 = right edge."),
-                            ),
-                            (
-                                "y",
-                                frac("Vertical position, 0 = top edge, 1 = bottom edge."),
-                            ),
-                            BUTTON,
-                            (
-                                "double",
-                                json!({"type": "boolean", "description": "Double-click instead of a single click.", "default": false}),
-                            ),
-                        ],
-                        &["x", "y"],
-                    ),
-                    false,
-                    &[r#"click_on_coordinates(x=0.5, y=0.25, button="left", double=false)"#],
-                ),
-                Tool::DragOnCoordinates => (
-                    "Drag with the mouse from (start_x, start_y) to (end_x, end_y), each a fraction of the application window (0 = left/top edge, 1 = right/bottom edge), optionally holding a key such as \"shift\" or \"ctrl\".",
-                    object(
-                        &[
-                            ("start_x", frac("Start, horizontal fraction of the window.")),
-                            ("start_y", frac("Start, vertical fraction of the window.")),
-                            ("end_x", frac("End, horizontal fraction of the window.")),
-                            ("end_y", frac("End, vertical fraction of the window.")),
-                            BUTTON,
-                            (
-                                "duration",
-                                json!({"type": "number", "description": "Seconds the drag takes (0 to 10).", "default": 1.0, "minimum": 0, "maximum": 10}),
-                            ),
-                            (
-                                "key_hold",
-                                json!({"type": "string", "description": "A key held during the drag: shift, ctrl, alt or win. Omit for none."}),
-                            ),
-                        ],
-                        &["start_x", "start_y", "end_x", "end_y"],
-                    ),
-                    false,
-                    &[
-                        r#"drag_on_coordinates(start_x=0.1, start_y=0.5, end_x=0.6, end_y=0.5, button="left", duration=1.0)"#,
-                    ],
-                ),
-                Tool::SetEditText => (
-                    "Enter text into an edit control. With clear_current_text=true the control's whole text is replaced by `text`; otherwise `text` is appended at the end of what is there. The text is read back afterwards and the call fails if it did not take effect. `text` is literal: no key syntax.",
-                    object(
-                        &[
-                            ID,
-                            NAME,
-                            (
-                                "text",
-                                json!({"type": "string", "description": "The text to enter, literally."}),
-                            ),
-                            (
-                                "clear_current_text",
-                                json!({"type": "boolean", "description": "Replace the current text instead of appending to it.", "default": false}),
-                            ),
-                        ],
-                        &["id", "name", "text"],
-                    ),
-                    true,
-                    &[
-                        r#"set_edit_text(id="3", name="File name", text="report.txt", clear_current_text=true)"#,
-                    ],
-                ),
-                Tool::KeyboardInput => (
-                    "Press keys, focusing the control first (control_focus=true) or sending them to whatever has focus (control_focus=false; id and name may then be omitted). `keys` uses pywinauto syntax: literal text, {ENTER}, {TAB 3} (repeat), {F5}, {ESC}, {BACKSPACE}, {DELETE}, {HOME}, {END}, {LEFT}, {PGDN}; ^x = Ctrl+x, %x = Alt+x, +x = Shift+x, #x = Win+x; +(abc) holds Shift for a group; ~ = Enter; {{}, {}}, {+}, {^}, {%}, {~} type those characters; {SHIFT down}...{SHIFT up} holds a key.",
-                    object(
-                        &[
-                            ID,
-                            NAME,
-                            (
-                                "keys",
-                                json!({"type": "string", "description": "Key sequence in pywinauto syntax, e.g. \"^a{DELETE}hello{ENTER}\"."}),
-                            ),
-                            (
-                                "control_focus",
-                                json!({"type": "boolean", "description": "Focus the control before pressing the keys.", "default": true}),
-                            ),
-                        ],
-                        &["keys"],
-                    ),
-                    true,
-                    &[
-                        r#"keyboard_input(id="5", name="Search", keys="hello{ENTER}", control_focus=true)"#,
-                        r#"keyboard_input(keys="^s", control_focus=false)"#,
-                    ],
-                ),
-                Tool::WheelMouseInput => (
-                    "Scroll the mouse wheel over a control. wheel_dist is the number of wheel notches: positive scrolls up, negative scrolls down.",
-                    object(
-                        &[
-                            ID,
-                            NAME,
-                            (
-                                "wheel_dist",
-                                json!({"type": "integer", "description": "Notches to scroll; positive = up, negative = down.", "default": 0}),
-                            ),
-                        ],
-                        &["id", "name", "wheel_dist"],
-                    ),
-                    false,
-                    &[r#"wheel_mouse_input(id="2", name="Document", wheel_dist=-5)"#],
-                ),
-                Tool::Texts => (
-                    "Read the full text of a control (useful for long documents whose text is cut in the control list).",
-                    object(&[ID, NAME], &["id", "name"]),
-                    false,
-                    &[r#"texts(id="2", name="Document")"#],
-                ),
-                Tool::Wait => (
-                    "Wait a number of seconds (at most 300), e.g. while an application loads.",
-                    object(
-                        &[(
-                            "seconds",
-                            json!({"type": "number", "description": "Seconds to wait, 0 to 300.", "minimum": 0, "maximum": 300}),
-                        )],
-                        &["seconds"],
-                    ),
-                    false,
-                    &["wait(seconds=2)"],
-                ),
-                Tool::Summary => (
-                    "Give a text answer or summary of what you observed; does not touch the application.",
-                    object(
-                        &[(
-                            "text",
-                            json!({"type": "string", "description": "The answer or summary."}),
-                        )],
-                        &["text"],
-                    ),
-                    false,
-                    &[r#"summary(text="The total is 42.")"#],
-                ),
-                Tool::SelectApplicationWindow => (
-                    "Select the application window to work on, by the id and name shown in the window list. The window is raised and focused.",
-                    object(
-                        &[
-                            (
-                                "id",
-                                json!({"type": "string", "description": "The window's id in the window list, e.g. \"2\"."}),
-                            ),
-                            (
-                                "name",
-                                json!({"type": "string", "description": "The window's title as listed (or its application name)."}),
-                            ),
-                        ],
-                        &["id", "name"],
-                    ),
-                    false,
-                    &[r#"select_application_window(id="2", name="Calculator")"#],
-                ),
-                Tool::RunShell => (
-                    "Start an application that is not open yet, by its program name and plain arguments (no shell: no pipes, redirections, quotes or variables). It returns once the application is running; its window then appears in the window list, to be assigned with select_application_window.",
-                    object(
-                        &[(
-                            "bash_command",
-                            json!({"type": "string", "description": "The program and its arguments, e.g. \"mousepad\" or \"gedit /tmp/notes.txt\"."}),
-                        )],
-                        &["bash_command"],
-                    ),
-                    true,
-                    &[r#"run_shell(bash_command="mousepad")"#],
-                ),
-                Tool::ExecuteCommand => (
-                    "Run one read-only command-line program with its arguments and return its exit code, standard output and standard error. There is no shell: no pipes, redirections, command lists, substitutions or variables; quote an argument that holds spaces. Only the allowed programs run, with options that do not write, delete or execute.",
-                    object(
-                        &[
-                            (
-                                "command",
-                                json!({"type": "string", "description": "The program and its arguments, e.g. \"ls -l /tmp\" or \"grep -n 'total' report.txt\"."}),
-                            ),
-                            (
-                                "timeout",
-                                json!({"type": "number", "description": "Seconds before the command is stopped (1 to 120).", "default": 30, "minimum": 1, "maximum": 120}),
-                            ),
-                            (
-                                "cwd",
-                                json!({"type": "string", "description": "The directory to run in. Omit for the default."}),
-                            ),
-                        ],
-                        &["command"],
-                    ),
-                    false,
-                    &[
-                        r#"execute_command(command="ls -l /tmp")"#,
-                        r#"execute_command(command="wc -l notes.txt", cwd="/home/user")"#,
-                    ],
-                ),
-                Tool::GetSystemInfo => (
-                    "The operating system, kernel, architecture, host name, user and default working directory.",
-                    object(&[], &[]),
-                    false,
-                    &["get_system_info()"],
-                ),
-                Tool::CaptureWindowScreenshot => (
-                    "Screenshot of the selected application window, as a PNG data URL with the frame (screen origin and scale) of its pixels.",
-                    object(&[], &[]),
-                    false,
-                    &[],
-                ),
-                Tool::GetAppWindowControlsTargetInfo => (
-                    "The interactive controls of the selected application window, filtered and numbered 1..N in reading order; these ids are what the other tools accept.",
-                    object(&[], &[]),
-                    false,
-                    &[],
-                ),
-                Tool::GetDesktopAppInfo => (
-                    "The open application windows, numbered 1..N; select_application_window accepts these ids.",
-                    object(&[], &[]),
-                    false,
-                    &[],
-                ),
-                Tool::CaptureDesktopScreenshot => (
-                    "A screenshot of the whole desktop, as a PNG data URL with the frame that maps it to screen coordinates.",
-                    object(&[], &[]),
-                    false,
-                    &[],
-                ),
-                Tool::GetUiTree => (
-                    "The full accessibility tree of the selected window (every node, not only the listed controls), as JSON.",
-                    object(&[], &[]),
-                    false,
-                    &[],
-                ),
-            };
         ToolSpec {
             name: self.name().to_owned(),
             namespace: self.namespace().to_owned(),
-            description: description.to_owned(),
-            parameters,
+            description: self.description().to_owned(),
+            parameters: self.parameters(),
             tool_type: self.tool_type(),
-            destructive,
-            examples: examples.iter().map(|s| (*s).to_owned()).collect(),
+            destructive: self.destructive(),
+            targets_control: self.targets_control(),
+            examples: self.examples().iter().map(|s| (*s).to_owned()).collect(),
         }
     }
-}
-
-const ID: (&str, Value) = ("id", Value::Null);
-const NAME: (&str, Value) = ("name", Value::Null);
-const BUTTON: (&str, Value) = ("button", Value::Null);
-
-/// Fills in the shared properties (`id`, `name`, `button`) marked by a null
-/// schema, and builds the object schema.
-fn object(props: &[(&str, Value)], required: &[&str]) -> Value {
-    let mut properties = serde_json::Map::new();
-    for (k, v) in props {
-        let v = match (*k, v) {
-            ("id", Value::Null) => {
-                json!({"type": "string", "description": "The control's id in the current control list, e.g. \"4\"."})
-            }
-            ("name", Value::Null) => {
-                json!({"type": "string", "description": "The control's name exactly as listed with that id."})
-            }
-            ("button", Value::Null) => {
-                json!({"type": "string", "enum": ["left", "right", "middle"], "description": "Mouse button.", "default": "left"})
-            }
-            (_, v) => v.clone(),
-        };
-        properties.insert((*k).to_owned(), v);
-    }
-    json!({"type": "object", "properties": properties, "required": required})
-}
-
-fn frac(description: &str) -> Value {
-    json!({"type": "number", "minimum": 0, "maximum": 1, "description": description})
 }
 
 /// The specifications of every tool, in catalog order.
