@@ -29,21 +29,7 @@ pub fn resolve_api(api: &str) -> Result<(ApiType, Strategy), LlmError> {
 
 /// The model used by `ufo llm format` when `--model` is not given.
 pub fn default_model(api: ApiType, strategy: Strategy) -> &'static str {
-    match (api, strategy) {
-        (ApiType::Qwen, Strategy::DashScopeChat) => "qwen-max",
-        (ApiType::Qwen, Strategy::DashScopeMultimodal) => "qwen-vl-plus",
-        (ApiType::Qwen, _) => "qwen-vl-max",
-        (ApiType::Ollama, Strategy::OllamaChat | Strategy::OllamaGenerate) => "llama2",
-        (ApiType::Ollama, _) => "llama3.2-vision",
-        (ApiType::Gemini, Strategy::GeminiChat) => "gemini-pro",
-        (ApiType::Gemini, _) => "gemini-2.0-flash",
-        (ApiType::Zhipu, Strategy::ZhipuAiChat) => "glm-4",
-        (ApiType::Zhipu, _) => "glm-4v",
-        (ApiType::DeepSeek, _) => "deepseek-chat",
-        (ApiType::Claude, _) => "claude-3-5-sonnet-latest",
-        (ApiType::Custom, _) => "local-model",
-        _ => "gpt-4o",
-    }
+    strategy.default_model().unwrap_or(api.info().default_model)
 }
 
 /// `ufo llm format --api TYPE [--model M] < messages.json`: the exact HTTP request
@@ -70,14 +56,11 @@ pub fn format_request(
         .unwrap_or_else(|| default_model(api_type, strategy).to_owned());
     let mut cfg = LlmConfig::new(api_type, model.clone());
     cfg.api_key = Secret::new("<API_KEY>");
-    match api_type {
-        ApiType::Aoai | ApiType::AzureAd => {
-            cfg.api_base = Some("https://YOUR-RESOURCE.openai.azure.com".into());
-            cfg.api_version = Some("2024-10-21".into());
-            cfg.api_deployment_id = Some(model);
-        }
-        ApiType::Custom => cfg.api_base = Some("http://localhost:8000/v1".into()),
-        _ => {}
+    let info = api_type.info();
+    cfg.api_base = info.example_base.map(str::to_owned);
+    if info.azure {
+        cfg.api_version = Some("2024-10-21".into());
+        cfg.api_deployment_id = Some(model);
     }
     format_request_with(&cfg, strategy, messages_json)
 }

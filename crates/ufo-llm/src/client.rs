@@ -129,8 +129,8 @@ impl HttpModel {
     }
 
     async fn auth(&self) -> Result<Secret, LlmError> {
-        match self.api {
-            ApiType::AzureAd => self.token.token(&self.cfg).await,
+        match self.api.info().auth {
+            crate::api::Auth::AzureAdToken => self.token.token(&self.cfg).await,
             _ => Ok(self.cfg.api_key.clone()),
         }
     }
@@ -296,7 +296,7 @@ impl ChatModel for HttpModel {
             .prices
             .as_ref()
             .and_then(|p| p.cost(self.api, &self.model, &parsed.usage))
-            .or_else(|| (self.api == ApiType::Ollama).then_some(0.0));
+            .or_else(|| self.api.info().local.then_some(0.0));
         let estimated_image_tokens = (parsed.usage.prompt_tokens == 0)
             .then(|| estimate_request_image_tokens(&self.model, &request))
             .filter(|&n| n > 0);

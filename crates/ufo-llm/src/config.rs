@@ -28,85 +28,14 @@ use crate::error::LlmError;
 use crate::redact::Secret;
 use crate::retry::RetryPolicy;
 
-/// UFO's `API_TYPE` values (lower-cased before lookup, as UFO does), plus `zhipu`
-/// and `replay`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ApiType {
-    /// OpenAI Chat Completions.
-    OpenAi,
-    /// Azure OpenAI with an `api-key` header.
-    Aoai,
-    /// Azure OpenAI with an Entra ID (Azure AD) bearer token.
-    AzureAd,
-    /// Qwen on DashScope: OpenAI-compatible mode by default, native when `API_BASE`
-    /// contains `/api/v1`.
-    Qwen,
-    /// DeepSeek (OpenAI-shaped, text only).
-    DeepSeek,
-    /// Ollama's native `/api/chat`.
-    Ollama,
-    /// Google Gemini `generateContent`.
-    Gemini,
-    /// Anthropic Messages.
-    Claude,
-    /// Zhipu GLM (BigModel).
-    Zhipu,
-    /// Any OpenAI-compatible server (vLLM, llama.cpp, LM Studio); `API_BASE` required.
-    Custom,
-    /// Answers from a recorded cassette (`CASSETTE` or `API_BASE` is its path).
-    Replay,
-}
-
-impl ApiType {
-    /// Every accepted value, as written in agents.yaml.
-    pub const NAMES: &'static [&'static str] = crate::names::API_TYPES;
-
-    /// The lower-case name used in config, logs and price keys.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::OpenAi => "openai",
-            Self::Aoai => "aoai",
-            Self::AzureAd => "azure_ad",
-            Self::Qwen => "qwen",
-            Self::DeepSeek => "deepseek",
-            Self::Ollama => "ollama",
-            Self::Gemini => "gemini",
-            Self::Claude => "claude",
-            Self::Zhipu => "zhipu",
-            Self::Custom => "custom",
-            Self::Replay => "replay",
-        }
-    }
-}
-
-impl fmt::Display for ApiType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use crate::api::ApiType;
 
 impl FromStr for ApiType {
     type Err = LlmError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "openai" => Self::OpenAi,
-            "aoai" => Self::Aoai,
-            "azure_ad" => Self::AzureAd,
-            "qwen" | "dashscope" => Self::Qwen,
-            "deepseek" => Self::DeepSeek,
-            "ollama" => Self::Ollama,
-            "gemini" => Self::Gemini,
-            "claude" | "anthropic" => Self::Claude,
-            "zhipu" | "zhipuai" | "glm" => Self::Zhipu,
-            // UFO's docs say `custom_model`; the code says `custom`.
-            "custom" | "custom_model" => Self::Custom,
-            "replay" => Self::Replay,
-            _ => {
-                return Err(LlmError::UnknownApiType {
-                    value: s.to_owned(),
-                });
-            }
+        ApiType::from_name(s).ok_or_else(|| LlmError::UnknownApiType {
+            value: s.to_owned(),
         })
     }
 }

@@ -49,17 +49,10 @@ enum TableFile {
 /// `qwen/…`, `deepseek/…`, `gemini/…`, `claude/…`, `zhipu/…`; other types use the
 /// bare model.
 pub fn price_key(api: ApiType, model: &str) -> String {
-    let prefix = match api {
-        ApiType::OpenAi => "openai",
-        ApiType::Aoai | ApiType::AzureAd => "azure",
-        ApiType::Qwen => "qwen",
-        ApiType::DeepSeek => "deepseek",
-        ApiType::Gemini => "gemini",
-        ApiType::Claude => "claude",
-        ApiType::Zhipu => "zhipu",
-        ApiType::Ollama | ApiType::Custom | ApiType::Replay => return model.to_owned(),
-    };
-    format!("{prefix}/{model}")
+    match api.info().price_prefix {
+        Some(prefix) => format!("{prefix}/{model}"),
+        None => model.to_owned(),
+    }
 }
 
 /// `gpt-4o-2024-08-06` → `gpt-4o-20240806`; other names unchanged.

@@ -278,7 +278,7 @@ impl Diagnostic for LlmError {
             }
             Self::UnknownApiType { .. } => format!(
                 "set API_TYPE to one of: {}; or, for `ufo llm format`, one of: {}",
-                crate::names::API_TYPES.join(", "),
+                crate::api::ApiType::NAMES.join(", "),
                 crate::names::AGENTSCOPE_MODEL_TYPES.join(", ")
             ),
             Self::InvalidMessages { .. } => {

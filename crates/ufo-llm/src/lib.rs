@@ -46,6 +46,7 @@
 //! ## What this crate must not know
 //! Agents and UI: it formats and sends whatever messages it is given.
 
+pub mod api;
 pub mod auth;
 pub mod build;
 pub mod cli;

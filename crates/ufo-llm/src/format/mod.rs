@@ -66,6 +66,33 @@ impl Strategy {
     /// The AgentScope model types accepted by `ufo llm format --api`.
     pub const AGENTSCOPE_NAMES: &'static [&'static str] = crate::names::AGENTSCOPE_MODEL_TYPES;
 
+    /// The provider an AgentScope strategy formats for (`None` for
+    /// [`Strategy::Native`]; `openai_chat` also suits every OpenAI-shaped
+    /// provider).
+    pub fn home(self) -> Option<ApiType> {
+        Some(match self {
+            Self::Native => return None,
+            Self::OpenAiChat => ApiType::OpenAi,
+            Self::DashScopeChat | Self::DashScopeMultimodal => ApiType::Qwen,
+            Self::OllamaChat | Self::OllamaGenerate => ApiType::Ollama,
+            Self::GeminiChat => ApiType::Gemini,
+            Self::ZhipuAiChat => ApiType::Zhipu,
+        })
+    }
+
+    /// The model AgentScope's examples use with this strategy (what
+    /// `ufo llm format` assumes when none is given).
+    pub fn default_model(self) -> Option<&'static str> {
+        match self {
+            Self::DashScopeChat => Some("qwen-max"),
+            Self::DashScopeMultimodal => Some("qwen-vl-plus"),
+            Self::OllamaChat | Self::OllamaGenerate => Some("llama2"),
+            Self::GeminiChat => Some("gemini-pro"),
+            Self::ZhipuAiChat => Some("glm-4"),
+            Self::Native | Self::OpenAiChat => None,
+        }
+    }
+
     /// The provider and strategy of an AgentScope model type name.
     pub fn from_agentscope(name: &str) -> Option<(ApiType, Self)> {
         Some(match name.trim().to_ascii_lowercase().as_str() {

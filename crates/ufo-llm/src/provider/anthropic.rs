@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::{
     Call, Family, Parsed, WireRequest, empty, join, malformed, merge, new_wire, sampling,
-    usage_from, with_version,
+    usage_from,
 };
 use crate::error::LlmError;
 use crate::format::anthropic as fmt;
@@ -27,7 +27,7 @@ pub(super) fn build(c: &Call<'_>) -> WireRequest {
         &mut body,
         sampling(&opts, ["temperature", "top_p", "max_tokens"]),
     );
-    let base = with_version(c.cfg.base().unwrap_or("https://api.anthropic.com/v1"), "v1");
+    let base = c.base();
     new_wire(
         join(&base, "/messages"),
         body,

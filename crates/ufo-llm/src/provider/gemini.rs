@@ -48,7 +48,8 @@ pub(super) fn build(c: &Call<'_>) -> WireRequest {
     let base = c
         .cfg
         .base()
-        .unwrap_or("https://generativelanguage.googleapis.com/v1beta");
+        .or(c.api.info().default_base)
+        .unwrap_or_default();
     let base = with_version(base, "v1beta");
     let base = base.split("/models/").next().unwrap_or(&base).to_owned();
     let url = join(&base, &format!("/models/{}:generateContent", c.model));

@@ -31,7 +31,8 @@ use serde_json::{Map, Value, json};
 
 pub(crate) use errors::parse_error;
 
-use crate::config::{ApiType, LlmConfig};
+use crate::api::{ApiType, Auth, Wire};
+use crate::config::LlmConfig;
 use crate::error::{ApiError, LlmError};
 use crate::format::Strategy;
 use crate::media::is_http;
@@ -152,24 +153,13 @@ pub(crate) struct Parsed {
     pub(crate) finish_reason: Option<String>,
 }
 
-/// Checks that a strategy can be used with a provider.
+/// Checks that a strategy can be used with a provider: `native` always,
+/// `openai_chat` with the OpenAI-shaped ones, the others with their own.
 pub fn check_strategy(api: ApiType, strategy: Strategy) -> Result<(), LlmError> {
     let ok = match strategy {
         Strategy::Native => true,
-        Strategy::OpenAiChat => matches!(
-            api,
-            ApiType::OpenAi
-                | ApiType::Aoai
-                | ApiType::AzureAd
-                | ApiType::Custom
-                | ApiType::DeepSeek
-                | ApiType::Qwen
-                | ApiType::Zhipu
-        ),
-        Strategy::DashScopeChat | Strategy::DashScopeMultimodal => api == ApiType::Qwen,
-        Strategy::OllamaChat | Strategy::OllamaGenerate => api == ApiType::Ollama,
-        Strategy::GeminiChat => api == ApiType::Gemini,
-        Strategy::ZhipuAiChat => api == ApiType::Zhipu,
+        Strategy::OpenAiChat => api.info().openai_shaped,
+        other => other.home() == Some(api),
     };
     if ok {
         Ok(())
@@ -218,11 +208,25 @@ pub(crate) fn bare_host(base: &str) -> bool {
 /// What every provider's `build` gets: the configuration, the strategy, the
 /// model name, the request and its effective options.
 pub(super) struct Call<'a> {
+    pub(super) api: ApiType,
     pub(super) cfg: &'a LlmConfig,
     pub(super) strategy: Strategy,
     pub(super) model: &'a str,
     pub(super) request: &'a ChatRequest,
     pub(super) opts: &'a ChatOptions,
+}
+
+impl Call<'_> {
+    /// `API_BASE`, else the provider's default, with `/v1` added to a bare host.
+    pub(super) fn base(&self) -> String {
+        with_version(
+            self.cfg
+                .base()
+                .or(self.api.info().default_base)
+                .unwrap_or_default(),
+            "v1",
+        )
+    }
 }
 
 /// The sampling options that are set, under the provider's names for
@@ -279,14 +283,15 @@ pub fn build(
     let model = cfg.model()?;
     let opts = effective_options(cfg, request);
     let call = Call {
+        api,
         cfg,
         strategy,
         model: &model,
         request,
         opts: &opts,
     };
-    let mut wire = match api {
-        ApiType::Qwen
+    let mut wire = match api.info().wire {
+        Wire::Qwen
             if matches!(
                 strategy,
                 Strategy::DashScopeChat | Strategy::DashScopeMultimodal
@@ -294,16 +299,16 @@ pub fn build(
         {
             dashscope::build(&call)
         }
-        ApiType::Ollama => ollama::build(&call),
-        ApiType::Gemini => gemini::build(&call),
-        ApiType::Claude => anthropic::build(&call),
-        ApiType::Replay => {
+        Wire::Ollama => ollama::build(&call),
+        Wire::Gemini => gemini::build(&call),
+        Wire::Anthropic => anthropic::build(&call),
+        Wire::Replay => {
             return Err(LlmError::config(
                 "API_TYPE",
                 "replay answers from a cassette and sends no HTTP request",
             ));
         }
-        _ => openai::build(&call, api)?,
+        Wire::OpenAi | Wire::Zhipu | Wire::Qwen => openai::build(&call)?,
     };
     wire.provider = api;
     wire.header("content-type", "application/json");
@@ -333,23 +338,19 @@ fn add_auth(
             Ok(())
         }
     };
-    match api {
-        ApiType::Ollama | ApiType::Replay => {}
-        ApiType::Custom => {
+    match api.info().auth {
+        Auth::None => {}
+        Auth::OptionalBearer => {
             if !auth.is_empty() {
                 wire.secret_header("authorization", format!("Bearer {}", auth.expose()));
             }
         }
-        ApiType::Aoai => {
-            need("aoai")?;
-            wire.secret_header("api-key", auth.expose());
+        Auth::Header(name) => {
+            need(api.name())?;
+            wire.secret_header(name, auth.expose());
         }
-        ApiType::Gemini => {
-            need("gemini")?;
-            wire.secret_header("x-goog-api-key", auth.expose());
-        }
-        ApiType::Claude => {
-            need("claude")?;
+        Auth::Anthropic => {
+            need(api.name())?;
             wire.secret_header("x-api-key", auth.expose());
             let version = cfg
                 .api_version
@@ -358,7 +359,7 @@ fn add_auth(
                 .unwrap_or("2023-06-01");
             wire.header("anthropic-version", version);
         }
-        ApiType::AzureAd => {
+        Auth::AzureAdToken => {
             if auth.is_empty() {
                 return Err(LlmError::Token {
                     message: "no token".into(),
@@ -366,7 +367,7 @@ fn add_auth(
             }
             wire.secret_header("authorization", format!("Bearer {}", auth.expose()));
         }
-        ApiType::OpenAi | ApiType::Qwen | ApiType::DeepSeek | ApiType::Zhipu => {
+        Auth::Bearer => {
             need(api.name())?;
             wire.secret_header("authorization", format!("Bearer {}", auth.expose()));
         }

@@ -11,7 +11,8 @@ pub(super) fn build(c: &Call<'_>) -> WireRequest {
     let mut base = c
         .cfg
         .base()
-        .unwrap_or("http://localhost:11434")
+        .or(c.api.info().default_base)
+        .unwrap_or_default()
         .trim_end_matches('/');
     for suffix in ["/api/chat", "/api/generate", "/api", "/v1"] {
         base = base.strip_suffix(suffix).unwrap_or(base);

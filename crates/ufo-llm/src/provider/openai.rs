@@ -7,62 +7,44 @@ use super::{
     Call, Family, Parsed, WireRequest, content_text, empty, join, malformed, merge, new_wire,
     sampling, usage_from, with_version,
 };
-use crate::config::{ApiType, LlmConfig};
+use crate::api::{ApiType, Wire};
+use crate::config::LlmConfig;
 use crate::error::LlmError;
 use crate::format::{Strategy, openai as fmt_openai, zhipu as fmt_zhipu};
 use crate::message::JsonMode;
 
 fn endpoint(cfg: &LlmConfig, api: ApiType, model: &str) -> Result<String, LlmError> {
     const CC: &str = "/chat/completions";
-    let base = cfg.base();
-    Ok(match api {
-        ApiType::Aoai | ApiType::AzureAd => {
-            let base = base.ok_or_else(|| {
-                LlmError::config(
-                    "API_BASE",
-                    "Azure needs https://<resource>.openai.azure.com",
-                )
-            })?;
-            let version = cfg
-                .api_version
-                .as_deref()
-                .filter(|v| !v.trim().is_empty())
-                .ok_or_else(|| {
-                    LlmError::config("API_VERSION", "Azure needs an api-version, e.g. 2024-10-21")
-                })?;
-            if base.contains("/deployments/") {
-                if base.contains("api-version=") {
-                    base.to_owned()
-                } else {
-                    let sep = if base.contains('?') { '&' } else { '?' };
-                    format!("{}{sep}api-version={version}", join(base, CC))
-                }
-            } else {
-                format!(
-                    "{}/openai/deployments/{model}/chat/completions?api-version={version}",
-                    base.trim_end_matches('/')
-                )
-            }
+    let info = api.info();
+    let base = cfg
+        .base()
+        .or(info.default_base)
+        .ok_or_else(|| LlmError::config("API_BASE", format!("{api} needs {}", info.base_hint)))?;
+    if !info.azure {
+        return Ok(match info.bare_host_v1 {
+            true => versioned(base, CC),
+            false => join(base, CC),
+        });
+    }
+    let version = cfg
+        .api_version
+        .as_deref()
+        .filter(|v| !v.trim().is_empty())
+        .ok_or_else(|| {
+            LlmError::config("API_VERSION", "Azure needs an api-version, e.g. 2024-10-21")
+        })?;
+    Ok(if base.contains("/deployments/") {
+        if base.contains("api-version=") {
+            base.to_owned()
+        } else {
+            let sep = if base.contains('?') { '&' } else { '?' };
+            format!("{}{sep}api-version={version}", join(base, CC))
         }
-        ApiType::Custom => {
-            let base = base.ok_or_else(|| {
-                LlmError::config("API_BASE", "custom needs the server's OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
-            })?;
-            versioned(base, CC)
-        }
-        ApiType::OpenAi => versioned(base.unwrap_or("https://api.openai.com/v1"), CC),
-        ApiType::DeepSeek => versioned(base.unwrap_or("https://api.deepseek.com/v1"), CC),
-        ApiType::Qwen => join(
-            base.unwrap_or("https://dashscope.aliyuncs.com/compatible-mode/v1"),
-            CC,
-        ),
-        ApiType::Zhipu => join(base.unwrap_or("https://open.bigmodel.cn/api/paas/v4"), CC),
-        ApiType::Ollama | ApiType::Gemini | ApiType::Claude | ApiType::Replay => {
-            return Err(LlmError::config(
-                "API_TYPE",
-                format!("{api} is not OpenAI-shaped"),
-            ));
-        }
+    } else {
+        format!(
+            "{}/openai/deployments/{model}/chat/completions?api-version={version}",
+            base.trim_end_matches('/')
+        )
     })
 }
 
@@ -71,21 +53,19 @@ fn versioned(base: &str, suffix: &str) -> String {
     join(&with_version(base, "v1"), suffix)
 }
 
-pub(super) fn build(c: &Call<'_>, api: ApiType) -> Result<WireRequest, LlmError> {
-    let formatted = match (c.strategy, api) {
+pub(super) fn build(c: &Call<'_>) -> Result<WireRequest, LlmError> {
+    let (api, info) = (c.api, c.api.info());
+    let formatted = match (c.strategy, info.wire) {
         (Strategy::ZhipuAiChat, _) => fmt_zhipu::zhipuai_chat(&c.request.messages),
         (Strategy::OpenAiChat, _) => {
             fmt_openai::openai_chat(&c.request.messages, fmt_openai::is_vision_model(c.model))
         }
-        (_, ApiType::DeepSeek) => fmt_openai::openai_chat(&c.request.messages, false),
-        (_, ApiType::Zhipu) => fmt_zhipu::native(&c.request.messages, c.model),
-        _ => fmt_openai::openai_chat(&c.request.messages, true),
+        (_, Wire::Zhipu) => fmt_zhipu::native(&c.request.messages, c.model),
+        _ => fmt_openai::openai_chat(&c.request.messages, info.vision),
     };
     let mut warnings = formatted.warnings;
     let mut body = json!({"model": c.model, "messages": formatted.value});
-    let max_tokens = if c.cfg.reasoning_model
-        && matches!(api, ApiType::OpenAi | ApiType::Aoai | ApiType::AzureAd)
-    {
+    let max_tokens = if c.cfg.reasoning_model && info.completion_tokens_key {
         "max_completion_tokens"
     } else {
         "max_tokens"
@@ -97,8 +77,10 @@ pub(super) fn build(c: &Call<'_>, api: ApiType) -> Result<WireRequest, LlmError>
     match &c.opts.json {
         JsonMode::Off => {}
         JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
-        JsonMode::Schema { .. } if api == ApiType::DeepSeek => {
-            warnings.push("deepseek has no json_schema mode: json_object sent instead".into());
+        JsonMode::Schema { .. } if !info.json_schema => {
+            warnings.push(format!(
+                "{api} has no json_schema mode: json_object sent instead"
+            ));
             body["response_format"] = json!({"type": "json_object"});
         }
         JsonMode::Schema { name, schema } => {
