@@ -6,6 +6,7 @@ use crate::llm::{AskLog, ask};
 use crate::prompter::{render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::EvaluationResponse;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, catalog_for};
@@ -18,6 +19,37 @@ pub struct Evaluation {
     pub response: EvaluationResponse,
     /// Usage and cost.
     pub usage: UsageTotals,
+}
+
+/// What was evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvaluationLevel {
+    /// The whole session.
+    Session,
+    /// One round of a normal session.
+    Round,
+}
+
+/// An `evaluation.log` line (UFO's `evaluation_result`): the verdict, what it
+/// judged and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvaluationResult {
+    /// The verdict.
+    #[serde(flatten)]
+    pub response: EvaluationResponse,
+    /// Session or round.
+    pub level: EvaluationLevel,
+    /// The round, for a round's evaluation (0-based).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+    /// The request judged.
+    pub request: String,
+    /// Always `evaluation_result`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What the evaluation cost.
+    pub cost: f64,
 }
 
 /// Asks the evaluation model about `request` given the `trajectory` (one
@@ -60,18 +92,9 @@ pub async fn evaluate(
         retries,
         &retry,
         &mut log,
-        |r, _| {
-            for v in std::iter::once(&r.complete).chain(r.sub_scores.iter().map(|s| &s.evaluation))
-            {
-                if !matches!(
-                    v.trim().to_ascii_lowercase().as_str(),
-                    "yes" | "no" | "unsure"
-                ) {
-                    return Err(format!("verdicts must be yes, no or unsure, got {v:?}"));
-                }
-            }
-            Ok(r)
-        },
+        // The verdicts are typed: an unknown one is re-asked like any
+        // malformed reply.
+        |r, _| Ok(r),
     )
     .await?;
     Ok(Evaluation {

@@ -161,8 +161,59 @@ impl HostResponse {
 pub struct SubScore {
     /// The sub-goal.
     pub name: String,
+    /// Whether it was reached.
+    pub evaluation: Verdict,
+}
+
+/// An evaluation verdict, written `yes`, `no` or `unsure` (read in any case;
+/// `true`/`false` too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Done.
+    Yes,
+    /// Not done.
+    No,
+    /// Cannot tell.
+    Unsure,
+}
+
+impl Verdict {
     /// `yes`, `no` or `unsure`.
-    pub evaluation: String,
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Yes => "yes",
+            Verdict::No => "no",
+            Verdict::Unsure => "unsure",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = Value::deserialize(d)?;
+        let text = match &v {
+            Value::String(s) => s.trim().to_ascii_lowercase(),
+            Value::Bool(true) => "yes".into(),
+            Value::Bool(false) => "no".into(),
+            _ => String::new(),
+        };
+        match text.as_str() {
+            "yes" | "true" => Ok(Verdict::Yes),
+            "no" | "false" => Ok(Verdict::No),
+            "unsure" => Ok(Verdict::Unsure),
+            _ => Err(D::Error::custom(format!(
+                "verdicts must be yes, no or unsure, got {v}"
+            ))),
+        }
+    }
 }
 
 /// The EvaluationAgent's reply.
@@ -173,8 +224,8 @@ pub struct EvaluationResponse {
     /// Per sub-goal verdicts.
     #[serde(default)]
     pub sub_scores: Vec<SubScore>,
-    /// `yes`, `no` or `unsure`.
-    pub complete: String,
+    /// Whether the request was completed.
+    pub complete: Verdict,
 }
 
 /// Text of a JSON value without quotes for strings.

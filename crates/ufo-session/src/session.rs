@@ -110,7 +110,7 @@ pub struct SessionReport {
     /// Model usage and cost.
     pub usage: UsageTotals,
     /// The evaluation, when run.
-    pub evaluation: Option<Value>,
+    pub evaluation: Option<ufo_agent::evaluation::EvaluationResult>,
     /// The error that ended it, if any.
     pub error: Option<ErrorReport>,
     /// `output.md`, when written.

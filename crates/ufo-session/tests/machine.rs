@@ -652,7 +652,10 @@ async fn a_session_without_app_steps_is_still_evaluated() {
     )
     .await;
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
-    assert_eq!(o.report.evaluation.unwrap()["complete"], "yes");
+    assert_eq!(
+        o.report.evaluation.unwrap().response.complete,
+        ufo_agent::response::Verdict::Yes
+    );
 }
 
 #[tokio::test]

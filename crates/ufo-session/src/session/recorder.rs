@@ -48,7 +48,7 @@ pub(super) struct Ending<'a> {
     pub(super) result: &'a str,
     pub(super) error: Option<&'a ErrorReport>,
     pub(super) subtasks: &'a [SubtaskRecord],
-    pub(super) evaluation: Option<&'a Value>,
+    pub(super) evaluation: Option<&'a ufo_agent::evaluation::EvaluationResult>,
 }
 
 /// The task's logs and what the session learnt from its steps.
@@ -257,20 +257,10 @@ impl Recorder {
             Some(e) => {
                 md.push_str(&format!(
                     "- **Complete:** {}\n- **Reason:** {}\n",
-                    e.get("complete").and_then(Value::as_str).unwrap_or("-"),
-                    e.get("reason").and_then(Value::as_str).unwrap_or("-")
+                    e.response.complete, e.response.reason
                 ));
-                for s in e
-                    .get("sub_scores")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    md.push_str(&format!(
-                        "  - {}: {}\n",
-                        s.get("name").and_then(Value::as_str).unwrap_or(""),
-                        s.get("evaluation").and_then(Value::as_str).unwrap_or("")
-                    ));
+                for s in &e.response.sub_scores {
+                    md.push_str(&format!("  - {}: {}\n", s.name, s.evaluation));
                 }
                 md.push('\n');
             }

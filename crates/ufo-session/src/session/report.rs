@@ -1,6 +1,7 @@
 //! The end of a session: evaluation, the summary line, `output.md`.
 
 use super::*;
+use ufo_agent::evaluation::{EvaluationLevel, EvaluationResult};
 
 impl Session<'_> {
     pub(super) async fn finish(&mut self, status: SessionStatus) -> SessionReport {
@@ -62,7 +63,7 @@ impl Session<'_> {
     /// Evaluates the session (`None`) or one round. With
     /// `EVA_ALL_SCREENSHOTS` the model sees every step's screenshot; if that
     /// fails, it is asked again with the first and the final one.
-    pub(super) async fn evaluate(&mut self, round: Option<usize>) -> Option<Value> {
+    pub(super) async fn evaluate(&mut self, round: Option<usize>) -> Option<EvaluationResult> {
         let cfg = self
             .s
             .config
@@ -86,22 +87,20 @@ impl Session<'_> {
             outcome = self.ask_evaluation(&model, &request, round, false).await;
         }
         let level = match round {
-            Some(_) => "round",
-            None => "session",
+            Some(_) => EvaluationLevel::Round,
+            None => EvaluationLevel::Session,
         };
         match outcome {
             Ok(ev) => {
                 self.rec.add_usage(&ev.usage);
-                let mut v = serde_json::to_value(&ev.response).unwrap_or_default();
-                if let Value::Object(m) = &mut v {
-                    m.insert("level".into(), json!(level));
-                    if let Some(r) = round {
-                        m.insert("round".into(), json!(r));
-                    }
-                    m.insert("request".into(), json!(request));
-                    m.insert("type".into(), json!("evaluation_result"));
-                    m.insert("cost".into(), json!(ev.usage.cost));
-                }
+                let v = EvaluationResult {
+                    response: ev.response,
+                    level,
+                    round,
+                    request,
+                    kind: "evaluation_result".into(),
+                    cost: ev.usage.cost,
+                };
                 if let Err(e) = self.rec.write_evaluation(&v) {
                     self.s.io.show(&format!("error[{}]: {e}", e.code()));
                 }
@@ -111,7 +110,7 @@ impl Session<'_> {
                 };
                 self.s.io.show(&format!(
                     "{what}: complete = {} — {}",
-                    ev.response.complete, ev.response.reason
+                    v.response.complete, v.response.reason
                 ));
                 Some(v)
             }
