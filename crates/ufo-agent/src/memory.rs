@@ -120,33 +120,43 @@ impl Blackboard {
         if self.is_empty() {
             return (String::new(), Vec::new());
         }
-        let mut s = String::from("[Blackboard:]\n");
-        let mut section = |name: &str, items: Vec<String>| {
+        use crate::prompter::{render, words};
+        let mut s = format!("{}\n", words("blackboard"));
+        let mut section = |key: &str, items: Vec<String>| {
             if !items.is_empty() {
-                s.push_str(&format!("[{name}:]\n"));
+                s.push_str(&render(
+                    words("blackboard_section"),
+                    &[("name", words(key))],
+                ));
+                s.push('\n');
                 for i in items {
                     s.push_str(&i);
                     s.push('\n');
                 }
             }
         };
-        section("Requests", self.requests.clone());
+        section("blackboard_requests", self.requests.clone());
         section(
-            "Questions",
+            "blackboard_questions",
             self.questions
                 .iter()
                 .map(|q| serde_json::to_string(q).unwrap_or_default())
                 .collect(),
         );
         section(
-            "Trajectories",
+            "blackboard_trajectories",
             self.trajectories.iter().map(Value::to_string).collect(),
         );
         section(
-            "Screenshots",
+            "blackboard_screenshots",
             self.screenshots
                 .iter()
-                .map(|i| format!("{} ({})", i.application, i.reason))
+                .map(|i| {
+                    render(
+                        words("blackboard_screenshot"),
+                        &[("application", &i.application), ("reason", &i.reason)],
+                    )
+                })
                 .collect(),
         );
         (
@@ -187,7 +197,11 @@ mod tests {
             answer: "a".into(),
         });
         let (t, imgs) = b.to_prompt();
-        assert!(t.contains("[Requests:]\ndo x") && t.contains("q?"), "{t}");
+        assert!(
+            t.starts_with("[Blackboard:]\n[Requests:]\ndo x\n[Questions:]\n"),
+            "{t}"
+        );
+        assert!(t.contains("q?"), "{t}");
         assert!(imgs.is_empty());
     }
 }

@@ -112,9 +112,30 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// The built-in layout of the shared prompt parts
+/// (`prompts/share/layout.yaml`): tool documentation, examples, blackboard.
+pub const LAYOUT: &str = include_str!("../../../prompts/share/layout.yaml");
+
+/// The layout template, parsed once.
+pub fn layout() -> &'static Template {
+    static PARSED: std::sync::LazyLock<Template> = std::sync::LazyLock::new(|| {
+        Template::parse("built-in:share/layout.yaml", LAYOUT).unwrap_or(Template {
+            source_name: "built-in:share/layout.yaml".into(),
+            value: Value::Object(Default::default()),
+        })
+    });
+    &PARSED
+}
+
+/// The layout's text under `key` (empty when missing).
+pub(crate) fn words(key: &str) -> &'static str {
+    layout().opt(key).unwrap_or_default()
+}
+
 /// One tool documented for a model, in the layout of UFO's
-/// `tool_to_llm_prompt`: name, description, parameters (type, required or
-/// optional, description, default), returns and an example call.
+/// `tool_to_llm_prompt` (`tool`, `tool_parameter`, `tool_example` of the
+/// layout): name, description, parameters (type, required or optional,
+/// description, default), returns and an example call.
 pub fn tool_to_llm_prompt(spec: &ToolSpec, generate_example: bool) -> String {
     let props = spec
         .parameters
@@ -132,32 +153,44 @@ pub fn tool_to_llm_prompt(spec: &ToolSpec, generate_example: bool) -> String {
         .iter()
         .map(|(k, v)| {
             let ty = v.get("type").and_then(Value::as_str).unwrap_or("unknown");
-            let need = if required.contains(&k.as_str()) {
-                "required"
-            } else {
-                "optional"
+            let need = match required.contains(&k.as_str()) {
+                true => words("tool_required"),
+                false => words("tool_optional"),
             };
             let desc = v.get("description").and_then(Value::as_str).unwrap_or("");
             let default = v
                 .get("default")
                 .map(value_text)
-                .unwrap_or_else(|| "N/A".into());
-            format!("- {k} ({ty}, {need}): {desc} Default: {default}")
+                .unwrap_or_else(|| words("tool_no_default").to_owned());
+            render(
+                words("tool_parameter"),
+                &[
+                    ("name", k),
+                    ("type", ty),
+                    ("need", need),
+                    ("description", desc),
+                    ("default", &default),
+                ],
+            )
         })
         .collect();
-    let mut s = format!(
-        "Tool name: {}\nDescription: {}\n\nParameters:\n{}\n\nReturns: {}\n",
-        spec.name,
-        spec.description.trim(),
-        if params.is_empty() {
-            "(none)".to_owned()
-        } else {
-            params.join("\n")
-        },
-        spec.parameters
-            .get("returns")
-            .and_then(Value::as_str)
-            .unwrap_or("the result of the call")
+    let parameters = match params.is_empty() {
+        true => words("tool_no_parameters").to_owned(),
+        false => params.join("\n"),
+    };
+    let returns = spec
+        .parameters
+        .get("returns")
+        .and_then(Value::as_str)
+        .unwrap_or(words("tool_returns"));
+    let mut s = render(
+        words("tool"),
+        &[
+            ("name", &spec.name),
+            ("description", spec.description.trim()),
+            ("parameters", &parameters),
+            ("returns", returns),
+        ],
     );
     if generate_example {
         let example = spec.examples.first().cloned().unwrap_or_else(|| {
@@ -174,18 +207,19 @@ pub fn tool_to_llm_prompt(spec: &ToolSpec, generate_example: bool) -> String {
                 .collect();
             format!("{}({})", spec.name, args.join(", "))
         });
-        s.push_str(&format!("\nExample usage:\n{example}\n"));
+        s.push_str(&render(words("tool_example"), &[("example", &example)]));
     }
     s
 }
 
-/// Every tool documented, joined with `---` as UFO's `tools_to_llm_prompt`.
+/// Every tool documented, joined with the layout's `tool_separator` (UFO's
+/// `tools_to_llm_prompt`).
 pub fn tools_to_llm_prompt(specs: &[ToolSpec], generate_example: bool) -> String {
     specs
         .iter()
         .map(|s| tool_to_llm_prompt(s, generate_example))
         .collect::<Vec<_>>()
-        .join("\n\n---\n\n")
+        .join(words("tool_separator"))
 }
 
 /// UFO's `retrieved_documents_prompt_helper`: an optional `<header:>` line and
@@ -211,8 +245,8 @@ pub fn retrieved_documents_prompt_helper(
 }
 
 /// The `example1..N` entries of an example template rendered as
-/// `[User Request] [Sub-Task] [Tips] [Response]` blocks under a header. The
-/// header and separator can be set in the file (`header`, `separator`).
+/// the layout's `example` blocks under a header. The header and separator can
+/// be set in the file (`header`, `separator`).
 pub fn examples_prompt(examples: &Template) -> String {
     let Some(map) = examples.value.as_object() else {
         return String::new();
@@ -234,12 +268,17 @@ pub fn examples_prompt(examples: &Template) -> String {
     let docs: Vec<String> = keys
         .iter()
         .map(|(_, v)| {
-            format!(
-                "[User Request]:\n    {}\n[Sub-Task]:\n    {}\n[Tips]:\n    {}\n[Response]:\n    {}",
-                field(v, "Request"),
-                field(v, "Sub-task"),
-                field(v, "Tips"),
-                v.get("Response").map(Value::to_string).unwrap_or_default()
+            render(
+                words("example"),
+                &[
+                    ("request", &field(v, "Request")),
+                    ("subtask", &field(v, "Sub-task")),
+                    ("tips", &field(v, "Tips")),
+                    (
+                        "response",
+                        &v.get("Response").map(Value::to_string).unwrap_or_default(),
+                    ),
+                ],
             )
         })
         .collect();
@@ -247,8 +286,10 @@ pub fn examples_prompt(examples: &Template) -> String {
         return String::new();
     }
     retrieved_documents_prompt_helper(
-        examples.opt("header").unwrap_or("Response Examples"),
-        examples.opt("separator").unwrap_or("Example"),
+        examples.opt("header").unwrap_or(words("examples_header")),
+        examples
+            .opt("separator")
+            .unwrap_or(words("examples_separator")),
         &docs,
     )
 }
@@ -279,6 +320,12 @@ mod tests {
         assert!(s.contains("Example usage:\nclick_input("), "{s}");
         let all = tools_to_llm_prompt(&ufo_desktop::tools::catalog()[..2], false);
         assert!(all.contains("\n\n---\n\n"));
+        // The whole layout, from prompts/share/layout.yaml.
+        assert_eq!(
+            tool_to_llm_prompt(&ufo_desktop::tools::Tool::Wait.spec(), true),
+            "Tool name: wait\nDescription: Wait a number of seconds (at most 300), e.g. while an application loads.\n\nParameters:\n- seconds (number, required): Seconds to wait, 0 to 300. Default: N/A\n\nReturns: the result of the call\n\nExample usage:\nwait(seconds=2)\n"
+        );
+        assert_eq!(layout().source_name, "built-in:share/layout.yaml");
     }
 
     #[test]
