@@ -19,10 +19,10 @@ use crate::error::LlmError;
 use crate::redact::{Secret, scrub};
 
 /// How long a fetched token is reused (Entra tokens live 60–90 minutes).
-pub const TOKEN_TTL: Duration = Duration::from_secs(30 * 60);
+pub(crate) const TOKEN_TTL: Duration = Duration::from_secs(30 * 60);
 
 /// The default environment variable checked for a token.
-pub const DEFAULT_TOKEN_ENV: &str = "AZURE_OPENAI_AD_TOKEN";
+pub(crate) const DEFAULT_TOKEN_ENV: &str = "AZURE_OPENAI_AD_TOKEN";
 
 /// A cached token source.
 #[derive(Debug, Default)]
@@ -46,7 +46,7 @@ impl TokenCache {
 }
 
 /// The command used when neither `AAD_TOKEN_ENV` nor `AAD_TOKEN_COMMAND` is set.
-pub fn default_command(cfg: &LlmConfig) -> String {
+pub(crate) fn default_command(cfg: &LlmConfig) -> String {
     let scope = match cfg
         .aad_api_scope_base
         .as_deref()

@@ -345,10 +345,10 @@ fn strip_remote_images(v: &mut serde_json::Value) {
 
 /// The largest request body sent: an agent step with two screenshots is a
 /// few MB.
-pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
 /// The largest response body read.
-pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
 /// What went wrong with a request, said the way a user can act on it: a
 /// timeout is not a refused connection, and reqwest's own text ("error

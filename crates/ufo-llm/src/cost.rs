@@ -48,7 +48,7 @@ enum TableFile {
 /// UFO's price key for `model` on `api`: `openai/…`, `azure/…` (aoai, azure_ad),
 /// `qwen/…`, `deepseek/…`, `gemini/…`, `claude/…`, `zhipu/…`; other types use the
 /// bare model.
-pub fn price_key(api: ApiType, model: &str) -> String {
+pub(crate) fn price_key(api: ApiType, model: &str) -> String {
     match api.info().price_prefix {
         Some(prefix) => format!("{prefix}/{model}"),
         None => model.to_owned(),
@@ -139,7 +139,7 @@ impl PriceTable {
 }
 
 /// `prompt × input / 1000 + completion × output / 1000`.
-pub fn cost_of(price: Price, usage: &Usage) -> f64 {
+pub(crate) fn cost_of(price: Price, usage: &Usage) -> f64 {
     usage.prompt_tokens as f64 * price.input / 1000.0
         + usage.completion_tokens as f64 * price.output / 1000.0
 }

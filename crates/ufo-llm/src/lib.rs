@@ -34,9 +34,16 @@
 //! ## Formatting
 //!
 //! [`format`](mod@format) holds AgentScope's strategies (golden-tested against
-//! `seeds/prompt-formatting.txt`) and each provider's native shape; [`provider`]
-//! turns them into exact HTTP requests. [`cli::format_request`] prints one without
-//! sending it.
+//! AgentScope's prompt-formatting spec) and each provider's native shape; the
+//! provider layer turns them into exact HTTP requests ([`WireRequest`]), one row
+//! per `API_TYPE` in the provider table ([`ApiType::info`]).
+//! [`cli::format_request`] prints one without sending it.
+//!
+//! ## Public surface
+//! The modules a caller uses are public (`config`, `format`, `message`,
+//! `extract`, `validate`, `replay`, `cli`); everything else (HTTP client,
+//! providers, auth, retries, media, redaction, usage and cost) is internal and
+//! only its types are re-exported here.
 //!
 //! ## Deterministic runs
 //!
@@ -46,29 +53,30 @@
 //! ## What this crate must not know
 //! Agents and UI: it formats and sends whatever messages it is given.
 
-pub mod api;
-pub mod auth;
-pub mod build;
+mod api;
+mod auth;
+mod build;
 pub mod cli;
-pub mod client;
+mod client;
 pub mod config;
-pub mod cost;
-pub mod error;
+mod cost;
+mod error;
 pub mod extract;
 pub mod format;
-pub mod media;
+mod media;
 pub mod message;
-pub mod model;
-pub mod names;
-pub mod provider;
-pub mod redact;
+mod model;
+mod names;
+mod provider;
+mod redact;
 pub mod replay;
-pub mod retry;
-pub mod usage;
+mod retry;
+mod usage;
 pub mod validate;
 
+pub use api::{ApiInfo, Auth, Wire};
 pub use build::{build_model, build_with_backup};
-pub use client::HttpModel;
+pub use client::{HttpModel, estimate_request_image_tokens};
 pub use config::{ApiType, LlmConfig};
 pub use cost::{Price, PriceTable};
 pub use error::{ApiError, LlmError};
@@ -76,6 +84,7 @@ pub use extract::{ExtractOptions, Extracted, extract_json};
 pub use format::{Formatted, Strategy};
 pub use message::{ChatOptions, ChatRequest, ChatResponse, Content, JsonMode, Msg, Part, Role};
 pub use model::{ChatModel, FallbackModel};
+pub use provider::{RedactedRequest, WireRequest};
 pub use redact::Secret;
 pub use retry::RetryPolicy;
 pub use usage::{Usage, UsageTotals};

@@ -21,7 +21,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 
 /// What kind of media a reference is, by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaKind {
+pub(crate) enum MediaKind {
     /// png, jpg, jpeg, gif, webp, bmp, tif, tiff, ico.
     Image,
     /// mp3, wav, m4a, flac, ogg, aac, amr.
@@ -36,7 +36,7 @@ pub enum MediaKind {
 
 /// A resolved media reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Media {
+pub(crate) enum Media {
     /// A URL (or opaque reference) to pass through.
     Url {
         /// The URL as given.
@@ -57,34 +57,29 @@ pub enum Media {
 
 impl Media {
     /// The kind.
-    pub fn kind(&self) -> MediaKind {
+    pub(crate) fn kind(&self) -> MediaKind {
         match self {
             Self::Url { kind, .. } | Self::Inline { kind, .. } => *kind,
         }
     }
 
     /// A URL string: the URL, or a `data:` URI for inline data.
-    pub fn to_url(&self) -> String {
+    pub(crate) fn to_url(&self) -> String {
         match self {
             Self::Url { url, .. } => url.clone(),
             Self::Inline { mime, data, .. } => format!("data:{mime};base64,{data}"),
         }
     }
-
-    /// Whether this is an http(s) URL.
-    pub fn is_remote(&self) -> bool {
-        matches!(self, Self::Url { url, .. } if is_http(url))
-    }
 }
 
 /// Whether `s` is an http(s) URL.
-pub fn is_http(s: &str) -> bool {
+pub(crate) fn is_http(s: &str) -> bool {
     let l = s.get(..8).unwrap_or(s).to_ascii_lowercase();
     l.starts_with("http://") || l.starts_with("https://")
 }
 
 /// The kind of a file name or URL path by its extension.
-pub fn kind_of(name: &str) -> MediaKind {
+pub(crate) fn kind_of(name: &str) -> MediaKind {
     let path = if is_http(name) {
         url::Url::parse(name)
             .map(|u| u.path().to_owned())
@@ -148,7 +143,7 @@ fn local_path(reference: &str) -> Option<PathBuf> {
 ///
 /// `accept` lists the kinds the caller can send; a reference of another kind is
 /// ignored. `Unknown` (no extension) is accepted wherever `Image` is.
-pub fn resolve(reference: &str, accept: &[MediaKind]) -> Result<Media, String> {
+pub(crate) fn resolve(reference: &str, accept: &[MediaKind]) -> Result<Media, String> {
     let reference = reference.trim();
     let accepts = |k: MediaKind| {
         accept.contains(&k) || (k == MediaKind::Unknown && accept.contains(&MediaKind::Image))
@@ -214,7 +209,7 @@ pub fn resolve(reference: &str, accept: &[MediaKind]) -> Result<Media, String> {
 }
 
 /// Resolves many references, collecting the ignored ones as warnings.
-pub fn resolve_all(
+pub(crate) fn resolve_all(
     refs: &[String],
     accept: &[MediaKind],
     warnings: &mut Vec<String>,
@@ -233,7 +228,7 @@ pub fn resolve_all(
 }
 
 /// Image dimensions of inline base64 data, when the format is known.
-pub fn inline_dimensions(data_b64: &str) -> Option<(u32, u32)> {
+pub(crate) fn inline_dimensions(data_b64: &str) -> Option<(u32, u32)> {
     let bytes = B64.decode(data_b64).ok()?;
     image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()

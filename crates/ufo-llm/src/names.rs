@@ -2,7 +2,7 @@
 //! them reads them from here.
 
 /// The AgentScope model types accepted by `ufo llm format --api`.
-pub const AGENTSCOPE_MODEL_TYPES: &[&str] = &[
+pub(crate) const AGENTSCOPE_MODEL_TYPES: &[&str] = &[
     "openai_chat",
     "dashscope_chat",
     "dashscope_multimodal",

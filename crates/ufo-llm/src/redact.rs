@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The placeholder that replaces every secret in output.
-pub const REDACTED: &str = "***";
+pub(crate) const REDACTED: &str = "***";
 
 /// A secret string (API key, bearer token). `Debug` and `Display` print `***`;
 /// serialising writes `***` too, so a secret never leaks through a log or a dump.
@@ -56,7 +56,7 @@ impl Serialize for Secret {
 /// Replaces every occurrence of each secret in `text` with `***`.
 ///
 /// Secrets shorter than 4 characters are ignored (they would scrub ordinary words).
-pub fn scrub(text: &str, secrets: &[&Secret]) -> String {
+pub(crate) fn scrub(text: &str, secrets: &[&Secret]) -> String {
     let mut out = text.to_owned();
     for secret in secrets {
         let value = secret.expose().trim();
@@ -69,7 +69,7 @@ pub fn scrub(text: &str, secrets: &[&Secret]) -> String {
 
 /// The redacted form of a header value: the scheme of an `Authorization` value is
 /// kept (`Bearer ***`), anything else becomes `***`.
-pub fn redact_header_value(name: &str, value: &str) -> String {
+pub(crate) fn redact_header_value(name: &str, value: &str) -> String {
     if name.eq_ignore_ascii_case("authorization") {
         match value.split_once(' ') {
             Some((scheme, _)) => format!("{scheme} {REDACTED}"),

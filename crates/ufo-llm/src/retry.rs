@@ -59,7 +59,7 @@ impl RetryPolicy {
 const MAX_RETRY_AFTER_SECS: f64 = 3600.0;
 
 /// Parses a `Retry-After` header: delay-seconds (fractions allowed) or an HTTP date.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: &str) -> Option<Duration> {
     let v = value.trim();
     if let Ok(secs) = v.parse::<f64>() {
         // A server may say anything: at most an hour is honoured.

@@ -80,7 +80,7 @@ impl UsageTotals {
 
 /// OpenAI's image `detail`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Detail {
+pub(crate) enum Detail {
     /// A fixed base cost.
     Low,
     /// Tiles of 512 px.
@@ -92,7 +92,7 @@ pub enum Detail {
 
 impl Detail {
     /// Parses `low`/`high`/`auto` (anything else is `auto`).
-    pub fn parse(s: Option<&str>) -> Self {
+    pub(crate) fn parse(s: Option<&str>) -> Self {
         match s.map(str::to_ascii_lowercase).as_deref() {
             Some("low") => Self::Low,
             Some("high") => Self::High,
@@ -110,7 +110,7 @@ impl Detail {
 /// most models 85/170, o1/o3 75/150, gpt-4o-mini 2833/5667. Patch models
 /// (gpt-4.1-mini, gpt-4.1-nano, o4-mini): `⌈min(⌈w/32⌉·⌈h/32⌉, 1536) × m⌉` with
 /// m = 1.62, 2.46, 1.72.
-pub fn openai_image_tokens(model: &str, width: u32, height: u32, detail: Detail) -> u64 {
+pub(crate) fn openai_image_tokens(model: &str, width: u32, height: u32, detail: Detail) -> u64 {
     let m = model.to_ascii_lowercase();
     let patch = [
         ("gpt-4.1-mini", 1.62),

@@ -567,7 +567,7 @@ async fn image_tokens_are_estimated_only_when_the_provider_reports_no_usage() {
     );
     let with_image = || ChatRequest::agent("SYS", vec![Part::text("look"), Part::image(&uri)]);
     let text_only = || ChatRequest::agent("SYS", vec![Part::text("look")]);
-    let expected = ufo_llm::client::estimate_request_image_tokens("llava", &with_image());
+    let expected = ufo_llm::estimate_request_image_tokens("llava", &with_image());
     assert!(expected > 0);
 
     let no_usage = json!({"message": {"role": "assistant", "content": "ok"}, "done": true});

@@ -155,7 +155,7 @@ pub(crate) struct Parsed {
 
 /// Checks that a strategy can be used with a provider: `native` always,
 /// `openai_chat` with the OpenAI-shaped ones, the others with their own.
-pub fn check_strategy(api: ApiType, strategy: Strategy) -> Result<(), LlmError> {
+pub(crate) fn check_strategy(api: ApiType, strategy: Strategy) -> Result<(), LlmError> {
     let ok = match strategy {
         Strategy::Native => true,
         Strategy::OpenAiChat => api.info().openai_shaped,
@@ -266,7 +266,7 @@ pub(crate) fn with_version(base: &str, version: &str) -> String {
 /// to put in the auth header. `inlined` maps web image URLs to downloaded
 /// `(mime, base64)` for providers that cannot take URLs (Ollama, Gemini); URLs
 /// missing from it are kept and noted.
-pub fn build(
+pub(crate) fn build(
     cfg: &LlmConfig,
     strategy: Strategy,
     request: &ChatRequest,
