@@ -424,9 +424,10 @@ impl AppAgent {
             )
             .await
         } else {
-            self.comment =
-                "The user declined the sensitive action (declined by the user); it was not executed."
-                    .into();
+            self.comment = self
+                .prompts
+                .app
+                .text_or(crate::prompts::APP_AGENT, "declined", &[]);
             rec.comment = self.comment.clone();
             AppAgentStatus::Finish
         };
@@ -626,8 +627,10 @@ impl AppAgent {
                 };
                 self.repeat = Some((a.clone(), times));
                 if times >= self.settings.max_repeat {
-                    self.comment = format!(
-                        "The same action failed {times} times ({a}); the sub-task is given up."
+                    self.comment = self.prompts.app.text_or(
+                        crate::prompts::APP_AGENT,
+                        "gave_up",
+                        &[("times", &times.to_string()), ("action", &a)],
                     );
                     rec.comment = self.comment.clone();
                     status = AppAgentStatus::Fail;

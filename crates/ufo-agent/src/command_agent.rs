@@ -284,8 +284,7 @@ impl CommandAgent {
         let status = if confirmed {
             self.run(&mut rec, &p.call, p.final_status).await
         } else {
-            self.comment =
-                "The user declined the command (declined by the user); it was not run.".into();
+            self.comment = self.template.text_or(LINUX_AGENT, "declined", &[]);
             rec.comment = self.comment.clone();
             let r = ActionResult::failure(ErrorReport::new(
                 "ufo::agent::declined",
@@ -353,8 +352,10 @@ impl CommandAgent {
                 };
                 self.repeat = Some((s.clone(), times));
                 if times >= self.settings.max_repeat {
-                    self.comment = format!(
-                        "The same command failed {times} times ({s}); the sub-task is given up."
+                    self.comment = self.template.text_or(
+                        LINUX_AGENT,
+                        "gave_up",
+                        &[("times", &times.to_string()), ("action", &s)],
                     );
                     rec.comment = self.comment.clone();
                     return AppAgentStatus::Fail;

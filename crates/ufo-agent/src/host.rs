@@ -181,8 +181,11 @@ impl HostAgent {
             cmd.call_id = format!("{}-1", rec.session_step);
             execute_one(self.dispatcher.as_ref(), cmd).await
         } else {
-            rec.comment =
-                format!("run_shell({command:?}) was declined by the user; it was not run.");
+            rec.comment = self.prompts.host.text_or(
+                crate::prompts::HOST_AGENT,
+                "declined",
+                &[("command", &format!("{command:?}"))],
+            );
             ufo_core::ActionResult::failure(ErrorReport::new(
                 "ufo::agent::declined",
                 "declined by the user",

@@ -62,6 +62,19 @@ impl Template {
         self.value.get(key).and_then(Value::as_str)
     }
 
+    /// The text under `key` with `vars` filled in; a user template without
+    /// the key falls back to the built-in template `builtin` (ufo-rs keys
+    /// UFO's own templates do not have).
+    pub fn text_or(&self, builtin: &str, key: &str, vars: &[(&str, &str)]) -> String {
+        let own = self.opt(key).map(str::to_owned);
+        let text = own.or_else(|| {
+            Template::parse("built-in", builtin)
+                .ok()
+                .and_then(|t| t.opt(key).map(str::to_owned))
+        });
+        render(&text.unwrap_or_default(), vars)
+    }
+
     /// The string under `section.key` (e.g. `images.clean`), if present.
     pub fn nested(&self, section: &str, key: &str) -> Option<&str> {
         self.value.get(section)?.get(key)?.as_str()
@@ -326,6 +339,14 @@ mod tests {
             "Tool name: wait\nDescription: Wait a number of seconds (at most 300), e.g. while an application loads.\n\nParameters:\n- seconds (number, required): Seconds to wait, 0 to 300. Default: N/A\n\nReturns: the result of the call\n\nExample usage:\nwait(seconds=2)\n"
         );
         assert_eq!(layout().source_name, "built-in:share/layout.yaml");
+    }
+
+    #[test]
+    fn texts_fall_back_to_the_built_in_template() {
+        let user = Template::parse("mine.yaml", "gave_up: \"stop after {times}\"\n").unwrap();
+        let builtin = crate::prompts::APP_AGENT;
+        assert_eq!(user.text_or(builtin, "gave_up", &[("times", "3")]), "stop after 3");
+        assert!(user.text_or(builtin, "declined", &[]).contains("declined by the user"));
     }
 
     #[test]
