@@ -21,7 +21,7 @@ use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, ErrorReport, StepStatus};
+use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, Diagnostic, StepStatus};
 use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
@@ -705,11 +705,23 @@ pub async fn observe_window(
         commands.push(Tool::GetUiTree.command(json!({})));
     }
     let mut it = dispatcher.execute(commands).await.into_iter();
-    let no_controls = || ErrorReport::new("ufo::agent::no_controls", "no control list");
+    let tool = Tool::GetAppWindowControlsTargetInfo.name();
+    let no_controls = || {
+        AgentError::NoResult {
+            tool: tool.to_owned(),
+        }
+        .report()
+    };
     let controls_info = match it.next() {
         Some(r) if r.is_success() => {
             serde_json::from_value::<ControlsInfo>(r.result).map_err(|e| {
-                AgentError::Observation(ErrorReport::new("ufo::agent::bad_controls", e.to_string()))
+                AgentError::Observation(
+                    AgentError::BadResult {
+                        tool: tool.to_owned(),
+                        message: e.to_string(),
+                    }
+                    .report(),
+                )
             })?
         }
         Some(r) => return Err(AgentError::Observation(r.error.unwrap_or_else(no_controls))),

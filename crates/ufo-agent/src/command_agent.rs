@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ActionResult, AppAgentStatus, ErrorReport, StepStatus};
+use ufo_core::{ActionResult, AppAgentStatus, Diagnostic, StepStatus};
 use ufo_desktop::tools::{BASH_EXECUTOR, catalog_for, guard};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -286,10 +286,7 @@ impl CommandAgent {
         } else {
             self.comment = self.template.text_or(LINUX_AGENT, "declined", &[]);
             rec.comment = self.comment.clone();
-            let r = ActionResult::failure(ErrorReport::new(
-                "ufo::agent::declined",
-                "declined by the user",
-            ));
+            let r = ActionResult::failure(AgentError::Declined.report());
             rec.actions.push(ActionLog::new(
                 &p.call.function,
                 &p.call.arguments,
@@ -508,7 +505,7 @@ mod tests {
             "{s}"
         );
         let refused = ActionResult::failure(
-            ErrorReport::new("ufo::tool::command_not_allowed", "rm is not allowed")
+            ufo_core::ErrorReport::new("ufo::tool::command_not_allowed", "rm is not allowed")
                 .with_help("use ls"),
         );
         assert_eq!(shown_result(&refused), "[Error] rm is not allowed (use ls)");

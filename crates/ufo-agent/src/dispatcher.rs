@@ -1,6 +1,7 @@
 //! The seam between agents and whatever executes their commands.
 
 use async_trait::async_trait;
+use ufo_core::Diagnostic;
 use ufo_core::{ActionResult, Command};
 
 /// Executes [`Command`]s for an agent, locally over a backend or remotely over
@@ -30,15 +31,13 @@ pub trait CommandDispatcher: Send + Sync {
 /// Executes one command and returns its result.
 pub async fn execute_one(d: &dyn CommandDispatcher, command: Command) -> ActionResult {
     let id = command.call_id.clone();
+    let tool = command.tool_name.clone();
     d.execute(vec![command])
         .await
         .into_iter()
         .next()
         .unwrap_or_else(|| {
-            ActionResult::failure(ufo_core::ErrorReport::new(
-                "ufo::dispatch::no_result",
-                "the dispatcher returned no result",
-            ))
-            .with_call_id(id)
+            ActionResult::failure(crate::error::AgentError::NoResult { tool }.report())
+                .with_call_id(id)
         })
 }

@@ -27,6 +27,34 @@ pub enum AgentError {
     /// Observation failed (screenshot or control list).
     #[error("observation failed: {0}")]
     Observation(ufo_core::ErrorReport),
+    /// The user declined a confirmation (SAFE_GUARD or CONFIRM): the action
+    /// did not run.
+    #[error("declined by the user")]
+    Declined,
+    /// A tool gave no result, or failed without saying why.
+    #[error("{tool} gave no result")]
+    NoResult {
+        /// The tool.
+        tool: String,
+    },
+    /// A tool's result is not what it should be.
+    #[error("{tool} returned something unreadable: {message}")]
+    BadResult {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A follower plan names a control the window does not have.
+    #[error("no control named {name:?} of type {types:?} in the window ({count} controls)")]
+    PlanControlNotFound {
+        /// The name in the plan.
+        name: String,
+        /// The control types in the plan.
+        types: String,
+        /// How many controls the window has.
+        count: usize,
+    },
     /// The step did not finish within its deadline.
     #[error("the step did not finish within {seconds} s (STEP_TIMEOUT)")]
     StepDeadline {
@@ -43,6 +71,10 @@ impl Diagnostic for AgentError {
             AgentError::ParseRetryExhausted { .. } => "ufo::agent::parse_retry_exhausted",
             AgentError::Observation(_) => "ufo::agent::observation",
             AgentError::StepDeadline { .. } => "ufo::agent::step_deadline",
+            AgentError::Declined => "ufo::agent::declined",
+            AgentError::NoResult { .. } => "ufo::agent::no_result",
+            AgentError::BadResult { .. } => "ufo::agent::bad_result",
+            AgentError::PlanControlNotFound { .. } => "ufo::agent::plan_control_not_found",
         }
     }
 
@@ -53,6 +85,9 @@ impl Diagnostic for AgentError {
             AgentError::ParseRetryExhausted { .. } => "the model does not follow the reply format; try a stronger model or raise JSON_PARSING_RETRY".into(),
             AgentError::Observation(r) => r.help.clone().unwrap_or_else(|| "check the desktop with `ufo doctor`".into()),
             AgentError::StepDeadline { .. } => "the model or the application is too slow or hung: raise STEP_TIMEOUT, lower TIMEOUT/MAX_RETRY, or check the model with `ufo llm ping`".into(),
+            AgentError::Declined => "nothing to do: the agent was told and chooses its next step; SAFE_GUARD: false runs sensitive actions without asking".into(),
+            AgentError::NoResult { .. } | AgentError::BadResult { .. } => "check the desktop with `ufo doctor`; a remote device may have disconnected".into(),
+            AgentError::PlanControlNotFound { .. } => "check the plan's name and control_type against `ufo inspect`".into(),
         })
     }
 }

@@ -13,7 +13,7 @@ use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ErrorReport, HostAgentStatus, StepStatus};
+use ufo_core::{Diagnostic, HostAgentStatus, StepStatus};
 use ufo_desktop::designate::{Designated, resolve};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::tools::Tool;
@@ -186,10 +186,7 @@ impl HostAgent {
                 "declined",
                 &[("command", &format!("{command:?}"))],
             );
-            ufo_core::ActionResult::failure(ErrorReport::new(
-                "ufo::agent::declined",
-                "declined by the user",
-            ))
+            ufo_core::ActionResult::failure(AgentError::Declined.report())
         };
         rec.actions.push(ActionLog::new(
             "run_shell",
@@ -231,7 +228,10 @@ impl HostAgent {
             (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
             (false, e) => {
                 let e = AgentError::Observation(e.unwrap_or_else(|| {
-                    ErrorReport::new("ufo::agent::no_windows", "cannot list windows")
+                    AgentError::NoResult {
+                        tool: Tool::GetDesktopAppInfo.name().to_owned(),
+                    }
+                    .report()
                 }));
                 return Err(rec.fail(e, HostAgentStatus::Error, started));
             }

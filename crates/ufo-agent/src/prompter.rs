@@ -345,8 +345,14 @@ mod tests {
     fn texts_fall_back_to_the_built_in_template() {
         let user = Template::parse("mine.yaml", "gave_up: \"stop after {times}\"\n").unwrap();
         let builtin = crate::prompts::APP_AGENT;
-        assert_eq!(user.text_or(builtin, "gave_up", &[("times", "3")]), "stop after 3");
-        assert!(user.text_or(builtin, "declined", &[]).contains("declined by the user"));
+        assert_eq!(
+            user.text_or(builtin, "gave_up", &[("times", "3")]),
+            "stop after 3"
+        );
+        assert!(
+            user.text_or(builtin, "declined", &[])
+                .contains("declined by the user")
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use crate::app::{AgentSettings, observe_window};
 use crate::dispatcher::{CommandDispatcher, execute_one};
+use crate::error::AgentError;
 use crate::step::StepRecord;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -96,15 +97,11 @@ fn find<'a>(
                 })
         })
         .ok_or_else(|| {
-            ErrorReport::new(
-                "ufo::session::plan_control_not_found",
-                format!(
-                    "no control named {:?} of type {:?} in the window ({} controls)",
-                    name.unwrap_or(""),
-                    types.unwrap_or("any"),
-                    controls.len()
-                ),
-            )
-            .with_help("check the plan's name and control_type against `ufo inspect`")
+            AgentError::PlanControlNotFound {
+                name: name.unwrap_or("").to_owned(),
+                types: types.unwrap_or("any").to_owned(),
+                count: controls.len(),
+            }
+            .report()
         })
 }

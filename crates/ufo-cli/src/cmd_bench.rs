@@ -1,6 +1,7 @@
 //! `ufo bench perception`: how long one observation takes, phase by phase.
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
+use crate::error::CliError;
 use crate::output::outln;
 use crate::output::print_json;
 use clap::{Args, Subcommand};
@@ -93,20 +94,23 @@ fn stats(times: &[PhaseTimes], pick: fn(&[f64]) -> f64) -> Stats {
 pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
     let BenchCommand::Perception(args) = cmd;
     if args.runs == 0 {
-        return Err(
-            ErrorReport::new("ufo::cli::bad_runs", "--runs must be at least 1")
-                .with_help("pass e.g. --runs 10"),
-        );
+        return Err(CliError::BadOption {
+            option: "--runs",
+            message: "must be at least 1".into(),
+            help: "pass e.g. --runs 10",
+        }
+        .report());
     }
     let png = match args.png.as_str() {
         "fast" => PngCompression::Fast,
         "default" => PngCompression::Default,
         other => {
-            return Err(ErrorReport::new(
-                "ufo::cli::bad_png",
-                format!("unknown PNG compression {other:?}"),
-            )
-            .with_help("use --png fast or --png default"));
+            return Err(CliError::BadOption {
+                option: "--png",
+                message: format!("unknown PNG compression {other:?}"),
+                help: "use --png fast or --png default",
+            }
+            .report());
         }
     };
     let b = connect(&args.desktop).await?;

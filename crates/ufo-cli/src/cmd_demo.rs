@@ -3,6 +3,7 @@
 //! replay cassettes (or a live model with `--config`).
 
 use crate::cmd_run::{default_task, load_config, summary};
+use crate::error::CliError;
 use crate::output::outln;
 use clap::Args;
 use std::path::PathBuf;
@@ -38,12 +39,7 @@ pub(crate) struct DemoArgs {
 }
 
 fn replay_config(dir: &std::path::Path) -> Result<UfoConfig, ErrorReport> {
-    let io = |e: std::io::Error| {
-        ErrorReport::new(
-            "ufo::demo::cassette",
-            format!("cannot write the demo cassettes: {e}"),
-        )
-    };
+    let io = |e: std::io::Error| CliError::DemoCassette(e.to_string()).report();
     std::fs::create_dir_all(dir).map_err(io)?;
     for (name, text) in [
         ("host.cassette.jsonl", HOST_CASSETTE),
@@ -174,11 +170,10 @@ async fn verify_display(backend: &AtspiBackend) -> Result<(), ErrorReport> {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Err(ErrorReport::new(
-        "ufo::demo::unverified",
-        format!("the calculator's display reads {shown:?}, not {DEMO_EXPECTED:?}"),
-    )
-    .with_help("the session did not leave the expected result on screen; see the step log above and the task's response.log"))
+    Err(CliError::DemoUnverified(format!(
+        "the calculator's display reads {shown:?}, not {DEMO_EXPECTED:?}"
+    ))
+    .report())
 }
 
 async fn calculator_display(backend: &AtspiBackend) -> Result<String, ErrorReport> {
@@ -187,10 +182,10 @@ async fn calculator_display(backend: &AtspiBackend) -> Result<String, ErrorRepor
         .iter()
         .find(|w| w.app_name == "gnome-calculator")
         .ok_or_else(|| {
-            ErrorReport::new(
-                "ufo::demo::unverified",
-                "the calculator's window is gone; its display cannot be read",
+            CliError::DemoUnverified(
+                "the calculator's window is gone; its display cannot be read".into(),
             )
+            .report()
         })?;
     let tree = backend
         .capture_tree(w, &TreeBudget::default())

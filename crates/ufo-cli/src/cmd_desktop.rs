@@ -1,5 +1,6 @@
 //! `ufo desktop start|launch|env|status|stop`.
 
+use crate::error::CliError;
 use crate::output::print_json;
 use crate::output::{out, outln};
 use clap::Subcommand;
@@ -76,8 +77,12 @@ pub(crate) enum DesktopCommand {
 
 fn parse_size(s: &str) -> Result<(u32, u32), ErrorReport> {
     let bad = || {
-        ErrorReport::new("ufo::cli::bad_size", format!("bad screen size {s:?}"))
-            .with_help("write it as WIDTHxHEIGHT, e.g. 1280x1024")
+        CliError::BadOption {
+            option: "--size",
+            message: format!("bad screen size {s:?}"),
+            help: "write it as WIDTHxHEIGHT, e.g. 1280x1024",
+        }
+        .report()
     };
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.trim().parse().map_err(|_| bad())?;
@@ -155,7 +160,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
         DesktopCommand::Status { name, state_dir } => {
             let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
             let mut v = serde_json::to_value(desktop.state())
-                .map_err(|e| ErrorReport::new("ufo::cli::json", e.to_string()))?;
+                .map_err(|e| CliError::Json(e.to_string()).report())?;
             v["processes"] = serde_json::json!(desktop.processes());
             print_json(&v)?;
             Ok(ExitCode::SUCCESS)

@@ -1,5 +1,6 @@
 //! `ufo doctor`: is everything in place to run an agent?
 
+use crate::error::CliError;
 use crate::output::outln;
 use crate::output::print_json;
 use clap::Args;
@@ -63,18 +64,21 @@ pub(crate) async fn run(args: DoctorArgs) -> Result<ExitCode, ErrorReport> {
 /// The model endpoints named in a config file (`API_BASE` of each agent section).
 fn endpoints(config: &std::path::Path) -> Result<Vec<(String, String)>, ErrorReport> {
     let text = std::fs::read_to_string(config).map_err(|e| {
-        ErrorReport::new(
-            "ufo::config::unreadable",
-            format!("cannot read {}: {e}", config.display()),
-        )
-        .with_help("pass an existing YAML file with --config")
+        CliError::Read {
+            what: config.display().to_string(),
+            message: e.to_string(),
+            help: "pass an existing YAML file with --config",
+        }
+        .report()
     })?;
     let doc: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| {
-        ErrorReport::new(
-            "ufo::config::yaml",
-            format!("{} is not valid YAML: {e}", config.display()),
-        )
-        .with_help("fix the YAML syntax at the position shown")
+        CliError::Syntax {
+            what: config.display().to_string(),
+            format: "YAML",
+            message: e.to_string(),
+            help: "fix the YAML syntax at the position shown",
+        }
+        .report()
     })?;
     let mut out = Vec::new();
     for section in [

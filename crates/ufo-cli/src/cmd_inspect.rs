@@ -2,6 +2,7 @@
 //! agent would see, and doing what it would do, by hand.
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
+use crate::error::CliError;
 use crate::output::outln;
 use crate::output::print_json;
 use clap::Args;
@@ -201,11 +202,11 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
         }
     };
     std::fs::write(&args.output, &png).map_err(|e| {
-        ErrorReport::new(
-            "ufo::cli::write",
-            format!("cannot write {}: {e}", args.output.display()),
-        )
-        .with_help("check that the directory exists and is writable")
+        CliError::Write {
+            path: args.output.display().to_string(),
+            message: e.to_string(),
+        }
+        .report()
     })?;
     eprintln!("wrote {} ({} bytes)", args.output.display(), png.len());
     Ok(ExitCode::SUCCESS)
@@ -227,16 +228,17 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
     }
     let tool = args.tool.clone().unwrap_or_default();
     let params: serde_json::Value = serde_json::from_str(&args.args).map_err(|e| {
-        ErrorReport::new("ufo::cli::bad_args", format!("--args is not JSON: {e}"))
-            .with_help(r#"pass a JSON object, e.g. --args '{"id": "3", "name": "7"}'"#)
+        CliError::BadOption {
+            option: "--args",
+            message: format!("is not JSON: {e}"),
+            help: r#"pass a JSON object, e.g. --args '{"id": "3", "name": "7"}'"#,
+        }
+        .report()
     })?;
     let spec = catalog()
         .into_iter()
         .find(|s| s.name == tool)
-        .ok_or_else(|| {
-            ErrorReport::new("ufo::tool::unknown_tool", format!("unknown tool {tool:?}"))
-                .with_help("list the tools with `ufo act --list`")
-        })?;
+        .ok_or_else(|| ufo_desktop::DesktopError::UnknownTool(tool.clone()).report())?;
     let b = connect(&args.desktop).await?;
     let mut ctx = ToolContext::default();
     // Observe first, as an agent would, so ids refer to the labelled controls.

@@ -16,6 +16,7 @@
 //!     Command::Llm { cmd } => cmd_llm::run(cmd).await,
 //! ```
 
+use crate::error::CliError;
 use crate::output::outln;
 use std::io::Read;
 use std::path::PathBuf;
@@ -64,16 +65,22 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
         LlmCommand::Format { api, model, input } => {
             let messages = match input {
                 Some(path) => std::fs::read_to_string(&path).map_err(|e| {
-                    ErrorReport::new(
-                        "ufo::cli::read",
-                        format!("cannot read {}: {e}", path.display()),
-                    )
-                    .with_help("pass an existing messages.json with --input, or pipe it to stdin")
+                    CliError::Read {
+                        what: path.display().to_string(),
+                        message: e.to_string(),
+                        help: "pass an existing messages.json with --input, or pipe it to stdin",
+                    }
+                    .report()
                 })?,
                 None => {
                     let mut s = String::new();
                     std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                        ErrorReport::new("ufo::cli::read", format!("cannot read stdin: {e}"))
+                        CliError::Read {
+                            what: "stdin".into(),
+                            message: e.to_string(),
+                            help: "pipe a messages.json to stdin, or pass --input",
+                        }
+                        .report()
                     })?;
                     s
                 }
@@ -81,7 +88,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             let out = ufo_llm::cli::format_request(&api, model.as_deref(), &messages)
                 .map_err(|e| e.report())?;
             let text = serde_json::to_string_pretty(&out)
-                .map_err(|e| ErrorReport::new("ufo::cli::json", e.to_string()))?;
+                .map_err(|e| CliError::Json(e.to_string()).report())?;
             outln!("{text}");
             Ok(ExitCode::SUCCESS)
         }
@@ -91,11 +98,12 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             prices,
         } => {
             let yaml = std::fs::read_to_string(&config).map_err(|e| {
-                ErrorReport::new(
-                    "ufo::cli::read",
-                    format!("cannot read {}: {e}", config.display()),
-                )
-                .with_help("copy config/ufo/agents.yaml.template to agents.yaml, or pass --config")
+                CliError::Read {
+                    what: config.display().to_string(),
+                    message: e.to_string(),
+                    help: "copy config/ufo/agents.yaml.template to agents.yaml, or pass --config",
+                }
+                .report()
             })?;
             let cfg = LlmConfig::from_agents_yaml(&yaml, &agent).map_err(|e| e.report())?;
             let table = match prices {

@@ -42,24 +42,15 @@ pub(crate) async fn pick_window(
     args: &WindowArgs,
 ) -> Result<WindowInfo, ErrorReport> {
     let windows = backend.list_windows().await.map_err(|e| e.report())?;
-    let listing = || {
-        windows
-            .iter()
-            .map(|w| format!("{} ({}: {:?})", w.id, w.app_name, w.title))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let not_found = |what: String| {
-        ErrorReport::new(
-            "ufo::desktop::window_not_found",
-            format!("no window matches {what}"),
-        )
-        .with_help(if windows.is_empty() {
-            "no application windows are open; launch one (`ufo desktop launch gnome-calculator`)"
-                .to_owned()
-        } else {
-            format!("open windows: {}", listing())
-        })
+        crate::error::CliError::WindowNotFound {
+            what,
+            open: windows
+                .iter()
+                .map(|w| format!("{} ({}: {:?})", w.id, w.app_name, w.title))
+                .collect(),
+        }
+        .report()
     };
     let pick = |mut v: Vec<&WindowInfo>| {
         v.sort_by_key(|w| !w.focused);

@@ -9,6 +9,7 @@ mod cmd_inspect;
 mod cmd_llm;
 mod cmd_run;
 mod desktop_conn;
+mod error;
 mod output;
 
 use clap::{Parser, Subcommand};

@@ -222,6 +222,8 @@ fn redact_error(e: SessionError, secrets: &[(String, String)]) -> SessionError {
             message: clean(message),
             help: help.map(clean),
         },
+        // Not config errors: nothing of the file in them.
+        other => other,
     }
 }
 

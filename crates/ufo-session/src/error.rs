@@ -1,4 +1,5 @@
-//! The session's error domain: configuration, plans and logs.
+//! The session's error domain: configuration, plans, logs, and why a session
+//! or round ended without finishing.
 
 use ufo_core::Diagnostic;
 
@@ -64,6 +65,45 @@ pub enum SessionError {
         /// The model error's help.
         help: Option<String>,
     },
+    /// `MAX_STEP` was reached.
+    #[error("MAX_STEP ({max}) reached")]
+    MaxStep {
+        /// The limit.
+        max: usize,
+    },
+    /// Nothing to do: no `-r` and no terminal to ask.
+    #[error("no request was given and none could be asked (no terminal); nothing ran")]
+    NoRequest,
+    /// The model itself answered ERROR.
+    #[error("the {who} model ended the task with status ERROR; {detail}")]
+    ModelSaidError {
+        /// `HostAgent`, `AppAgent/<app>` or a third-party agent's name.
+        who: String,
+        /// Its comment, or that it gave none.
+        detail: String,
+    },
+    /// SIGINT or SIGTERM.
+    #[error("interrupted by {signal} at step {step}")]
+    Interrupted {
+        /// The signal's name.
+        signal: String,
+        /// The last step.
+        step: usize,
+    },
+    /// `--app` (or a plan) names an application with no window.
+    #[error("no window of {application:?} on the desktop ({open})")]
+    AppNotFound {
+        /// The application asked for.
+        application: String,
+        /// What is open.
+        open: String,
+    },
+    /// A replayed plan action failed.
+    #[error("plan action {action:?} failed")]
+    PlanActionFailed {
+        /// The action.
+        action: String,
+    },
 }
 
 impl Diagnostic for SessionError {
@@ -76,6 +116,12 @@ impl Diagnostic for SessionError {
             SessionError::Plan { .. } => "ufo::session::plan",
             SessionError::Logs { .. } => "ufo::session::logs",
             SessionError::Model { .. } => "ufo::config::model",
+            SessionError::MaxStep { .. } => "ufo::session::max_step",
+            SessionError::NoRequest => "ufo::session::no_request",
+            SessionError::ModelSaidError { .. } => "ufo::session::model_error",
+            SessionError::Interrupted { .. } => "ufo::session::interrupted",
+            SessionError::AppNotFound { .. } => "ufo::session::app_not_found",
+            SessionError::PlanActionFailed { .. } => "ufo::session::plan_action_failed",
         }
     }
 
@@ -102,6 +148,14 @@ impl Diagnostic for SessionError {
             SessionError::Model { help, .. } => help
                 .clone()
                 .unwrap_or_else(|| "check the section's API_* keys".into()),
+            SessionError::MaxStep { .. } => "raise MAX_STEP in the config".into(),
+            SessionError::NoRequest => {
+                "give the request with -r \"...\", or run in a terminal to be asked".into()
+            }
+            SessionError::ModelSaidError { .. } => "read the step's thought in response.log; rephrase the request or try a stronger model".into(),
+            SessionError::Interrupted { .. } => "the logs up to the last finished step are complete; run the request again to go on".into(),
+            SessionError::AppNotFound { .. } => "launch the application first, e.g. `ufo desktop launch gedit`; if it runs but is busy or hung, `ufo doctor` names it".into(),
+            SessionError::PlanActionFailed { .. } => "see the step's error in response.log; fix the plan or the application's state".into(),
         })
     }
 }

@@ -383,13 +383,11 @@ impl<'a> Session<'a> {
         } else {
             format!("its comment: {}", comment.trim())
         };
-        let e = ErrorReport::new(
-            "ufo::session::model_error",
-            format!("the {who} model ended the task with status ERROR; {detail}"),
-        )
-        .with_help(
-            "read the step's thought in response.log; rephrase the request or try a stronger model",
-        );
+        let e = SessionError::ModelSaidError {
+            who: who.to_owned(),
+            detail,
+        }
+        .report();
         self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
         self.error = Some(e);
     }
@@ -510,7 +508,10 @@ impl<'a> Session<'a> {
         .await;
         if !r.is_success() {
             return Err(r.error.unwrap_or_else(|| {
-                ErrorReport::new("ufo::session::no_windows", "cannot list windows")
+                AgentError::NoResult {
+                    tool: Tool::GetDesktopAppInfo.name().to_owned(),
+                }
+                .report()
             }));
         }
         let windows: Vec<WindowEntry> = serde_json::from_value(r.result).unwrap_or_default();
@@ -531,14 +532,11 @@ impl<'a> Session<'a> {
                     true => "no window answers".to_owned(),
                     false => format!("open: {}", open.join(", ")),
                 };
-                ErrorReport::new(
-                    "ufo::session::app_not_found",
-                    format!("no window of {application:?} on the desktop ({open})"),
-                )
-                .with_help(
-                    "launch the application first, e.g. `ufo desktop launch gedit`; if it \
-                     runs but is busy or hung, `ufo doctor` names it",
-                )
+                SessionError::AppNotFound {
+                    application: application.to_owned(),
+                    open,
+                }
+                .report()
             })?;
         let r = execute_one(
             self.s.dispatcher.as_ref(),
@@ -552,7 +550,10 @@ impl<'a> Session<'a> {
             Ok(w.name.clone())
         } else {
             Err(r.error.unwrap_or_else(|| {
-                ErrorReport::new("ufo::session::select_failed", "cannot select the window")
+                AgentError::NoResult {
+                    tool: Tool::SelectApplicationWindow.name().to_owned(),
+                }
+                .report()
             }))
         }
     }

@@ -179,11 +179,10 @@ impl Session<'_> {
             }
             if !ok {
                 self.error = Some(
-                    ErrorReport::new(
-                        "ufo::session::plan_action_failed",
-                        format!("plan action {:?} failed", a.action),
-                    )
-                    .with_help("see the step's error in response.log; fix the plan or the application's state"),
+                    SessionError::PlanActionFailed {
+                        action: a.action.clone(),
+                    }
+                    .report(),
                 );
                 return SessionStatus::Fail;
             }

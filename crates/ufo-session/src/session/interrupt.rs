@@ -40,11 +40,11 @@ impl Session<'_> {
         match outcome {
             Ok(st) => st,
             Err(sig) => {
-                let e = ErrorReport::new(
-                    "ufo::session::interrupted",
-                    format!("interrupted by {sig} at step {}", self.step),
-                )
-                .with_help("the logs up to the last finished step are complete; run the request again to go on");
+                let e = SessionError::Interrupted {
+                    signal: sig.to_string(),
+                    step: self.step,
+                }
+                .report();
                 self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
                 self.error = Some(e);
                 SessionStatus::Error

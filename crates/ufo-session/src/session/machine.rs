@@ -49,8 +49,10 @@ impl Session<'_> {
                         self.s.config.system.max_step
                     ));
                     self.error = Some(
-                        ErrorReport::new("ufo::session::max_step", "MAX_STEP reached")
-                            .with_help("raise MAX_STEP in the config"),
+                        SessionError::MaxStep {
+                            max: self.s.config.system.max_step,
+                        }
+                        .report(),
                     );
                     State::End(SessionStatus::Fail)
                 }

@@ -42,12 +42,7 @@ impl Session<'_> {
             }
         };
         if next.is_none() {
-            let e = ErrorReport::new(
-                "ufo::session::no_request",
-                "no request was given and none could be asked (no terminal); nothing ran",
-            )
-            .with_help("give the request with -r \"...\", or run in a terminal to be asked");
-            return self.fail_with(&e);
+            return self.fail_with(&SessionError::NoRequest);
         }
         let mut round = 0;
         while let Some(req) = next.take() {

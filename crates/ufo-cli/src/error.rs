@@ -1,0 +1,102 @@
+//! The command line's own errors (everything else comes from the library
+//! crates' error enums).
+
+use ufo_core::Diagnostic;
+
+/// What can go wrong in the command line itself.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// A file or stdin cannot be read.
+    #[error("cannot read {what}: {message}")]
+    Read {
+        /// The file (or `stdin`).
+        what: String,
+        /// The OS error.
+        message: String,
+        /// What to pass instead.
+        help: &'static str,
+    },
+    /// A file cannot be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+    /// A file is not valid YAML or JSON.
+    #[error("{what} is not valid {format}: {message}")]
+    Syntax {
+        /// The file or option.
+        what: String,
+        /// `YAML` or `JSON`.
+        format: &'static str,
+        /// Where and what.
+        message: String,
+        /// What to do.
+        help: &'static str,
+    },
+    /// Output cannot be serialised.
+    #[error("cannot serialise output: {0}")]
+    Json(String),
+    /// An option has a bad value (`--runs 0`, `--size 12`).
+    #[error("{option}: {message}")]
+    BadOption {
+        /// The option.
+        option: &'static str,
+        /// What is wrong.
+        message: String,
+        /// An example of a good value.
+        help: &'static str,
+    },
+    /// `--app`/`--window` match no open window.
+    #[error("no window matches {what}")]
+    WindowNotFound {
+        /// What was asked for.
+        what: String,
+        /// What is open.
+        open: Vec<String>,
+    },
+    /// The demo's cassettes cannot be written.
+    #[error("cannot write the demo cassettes: {0}")]
+    DemoCassette(String),
+    /// The demo ran but its result is not on screen.
+    #[error("{0}")]
+    DemoUnverified(String),
+}
+
+impl Diagnostic for CliError {
+    fn code(&self) -> &'static str {
+        match self {
+            CliError::Read { .. } => "ufo::cli::read",
+            CliError::Write { .. } => "ufo::cli::write",
+            CliError::Syntax { .. } => "ufo::cli::syntax",
+            CliError::Json(_) => "ufo::cli::json",
+            CliError::BadOption { .. } => "ufo::cli::bad_args",
+            // The same code as the desktop's own.
+            CliError::WindowNotFound { .. } => "ufo::desktop::window_not_found",
+            CliError::DemoCassette(_) => "ufo::demo::cassette",
+            CliError::DemoUnverified(_) => "ufo::demo::unverified",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        match self {
+            CliError::Read { help, .. }
+            | CliError::Syntax { help, .. }
+            | CliError::BadOption { help, .. } => Some((*help).to_owned()),
+            CliError::Write { .. } | CliError::DemoCassette(_) => {
+                Some("check that the directory exists and is writable".into())
+            }
+            CliError::Json(_) => None,
+            CliError::WindowNotFound { open, .. } if open.is_empty() => Some(
+                "no application windows are open; launch one (`ufo desktop launch gnome-calculator`)"
+                    .into(),
+            ),
+            CliError::WindowNotFound { open, .. } => {
+                Some(format!("open windows: {}", open.join(", ")))
+            }
+            CliError::DemoUnverified(_) => Some("the session did not leave the expected result on screen; see the step log above and the task's response.log".into()),
+        }
+    }
+}
