@@ -13,7 +13,7 @@ use ufo_desktop::tools::Tool;
 use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
-use crate::memory::{Blackboard, Memory, MemoryItem, SavedScreenshot, SubtaskRecord};
+use crate::memory::{Blackboard, Memory, SavedScreenshot, SubtaskRecord};
 use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
@@ -26,7 +26,6 @@ use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::{AnnotationStyle, annotate};
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
 use ufo_desktop::encode::{PngCompression, data_url, encode_png};
-use ufo_desktop::tools::guard;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, ControlsInfo, ScreenshotInfo, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -138,7 +137,7 @@ pub struct AppAgent {
     plan: Vec<String>,
     last_actions: Vec<String>,
     last_selected: Option<(usize, String)>,
-    repeat: Option<(String, u32)>,
+    repeat: crate::guards::RepeatGuard,
     pending: Option<Pending>,
     answers: Vec<(String, String)>,
 }
@@ -168,7 +167,7 @@ impl AppAgent {
             plan: Vec::new(),
             last_actions: Vec::new(),
             last_selected: None,
-            repeat: None,
+            repeat: Default::default(),
             pending: None,
             answers: Vec::new(),
         }
@@ -182,7 +181,7 @@ impl AppAgent {
         self.result.clear();
         self.comment.clear();
         self.plan.clear();
-        self.repeat = None;
+        self.repeat.reset();
         self.pending = None;
     }
 
@@ -334,22 +333,7 @@ impl AppAgent {
 
         // Sensitive step: stop before acting; the session asks the user. With
         // SAFE_GUARD, a sensitive call stops too when the model did not ask.
-        let guarded: Vec<String> = match (self.settings.safe_guard, status) {
-            (true, AppAgentStatus::Continue | AppAgentStatus::Finish | AppAgentStatus::Fail) => {
-                calls
-                    .iter()
-                    .filter_map(|c| {
-                        guard::sensitive(
-                            &c.function,
-                            &c.arguments,
-                            self.settings.safe_guard_tools.as_deref(),
-                        )
-                        .map(|why| format!("{}: {why}", c.function))
-                    })
-                    .collect()
-            }
-            _ => Vec::new(),
-        };
+        let guarded = crate::guards::guarded(&self.settings, status, &calls);
         if (status == AppAgentStatus::Confirm || !guarded.is_empty()) && !calls.is_empty() {
             let final_status = match status {
                 AppAgentStatus::Confirm => AppAgentStatus::Continue,
@@ -478,8 +462,7 @@ impl AppAgent {
         let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
         let host_message = serde_json::to_string(&self.host_message).unwrap_or_default();
         let mut last = serde_json::to_string(&self.last_actions).unwrap_or_default();
-        if let Some((action, times)) = &self.repeat
-            && *times >= 2
+        if let Some((action, times)) = self.repeat.repeating()
             && let Some(w) = t.opt("repeat_warning")
         {
             last.push('\n');
@@ -621,11 +604,7 @@ impl AppAgent {
         let mut status = status;
         match failed_action {
             Some(a) => {
-                let times = match &self.repeat {
-                    Some((prev, k)) if *prev == a => k + 1,
-                    _ => 1,
-                };
-                self.repeat = Some((a.clone(), times));
+                let times = self.repeat.failed(&a);
                 if times >= self.settings.max_repeat {
                     self.comment = self.prompts.app.text_or(
                         crate::prompts::APP_AGENT,
@@ -640,7 +619,7 @@ impl AppAgent {
                 }
             }
             None => {
-                self.repeat = None;
+                self.repeat.reset();
                 if status == AppAgentStatus::Confirm {
                     status = AppAgentStatus::Continue;
                 }
@@ -657,18 +636,14 @@ impl AppAgent {
         status: AppAgentStatus,
         user_confirm: Option<bool>,
     ) {
-        let t = Instant::now();
-        rec.status = status.into();
-        let item = MemoryItem::of(rec, status.into(), user_confirm);
-        blackboard.trajectories.push(json!({
-            "step": item.step,
-            "application": self.application,
-            "subtask": item.subtask,
-            "action_representation": item.action_representation,
-            "user_confirm": item.user_confirm,
-        }));
-        self.memory.push(item);
-        rec.time(Phase::MemoryUpdate, t);
+        crate::guards::remember(
+            &mut self.memory,
+            blackboard,
+            rec,
+            status,
+            user_confirm,
+            ("application", &self.application),
+        );
     }
 }
 

@@ -13,7 +13,7 @@ use crate::app::{AgentSettings, AppStep, StepInput, check_app_reply};
 use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
-use crate::memory::{Blackboard, Memory, MemoryItem};
+use crate::memory::{Blackboard, Memory};
 use crate::prompter::{Template, examples_prompt, render, tools_to_llm_prompt};
 use crate::response::{ActionCall, action_string, plain};
 use crate::step::{ActionLog, AgentKind, Phase, StepRecord};
@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionResult, AppAgentStatus, Diagnostic, StepStatus};
-use ufo_desktop::tools::{BASH_EXECUTOR, catalog_for, guard};
+use ufo_desktop::tools::{BASH_EXECUTOR, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
 /// Built-in template (`prompts/third_party/linux_agent.yaml`).
@@ -82,7 +82,7 @@ pub struct CommandAgent {
     plan: Vec<String>,
     /// `(action string, what it returned)`, oldest first.
     history: Vec<(String, String)>,
-    repeat: Option<(String, u32)>,
+    repeat: crate::guards::RepeatGuard,
     pending: Option<Pending>,
     answers: Vec<(String, String)>,
 }
@@ -121,7 +121,7 @@ impl CommandAgent {
             settings,
             plan: Vec::new(),
             history: Vec::new(),
-            repeat: None,
+            repeat: Default::default(),
             pending: None,
             answers: Vec::new(),
         })
@@ -134,7 +134,7 @@ impl CommandAgent {
         self.result.clear();
         self.comment.clear();
         self.plan.clear();
-        self.repeat = None;
+        self.repeat.reset();
         self.pending = None;
     }
 
@@ -207,20 +207,7 @@ impl CommandAgent {
         let call = calls.into_iter().next();
 
         // With SAFE_GUARD, a listed tool waits for the user.
-        let guarded: Vec<String> = match (&call, self.settings.safe_guard, status) {
-            (
-                Some(c),
-                true,
-                AppAgentStatus::Continue | AppAgentStatus::Finish | AppAgentStatus::Fail,
-            ) => guard::sensitive(
-                &c.function,
-                &c.arguments,
-                self.settings.safe_guard_tools.as_deref(),
-            )
-            .map(|why| vec![format!("{}: {why}", c.function)])
-            .unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        let guarded = crate::guards::guarded(&self.settings, status, call.as_slice());
         if let Some(c) = &call
             && (status == AppAgentStatus::Confirm || !guarded.is_empty())
         {
@@ -343,11 +330,7 @@ impl CommandAgent {
         rec.time(Phase::ActionExecution, t);
         match failed {
             true => {
-                let times = match &self.repeat {
-                    Some((prev, k)) if *prev == s => k + 1,
-                    _ => 1,
-                };
-                self.repeat = Some((s.clone(), times));
+                let times = self.repeat.failed(&s);
                 if times >= self.settings.max_repeat {
                     self.comment = self.template.text_or(
                         LINUX_AGENT,
@@ -358,7 +341,7 @@ impl CommandAgent {
                     return AppAgentStatus::Fail;
                 }
             }
-            false => self.repeat = None,
+            false => self.repeat.reset(),
         }
         match status {
             AppAgentStatus::Confirm => AppAgentStatus::Continue,
@@ -373,18 +356,14 @@ impl CommandAgent {
         status: AppAgentStatus,
         user_confirm: Option<bool>,
     ) {
-        let t = Instant::now();
-        rec.status = status.into();
-        let item = MemoryItem::of(rec, status.into(), user_confirm);
-        blackboard.trajectories.push(json!({
-            "step": item.step,
-            "agent": self.name,
-            "subtask": item.subtask,
-            "action_representation": item.action_representation,
-            "user_confirm": item.user_confirm,
-        }));
-        self.memory.push(item);
-        rec.time(Phase::MemoryUpdate, t);
+        crate::guards::remember(
+            &mut self.memory,
+            blackboard,
+            rec,
+            status,
+            user_confirm,
+            ("agent", &self.name),
+        );
     }
 
     fn build_prompt(&self, input: &StepInput<'_>, specs: &[ufo_core::ToolSpec]) -> ChatRequest {

@@ -28,6 +28,7 @@ pub mod command_agent;
 pub mod dispatcher;
 pub mod error;
 pub mod evaluation;
+mod guards;
 pub mod host;
 pub mod llm;
 pub mod memory;

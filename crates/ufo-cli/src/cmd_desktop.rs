@@ -184,7 +184,12 @@ mod tests {
     fn sizes_parse_or_explain() {
         assert_eq!(parse_size("800x600").unwrap(), (800, 600));
         let e = parse_size("800").unwrap_err();
-        assert_eq!(e.code, "ufo::cli::bad_size");
+        assert_eq!(e.code, "ufo::cli::bad_args");
+        assert!(
+            e.message.starts_with("--size: bad screen size"),
+            "{}",
+            e.message
+        );
         assert!(parse_size("1x1").is_err());
     }
 }

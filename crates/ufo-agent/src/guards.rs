@@ -1,0 +1,110 @@
+//! What the AppAgent and the command-line agent share around acting: the
+//! SAFE_GUARD check, the repeated-failure guard and the memory update.
+
+use crate::app::AgentSettings;
+use crate::memory::{Blackboard, Memory, MemoryItem};
+use crate::response::ActionCall;
+use crate::step::{Phase, StepRecord};
+use serde_json::json;
+use std::time::Instant;
+use ufo_core::AppAgentStatus;
+use ufo_desktop::tools::guard;
+
+/// Why SAFE_GUARD stops `calls` for the user's confirmation although the
+/// model did not ask (`tool: reason` each); empty when it does not.
+pub(crate) fn guarded(
+    settings: &AgentSettings,
+    status: AppAgentStatus,
+    calls: &[ActionCall],
+) -> Vec<String> {
+    let acting = matches!(
+        status,
+        AppAgentStatus::Continue | AppAgentStatus::Finish | AppAgentStatus::Fail
+    );
+    if !settings.safe_guard || !acting {
+        return Vec::new();
+    }
+    calls
+        .iter()
+        .filter_map(|c| {
+            guard::sensitive(
+                &c.function,
+                &c.arguments,
+                settings.safe_guard_tools.as_deref(),
+            )
+            .map(|why| format!("{}: {why}", c.function))
+        })
+        .collect()
+}
+
+/// Counts how often the same action failed in a row.
+#[derive(Debug, Default)]
+pub(crate) struct RepeatGuard(Option<(String, u32)>);
+
+impl RepeatGuard {
+    /// The last action succeeded (or a new sub-task began).
+    pub(crate) fn reset(&mut self) {
+        self.0 = None;
+    }
+
+    /// `action` failed; how many times in a row now.
+    pub(crate) fn failed(&mut self, action: &str) -> u32 {
+        let times = match &self.0 {
+            Some((prev, k)) if prev == action => k + 1,
+            _ => 1,
+        };
+        self.0 = Some((action.to_owned(), times));
+        times
+    }
+
+    /// The action failing in a row and how often, when it failed at least twice.
+    pub(crate) fn repeating(&self) -> Option<(&str, u32)> {
+        self.0
+            .as_ref()
+            .filter(|(_, k)| *k >= 2)
+            .map(|(a, k)| (a.as_str(), *k))
+    }
+}
+
+/// The memory update of a step that ended in `status`: the agent's memory,
+/// and a trajectory item on the blackboard naming the agent as
+/// `who = (key, value)`.
+pub(crate) fn remember(
+    memory: &mut Memory,
+    blackboard: &mut Blackboard,
+    rec: &mut StepRecord,
+    status: AppAgentStatus,
+    user_confirm: Option<bool>,
+    who: (&str, &str),
+) {
+    let t = Instant::now();
+    rec.status = status.into();
+    let item = MemoryItem::of(rec, status.into(), user_confirm);
+    let mut entry = json!({
+        "step": item.step,
+        "subtask": item.subtask,
+        "action_representation": item.action_representation,
+        "user_confirm": item.user_confirm,
+    });
+    entry[who.0] = json!(who.1);
+    blackboard.trajectories.push(entry);
+    memory.push(item);
+    rec.time(Phase::MemoryUpdate, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_failure_is_counted_until_something_else_happens() {
+        let mut g = RepeatGuard::default();
+        assert_eq!(g.failed("click(1)"), 1);
+        assert!(g.repeating().is_none());
+        assert_eq!(g.failed("click(1)"), 2);
+        assert_eq!(g.repeating(), Some(("click(1)", 2)));
+        assert_eq!(g.failed("click(2)"), 1);
+        g.reset();
+        assert_eq!(g.failed("click(2)"), 1);
+    }
+}
