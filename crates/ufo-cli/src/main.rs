@@ -5,6 +5,7 @@ mod cmd_bench;
 mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;
+mod cmd_eval;
 mod cmd_inspect;
 mod cmd_llm;
 mod cmd_run;
@@ -44,6 +45,8 @@ enum Command {
     Screenshot(cmd_inspect::ScreenshotArgs),
     /// Run one UI tool (click_input, set_edit_text, ...) and print its result as JSON.
     Act(cmd_inspect::ActArgs),
+    /// Run benchmark tasks (OSWorld's format) on private desktops and score them.
+    Eval(cmd_eval::EvalArgs),
     /// Measure performance (perception pipeline).
     Bench {
         #[command(subcommand)]
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
             Command::Screenshot(args) => cmd_inspect::screenshot(args).await,
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
+            Command::Eval(args) => cmd_eval::run(args).await,
             Command::Bench { cmd } => cmd_bench::run(cmd).await,
         }
     });

@@ -1,0 +1,182 @@
+//! `ufo eval`: benchmark tasks in OSWorld's format, each on its own private
+//! desktop, scored by rule checkers; `ufo eval --compare A B` puts two runs
+//! side by side.
+
+use crate::cmd_run::load_config;
+use crate::error::CliError;
+use crate::output::outln;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_eval::report;
+use ufo_eval::run::{EvalMode, EvalOptions, run_tasks};
+
+/// Arguments of `ufo eval`.
+#[derive(Debug, Args)]
+pub(crate) struct EvalArgs {
+    /// A task file or a folder of them (OSWorld's JSON format).
+    #[arg(long, required_unless_present = "compare")]
+    tasks: Option<PathBuf>,
+    /// Config file (models, SAFE_GUARD, ...), as for `ufo run`.
+    #[arg(long, env = "UFO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them.
+    #[arg(long, env = "UFO_CONFIG_LENIENT", value_parser = clap::builder::FalseyValueParser::new())]
+    lenient: bool,
+    /// Tasks at a time, each on its own desktop.
+    #[arg(long, default_value_t = 1)]
+    parallel: usize,
+    /// Steps per task (MAX_STEP).
+    #[arg(long)]
+    max_steps: Option<usize>,
+    /// normal (HostAgent + AppAgents), single (the AppAgent on the task's
+    /// first related app) or follower (replay `--plans DIR/<id>.json`).
+    #[arg(long, default_value = "normal")]
+    mode: String,
+    /// The plans of follower mode (default: `plans/` beside the tasks).
+    #[arg(long)]
+    plans: Option<PathBuf>,
+    /// The longest a task may take, in seconds (setup to scoring).
+    #[arg(long, default_value_t = 600)]
+    task_timeout: u64,
+    /// Where results go; a rerun skips the tasks already there.
+    #[arg(long, default_value = "eval-out")]
+    out: PathBuf,
+    /// Compare two earlier runs (their output folders or results.json).
+    #[arg(long, num_args = 2, value_names = ["RUN_A", "RUN_B"])]
+    compare: Option<Vec<PathBuf>>,
+}
+
+fn bad(option: &'static str, message: String, help: &'static str) -> ErrorReport {
+    CliError::BadOption {
+        option,
+        message,
+        help,
+    }
+    .report()
+}
+
+pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
+    if let Some(runs) = &args.compare {
+        let load = |p: &PathBuf| {
+            report::load(p).map_err(|m| {
+                bad(
+                    "--compare",
+                    m,
+                    "give two folders written by `ufo eval --out`",
+                )
+            })
+        };
+        let (a, b) = (load(&runs[0])?, load(&runs[1])?);
+        let name = |p: &PathBuf| p.display().to_string();
+        outln!(
+            "{}",
+            report::compare(&a, &b, (&name(&runs[0]), &name(&runs[1])))
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(tasks_path) = args.tasks.clone() else {
+        return Err(bad(
+            "--tasks",
+            "missing".into(),
+            "give a task file or a folder of them",
+        ));
+    };
+    let mode = match args.mode.as_str() {
+        "normal" => EvalMode::Normal,
+        "single" | "single_tier" => EvalMode::SingleTier,
+        "follower" => EvalMode::Follower(args.plans.clone().unwrap_or_else(|| {
+            match tasks_path.is_dir() {
+                true => tasks_path.join("plans"),
+                false => tasks_path
+                    .parent()
+                    .map(|p| p.join("plans"))
+                    .unwrap_or_default(),
+            }
+        })),
+        other => {
+            return Err(bad(
+                "--mode",
+                format!("unknown mode {other:?}"),
+                "use normal, single or follower",
+            ));
+        }
+    };
+    if args.parallel == 0 || args.parallel > 16 {
+        return Err(bad(
+            "--parallel",
+            format!("{} tasks at a time", args.parallel),
+            "use 1 to 16",
+        ));
+    }
+    let config = load_config(args.config.as_ref(), args.lenient)?;
+    let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
+    let (tasks, errors) = ufo_eval::task::load_suite(&tasks_path);
+    for e in &errors {
+        eprintln!("warning[{}]: {e}", e.code());
+    }
+    if tasks.is_empty() {
+        return Err(bad(
+            "--tasks",
+            format!("no tasks in {}", tasks_path.display()),
+            "give a folder of OSWorld task files (*.json)",
+        ));
+    }
+    std::fs::create_dir_all(&args.out).map_err(|e| {
+        CliError::Write {
+            path: args.out.display().to_string(),
+            message: e.to_string(),
+        }
+        .report()
+    })?;
+    let opts = EvalOptions {
+        config,
+        prompts: Arc::new(prompts),
+        out: args.out.clone(),
+        parallel: args.parallel,
+        max_steps: args.max_steps,
+        mode,
+        task_timeout: Duration::from_secs(args.task_timeout.max(1)),
+    };
+    let bar = indicatif::ProgressBar::new(tasks.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} tasks · {msg} · {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let counts = Arc::new(std::sync::Mutex::new((0usize, 0usize)));
+    let shown = bar.clone();
+    let results = run_tasks(&opts, tasks, move |r| {
+        if let Ok(mut c) = counts.lock() {
+            match r.score >= 1.0 {
+                true => c.0 += 1,
+                false => c.1 += 1,
+            }
+            shown.set_message(format!("{} passed, {} not", c.0, c.1));
+        }
+        shown.inc(1);
+    })
+    .await;
+    bar.finish();
+    let json = serde_json::to_string_pretty(&results)
+        .map_err(|e| CliError::Json(e.to_string()).report())?;
+    let write = |name: &str, text: &str| {
+        let p = args.out.join(name);
+        std::fs::write(&p, text).map_err(|e| {
+            CliError::Write {
+                path: p.display().to_string(),
+                message: e.to_string(),
+            }
+            .report()
+        })
+    };
+    write("results.json", &json)?;
+    write("report.md", &report::markdown(&results, args.max_steps))?;
+    outln!("{}", report::table(&results));
+    outln!("{}", report::headline(&results, args.max_steps));
+    outln!("results: {}", args.out.join("results.json").display());
+    outln!("report: {}", args.out.join("report.md").display());
+    Ok(ExitCode::SUCCESS)
+}

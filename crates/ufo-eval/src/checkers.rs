@@ -1,0 +1,363 @@
+//! OSWorld's metric functions ("checkers"), reimplemented in Rust.
+//!
+//! OSWorld calls a metric as `metric(result, expected, **options)`. Here
+//! [`check`] takes the same three inputs: the `result` getter's output, the
+//! `expected` getter's output (for a `rule` getter that is the rules JSON, as
+//! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
+//! a score in `0.0..=1.0`; a [`Got::Missing`] input scores `0.0`. Inputs whose
+//! shape the checker cannot take (rules without `expected`, an unknown rule
+//! type, a regex that does not compile) are a [`CheckError::Bad`], never a
+//! panic.
+//!
+//! The checkers are grouped by what they read:
+//! - `text`: strings and text files (exact, fuzzy, line based, small OS checks);
+//! - `structured`: CSV records and JSON/YAML values checked against rules;
+//! - `table`: spreadsheets (`compare_table`);
+//! - `a11y`: accessibility trees as XML, queried with CSS-like selectors.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+mod a11y;
+mod selector;
+mod similarity;
+mod structured;
+mod table;
+mod text;
+mod workbook;
+
+/// What a getter produced (OSWorld's `result` or `expected`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Got {
+    /// Nothing: a missing file, a failed command. Any checker scores 0 on it.
+    Missing,
+    /// Text: a command's output, an accessibility tree as XML, a literal string.
+    Text(String),
+    /// A local file: a copy of the task's output, or a fixture.
+    File(std::path::PathBuf),
+    /// JSON: a `rule` getter's rules object, a directory listing.
+    Json(serde_json::Value),
+}
+
+/// Why a checker could not score.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// No checker has this name.
+    #[error("checker {0:?} is not supported")]
+    Unsupported(String),
+    /// The inputs are not what the checker takes (e.g. rules without `expected`).
+    #[error("{func}: {message}")]
+    Bad {
+        /// The checker that refused its inputs.
+        func: String,
+        /// What was wrong with them.
+        message: String,
+    },
+}
+
+/// The checkers this build supports.
+pub const SUPPORTED: &[&str] = &[
+    "check_accessibility_tree",
+    "check_csv",
+    "check_direct_json_object",
+    "check_gnome_favorite_apps",
+    "check_include_exclude",
+    "check_json",
+    "check_line_number",
+    "check_list",
+    "check_moved_jpgs",
+    "check_text_enlarged",
+    "compare_answer",
+    "compare_config",
+    "compare_csv",
+    "compare_python_pure_text",
+    "compare_table",
+    "compare_terminal_and_txt",
+    "compare_text_file",
+    "diff_text_file",
+    "exact_match",
+    "file_contains",
+    "fuzzy_match",
+    "is_in_list",
+    "is_in_vm_clickboard",
+    "is_utc_0",
+    "literal_match",
+];
+
+/// Scores `result` against `expected` (absent for checkers that take rules only
+/// via `expected`=Json rules, see below) with OSWorld metric `func` and the
+/// evaluator's `options`; the score is in 0.0..=1.0. `Got::Missing` as result
+/// scores 0.0 (not an error).
+///
+/// For OSWorld's `rule` getters, `expected` is the rules JSON (`Got::Json`).
+/// A `Got::Missing` or absent `expected` where the checker needs one scores
+/// 0.0 as well (a getter failed); an `expected` fixture file that exists in
+/// name but cannot be read or parsed is a [`CheckError::Bad`].
+pub fn check(
+    func: &str,
+    result: &Got,
+    expected: Option<&Got>,
+    options: &Map<String, Value>,
+) -> Result<f64, CheckError> {
+    if !SUPPORTED.contains(&func) {
+        return Err(CheckError::Unsupported(func.to_owned()));
+    }
+    let cx = Cx {
+        func,
+        result,
+        expected,
+        options,
+    };
+    if matches!(result, Got::Missing) || matches!(expected, Some(Got::Missing)) {
+        return Ok(0.0);
+    }
+    let passed = match func {
+        "exact_match" => text::exact_match(&cx),
+        "check_include_exclude" => text::check_include_exclude(&cx),
+        "is_in_list" => text::is_in_list(&cx),
+        "fuzzy_match" => return text::fuzzy_match(&cx),
+        "literal_match" => text::literal_match(&cx),
+        "diff_text_file" => return text::diff_text_file(&cx),
+        "compare_text_file" => text::compare_text_file(&cx),
+        "compare_csv" => text::compare_csv(&cx),
+        "compare_answer" => text::compare_answer(&cx),
+        "compare_config" => text::compare_config(&cx),
+        "compare_python_pure_text" => text::compare_python_pure_text(&cx),
+        "compare_terminal_and_txt" => text::compare_terminal_and_txt(&cx),
+        "file_contains" => text::file_contains(&cx),
+        "check_line_number" => text::check_line_number(&cx),
+        "check_list" => text::check_list(&cx),
+        "is_utc_0" => text::is_utc_0(&cx),
+        "check_text_enlarged" => text::check_text_enlarged(&cx),
+        "check_gnome_favorite_apps" => text::check_gnome_favorite_apps(&cx),
+        "is_in_vm_clickboard" => text::is_in_vm_clickboard(&cx),
+        "check_moved_jpgs" => structured::check_moved_jpgs(&cx),
+        "check_csv" => structured::check_csv(&cx),
+        "check_json" => structured::check_json(&cx),
+        "check_direct_json_object" => structured::check_direct_json_object(&cx),
+        "compare_table" => table::compare_table(&cx),
+        "check_accessibility_tree" => return a11y::check_accessibility_tree(&cx),
+        other => return Err(CheckError::Unsupported(other.to_owned())),
+    }?;
+    Ok(if passed { 1.0 } else { 0.0 })
+}
+
+/// One call's inputs, shared by the checker implementations.
+struct Cx<'a> {
+    func: &'a str,
+    result: &'a Got,
+    expected: Option<&'a Got>,
+    options: &'a Map<String, Value>,
+}
+
+impl Cx<'_> {
+    /// A [`CheckError::Bad`] for this checker.
+    fn bad(&self, message: impl Into<String>) -> CheckError {
+        CheckError::Bad {
+            func: self.func.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The rules object a `rule` getter produced (`expected` as JSON).
+    fn rules(&self) -> Result<&Value, CheckError> {
+        match self.expected {
+            Some(Got::Json(v)) => Ok(v),
+            Some(Got::Text(t)) => {
+                Err(self.bad(format!("expected rules as JSON, got text {:?}", clip(t))))
+            }
+            Some(Got::File(p)) => {
+                Err(self.bad(format!("expected rules as JSON, got file {}", p.display())))
+            }
+            Some(Got::Missing) | None => Err(self.bad("rules (expected) are missing")),
+        }
+    }
+
+    /// `rules["expected"]`.
+    fn rule_expected(&self) -> Result<&Value, CheckError> {
+        let rules = self.rules()?;
+        rules
+            .get("expected")
+            .ok_or_else(|| self.bad("rules have no \"expected\" entry"))
+    }
+
+    /// A list of strings under `key` in the rules (absent: empty).
+    fn rule_strings(&self, key: &str) -> Result<Vec<String>, CheckError> {
+        let rules = self.rules()?;
+        if !rules.is_object() {
+            return Err(self.bad("rules must be a JSON object"));
+        }
+        match rules.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(v) => string_list(v)
+                .ok_or_else(|| self.bad(format!("rules.{key} must be a list of strings"))),
+        }
+    }
+
+    /// The result's content as text, or `None` when it cannot be had
+    /// (unreadable file, which scores 0).
+    fn result_text(&self) -> Option<String> {
+        got_text(self.result)
+    }
+
+    /// The result as a JSON value: text becomes a string, a file its text.
+    fn result_value(&self) -> Option<Value> {
+        got_value(self.result)
+    }
+
+    /// The expected fixture's content as text; an unreadable fixture is an error.
+    fn expected_text(&self) -> Result<String, CheckError> {
+        match self.expected {
+            Some(Got::Text(t)) => Ok(t.clone()),
+            Some(Got::File(p)) => read_text(p)
+                .ok_or_else(|| self.bad(format!("expected file {} cannot be read", p.display()))),
+            Some(Got::Json(Value::String(s))) => Ok(s.clone()),
+            Some(Got::Json(_)) => Err(self.bad("expected must be a file or text, not JSON")),
+            Some(Got::Missing) | None => Err(self.bad("expected is missing")),
+        }
+    }
+
+    /// A boolean option (absent or null: `default`).
+    fn opt_bool(&self, key: &str, default: bool) -> Result<bool, CheckError> {
+        match self.options.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(self.bad(format!("option {key} must be a boolean, got {other}"))),
+        }
+    }
+}
+
+/// Reads a file as text (lossy UTF-8); `None` when it cannot be read.
+fn read_text(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// A getter's output as text: a file's content, a JSON string's value, other
+/// JSON as its serialisation.
+fn got_text(got: &Got) -> Option<String> {
+    match got {
+        Got::Missing => None,
+        Got::Text(t) => Some(t.clone()),
+        Got::File(p) => read_text(p),
+        Got::Json(Value::String(s)) => Some(s.clone()),
+        Got::Json(v) => Some(v.to_string()),
+    }
+}
+
+/// A getter's output as a JSON value (text and file content as strings).
+fn got_value(got: &Got) -> Option<Value> {
+    match got {
+        Got::Missing => None,
+        Got::Text(t) => Some(Value::String(t.clone())),
+        Got::File(p) => read_text(p).map(Value::String),
+        Got::Json(v) => Some(v.clone()),
+    }
+}
+
+/// A JSON list of strings.
+fn string_list(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|x| x.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The first characters of a long string, for messages.
+fn clip(s: &str) -> String {
+    const MAX: usize = 60;
+    if s.chars().count() <= MAX {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(MAX).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// Equality as Python's `==` sees JSON values: numbers compare by value
+/// (`1 == 1.0`), containers element-wise.
+fn py_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => match (x.as_u64(), y.as_u64()) {
+                (Some(i), Some(j)) => i == j,
+                _ => x.as_f64() == y.as_f64(),
+            },
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Python's `needle in haystack` for a string needle: substring of a string,
+/// member of a list.
+fn py_contains(haystack: &Value, needle: &Value) -> bool {
+    match (haystack, needle) {
+        (Value::String(h), Value::String(n)) => h.contains(n.as_str()),
+        (Value::Array(items), n) => items.iter().any(|x| py_eq(x, n)),
+        (Value::Object(map), Value::String(n)) => map.contains_key(n),
+        _ => false,
+    }
+}
+
+/// Python's `str()` of a JSON value, near enough: strings as themselves,
+/// `True`/`False`/`None`, floats with a decimal point, containers as JSON.
+fn py_str(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Null => "None".to_owned(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, Some(f)) => py_float_repr(f),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Python's `repr(float)`: shortest round-trip digits, `.0` on integral
+/// values, scientific notation below 1e-4 and from 1e16 (`1e+16`, `1.5e-05`).
+fn py_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    let a = f.abs();
+    if a == 0.0 || (1e-4..1e16).contains(&a) {
+        let s = format!("{f:?}");
+        if s.contains('e') {
+            // Debug may still pick exponent form near the edges.
+            return format!("{f}");
+        }
+        return s;
+    }
+    let s = format!("{f:e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) => {
+            let (sign, digits) = match exp.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', exp),
+            };
+            format!("{mantissa}e{sign}{digits:0>2}")
+        }
+        None => s,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests;

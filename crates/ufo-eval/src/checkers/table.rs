@@ -1,0 +1,365 @@
+//! `compare_table`: spreadsheets (OSWorld `table.py`).
+//!
+//! Sheets are loaded by `workbook`; the rules compare them.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::similarity::{indel_ratio, py_splitlines};
+use super::structured::match_value;
+use super::workbook::{Book, Cell, Grid, cell_at, grids_equal, parse_cell, range_cells};
+use super::{CheckError, Cx, Got, read_text};
+
+/// Which workbook a sheet index refers to.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Result,
+    Expected,
+}
+
+/// OSWorld's sheet index: an integer (result sheet by position), `RI<n>` /
+/// `EI<n>` (result / expected sheet by position, negative from the end),
+/// `RN<name>` / `EN<name>` (by name).
+fn parse_idx(cx: &Cx<'_>, v: Option<&Value>, key: &str) -> Result<(Side, SheetRef), CheckError> {
+    let bad = || {
+        cx.bad(format!(
+            "{key} must be an integer or RI<n>, RN<name>, EI<n>, EN<name>"
+        ))
+    };
+    match v {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .map(|i| (Side::Result, SheetRef::Index(i)))
+            .ok_or_else(bad),
+        Some(Value::String(s)) => {
+            let side = match s.get(..1) {
+                Some("R") => Side::Result,
+                Some("E") => Side::Expected,
+                _ => return Err(bad()),
+            };
+            match (s.get(1..2), s.get(2..)) {
+                (Some("I"), Some(n)) => n
+                    .trim()
+                    .parse()
+                    .map(|i| (side, SheetRef::Index(i)))
+                    .map_err(|_| bad()),
+                (Some("N"), Some(n)) => Ok((side, SheetRef::Name(n.to_owned()))),
+                _ => Err(bad()),
+            }
+        }
+        _ => Err(bad()),
+    }
+}
+
+enum SheetRef {
+    Index(i64),
+    Name(String),
+}
+
+/// The two workbooks of one call.
+struct Books<'b> {
+    result: &'b Book,
+    expected: Option<&'b Book>,
+}
+
+impl Books<'_> {
+    /// The book and sheet name a rule's index names; `Ok(None)` when the
+    /// sheet does not exist (which scores 0).
+    fn resolve(
+        &self,
+        cx: &Cx<'_>,
+        rule: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<(&Book, String)>, CheckError> {
+        let (side, r) = parse_idx(cx, rule.get(key), key)?;
+        let book = match side {
+            Side::Result => self.result,
+            Side::Expected => self.expected.ok_or_else(|| {
+                cx.bad(format!(
+                    "{key} refers to the expected workbook, but there is none"
+                ))
+            })?,
+        };
+        let name = match r {
+            SheetRef::Name(n) => n,
+            SheetRef::Index(i) => {
+                let len = book.names.len() as i64;
+                let i = if i < 0 { i + len } else { i };
+                match usize::try_from(i).ok().and_then(|i| book.names.get(i)) {
+                    Some(n) => n.clone(),
+                    None => return Ok(None),
+                }
+            }
+        };
+        Ok(Some((book, name)))
+    }
+
+    fn grid(
+        &self,
+        cx: &Cx<'_>,
+        rule: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<&Grid>, CheckError> {
+        Ok(self.resolve(cx, rule, key)?.and_then(|(b, n)| b.sheet(&n)))
+    }
+}
+
+/// The rule types implemented here.
+const RULE_TYPES: &[&str] = &[
+    "sheet_name",
+    "sheet_data",
+    "sheet_print",
+    "sheet_fuzzy",
+    "check_cell",
+];
+
+/// `compare_table`: with option `rules` (a list of `{type, …}` checked in
+/// order, all must pass), or without it every sheet's name and data must
+/// equal the expected workbook's.
+pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
+    let rules: Vec<&Map<String, Value>> = match cx.options.get("rules") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|r| {
+                r.as_object()
+                    .ok_or_else(|| cx.bad("each rule must be an object"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(cx.bad("option rules must be a list")),
+    };
+    for r in &rules {
+        match r.get("type").and_then(Value::as_str) {
+            Some(t) if RULE_TYPES.contains(&t) => {}
+            Some(t) => return Err(cx.bad(format!("rule type {t:?} is not supported"))),
+            None => return Err(cx.bad("each rule needs a string \"type\"")),
+        }
+    }
+    let expected =
+        match cx.expected {
+            Some(Got::File(p)) => Some(Book::load(p).ok_or_else(|| {
+                cx.bad(format!("expected workbook {} cannot be read", p.display()))
+            })?),
+            Some(Got::Missing) | None => None,
+            Some(_) => return Err(cx.bad("expected must be a workbook file")),
+        };
+    let Got::File(path) = cx.result else {
+        return Ok(false);
+    };
+    let Some(result) = Book::load(path) else {
+        return Ok(false);
+    };
+    let books = Books {
+        result: &result,
+        expected: expected.as_ref(),
+    };
+    if rules.is_empty() {
+        let expected = books
+            .expected
+            .ok_or_else(|| cx.bad("without rules, an expected workbook is needed"))?;
+        return Ok(result.names == expected.names
+            && result
+                .sheets
+                .iter()
+                .zip(&expected.sheets)
+                .all(|(a, b)| grids_equal(a, b, 4)));
+    }
+    for r in rules {
+        if !check_rule(cx, &books, r)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    match r.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "sheet_name" => Ok(books
+            .expected
+            .is_some_and(|e| e.names == books.result.names)),
+        "sheet_data" => {
+            let precision = match r.get("precision") {
+                None | Some(Value::Null) => 4,
+                Some(v) => v
+                    .as_i64()
+                    .and_then(|p| i32::try_from(p).ok())
+                    .ok_or_else(|| cx.bad("precision must be an integer"))?,
+            };
+            let a = books.grid(cx, r, "sheet_idx0")?;
+            let b = books.grid(cx, r, "sheet_idx1")?;
+            Ok(matches!((a, b), (Some(a), Some(b)) if grids_equal(a, b, precision)))
+        }
+        "sheet_print" => {
+            let ignore_case = match r.get("ignore_case") {
+                None | Some(Value::Null) => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| cx.bad("ignore_case must be a boolean"))?,
+            };
+            let a = books
+                .resolve(cx, r, "sheet_idx0")?
+                .and_then(|(b, n)| printed(&b.path, &n));
+            let b = books
+                .resolve(cx, r, "sheet_idx1")?
+                .and_then(|(b, n)| printed(&b.path, &n));
+            let fold = |v: &[String]| -> Vec<String> {
+                if ignore_case {
+                    v.iter().map(|l| l.to_lowercase()).collect()
+                } else {
+                    v.to_vec()
+                }
+            };
+            Ok(matches!((a, b), (Some(a), Some(b)) if fold(&a) == fold(&b)))
+        }
+        "sheet_fuzzy" => sheet_fuzzy(cx, books, r),
+        "check_cell" => {
+            let coord = r
+                .get("coordinate")
+                .and_then(Value::as_str)
+                .ok_or_else(|| cx.bad("check_cell needs a string coordinate"))?;
+            let (row, col) = parse_cell(coord)
+                .ok_or_else(|| cx.bad(format!("bad cell coordinate {coord:?}")))?;
+            let props = r
+                .get("props")
+                .and_then(Value::as_object)
+                .ok_or_else(|| cx.bad("check_cell needs props: {property: rule}"))?;
+            let grid = books.grid(cx, r, "sheet_idx")?;
+            let mut ok = grid.is_some();
+            for (prop, rule) in props {
+                if prop != "value" {
+                    return Err(cx.bad(format!(
+                        "check_cell property {prop:?} is not supported (value)"
+                    )));
+                }
+                let rule = rule
+                    .as_object()
+                    .ok_or_else(|| cx.bad("each check_cell prop needs a rule object"))?;
+                let value = grid.map_or(Value::Null, |g| cell_at(g, row, col).json());
+                ok = match_value(cx, &value, rule)? && ok;
+            }
+            Ok(ok)
+        }
+        other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
+    }
+}
+
+/// The sheet's printed form OSWorld exports next to the workbook as
+/// `<book without extension>-<sheet>.csv`: lines trimmed, trailing blank
+/// lines dropped.
+fn printed(book: &Path, sheet: &str) -> Option<Vec<String>> {
+    let stem = book.with_extension("");
+    let mut file = stem.into_os_string();
+    file.push(format!("-{sheet}.csv"));
+    let text = read_text(Path::new(&file))?;
+    let mut lines: Vec<String> = py_splitlines(&text)
+        .iter()
+        .map(|l| l.trim().to_owned())
+        .collect();
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    Some(lines)
+}
+
+/// A string option of a `sheet_fuzzy` sub-rule.
+fn opt_str<'v>(
+    cx: &Cx<'_>,
+    rl: &'v Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'v str>, CheckError> {
+    match rl.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(cx.bad(format!("sheet_fuzzy: {key} must be a string"))),
+    }
+}
+
+/// `sheet_fuzzy`: per cell of each sub-rule's ranges, normalise both values
+/// (`normalization` replacements, `trim_leadings`, `trim_trailings`,
+/// `ignore_chars`, `ignore_case`) then compare by `type`: `exact_match`,
+/// `includes` (value 0 contains value 1), `included_by`, `fuzzy_match`
+/// (ratio ≥ `threshold`, default 85).
+fn sheet_fuzzy(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    let a = books.grid(cx, r, "sheet_idx0")?;
+    let b = books.grid(cx, r, "sheet_idx1")?;
+    let subrules = r
+        .get("rules")
+        .and_then(Value::as_array)
+        .ok_or_else(|| cx.bad("sheet_fuzzy needs rules: a list"))?;
+    let mut ok = a.is_some() && b.is_some();
+    let empty = Vec::new();
+    let (a, b) = (a.unwrap_or(&empty), b.unwrap_or(&empty));
+    for rl in subrules {
+        let rl = rl
+            .as_object()
+            .ok_or_else(|| cx.bad("each sheet_fuzzy rule must be an object"))?;
+        let cells = rl
+            .get("range")
+            .and_then(range_cells)
+            .ok_or_else(|| cx.bad("sheet_fuzzy rule needs range: cell ranges like \"A1:B6\""))?;
+        let kind = rl.get("type").and_then(Value::as_str).unwrap_or_default();
+        if !matches!(
+            kind,
+            "includes" | "included_by" | "fuzzy_match" | "exact_match"
+        ) {
+            return Err(cx.bad(format!("sheet_fuzzy type {kind:?} is not supported")));
+        }
+        let threshold = match rl.get("threshold") {
+            None | Some(Value::Null) => 85.0,
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| cx.bad("sheet_fuzzy threshold must be a number"))?,
+        };
+        let mut pairs = Vec::new();
+        if let Some(norm) = rl.get("normalization") {
+            for p in norm.as_array().into_iter().flatten() {
+                match p.as_array().map(Vec::as_slice) {
+                    Some([Value::String(x), Value::String(y)]) => {
+                        pairs.push((x.as_str(), y.as_str()))
+                    }
+                    _ => return Err(cx.bad("sheet_fuzzy normalization must be [[from, to], …]")),
+                }
+            }
+        }
+        let lead: Vec<char> = opt_str(cx, rl, "trim_leadings")?
+            .unwrap_or("")
+            .chars()
+            .collect();
+        let trail: Vec<char> = opt_str(cx, rl, "trim_trailings")?
+            .unwrap_or("")
+            .chars()
+            .collect();
+        let drop: Vec<char> = opt_str(cx, rl, "ignore_chars")?
+            .unwrap_or("")
+            .chars()
+            .collect();
+        let fold = rl
+            .get("ignore_case")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let norm = |cell: &Cell| {
+            let mut s = cell.py_text();
+            for (x, y) in &pairs {
+                s = s.replace(x, y);
+            }
+            let mut s: String = s
+                .trim_start_matches(lead.as_slice())
+                .trim_end_matches(trail.as_slice())
+                .to_owned();
+            s.retain(|c| !drop.contains(&c));
+            if fold { s.to_lowercase() } else { s }
+        };
+        for &(row, col) in &cells {
+            let (x, y) = (norm(cell_at(a, row, col)), norm(cell_at(b, row, col)));
+            let hit = match kind {
+                "includes" => x.contains(&y),
+                "included_by" => y.contains(&x),
+                "fuzzy_match" => indel_ratio(&x, &y) * 100.0 >= threshold,
+                _ => x == y,
+            };
+            ok = ok && hit;
+        }
+    }
+    Ok(ok)
+}

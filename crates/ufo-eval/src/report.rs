@@ -1,0 +1,230 @@
+//! What a run leaves: `results.json` (one object per task), `report.md`
+//! (per-task table with first and last screenshots and log links, success
+//! per domain), the terminal table, and the comparison of two runs.
+
+use crate::run::{RunStatus, TaskResult};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Success per domain: `(domain, tasks, summed score)`.
+pub fn by_domain(results: &[TaskResult]) -> Vec<(String, usize, f64)> {
+    let mut m: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for r in results {
+        let e = m.entry(r.domain.clone()).or_default();
+        e.0 += 1;
+        e.1 += r.score;
+    }
+    m.into_iter().map(|(d, (n, s))| (d, n, s)).collect()
+}
+
+/// The summary line: success rate over all tasks.
+pub fn headline(results: &[TaskResult], max_steps: Option<usize>) -> String {
+    let total: f64 = results.iter().map(|r| r.score).sum();
+    let n = results.len().max(1);
+    format!(
+        "{} tasks, success {:.1}% ({:.2}/{}){}",
+        results.len(),
+        100.0 * total / n as f64,
+        total,
+        results.len(),
+        match max_steps {
+            Some(m) => format!(", step budget {m}"),
+            None => String::new(),
+        }
+    )
+}
+
+fn status_name(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Scored => "scored",
+        RunStatus::SetupFailed => "setup failed",
+        RunStatus::Timeout => "timeout",
+        RunStatus::Unsupported => "unsupported",
+        RunStatus::CheckerError => "checker error",
+        RunStatus::Error => "error",
+    }
+}
+
+/// The per-task table for the terminal.
+pub fn table(results: &[TaskResult]) -> String {
+    let mut s = format!(
+        "{:<36} {:>5} {:<13} {:>5} {:>8} {:>8} {:>8}\n",
+        "task", "score", "status", "steps", "time s", "cost $", "tokens"
+    );
+    for r in results {
+        let _ = writeln!(
+            s,
+            "{:<36} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
+            r.id.chars().take(36).collect::<String>(),
+            r.score,
+            status_name(r.status),
+            r.steps,
+            r.time_s,
+            r.cost,
+            r.tokens
+        );
+    }
+    for (d, n, total) in by_domain(results) {
+        let _ = writeln!(s, "  {d}: {:.1}% of {n}", 100.0 * total / n as f64);
+    }
+    s
+}
+
+/// The step images of a session log folder: first and last.
+fn first_and_last(log: &Path) -> (Option<String>, Option<String>) {
+    let mut shots: Vec<(u32, String)> = std::fs::read_dir(log)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let n = name
+                .strip_prefix("action_step")?
+                .strip_suffix(".png")?
+                .parse::<u32>()
+                .ok()?;
+            Some((n, e.path().display().to_string()))
+        })
+        .collect();
+    shots.sort();
+    let last_final = log.join("action_step_final.png");
+    let last = match last_final.is_file() {
+        true => Some(last_final.display().to_string()),
+        false => shots.last().map(|s| s.1.clone()),
+    };
+    (shots.first().map(|s| s.1.clone()), last)
+}
+
+/// `report.md`: the headline, success per domain, and per task its score,
+/// status, steps, time, cost, error, first and last screenshot and logs.
+pub fn markdown(results: &[TaskResult], max_steps: Option<usize>) -> String {
+    let mut md = format!(
+        "# ufo eval\n\n{}\n\n## Per domain\n\n| domain | tasks | success |\n|---|---|---|\n",
+        headline(results, max_steps)
+    );
+    for (d, n, total) in by_domain(results) {
+        let _ = writeln!(md, "| {d} | {n} | {:.1}% |", 100.0 * total / n as f64);
+    }
+    md.push_str("\n## Tasks\n\n| task | score | status | steps | time s | cost $ | first | last | logs |\n|---|---|---|---|---|---|---|---|---|\n");
+    for r in results {
+        let (first, last) = r
+            .log_dir
+            .as_deref()
+            .map(first_and_last)
+            .unwrap_or((None, None));
+        let img = |p: Option<String>| p.map(|p| format!("![]({p})")).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            md,
+            "| {} | {:.2} | {} | {} | {:.1} | {:.4} | {} | {} | {} |",
+            r.id,
+            r.score,
+            status_name(r.status),
+            r.steps,
+            r.time_s,
+            r.cost,
+            img(first),
+            img(last),
+            r.log_dir
+                .as_ref()
+                .map(|l| format!("[logs]({})", l.display()))
+                .unwrap_or_else(|| "-".into())
+        );
+        if let Some(e) = &r.error {
+            let _ = writeln!(md, "|  | error: {} | | | | | | | |", e.replace('|', "/"));
+        }
+    }
+    md
+}
+
+/// `ufo eval --compare A B`: a side-by-side table of two runs' scores.
+pub fn compare(a: &[TaskResult], b: &[TaskResult], names: (&str, &str)) -> String {
+    let bm: BTreeMap<&str, &TaskResult> = b.iter().map(|r| (r.id.as_str(), r)).collect();
+    let am: BTreeMap<&str, &TaskResult> = a.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut ids: Vec<&str> = am.keys().chain(bm.keys()).copied().collect();
+    ids.sort();
+    ids.dedup();
+    let mut s = format!("{:<36} {:>10} {:>10}\n", "task", names.0, names.1);
+    let cell = |r: Option<&&TaskResult>| r.map_or("-".to_owned(), |r| format!("{:.2}", r.score));
+    for id in &ids {
+        let _ = writeln!(
+            s,
+            "{:<36} {:>10} {:>10}",
+            id,
+            cell(am.get(id)),
+            cell(bm.get(id))
+        );
+    }
+    let rate = |m: &BTreeMap<&str, &TaskResult>| {
+        let n = m.len().max(1) as f64;
+        100.0 * m.values().map(|r| r.score).sum::<f64>() / n
+    };
+    let _ = writeln!(
+        s,
+        "{:<36} {:>9.1}% {:>9.1}%",
+        "success",
+        rate(&am),
+        rate(&bm)
+    );
+    s
+}
+
+/// Reads a run's `results.json`.
+pub fn load(run: &Path) -> Result<Vec<TaskResult>, String> {
+    let p = if run.is_dir() {
+        run.join("results.json")
+    } else {
+        run.to_path_buf()
+    };
+    let text =
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a results.json: {e}", p.display()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn r(id: &str, domain: &str, score: f64) -> TaskResult {
+        TaskResult {
+            id: id.into(),
+            domain: domain.into(),
+            score,
+            status: RunStatus::Scored,
+            session_status: Some("FINISH".into()),
+            steps: 3,
+            time_s: 1.5,
+            cost: 0.0,
+            tokens: 10,
+            error: None,
+            log_dir: None,
+        }
+    }
+
+    #[test]
+    fn rates_tables_and_comparisons() {
+        let a = vec![
+            r("t1", "gedit", 1.0),
+            r("t2", "gedit", 0.0),
+            r("t3", "calc", 1.0),
+        ];
+        assert_eq!(
+            by_domain(&a),
+            vec![("calc".into(), 1, 1.0), ("gedit".into(), 2, 1.0)]
+        );
+        assert!(
+            headline(&a, Some(15)).contains("success 66.7%")
+                && headline(&a, Some(15)).contains("step budget 15")
+        );
+        assert!(table(&a).contains("gedit: 50.0% of 2"));
+        let md = markdown(&a, None);
+        assert!(md.contains("| t2 | 0.00 | scored |"), "{md}");
+        let b = vec![r("t1", "gedit", 0.0), r("t4", "calc", 1.0)];
+        let c = compare(&a, &b, ("A", "B"));
+        assert!(
+            c.contains("t4") && c.contains("66.7%") && c.contains("50.0%"),
+            "{c}"
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! The harness: each task on its own fresh private desktop — setup, the
+//! agent's session, postconfig, scoring, teardown — N at a time. A task's
+//! crash, hang or checker error is recorded in its result and the run goes
+//! on; a task with a `result.json` in the output folder is not run again.
+
+use crate::checkers::{CheckError, Got, check};
+use crate::getters::{GetContext, get};
+use crate::score::{Conj, combine, task_score};
+use crate::setup::{StepContext, run_step};
+use crate::task::{Places, Step, TaskFile};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
+use ufo_session::config::UfoConfig;
+use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::{Mode, RunOptions, ScriptedIo, Services, SessionReport, SessionStatus};
+
+/// How the agent works on each task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalMode {
+    /// HostAgent and AppAgents.
+    Normal,
+    /// The AppAgent alone on the task's first related app.
+    SingleTier,
+    /// Replays `plans/<id>.json` (OSWorld-style solutions; checks checkers).
+    Follower(PathBuf),
+}
+
+/// What a run needs.
+#[derive(Clone)]
+pub struct EvalOptions {
+    /// The session config (models, SAFE_GUARD, ...).
+    pub config: UfoConfig,
+    /// The agents' templates.
+    pub prompts: Arc<ufo_agent::PromptSet>,
+    /// Where results go (`<out>/<task id>/`, `results.json`, `report.md`).
+    pub out: PathBuf,
+    /// Tasks at a time.
+    pub parallel: usize,
+    /// Steps per task (`MAX_STEP`), when set.
+    pub max_steps: Option<usize>,
+    /// How the agent works.
+    pub mode: EvalMode,
+    /// The longest a task may take, setup to scoring.
+    pub task_timeout: Duration,
+}
+
+/// How a task's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Scored.
+    Scored,
+    /// Setup failed; scored 0.
+    SetupFailed,
+    /// The task took longer than its timeout; scored 0.
+    Timeout,
+    /// A checker or getter this build lacks; scored 0.
+    Unsupported,
+    /// A checker could not read its inputs; scored 0.
+    CheckerError,
+    /// The harness itself failed (desktop, session); scored 0.
+    Error,
+}
+
+/// One task's result (a line of `results.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskResult {
+    /// The task id.
+    pub id: String,
+    /// Its domain (first related app).
+    pub domain: String,
+    /// 0..=1.
+    pub score: f64,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The session's own status (FINISH, FAIL, ERROR), when it ran.
+    #[serde(default)]
+    pub session_status: Option<String>,
+    /// Agent steps taken.
+    pub steps: usize,
+    /// Wall time, setup to teardown.
+    pub time_s: f64,
+    /// Model cost.
+    pub cost: f64,
+    /// Model tokens.
+    pub tokens: u64,
+    /// What went wrong, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The session's log folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_dir: Option<PathBuf>,
+}
+
+impl TaskResult {
+    fn new(task: &TaskFile) -> Self {
+        Self {
+            id: task.task.id.clone(),
+            domain: task.task.domain().to_owned(),
+            score: 0.0,
+            status: RunStatus::Error,
+            session_status: None,
+            steps: 0,
+            time_s: 0.0,
+            cost: 0.0,
+            tokens: 0,
+            error: None,
+            log_dir: None,
+        }
+    }
+}
+
+/// A name safe for folders and desktop names.
+pub fn safe_name(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                true => c,
+                false => '_',
+            },
+        )
+        .take(64)
+        .collect();
+    if s.is_empty() { "task".into() } else { s }
+}
+
+/// Runs `tasks`, `parallel` at a time; `progress` sees each result as it
+/// lands. Results come back in task order.
+pub async fn run_tasks(
+    opts: &EvalOptions,
+    tasks: Vec<TaskFile>,
+    progress: impl Fn(&TaskResult) + Send + Sync + 'static,
+) -> Vec<TaskResult> {
+    let gate = Arc::new(tokio::sync::Semaphore::new(opts.parallel.max(1)));
+    let progress = Arc::new(progress);
+    let mut handles = Vec::new();
+    for task in tasks {
+        let opts = opts.clone();
+        let gate = gate.clone();
+        let progress = progress.clone();
+        handles.push(tokio::spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            let r = run_one(&opts, &task).await;
+            progress(&r);
+            r
+        }));
+    }
+    let mut out = Vec::new();
+    for h in handles {
+        if let Ok(r) = h.await {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// One task, resumable: a stored result is returned as it is.
+pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
+    let dir = opts.out.join(safe_name(&task.task.id));
+    let stored = dir.join("result.json");
+    if let Some(r) = std::fs::read_to_string(&stored)
+        .ok()
+        .and_then(|t| serde_json::from_str::<TaskResult>(&t).ok())
+    {
+        return r;
+    }
+    let started = Instant::now();
+    let mut result = TaskResult::new(task);
+    match tokio::time::timeout(opts.task_timeout, attempt(opts, task, &dir, &mut result)).await {
+        Ok(()) => {}
+        Err(_) => {
+            result.status = RunStatus::Timeout;
+            result.score = 0.0;
+            result.error = Some(format!(
+                "the task did not finish within {} s",
+                opts.task_timeout.as_secs()
+            ));
+        }
+    }
+    result.time_s = started.elapsed().as_secs_f64();
+    let _ = std::fs::create_dir_all(&dir);
+    if let Ok(text) = serde_json::to_string_pretty(&result) {
+        let _ = std::fs::write(&stored, text);
+    }
+    result
+}
+
+/// Everything of one task; fills `result` as it goes, so a timeout keeps
+/// what was learnt.
+async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut TaskResult) {
+    let work = dir.join("work");
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        result.error = Some(format!("cannot create {}: {e}", work.display()));
+        return;
+    }
+    let places = Places {
+        work,
+        suite: task
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let desktop = match HeadlessDesktop::start(DesktopOptions {
+        name: desktop_name(&task.task.id),
+        state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
+        stop_with_process: true,
+        ..DesktopOptions::default()
+    })
+    .await
+    {
+        Ok(d) => d,
+        Err(e) => {
+            result.error = Some(format!("cannot start a desktop: {e}"));
+            return;
+        }
+    };
+    let guard = StopOnDrop(Some(desktop));
+    let Some(desktop) = guard.0.as_ref() else {
+        return;
+    };
+    let backend = match AtspiBackend::connect(&DesktopTarget::from_private(desktop)).await {
+        Ok(b) => Arc::new(b),
+        Err(e) => {
+            result.error = Some(format!("cannot connect to the desktop: {e}"));
+            return;
+        }
+    };
+    let steps = StepContext {
+        desktop,
+        backend: backend.as_ref(),
+        places: &places,
+    };
+    if let Err(e) = run_steps(&steps, &task.task.config).await {
+        result.status = RunStatus::SetupFailed;
+        result.error = Some(e);
+        return;
+    }
+    let report = match session(opts, task, dir, backend.clone()).await {
+        Ok(r) => r,
+        Err(e) => {
+            result.error = Some(e);
+            return;
+        }
+    };
+    result.session_status = Some(report.status.as_str().to_owned());
+    result.steps = report.steps;
+    result.cost = report.usage.cost;
+    result.tokens = report.usage.usage.total_tokens;
+    result.log_dir = Some(report.log_dir.clone());
+    // The agent gave up (FAIL by its own decision, not a limit or an error).
+    let gave_up = report.status == SessionStatus::Fail && report.error.is_none();
+    if let Err(e) = run_steps(&steps, &task.task.evaluator.postconfig).await {
+        result.error = Some(format!("postconfig: {e}"));
+    }
+    let gets = GetContext {
+        desktop,
+        backend: backend.as_ref(),
+        places: &places,
+        out: &dir.join("files"),
+    };
+    let mut problem: Option<(RunStatus, String)> = None;
+    let metrics = metric_scores(task, &gets, &mut problem).await;
+    let infeasible = task.task.infeasible();
+    result.score = task_score(infeasible, gave_up, || metrics.unwrap_or(0.0));
+    result.status = RunStatus::Scored;
+    // A checker or getter that could not run is reported whatever the agent
+    // did: the task's score cannot be trusted.
+    if let Some((status, message)) = problem {
+        result.status = status;
+        result.score = 0.0;
+        result.error = Some(message);
+    }
+}
+
+/// Stops the task's desktop however the task ends (a timeout drops the
+/// future).
+struct StopOnDrop(Option<HeadlessDesktop>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(d) = self.0.take() {
+            let _ = d.stop();
+        }
+    }
+}
+
+/// A desktop name no other task of any run in this process shares (the same
+/// task may run twice at once, e.g. in two runs).
+fn desktop_name(id: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let short: String = safe_name(id).chars().take(24).collect();
+    format!(
+        "eval-{short}-{}-{}",
+        std::process::id(),
+        SERIAL.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn uid() -> u32 {
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .unwrap_or(0)
+}
+
+async fn run_steps(cx: &StepContext<'_>, steps: &[Step]) -> Result<(), String> {
+    for (i, s) in steps.iter().enumerate() {
+        run_step(cx, i + 1, s).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+async fn session(
+    opts: &EvalOptions,
+    task: &TaskFile,
+    dir: &Path,
+    backend: Arc<AtspiBackend>,
+) -> Result<SessionReport, String> {
+    let mut config = opts.config.clone();
+    if let Some(m) = opts.max_steps {
+        config.system.max_step = m;
+    }
+    config.system.max_round = 1;
+    let (mode, plan, app) = match &opts.mode {
+        EvalMode::Normal => (Mode::Normal, None, None),
+        EvalMode::SingleTier => (Mode::Normal, None, Some(task.task.domain().to_owned())),
+        EvalMode::Follower(plans) => {
+            let p = plans.join(format!("{}.json", task.task.id));
+            if !p.is_file() {
+                return Err(format!("no plan {} for this task", p.display()));
+            }
+            (Mode::Follower, Some(p), None)
+        }
+    };
+    let services = Services {
+        dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
+        // Nobody answers: CONFIRM is declined, PENDING gets no answer.
+        io: Arc::new(ScriptedIo::new(Vec::<String>::new())),
+        prompts: opts.prompts.clone(),
+        log_root: dir.join("logs"),
+        config,
+    };
+    let run = RunOptions {
+        task: "session".into(),
+        mode,
+        request: Some(task.task.instruction.clone()),
+        plan,
+        app,
+    };
+    let reports = ufo_session::run(&services, &run)
+        .await
+        .map_err(|e| e.to_string())?;
+    reports
+        .into_iter()
+        .next()
+        .ok_or_else(|| "the session reported nothing".to_owned())
+}
+
+/// The `i`-th of a getter/option list, or its only item for all.
+fn nth(
+    list: Option<&crate::task::OneOrMany<Map<String, Value>>>,
+    i: usize,
+) -> Option<Map<String, Value>> {
+    match list? {
+        crate::task::OneOrMany::One(m) => Some(m.clone()),
+        crate::task::OneOrMany::Many(v) => v.get(i).cloned(),
+    }
+}
+
+/// The metrics combined by `conj`, lazily; the first problem (unsupported
+/// checker or getter, unreadable inputs) is kept in `problem`.
+async fn metric_scores(
+    task: &TaskFile,
+    gets: &GetContext<'_>,
+    problem: &mut Option<(RunStatus, String)>,
+) -> Option<f64> {
+    let ev = &task.task.evaluator;
+    let funcs = ev.func.items();
+    if task.task.infeasible() {
+        return None;
+    }
+    let conj = match Conj::parse(ev.conj.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            *problem = Some((RunStatus::CheckerError, e));
+            return None;
+        }
+    };
+    let mut scores = Vec::new();
+    for (i, func) in funcs.iter().enumerate() {
+        let s = one_metric(func, i, ev, gets).await;
+        let s = match s {
+            Ok(s) => s,
+            Err((status, message)) => {
+                problem.get_or_insert((status, message));
+                0.0
+            }
+        };
+        // Short-circuits as OSWorld does.
+        let stop = match conj {
+            Conj::And => s == 0.0,
+            Conj::Or => s == 1.0,
+        };
+        scores.push(s);
+        if stop {
+            break;
+        }
+    }
+    Some(combine(conj, scores))
+}
+
+async fn one_metric(
+    func: &str,
+    i: usize,
+    ev: &crate::task::Evaluator,
+    gets: &GetContext<'_>,
+) -> Result<f64, (RunStatus, String)> {
+    let unsupported = |m: String| (RunStatus::Unsupported, m);
+    let result = match nth(ev.result.as_ref(), i) {
+        Some(spec) => get(gets, &spec).await.map_err(unsupported)?,
+        None => Got::Missing,
+    };
+    let expected = match nth(ev.expected.as_ref(), i) {
+        Some(spec) => Some(get(gets, &spec).await.map_err(unsupported)?),
+        None => None,
+    };
+    let options = nth(ev.options.as_ref(), i).unwrap_or_default();
+    check(func, &result, expected.as_ref(), &options).map_err(|e| match e {
+        CheckError::Unsupported(_) => (RunStatus::Unsupported, e.to_string()),
+        other => (RunStatus::CheckerError, other.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_become_safe_folder_names() {
+        assert_eq!(safe_name("a/b c"), "a_b_c");
+        assert_eq!(safe_name(""), "task");
+        assert_eq!(safe_name("x-1_y"), "x-1_y");
+    }
+}

@@ -1,0 +1,290 @@
+//! Task files in OSWorld's format, as they are: `id`, `instruction`,
+//! `snapshot`, `source`, `related_apps`, `config` (setup steps), `evaluator`
+//! (`postconfig`, `func` with `conj`, `result`, `expected`, `options`).
+//!
+//! Paths and commands in a task may use `$WORK` (the task's own working
+//! directory, fresh for every run) and `$SUITE` (the folder of the task
+//! file, where fixtures live); `~` at the start of a path is `$WORK` too,
+//! since OSWorld's tasks write to the user's home.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// One setup or postconfig step: `{"type": "launch", "parameters": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// `launch`, `open`, `execute`, `command`, `sleep`, `activate_window`,
+    /// `close_window`, `download`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The step's parameters.
+    #[serde(default)]
+    pub parameters: Map<String, Value>,
+}
+
+/// A list that OSWorld also writes as a single item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany<T> {
+    /// Several.
+    Many(Vec<T>),
+    /// One.
+    One(T),
+}
+
+impl<T: Clone> OneOrMany<T> {
+    /// The items in order.
+    pub fn items(&self) -> Vec<T> {
+        match self {
+            OneOrMany::Many(v) => v.clone(),
+            OneOrMany::One(t) => vec![t.clone()],
+        }
+    }
+}
+
+/// The evaluator: how the outcome is read and judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluator {
+    /// Steps run after the agent, before reading the result.
+    #[serde(default)]
+    pub postconfig: Vec<Step>,
+    /// The metric(s); `infeasible` for a task that cannot be done.
+    pub func: OneOrMany<String>,
+    /// How several metrics combine: `and` (default) or `or`.
+    #[serde(default)]
+    pub conj: Option<String>,
+    /// The getter(s) of the result, one per metric.
+    #[serde(default)]
+    pub result: Option<OneOrMany<Map<String, Value>>>,
+    /// The getter(s) of the expected value, one per metric.
+    #[serde(default)]
+    pub expected: Option<OneOrMany<Map<String, Value>>>,
+    /// Options per metric (or one object for all).
+    #[serde(default)]
+    pub options: Option<OneOrMany<Map<String, Value>>>,
+}
+
+/// An OSWorld task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// Unique id.
+    pub id: String,
+    /// What the agent is asked to do.
+    pub instruction: String,
+    /// The VM snapshot OSWorld would restore (informational here).
+    #[serde(default)]
+    pub snapshot: String,
+    /// Where the task comes from.
+    #[serde(default)]
+    pub source: String,
+    /// The applications involved; the first names the task's domain.
+    #[serde(default)]
+    pub related_apps: Vec<String>,
+    /// Setup steps.
+    #[serde(default)]
+    pub config: Vec<Step>,
+    /// How it is scored.
+    pub evaluator: Evaluator,
+    /// Every other key, kept.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Task {
+    /// The task's domain (its first related app, else its snapshot).
+    pub fn domain(&self) -> &str {
+        self.related_apps
+            .first()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&self.snapshot)
+    }
+
+    /// Whether the task is meant to be refused (`func: infeasible`).
+    pub fn infeasible(&self) -> bool {
+        self.evaluator
+            .func
+            .items()
+            .iter()
+            .any(|f| f.trim() == "infeasible")
+    }
+}
+
+/// A task and the file it came from.
+#[derive(Debug, Clone)]
+pub struct TaskFile {
+    /// The task.
+    pub task: Task,
+    /// Its file.
+    pub path: PathBuf,
+}
+
+/// Why a task file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("task {path}: {message}")]
+pub struct TaskError {
+    /// The file.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ufo_core::Diagnostic for TaskError {
+    fn code(&self) -> &'static str {
+        "ufo::eval::task"
+    }
+    fn help(&self) -> Option<String> {
+        Some("a task file is OSWorld's JSON: id, instruction, config [{type, parameters}], evaluator {func, result, expected, options}".into())
+    }
+}
+
+/// Reads one task file.
+pub fn load(path: &Path) -> Result<TaskFile, TaskError> {
+    let err = |message: String| TaskError {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}")))?;
+    let task: Task = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+    if task.id.trim().is_empty() {
+        return Err(err("`id` is empty".into()));
+    }
+    Ok(TaskFile {
+        task,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Every task under `dir` (`*.json`, recursively, sorted by path; folders
+/// named `plans` or `fixtures` hold no tasks), or the single file `dir`.
+/// Bad files are returned as errors beside the good ones: one broken task
+/// does not stop a run.
+pub fn load_suite(dir: &Path) -> (Vec<TaskFile>, Vec<TaskError>) {
+    let mut files = Vec::new();
+    if dir.is_file() {
+        files.push(dir.to_path_buf());
+    } else {
+        collect(dir, &mut files);
+    }
+    files.sort();
+    let mut tasks = Vec::new();
+    let mut errors = Vec::new();
+    for f in files {
+        match load(&f) {
+            Ok(t) => tasks.push(t),
+            Err(e) => errors.push(e),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    tasks.retain(|t| {
+        let fresh = seen.insert(t.task.id.clone());
+        if !fresh {
+            errors.push(TaskError {
+                path: t.path.display().to_string(),
+                message: format!("id {:?} is used by another task; skipped", t.task.id),
+            });
+        }
+        fresh
+    });
+    (tasks, errors)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if p.is_dir() {
+            if !matches!(name.as_str(), "plans" | "fixtures") && !name.starts_with('.') {
+                collect(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+/// Where a task's `$WORK` and `$SUITE` point.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// The task's working directory.
+    pub work: PathBuf,
+    /// The folder of the task file.
+    pub suite: PathBuf,
+}
+
+impl Places {
+    /// `s` with `$WORK`, `$SUITE` and a leading `~` replaced.
+    pub fn expand(&self, s: &str) -> String {
+        let work = self.work.display().to_string();
+        let mut out = s
+            .replace("$WORK", &work)
+            .replace("$SUITE", &self.suite.display().to_string());
+        if let Some(rest) = out.strip_prefix('~') {
+            out = format!("{work}{rest}");
+        }
+        out
+    }
+
+    /// A path parameter, expanded.
+    pub fn path(&self, s: &str) -> PathBuf {
+        PathBuf::from(self.expand(s))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osworld_tasks_are_read_as_they_are() {
+        let t: Task = serde_json::from_value(serde_json::json!({
+            "id": "a1", "snapshot": "gedit", "instruction": "Write hi",
+            "source": "ufo-rs", "related_apps": ["gedit"],
+            "config": [{"type": "launch", "parameters": {"command": ["gedit"]}}],
+            "trajectory": "trajectories/",
+            "evaluator": {"func": ["compare_text_file", "exact_match"], "conj": "or",
+                          "result": [{"type": "vm_file", "path": "~/a.txt", "dest": "a.txt"},
+                                     {"type": "vm_command_line", "command": ["cat", "$WORK/a.txt"]}],
+                          "expected": {"type": "rule", "rules": {"expected": "hi"}},
+                          "options": {}}
+        }))
+        .unwrap();
+        assert_eq!(t.domain(), "gedit");
+        assert_eq!(t.evaluator.func.items().len(), 2);
+        assert_eq!(t.evaluator.result.as_ref().unwrap().items().len(), 2);
+        assert_eq!(t.evaluator.expected.as_ref().unwrap().items().len(), 1);
+        assert!(t.extra.contains_key("trajectory"));
+        assert!(!t.infeasible());
+        let places = Places {
+            work: "/w".into(),
+            suite: "/s".into(),
+        };
+        assert_eq!(places.expand("~/a.txt"), "/w/a.txt");
+        assert_eq!(places.expand("$SUITE/fixtures/x"), "/s/fixtures/x");
+    }
+
+    #[test]
+    fn a_suite_keeps_good_tasks_beside_bad_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = r#"{"id": "g", "instruction": "x", "evaluator": {"func": "infeasible"}}"#;
+        std::fs::write(dir.path().join("a.json"), good).unwrap();
+        std::fs::write(dir.path().join("b.json"), "{not json").unwrap();
+        std::fs::write(dir.path().join("c.json"), good).unwrap();
+        std::fs::create_dir(dir.path().join("plans")).unwrap();
+        std::fs::write(dir.path().join("plans/g.json"), "{}").unwrap();
+        let (tasks, errors) = load_suite(dir.path());
+        assert_eq!(tasks.len(), 1);
+        assert!(tasks[0].task.infeasible());
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.message.contains("used by another task"))
+        );
+    }
+}

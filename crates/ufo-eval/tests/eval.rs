@@ -1,0 +1,165 @@
+//! `ufo eval` end to end on real private desktops: the shipped suite's
+//! checkers verified both ways (its follower plans score 1; an agent that
+//! does nothing scores 0, so no checker passes vacuously), infeasible tasks,
+//! a hung task and an unsupported checker, two tasks at a time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskResult, run_tasks};
+use ufo_eval::task::load_suite;
+use ufo_session::config::UfoConfig;
+use ufo_testkit::scripted::{ScriptedModel, fixed};
+
+fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/linux-basic")
+}
+
+fn options(config: UfoConfig, out: &Path, mode: EvalMode, timeout: u64) -> EvalOptions {
+    EvalOptions {
+        prompts: Arc::new(ufo_agent::PromptSet::load(&config.prompts).unwrap()),
+        config,
+        out: out.to_path_buf(),
+        parallel: 2,
+        max_steps: Some(10),
+        mode,
+        task_timeout: Duration::from_secs(timeout),
+    }
+}
+
+fn config(extra: &str) -> UfoConfig {
+    UfoConfig::parse(
+        &format!("EVA_SESSION: false\nSAFE_GUARD: false\nSLEEP_TIME: 0\n{extra}"),
+        Path::new("."),
+        &|_| None,
+    )
+    .unwrap()
+}
+
+fn by_id(results: &[TaskResult]) -> std::collections::BTreeMap<String, TaskResult> {
+    results.iter().map(|r| (r.id.clone(), r.clone())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suite_scores_1_with_its_plans_and_0_when_nothing_is_done() {
+    let (tasks, errors) = load_suite(&suite());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(tasks.len() >= 5);
+    let feasible: Vec<_> = tasks
+        .iter()
+        .filter(|t| !t.task.infeasible())
+        .cloned()
+        .collect();
+
+    // Solved by the plans: every feasible task scores 1.
+    let out = tempfile::tempdir().unwrap();
+    let plans = suite().join("plans");
+    let opts = options(config(""), out.path(), EvalMode::Follower(plans), 180);
+    let results = run_tasks(&opts, feasible.clone(), |_| {}).await;
+    for r in &results {
+        assert_eq!((r.score, r.status), (1.0, RunStatus::Scored), "{r:?}");
+    }
+    assert_eq!(results.len(), feasible.len());
+
+    // An agent that says FINISH at once: nothing changed, every task scores 0,
+    // the infeasible one too (it did not give up).
+    let model = ScriptedModel::start(
+        (0..tasks.len())
+            .map(|_| fixed(json!({"observation": "", "thought": "nothing to do", "status": "FINISH", "result": "done"}).to_string()))
+            .collect(),
+    )
+    .await;
+    let m = model.agent_yaml();
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(
+        config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}")),
+        out.path(),
+        EvalMode::Normal,
+        180,
+    );
+    let results = by_id(&run_tasks(&opts, tasks.clone(), |_| {}).await);
+    for t in &tasks {
+        let r = &results[&t.task.id];
+        assert_eq!((r.score, r.status), (0.0, RunStatus::Scored), "{r:?}");
+        assert_eq!(r.session_status.as_deref(), Some("FINISH"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn giving_up_hangs_and_unknown_checkers_are_scored_and_recorded() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tasks");
+    let (mut tasks, errors) = load_suite(&here);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (suite_tasks, _) = load_suite(&suite());
+    tasks.extend(suite_tasks.into_iter().filter(|t| {
+        ["infeasible-photoshop", "mousepad-append-line"].contains(&t.task.id.as_str())
+    }));
+    // The model gives up on everything.
+    let model = ScriptedModel::start(
+        (0..tasks.len())
+            .map(|_| fixed(json!({"observation": "", "thought": "this cannot be done", "status": "FAIL", "comment": "not possible"}).to_string()))
+            .collect(),
+    )
+    .await;
+    let m = model.agent_yaml();
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(
+        config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}")),
+        out.path(),
+        EvalMode::Normal,
+        20,
+    );
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let results = by_id(
+        &run_tasks(&opts, tasks.clone(), move |r| {
+            s2.lock().unwrap().push(r.id.clone())
+        })
+        .await,
+    );
+    assert_eq!(seen.lock().unwrap().len(), tasks.len());
+    // Giving up is right only for the infeasible task.
+    assert_eq!(
+        results["infeasible-photoshop"].score, 1.0,
+        "{:?}",
+        results["infeasible-photoshop"]
+    );
+    assert_eq!(results["mousepad-append-line"].score, 0.0);
+    // The hung task is recorded and the run went on.
+    let hung = &results["hangs"];
+    assert_eq!(
+        (hung.status, hung.score),
+        (RunStatus::Timeout, 0.0),
+        "{hung:?}"
+    );
+    assert!(
+        hung.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("did not finish")
+    );
+    // A checker this build lacks is reported, not a crash.
+    let un = &results["unsupported-checker"];
+    assert_eq!(un.status, RunStatus::Unsupported, "{un:?}");
+    assert!(
+        un.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("compare_pdf_files"),
+        "{un:?}"
+    );
+    // Each task wrote its result: a rerun skips them all (and is instant).
+    for t in &tasks {
+        assert!(
+            out.path()
+                .join(ufo_eval::run::safe_name(&t.task.id))
+                .join("result.json")
+                .is_file()
+        );
+    }
+    let again = run_tasks(&opts, tasks.clone(), |_| {}).await;
+    assert_eq!(by_id(&again), results);
+}
