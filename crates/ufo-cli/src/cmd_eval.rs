@@ -132,10 +132,12 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
         }
         .report()
     })?;
+    // Absolute: setup commands run in each task's own folder.
+    let out = std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone());
     let opts = EvalOptions {
         config,
         prompts: Arc::new(prompts),
-        out: args.out.clone(),
+        out,
         parallel: args.parallel,
         max_steps: args.max_steps,
         mode,
@@ -173,7 +175,10 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
         })
     };
     write("results.json", &json)?;
-    write("report.md", &report::markdown(&results, args.max_steps))?;
+    write(
+        "report.md",
+        &report::markdown(&results, args.max_steps, &opts.out),
+    )?;
     outln!("{}", report::table(&results));
     outln!("{}", report::headline(&results, args.max_steps));
     outln!("results: {}", args.out.join("results.json").display());

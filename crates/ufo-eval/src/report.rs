@@ -96,9 +96,19 @@ fn first_and_last(log: &Path) -> (Option<String>, Option<String>) {
     (shots.first().map(|s| s.1.clone()), last)
 }
 
-/// `report.md`: the headline, success per domain, and per task its score,
-/// status, steps, time, cost, error, first and last screenshot and logs.
-pub fn markdown(results: &[TaskResult], max_steps: Option<usize>) -> String {
+/// `path` relative to `base` when it lies inside it (links in `report.md`
+/// then work wherever the output folder is moved).
+fn relative(path: &str, base: &Path) -> String {
+    Path::new(path)
+        .strip_prefix(base)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.to_owned())
+}
+
+/// `report.md` for the output folder `out`: the headline, success per
+/// domain, and per task its score, status, steps, time, cost, error, first
+/// and last screenshot and logs (linked relative to `out`).
+pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) -> String {
     let mut md = format!(
         "# ufo eval\n\n{}\n\n## Per domain\n\n| domain | tasks | success |\n|---|---|---|\n",
         headline(results, max_steps)
@@ -113,7 +123,10 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>) -> String {
             .as_deref()
             .map(first_and_last)
             .unwrap_or((None, None));
-        let img = |p: Option<String>| p.map(|p| format!("![]({p})")).unwrap_or_else(|| "-".into());
+        let img = |p: Option<String>| {
+            p.map(|p| format!("![]({})", relative(&p, out)))
+                .unwrap_or_else(|| "-".into())
+        };
         let _ = writeln!(
             md,
             "| {} | {:.2} | {} | {} | {:.1} | {:.4} | {} | {} | {} |",
@@ -127,7 +140,7 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>) -> String {
             img(last),
             r.log_dir
                 .as_ref()
-                .map(|l| format!("[logs]({})", l.display()))
+                .map(|l| format!("[logs]({})", relative(&l.display().to_string(), out)))
                 .unwrap_or_else(|| "-".into())
         );
         if let Some(e) = &r.error {
@@ -218,7 +231,7 @@ mod tests {
                 && headline(&a, Some(15)).contains("step budget 15")
         );
         assert!(table(&a).contains("gedit: 50.0% of 2"));
-        let md = markdown(&a, None);
+        let md = markdown(&a, None, Path::new("/out"));
         assert!(md.contains("| t2 | 0.00 | scored |"), "{md}");
         let b = vec![r("t1", "gedit", 0.0), r("t4", "calc", 1.0)];
         let c = compare(&a, &b, ("A", "B"));
