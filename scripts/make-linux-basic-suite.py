@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Writes suites/linux-basic/: OSWorld-format tasks, their follower plans
+(plans/<id>.json, the solutions the test suite replays to check every
+checker scores 1) and the fixtures they use. Deterministic; rerun it after
+editing and commit the result.
+
+    python3 scripts/make-linux-basic-suite.py
+"""
+import json
+import os
+import shutil
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "suites", "linux-basic")
+SOURCE = "ufo-rs linux-basic"
+tasks, plans, fixtures = {}, {}, {}
+
+
+def task(id, instruction, apps, config, evaluator, plan=None):
+    tasks[id] = {
+        "id": id,
+        "snapshot": apps[0],
+        "instruction": instruction,
+        "source": SOURCE,
+        "related_apps": apps,
+        "config": config,
+        "evaluator": evaluator,
+    }
+    if plan is not None:
+        plans[id] = {"request": instruction, "actions": plan}
+
+
+def host(app):
+    return {"agent": "HostAgent", "action": "select_application", "parameters": {"app_name": app}}
+
+
+def act(action, **parameters):
+    return {"agent": "AppAgent", "action": action, "parameters": parameters}
+
+
+def launch(*command):
+    return {"type": "launch", "parameters": {"command": list(command)}}
+
+
+def download(fixture, dest):
+    return {"type": "download", "parameters": {"files": [{"url": "$SUITE/fixtures/" + fixture, "path": dest}]}}
+
+
+def set_text(text):
+    return act("set_edit_text", name="", control_type="Edit|Document", text=text, clear_current_text=True)
+
+
+SAVE = [act("keyboard_input", keys="^s", control_focus=False), act("wait", seconds=1)]
+
+
+def same_file(path, fixture):
+    return {
+        "func": "compare_text_file",
+        "result": {"type": "vm_file", "path": path, "dest": os.path.basename(path)},
+        "expected": {"type": "local_file", "path": "$SUITE/fixtures/" + fixture},
+        "options": {"ignore_blanks": True},
+    }
+
+
+def tree_has(selector, text=None):
+    rule = {"selectors": [selector]}
+    if text is not None:
+        rule["text"] = text
+        rule["exact"] = True
+    return {"func": "check_accessibility_tree", "result": {"type": "accessibility_tree"},
+            "expected": {"type": "rule", "rules": rule}}
+
+
+def tree_includes(*texts):
+    return {"func": "check_include_exclude", "result": {"type": "accessibility_tree"},
+            "expected": {"type": "rule", "rules": {"include": list(texts), "exclude": []}}}
+
+
+# Fixtures.
+fixtures["notes.txt"] = "alpha\nbeta\n"
+fixtures["notes-done.txt"] = "alpha\nbeta\ndone\n"
+fixtures["notes-todo.txt"] = "TODO\nalpha\nbeta\n"
+fixtures["greek.txt"] = "alpha\nbeta\ngamma\n"
+fixtures["greek-no-beta.txt"] = "alpha\ngamma\n"
+fixtures["hello.txt"] = "hello world\n"
+fixtures["shout.txt"] = "quiet please\n"
+fixtures["shout-upper.txt"] = "QUIET PLEASE\n"
+
+# Text editors: the same edits in four toolkits (GTK 3, GTK 3, GTK 4, Qt 5).
+EDITORS = [("mousepad", "Mousepad"), ("gedit", "gedit"), ("gnome-text-editor", "Text Editor"), ("featherpad", "FeatherPad")]
+for app, shown in EDITORS:
+    task(f"{app}-append-line",
+         f"notes.txt is open in {shown}. Add a last line that says done, then save the file.",
+         [app], [download("notes.txt", "~/notes.txt"), launch(app, "~/notes.txt")],
+         same_file("~/notes.txt", "notes-done.txt"),
+         [host(app), set_text("alpha\nbeta\ndone")] + SAVE)
+    task(f"{app}-delete-line",
+         f"greek.txt is open in {shown}. Delete the line that says beta, then save the file.",
+         [app], [download("greek.txt", "~/greek.txt"), launch(app, "~/greek.txt")],
+         same_file("~/greek.txt", "greek-no-beta.txt"),
+         [host(app), set_text("alpha\ngamma")] + SAVE)
+    task(f"{app}-first-line",
+         f"notes.txt is open in {shown}. Insert a new first line that says TODO, then save the file.",
+         [app], [download("notes.txt", "~/notes.txt"), launch(app, "~/notes.txt")],
+         same_file("~/notes.txt", "notes-todo.txt"),
+         [host(app), set_text("TODO\nalpha\nbeta")] + SAVE)
+for app, shown in EDITORS[:2]:
+    task(f"{app}-upper-case",
+         f"shout.txt is open in {shown}. Change its text to upper case, then save the file.",
+         [app], [download("shout.txt", "~/shout.txt"), launch(app, "~/shout.txt")],
+         same_file("~/shout.txt", "shout-upper.txt"),
+         [host(app), set_text("QUIET PLEASE")] + SAVE)
+
+
+for app, shown in EDITORS:
+    task(f"{app}-type-sentence",
+         f"{shown} shows an empty document. Type: The quick brown fox",
+         [app], [launch(app)],
+         tree_includes(">The quick brown fox<"),
+         [host(app), set_text("The quick brown fox")])
+
+# The calculator.
+for id, keys, result in [("multiply", ["1", "2", "×", "7"], "84"), ("add", ["2", "5", "+", "1", "7"], "42"),
+                         ("subtract", ["1", "0", "0", "−", "5", "8"], "42"), ("divide", ["1", "4", "4", "÷", "1", "2"], "12")]:
+    shown = " ".join(keys).replace(" ", "")
+    task(f"calculator-{id}", f"Compute {shown} in the calculator, so that its display shows the result.",
+         ["gnome-calculator"], [launch("gnome-calculator")],
+         tree_includes(f">{result}<"),
+         [host("gnome-calculator")] + [act("click_input", name=k, control_type="Button") for k in keys + ["="]])
+
+# GTK 3 widgets.
+for page in ["2", "3"]:
+    task(f"widget-factory-page-{page}", f"In the GTK widget factory, switch to Page {page}.",
+         ["gtk3-widget-factory"], [launch("gtk3-widget-factory")],
+         tree_has(f'radio-button[name="Page {page}"][states~="checked"]'),
+         [host("gtk3-widget-factory"), act("click_input", name=f"Page {page}", control_type="RadioButton")])
+
+# Several applications.
+for editor, shown in EDITORS[:2]:
+    task(f"calculator-to-{editor}",
+         f"Compute 6 × 7 with the calculator and write the result into result.txt, which is open in {shown}; save it.",
+         ["gnome-calculator", editor],
+         [{"type": "execute", "parameters": {"command": ["touch", "~/result.txt"]}},
+          launch("gnome-calculator"), launch(editor, "~/result.txt")],
+         {"func": ["exact_match"], "result": [{"type": "vm_command_line", "command": ["cat", "~/result.txt"]}],
+          "expected": [{"type": "rule", "rules": {"expected": "42"}}]} if editor == "mousepad" else
+         {"func": "check_include_exclude",
+          "result": {"type": "vm_command_line", "command": ["cat", "~/result.txt"]},
+          "expected": {"type": "rule", "rules": {"include": ["42"], "exclude": ["43", "41", "6", "7"]}}},
+         [host("gnome-calculator")] + [act("click_input", name=k, control_type="Button") for k in ["6", "×", "7", "="]]
+         + [host(editor), set_text("42")] + SAVE)
+task("mousepad-to-gedit",
+     "hello.txt is open in Mousepad and an empty file copy.txt in gedit. Copy the text of hello.txt into copy.txt and save it.",
+     ["gedit", "mousepad"],
+     [download("hello.txt", "~/hello.txt"), {"type": "execute", "parameters": {"command": ["touch", "~/copy.txt"]}},
+      launch("mousepad", "~/hello.txt"), launch("gedit", "~/copy.txt")],
+     same_file("~/copy.txt", "hello.txt"),
+     [host("gedit"), set_text("hello world")] + SAVE)
+
+# Infeasible: the agent should say so (FAIL).
+task("infeasible-photoshop", "Open notes.txt in Adobe Photoshop and apply a Gaussian blur to it.",
+     ["mousepad"], [download("notes.txt", "~/notes.txt"), launch("mousepad", "~/notes.txt")], {"func": "infeasible"})
+task("infeasible-calculator-graph", "Draw a 3D plot of sin(x) in the calculator.",
+     ["gnome-calculator"], [launch("gnome-calculator")], {"func": "infeasible"})
+task("infeasible-gedit-spreadsheet", "Insert a pivot table into notes.txt in gedit.",
+     ["gedit"], [download("notes.txt", "~/notes.txt"), launch("gedit", "~/notes.txt")], {"func": "infeasible"})
+task("infeasible-widget-factory-email", "Send the GTK widget factory's settings by e-mail to the administrator.",
+     ["gtk3-widget-factory"], [launch("gtk3-widget-factory")], {"func": "infeasible"})
+
+shutil.rmtree(ROOT, ignore_errors=True)
+for sub in ["plans", "fixtures"]:
+    os.makedirs(os.path.join(ROOT, sub))
+for id, t in tasks.items():
+    with open(os.path.join(ROOT, id + ".json"), "w") as f:
+        json.dump(t, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+for id, p in plans.items():
+    with open(os.path.join(ROOT, "plans", id + ".json"), "w") as f:
+        json.dump(p, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+for name, text in fixtures.items():
+    with open(os.path.join(ROOT, "fixtures", name), "w") as f:
+        f.write(text)
+print(f"{len(tasks)} tasks ({len(plans)} with plans), {len(fixtures)} fixtures in {os.path.normpath(ROOT)}")
