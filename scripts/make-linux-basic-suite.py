@@ -134,6 +134,44 @@ for page in ["2", "3"]:
          tree_has(f'radio-button[name="Page {page}"][states~="checked"]'),
          [host("gtk3-widget-factory"), act("click_input", name=f"Page {page}", control_type="RadioButton")])
 
+# LibreOffice (VCL on GTK 3), with a profile that skips the first-start dialogs.
+fixtures["lo-profile/user/registrymodifications.xcu"] = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+fixtures["amounts.csv"] = "item,amount\napples,10\npears,20\nplums,30\n"
+fixtures["amounts-total.csv"] = "item,amount\napples,10\npears,20\nplums,30\n,60\n"
+PROFILE = download("lo-profile/user/registrymodifications.xcu", "~/.lo-profile/user/registrymodifications.xcu")
+LO = "-env:UserInstallation=file://$WORK/.lo-profile"
+task("calc-column-total",
+     "amounts.csv is open in LibreOffice Calc. In cell B5, put the total of the amounts above it, then save the file, keeping the CSV format.",
+     ["localc"], [PROFILE, download("amounts.csv", "~/amounts.csv"),
+                  launch("localc", LO, "--infilter=Text - txt - csv (StarCalc):44,34,76", "~/amounts.csv"),
+                  {"type": "activate_window", "parameters": {"window_name": "amounts.csv - LibreOffice Calc"}}],
+     {"func": "compare_table", "result": {"type": "vm_file", "path": "~/amounts.csv", "dest": "amounts.csv"},
+      "expected": {"type": "local_file", "path": "$SUITE/fixtures/amounts-total.csv"}},
+     [host("soffice"), act("wait", seconds=2),
+      # One key at a time: a busy Calc can miss moves sent in one burst.
+      *[a for k in ["^{HOME}", "{DOWN}", "{DOWN}", "{DOWN}", "{DOWN}", "{RIGHT}", "=SUM(B2:B4){ENTER}"]
+        for a in (act("keyboard_input", keys=k, control_focus=False), act("wait", seconds=0.3))],
+      act("keyboard_input", keys="^s", control_focus=False), act("wait", seconds=1),
+      act("click_input", name="Use Text CSV Format", control_type="Button"), act("wait", seconds=1)])
+task("writer-append-line",
+     "notes.txt is open in LibreOffice Writer. Add a last line that says done, then save the file, keeping the text format.",
+     ["lowriter"], [PROFILE, download("notes.txt", "~/notes.txt"), launch("lowriter", LO, "~/notes.txt"),
+                    {"type": "activate_window", "parameters": {"window_name": "notes.txt - LibreOffice Writer"}}],
+     # Writer may write a byte-order mark (it does under a UTF-8 locale): the
+     # check looks for the lines, not for the exact bytes.
+     {"func": "check_include_exclude", "result": {"type": "vm_command_line", "command": ["cat", "~/notes.txt"]},
+      "expected": {"type": "rule", "rules": {"include": ["alpha\nbeta\ndone"], "exclude": ["done\ndone"]}}},
+     [host("soffice"), act("wait", seconds=2),
+      act("keyboard_input", keys="^{END}", control_focus=False), act("wait", seconds=0.3),
+      act("keyboard_input", keys="{ENTER}done", control_focus=False), act("wait", seconds=1),
+      act("keyboard_input", keys="^s", control_focus=False), act("wait", seconds=1),
+      act("click_input", name="Use Text Format", control_type="Button"), act("wait", seconds=1)])
+
 # Several applications.
 for editor, shown in EDITORS[:2]:
     task(f"calculator-to-{editor}",
@@ -178,6 +216,7 @@ for id, p in plans.items():
         json.dump(p, f, indent=2, ensure_ascii=False)
         f.write("\n")
 for name, text in fixtures.items():
+    os.makedirs(os.path.dirname(os.path.join(ROOT, "fixtures", name)), exist_ok=True)
     with open(os.path.join(ROOT, "fixtures", name), "w") as f:
         f.write(text)
 print(f"{len(tasks)} tasks ({len(plans)} with plans), {len(fixtures)} fixtures in {os.path.normpath(ROOT)}")

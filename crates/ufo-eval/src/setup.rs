@@ -7,8 +7,8 @@
 //! | `open` | `path`, optional `app` (else chosen by the file's extension) |
 //! | `execute`, `command` | `command`, `shell`, `timeout` (s, default 60): runs to completion; a non-zero exit fails the step |
 //! | `sleep` | `seconds` |
-//! | `activate_window` | `window_name`, `strict` (exact title instead of a substring) |
-//! | `close_window` | `window_name`, `strict` |
+//! | `activate_window` | `window_name`, `strict` (exact title instead of a substring), `timeout` (s, default 30: waits for the window, e.g. a document still loading) |
+//! | `close_window` | `window_name`, `strict`, `timeout` |
 //! | `download` | `files`: `[{url, path}]`, `url` a local path or `file://` (no network) |
 
 use crate::task::{Places, Step};
@@ -149,14 +149,21 @@ async fn find_window(
         .and_then(Value::as_str)
         .ok_or("`window_name` is missing")?;
     let strict = p.get("strict").and_then(Value::as_bool).unwrap_or(false);
-    let windows = backend.list_windows().await.map_err(|e| e.to_string())?;
-    windows
-        .into_iter()
-        .find(|w| match strict {
+    let deadline = tokio::time::Instant::now() + seconds(p, "timeout", 30.0)?;
+    loop {
+        let windows = backend.list_windows().await.map_err(|e| e.to_string())?;
+        let found = windows.into_iter().find(|w| match strict {
             true => w.title == name,
             false => w.title.contains(name) || w.app_name == name,
-        })
-        .ok_or_else(|| format!("no window named {name:?}"))
+        });
+        match found {
+            Some(w) => return Ok(w),
+            None if tokio::time::Instant::now() >= deadline => {
+                return Err(format!("no window named {name:?}"));
+            }
+            None => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
 }
 
 /// Runs one step.
