@@ -168,6 +168,11 @@ pub struct DesktopOptions {
     /// A window manager to run (e.g. `xfwm4`); `None` runs none, which is how
     /// CI and most tests work.
     pub window_manager: Option<String>,
+    /// A home directory of its own for the desktop's applications (`HOME` and
+    /// the XDG config, data, cache and state directories under it): their
+    /// settings, recent files and profiles stay there instead of the user's.
+    /// `None` keeps the user's home.
+    pub home: Option<PathBuf>,
 }
 
 impl Default for DesktopOptions {
@@ -179,6 +184,7 @@ impl Default for DesktopOptions {
             stop_with_process: false,
             start_timeout: Duration::from_secs(15),
             window_manager: None,
+            home: None,
         }
     }
 }
@@ -220,12 +226,15 @@ pub struct DesktopState {
     pub dbus_pid: u32,
     /// Pid of at-spi-bus-launcher.
     pub launcher_pid: u32,
+    /// The applications' own home directory, when the desktop has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub home: Option<PathBuf>,
 }
 
 impl DesktopState {
     /// The environment a program needs to live on this desktop.
     pub fn env(&self) -> Vec<(String, String)> {
-        vec![
+        let mut env = vec![
             ("DISPLAY".into(), self.display.clone()),
             ("DBUS_SESSION_BUS_ADDRESS".into(), self.session_bus.clone()),
             (
@@ -233,7 +242,19 @@ impl DesktopState {
                 self.runtime_dir.display().to_string(),
             ),
             ("UFO_DESKTOP".into(), self.name.clone()),
-        ]
+        ];
+        if let Some(home) = &self.home {
+            env.push(("HOME".into(), home.display().to_string()));
+            for (k, sub) in [
+                ("XDG_CONFIG_HOME", ".config"),
+                ("XDG_DATA_HOME", ".local/share"),
+                ("XDG_CACHE_HOME", ".cache"),
+                ("XDG_STATE_HOME", ".local/state"),
+            ] {
+                env.push((k.into(), home.join(sub).display().to_string()));
+            }
+        }
+        env
     }
 
     /// The environment as `export K='V'` lines for a POSIX shell.
@@ -612,6 +633,13 @@ impl HeadlessDesktop {
             xvfb_pid: xvfb_child.id(),
             dbus_pid: dbus_child.id(),
             launcher_pid,
+            home: match &opts.home {
+                Some(h) => {
+                    std::fs::create_dir_all(h).map_err(io_err("creating the desktop's home"))?;
+                    Some(h.clone())
+                }
+                None => None,
+            },
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),
@@ -770,12 +798,16 @@ mod tests {
             xvfb_pid: 1,
             dbus_pid: 2,
             launcher_pid: 3,
+            home: Some("/h".into()),
         };
         let out = s.shell_exports();
         assert!(out.contains("export DISPLAY=':7'\n"));
         assert!(out.contains("export UFO_DESKTOP='n'\n"));
         assert!(out.contains("export UFO_STATE_DIR='/root'\n"));
         assert!(out.contains(r"export DBUS_SESSION_BUS_ADDRESS='unix:path=/tmp/a b'\''c'"));
+        // A desktop with a home of its own gives it to its applications.
+        assert!(out.contains("export HOME='/h'\n"));
+        assert!(out.contains("export XDG_CONFIG_HOME='/h/.config'\n"));
     }
 
     #[test]

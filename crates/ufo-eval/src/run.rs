@@ -211,6 +211,9 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
         name: desktop_name(&task.task.id),
         state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
         stop_with_process: true,
+        // The task's folder is its applications' home: `~` in the task means
+        // it, and no task sees another's (or the user's) settings and recent files.
+        home: Some(places.work.clone()),
         ..DesktopOptions::default()
     })
     .await
@@ -330,7 +333,11 @@ async fn session(
     config.system.max_round = 1;
     let (mode, plan, app) = match &opts.mode {
         EvalMode::Normal => (Mode::Normal, None, None),
-        EvalMode::SingleTier => (Mode::Normal, None, Some(task.task.domain().to_owned())),
+        EvalMode::SingleTier => (
+            Mode::Normal,
+            None,
+            Some(single_tier_app(task, &backend).await),
+        ),
         EvalMode::Follower(plans) => {
             let p = plans.join(format!("{}.json", task.task.id));
             if !p.is_file() {
@@ -361,6 +368,29 @@ async fn session(
         .into_iter()
         .next()
         .ok_or_else(|| "the session reported nothing".to_owned())
+}
+
+/// The application a single-tier session works on: the first related app
+/// that has a window, else the application of the focused (or first) window
+/// (related apps are often named otherwise than on the desktop: `localc` is
+/// `soffice` there).
+async fn single_tier_app(task: &TaskFile, backend: &AtspiBackend) -> String {
+    use ufo_desktop::Backend;
+    let windows = backend.list_windows().await.unwrap_or_default();
+    let named = task.task.related_apps.iter().find(|a| {
+        windows
+            .iter()
+            .any(|w| ufo_desktop::names::names_match(a, &w.app_name))
+    });
+    match named {
+        Some(a) => a.clone(),
+        None => windows
+            .iter()
+            .find(|w| w.focused)
+            .or(windows.first())
+            .map(|w| w.app_name.clone())
+            .unwrap_or_else(|| task.task.domain().to_owned()),
+    }
 }
 
 /// The `i`-th of a getter/option list, or its only item for all.

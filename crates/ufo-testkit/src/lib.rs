@@ -35,9 +35,13 @@ static SHARED: OnceCell<HeadlessDesktop> = OnceCell::const_new();
 /// system temp dir, and automatic stop when the test process exits.
 pub fn test_options(label: &str) -> DesktopOptions {
     let unique = format!("{label}-{}-{}", std::process::id(), next_serial());
+    let root = std::env::temp_dir().join(format!("ufo-testkit-{}", nix_uid()));
     DesktopOptions {
+        // Applications keep their settings and recent files away from the
+        // developer's home and from other tests.
+        home: Some(root.join("homes").join(&unique)),
         name: unique,
-        state_root: std::env::temp_dir().join(format!("ufo-testkit-{}", nix_uid())),
+        state_root: root,
         stop_with_process: true,
         ..DesktopOptions::default()
     }
