@@ -358,6 +358,19 @@ fn py_float_repr(f: f64) -> String {
     }
 }
 
+/// OSWorld's "same items" test for name lists: equal lengths, then equal as
+/// sets (both lists are sorted and deduplicated in place).
+fn same_names(got: &mut Vec<String>, want: &mut Vec<String>) -> bool {
+    if got.len() != want.len() {
+        return false;
+    }
+    got.sort();
+    got.dedup();
+    want.sort();
+    want.dedup();
+    got == want
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests;

@@ -39,6 +39,15 @@ fn config(extra: &str) -> UfoConfig {
     .unwrap()
 }
 
+/// A scripted model whose every HostAgent/AppAgent reply is `reply`, and
+/// the config that points both agents at it.
+async fn always(reply: serde_json::Value, n: usize) -> (ScriptedModel, UfoConfig) {
+    let model = ScriptedModel::start((0..n).map(|_| fixed(reply.to_string())).collect()).await;
+    let m = model.agent_yaml();
+    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
+    (model, cfg)
+}
+
 fn by_id(results: &[TaskResult]) -> std::collections::BTreeMap<String, TaskResult> {
     results.iter().map(|r| (r.id.clone(), r.clone())).collect()
 }
@@ -73,20 +82,13 @@ async fn the_suite_scores_1_with_its_plans_and_0_when_nothing_is_done() {
 
     // An agent that says FINISH at once: nothing changed, every task scores 0,
     // the infeasible one too (it did not give up).
-    let model = ScriptedModel::start(
-        (0..tasks.len())
-            .map(|_| fixed(json!({"observation": "", "thought": "nothing to do", "status": "FINISH", "result": "done"}).to_string()))
-            .collect(),
+    let (_model, cfg) = always(
+        json!({"observation": "", "thought": "nothing to do", "status": "FINISH", "result": "done"}),
+        tasks.len(),
     )
     .await;
-    let m = model.agent_yaml();
     let out = tempfile::tempdir().unwrap();
-    let opts = options(
-        config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}")),
-        out.path(),
-        EvalMode::Normal,
-        180,
-    );
+    let opts = options(cfg, out.path(), EvalMode::Normal, 180);
     let results = by_id(&run_tasks(&opts, tasks.clone(), |_| {}).await);
     for t in &tasks {
         let r = &results[&t.task.id];
@@ -104,20 +106,13 @@ async fn giving_up_hangs_and_unknown_checkers_are_scored_and_recorded() {
         ["infeasible-photoshop", "mousepad-append-line"].contains(&t.task.id.as_str())
     }));
     // The model gives up on everything.
-    let model = ScriptedModel::start(
-        (0..tasks.len())
-            .map(|_| fixed(json!({"observation": "", "thought": "this cannot be done", "status": "FAIL", "comment": "not possible"}).to_string()))
-            .collect(),
+    let (_model, cfg) = always(
+        json!({"observation": "", "thought": "this cannot be done", "status": "FAIL", "comment": "not possible"}),
+        tasks.len(),
     )
     .await;
-    let m = model.agent_yaml();
     let out = tempfile::tempdir().unwrap();
-    let opts = options(
-        config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}")),
-        out.path(),
-        EvalMode::Normal,
-        20,
-    );
+    let opts = options(cfg, out.path(), EvalMode::Normal, 20);
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let s2 = seen.clone();
     let results = by_id(

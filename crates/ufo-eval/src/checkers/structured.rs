@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use super::text::compile;
-use super::{CheckError, Cx, Got, py_contains, py_eq, string_list};
+use super::{CheckError, Cx, Got, py_contains, py_eq, same_names, string_list};
 
 /// The rules under `key` (absent: none); each must be a JSON object.
 fn rule_objects<'a>(
@@ -326,12 +326,5 @@ pub(super) fn check_moved_jpgs(cx: &Cx<'_>) -> Result<bool, CheckError> {
     else {
         return Ok(false);
     };
-    if got.len() != want.len() {
-        return Ok(false);
-    }
-    got.sort();
-    got.dedup();
-    want.sort();
-    want.dedup();
-    Ok(got == want)
+    Ok(same_names(&mut got, &mut want))
 }

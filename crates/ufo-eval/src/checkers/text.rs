@@ -5,7 +5,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::similarity::{indel_ratio, py_splitlines, sequence_ratio};
-use super::{CheckError, Cx, got_text, py_contains, py_eq, py_str, string_list};
+use super::{CheckError, Cx, got_text, py_contains, py_eq, py_str, same_names, string_list};
 
 /// `exact_match`: the result equals `rules.expected` (text compares as a
 /// string; JSON by value).
@@ -289,14 +289,7 @@ pub(super) fn check_gnome_favorite_apps(cx: &Cx<'_>) -> Result<bool, CheckError>
     let Some(mut got) = cx.result_text().as_deref().and_then(parse_str_list) else {
         return Ok(false);
     };
-    if got.len() != want.len() {
-        return Ok(false);
-    }
-    got.sort();
-    got.dedup();
-    want.sort();
-    want.dedup();
-    Ok(got == want)
+    Ok(same_names(&mut got, &mut want))
 }
 
 /// `is_in_vm_clickboard`: here `result` is the rules and `expected` the
