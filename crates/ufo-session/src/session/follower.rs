@@ -3,6 +3,10 @@
 //! `steps` are sub-tasks of the AppAgent; a plan with neither is a request.
 
 use super::*;
+
+/// How many more times a replayed plan looks for its application, a second
+/// apart, before the selection fails.
+const SELECT_RETRIES: usize = 5;
 use batch::stem;
 use ufo_agent::ReplayAgent;
 use ufo_core::StepStatus;
@@ -137,7 +141,17 @@ impl Session<'_> {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_owned();
-                    match self.select_app(&name).await {
+                    // An application still starting (LibreOffice on a busy
+                    // machine) may not answer yet: look again for a few seconds.
+                    let mut selected = self.select_app(&name).await;
+                    for _ in 0..SELECT_RETRIES {
+                        if selected.is_ok() {
+                            break;
+                        }
+                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                        selected = self.select_app(&name).await;
+                    }
+                    match selected {
                         Ok(title) => {
                             app = name.clone();
                             rec.application = name;
