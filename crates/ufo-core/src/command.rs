@@ -22,14 +22,25 @@ pub enum ToolType {
 pub struct Command {
     /// The tool's name, e.g. `click_input`.
     pub tool_name: String,
-    /// Arguments as a JSON object.
-    #[serde(default = "empty_object")]
+    /// Arguments as a JSON object (`null` or missing reads as `{}`).
+    #[serde(default = "empty_object", deserialize_with = "object_or_empty")]
     pub parameters: serde_json::Value,
     /// Observation or action.
     pub tool_type: ToolType,
-    /// Correlates the command with its result.
-    #[serde(default)]
+    /// Correlates the command with its result (`null` reads as empty).
+    #[serde(default, deserialize_with = "string_or_empty")]
     pub call_id: String,
+}
+
+/// `null` as `{}`: UFO's `Command.parameters` is optional.
+fn object_or_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<serde_json::Value, D::Error> {
+    let v = Option::<serde_json::Value>::deserialize(d)?;
+    Ok(v.filter(|v| !v.is_null()).unwrap_or_else(empty_object))
+}
+
+/// `null` as `""`: UFO's `call_id` fields are optional.
+fn string_or_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 fn empty_object() -> serde_json::Value {
@@ -154,5 +165,11 @@ mod tests {
         let parsed: Command =
             serde_json::from_str(r#"{"tool_name":"wait","tool_type":"action"}"#).unwrap();
         assert!(parsed.parameters.is_object());
+        let parsed: Command = serde_json::from_str(
+            r#"{"tool_name":"wait","tool_type":"action","parameters":null,"call_id":null}"#,
+        )
+        .unwrap();
+        assert!(parsed.parameters.is_object());
+        assert_eq!(parsed.call_id, "");
     }
 }

@@ -35,6 +35,7 @@ mod machine;
 mod normal;
 mod recorder;
 mod report;
+mod service;
 mod single_tier;
 mod snapshot;
 
@@ -50,6 +51,12 @@ pub enum Mode {
     Follower,
     /// A folder of task files, resumable.
     BatchNormal,
+    /// One request that arrived over the network (UFO's `ServiceSession`):
+    /// HostAgent and AppAgents, commands executed by a remote device.
+    Service,
+    /// The single-tier session on a remote device (UFO's
+    /// `LinuxServiceSession`): one agent (`--app`, default `LinuxAgent`).
+    LinuxService,
 }
 
 impl FromStr for Mode {
@@ -59,9 +66,13 @@ impl FromStr for Mode {
             "normal" => Ok(Mode::Normal),
             "follower" => Ok(Mode::Follower),
             "batch_normal" | "batch" => Ok(Mode::BatchNormal),
+            "service" => Ok(Mode::Service),
+            "linux_service" => Ok(Mode::LinuxService),
             other => Err(SessionError::BadKey {
                 key: "--mode".into(),
-                message: format!("unknown mode {other:?}; use normal, follower or batch_normal"),
+                message: format!(
+                    "unknown mode {other:?}; use normal, follower, batch_normal, service or linux_service"
+                ),
             }),
         }
     }
@@ -193,11 +204,17 @@ fn model_for(
 /// Runs a session (or, for `batch_normal`, one per task file) and returns
 /// the reports. One row per mode; each mode is a module of its own.
 pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, SessionError> {
-    match opts.mode {
+    // External MCP servers live as long as the session.
+    let mcp = crate::mcp::External::start(s).await;
+    let s = mcp.services(s);
+    let reports = match opts.mode {
         Mode::Normal => normal::run(s, opts).await,
         Mode::Follower => follower::run(s, opts).await,
         Mode::BatchNormal => batch::run(s, opts).await,
-    }
+        Mode::Service | Mode::LinuxService => service::run(s, opts).await,
+    };
+    mcp.stop().await;
+    reports
 }
 
 /// The plan files of `--plan` (a file or a folder); `mode` says what the

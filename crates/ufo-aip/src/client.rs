@@ -1,0 +1,449 @@
+//! The device client (`ufo client`): registers with the server, executes
+//! the COMMAND frames of its tasks on this desktop and answers with
+//! COMMAND_RESULTS, sends heartbeats, and reconnects with exponential backoff
+//! (UFO's policy: 1, 2, 4 … s, at most 60 s, `max_retries` attempts in a row).
+//!
+//! With an [`OwnTask`] the device sends its own TASK after registering and
+//! returns at its TASK_END; without one it serves dispatched tasks until
+//! stopped.
+
+use crate::error::AipError;
+use crate::messages::{
+    ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus, WireResult,
+};
+use futures::{SinkExt, StreamExt};
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use ufo_agent::CommandDispatcher;
+
+/// Makes the dispatcher of a new session (a fresh selected window and
+/// control list per task).
+pub type DispatcherFactory = Arc<dyn Fn() -> Arc<dyn CommandDispatcher> + Send + Sync>;
+
+/// How the device connects.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// `ws://host:port/ws`.
+    pub server: String,
+    /// This device's id.
+    pub client_id: String,
+    /// The server's API key, sent as `X-API-Key`.
+    pub api_key: Option<String>,
+    /// Heartbeat interval (UFO: 30 s).
+    pub heartbeat: Duration,
+    /// Failed connection attempts in a row before giving up (UFO: 5).
+    pub max_retries: u32,
+    /// Largest frame accepted from the server.
+    pub max_frame_bytes: usize,
+    /// A task of the device's own, sent after registering.
+    pub task: Option<OwnTask>,
+}
+
+impl ClientOptions {
+    /// Options with UFO's defaults for `server` and `client_id`.
+    pub fn new(server: &str, client_id: &str) -> Self {
+        Self {
+            server: server.to_owned(),
+            client_id: client_id.to_owned(),
+            api_key: None,
+            heartbeat: Duration::from_secs(30),
+            max_retries: 5,
+            max_frame_bytes: 16 << 20,
+            task: None,
+        }
+    }
+}
+
+/// A request the device sends itself.
+#[derive(Debug, Clone)]
+pub struct OwnTask {
+    /// The request.
+    pub request: String,
+    /// Its name (the log folder on the server).
+    pub task_name: String,
+    /// `service` (default) or `linux_service`.
+    pub mode: Option<String>,
+    /// For `linux_service`: the agent's application.
+    pub app: Option<String>,
+}
+
+/// How a task ended (the TASK_END frame).
+#[derive(Debug, Clone)]
+pub struct TaskEnd {
+    /// The task.
+    pub task_name: String,
+    /// `completed` (true) or `failed`.
+    pub completed: bool,
+    /// The server's result object.
+    pub result: Value,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// How one connection ended.
+enum Ended {
+    /// The own task's TASK_END.
+    Done(TaskEnd),
+    /// The connection broke; `registered` says whether it had registered.
+    Lost { registered: bool, why: String },
+}
+
+/// Runs the device until its own task ends (`Some`), or forever without one.
+pub async fn run(
+    opts: ClientOptions,
+    factory: DispatcherFactory,
+) -> Result<Option<TaskEnd>, AipError> {
+    let mut failures = 0u32;
+    let mut task_sent = false;
+    loop {
+        match connect_once(&opts, &factory, &mut task_sent).await? {
+            Ended::Done(end) => return Ok(Some(end)),
+            Ended::Lost { registered, why } => {
+                if registered {
+                    failures = 0;
+                }
+                if let Some(t) = opts.task.as_ref().filter(|_| task_sent) {
+                    return Err(AipError::TaskInterrupted {
+                        task: t.task_name.clone(),
+                    });
+                }
+                failures += 1;
+                if failures > opts.max_retries {
+                    return Err(AipError::RetriesExhausted {
+                        url: opts.server.clone(),
+                        attempts: failures,
+                        last: why,
+                    });
+                }
+                let wait =
+                    Duration::from_secs(1u64 << (failures - 1).min(6)).min(Duration::from_secs(60));
+                tracing::warn!(
+                    "{why}; retrying in {wait:?} ({failures}/{})",
+                    opts.max_retries
+                );
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+/// What REGISTER carries: UFO's `system_info` and the platform.
+fn device_metadata() -> Map<String, Value> {
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut m = Map::new();
+    m.insert("platform".into(), json!(std::env::consts::OS));
+    m.insert(
+        "system_info".into(),
+        json!({
+            "platform": std::env::consts::OS,
+            "hostname": hostname,
+            "cpu_count": cpus,
+            "architecture": std::env::consts::ARCH,
+            "client": format!("ufo-rs {}", env!("CARGO_PKG_VERSION")),
+        }),
+    );
+    m.insert("registration_time".into(), json!(crate::messages::now()));
+    m
+}
+
+fn frame(m: &ClientMessage) -> Message {
+    Message::Text(serde_json::to_string(m).unwrap_or_default().into())
+}
+
+/// One connection: connect, register, serve. `Err` only for what retrying
+/// cannot fix.
+async fn connect_once(
+    opts: &ClientOptions,
+    factory: &DispatcherFactory,
+    task_sent: &mut bool,
+) -> Result<Ended, AipError> {
+    let bad_url = |message: String| AipError::BadUrl {
+        url: opts.server.clone(),
+        message,
+    };
+    if !(opts.server.starts_with("ws://") || opts.server.starts_with("wss://")) {
+        return Err(bad_url("it must start with ws:// or wss://".into()));
+    }
+    let mut request = opts
+        .server
+        .as_str()
+        .into_client_request()
+        .map_err(|e| bad_url(e.to_string()))?;
+    if let Some(key) = &opts.api_key {
+        let v = HeaderValue::from_str(key.trim()).map_err(|_| AipError::Unauthorized {
+            url: opts.server.clone(),
+        })?;
+        request.headers_mut().insert("x-api-key", v);
+    }
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(opts.max_frame_bytes))
+        .max_frame_size(Some(opts.max_frame_bytes));
+    let (ws, _) =
+        match tokio_tungstenite::connect_async_with_config(request, Some(config), false).await {
+            Ok(c) => c,
+            Err(WsError::Http(resp)) if resp.status().as_u16() == 401 => {
+                return Err(AipError::Unauthorized {
+                    url: opts.server.clone(),
+                });
+            }
+            Err(e) => {
+                return Ok(Ended::Lost {
+                    registered: false,
+                    why: format!("cannot connect to {}: {e}", opts.server),
+                });
+            }
+        };
+    let (mut sink, mut stream) = ws.split();
+    let mut reg = ClientMessage::new(ClientMessageType::Register, TaskStatus::Ok, &opts.client_id);
+    reg.metadata = Some(device_metadata());
+    let lost = |registered: bool, why: String| Ok(Ended::Lost { registered, why });
+    if let Err(e) = sink.send(frame(&reg)).await {
+        return lost(false, format!("connection broke while registering: {e}"));
+    }
+    // The server confirms with HEARTBEAT ok, or refuses with ERROR.
+    let confirm = tokio::time::timeout(Duration::from_secs(15), stream.next()).await;
+    match confirm {
+        Ok(Some(Ok(Message::Text(t)))) => match serde_json::from_str::<ServerMessage>(&t) {
+            Ok(m) if m.kind == ServerMessageType::Heartbeat => {}
+            Ok(m) if m.kind == ServerMessageType::Error => {
+                return Err(AipError::Registration {
+                    client_id: opts.client_id.clone(),
+                    message: m.error.unwrap_or_default(),
+                });
+            }
+            Ok(m) => {
+                return lost(
+                    false,
+                    format!(
+                        "unexpected {:?} frame instead of the registration answer",
+                        m.kind
+                    ),
+                );
+            }
+            Err(e) => return lost(false, format!("unreadable registration answer: {e}")),
+        },
+        Ok(Some(Ok(other))) => {
+            return lost(
+                false,
+                format!("unexpected frame instead of the registration answer: {other:?}"),
+            );
+        }
+        Ok(Some(Err(e))) => return lost(false, format!("connection broke while registering: {e}")),
+        Ok(None) => {
+            return lost(
+                false,
+                "the server closed the connection while registering".into(),
+            );
+        }
+        Err(_) => return lost(false, "no registration answer within 15 s".into()),
+    }
+    tracing::info!(client_id = %opts.client_id, server = %opts.server, "registered");
+
+    let (tx, mut rx) = mpsc::channel::<Message>(64);
+    let writer = tokio::spawn(async move {
+        while let Some(m) = rx.recv().await {
+            if sink.send(m).await.is_err() {
+                break;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    let result = serve(opts, factory, task_sent, &tx, &mut stream).await;
+    drop(tx);
+    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+    result
+}
+
+/// The session of one task on this device: its id and dispatcher.
+type Current = Arc<Mutex<Option<(String, Arc<dyn CommandDispatcher>)>>>;
+
+/// The registered connection's loop.
+async fn serve<S>(
+    opts: &ClientOptions,
+    factory: &DispatcherFactory,
+    task_sent: &mut bool,
+    tx: &mpsc::Sender<Message>,
+    stream: &mut S,
+) -> Result<Ended, AipError>
+where
+    S: futures::Stream<Item = Result<Message, WsError>> + Unpin,
+{
+    let id = opts.client_id.as_str();
+    if let Some(t) = opts.task.as_ref().filter(|_| !*task_sent) {
+        let mut m = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
+        m.request = Some(t.request.clone());
+        m.task_name = Some(t.task_name.clone());
+        let mut meta = Map::new();
+        meta.insert("platform".into(), json!(std::env::consts::OS));
+        if let Some(mode) = &t.mode {
+            meta.insert("mode".into(), json!(mode));
+        }
+        if let Some(app) = &t.app {
+            meta.insert("app".into(), json!(app));
+        }
+        m.metadata = Some(meta);
+        if tx.send(frame(&m)).await.is_err() {
+            return Ok(Ended::Lost {
+                registered: true,
+                why: "connection closed".into(),
+            });
+        }
+        *task_sent = true;
+    }
+    let current: Current = Arc::new(Mutex::new(None));
+    let mut beat = tokio::time::interval(opts.heartbeat);
+    beat.tick().await;
+    loop {
+        let msg = tokio::select! {
+            _ = beat.tick() => {
+                let hb = ClientMessage::new(ClientMessageType::Heartbeat, TaskStatus::Ok, id);
+                let _ = tx.send(frame(&hb)).await;
+                continue;
+            }
+            m = stream.next() => m,
+        };
+        let text = match msg {
+            Some(Ok(Message::Text(t))) => t.to_string(),
+            Some(Ok(Message::Binary(b))) => String::from_utf8_lossy(&b).into_owned(),
+            Some(Ok(Message::Close(c))) => {
+                let why = c
+                    .map(|c| {
+                        format!(
+                            "the server closed the connection ({}: {})",
+                            c.code, c.reason
+                        )
+                    })
+                    .unwrap_or_else(|| "the server closed the connection".into());
+                return Ok(Ended::Lost {
+                    registered: true,
+                    why,
+                });
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => {
+                return Ok(Ended::Lost {
+                    registered: true,
+                    why: format!("connection broke: {e}"),
+                });
+            }
+            None => {
+                return Ok(Ended::Lost {
+                    registered: true,
+                    why: "the server closed the connection".into(),
+                });
+            }
+        };
+        let m: ServerMessage = match serde_json::from_str(&text) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("unreadable frame from the server: {e}");
+                continue;
+            }
+        };
+        match m.kind {
+            ServerMessageType::Command => {
+                execute(opts, factory, &current, tx.clone(), m);
+            }
+            ServerMessageType::Task => {
+                // A dispatched task: ask the server to run it here (UFO's flow).
+                let mut t = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
+                t.request = m.user_request;
+                t.task_name = m.task_name;
+                t.session_id = m.session_id;
+                let _ = tx.send(frame(&t)).await;
+            }
+            ServerMessageType::TaskEnd => {
+                let end = TaskEnd {
+                    task_name: m.task_name.clone().unwrap_or_default(),
+                    completed: m.status == TaskStatus::Completed,
+                    result: m.result.clone().unwrap_or(Value::Null),
+                    error: m.error.clone(),
+                };
+                let mut ack = ClientMessage::new(ClientMessageType::TaskEnd, m.status, id);
+                ack.session_id = m.session_id.clone();
+                ack.task_name = m.task_name.clone();
+                let _ = tx.send(frame(&ack)).await;
+                if let Ok(mut c) = current.lock() {
+                    *c = None;
+                }
+                tracing::info!(task = %end.task_name, completed = end.completed, "task ended");
+                if opts
+                    .task
+                    .as_ref()
+                    .is_some_and(|t| t.task_name == end.task_name)
+                {
+                    return Ok(Ended::Done(end));
+                }
+            }
+            ServerMessageType::Error => {
+                let why = m.error.unwrap_or_default();
+                let own = opts
+                    .task
+                    .as_ref()
+                    .filter(|t| m.task_name.as_deref() == Some(&t.task_name));
+                match own {
+                    Some(t) => {
+                        return Ok(Ended::Done(TaskEnd {
+                            task_name: t.task_name.clone(),
+                            completed: false,
+                            result: Value::Null,
+                            error: Some(format!("the server refused the task: {why}")),
+                        }));
+                    }
+                    None => tracing::warn!("server: {why}"),
+                }
+            }
+            ServerMessageType::Heartbeat
+            | ServerMessageType::DeviceInfoRequest
+            | ServerMessageType::DeviceInfoResponse => {}
+        }
+    }
+}
+
+/// Executes a COMMAND frame in the background (the reader keeps reading and
+/// heartbeats go on) and sends its COMMAND_RESULTS.
+fn execute(
+    opts: &ClientOptions,
+    factory: &DispatcherFactory,
+    current: &Current,
+    tx: mpsc::Sender<Message>,
+    m: ServerMessage,
+) {
+    let session = m.session_id.clone().unwrap_or_default();
+    let dispatcher = {
+        let mut c = match current.lock() {
+            Ok(c) => c,
+            Err(p) => p.into_inner(),
+        };
+        match c.as_ref() {
+            Some((s, d)) if *s == session => d.clone(),
+            _ => {
+                let d = factory();
+                *c = Some((session.clone(), d.clone()));
+                d
+            }
+        }
+    };
+    let id = opts.client_id.clone();
+    tokio::spawn(async move {
+        let results = dispatcher.execute(m.actions.unwrap_or_default()).await;
+        let mut r =
+            ClientMessage::new(ClientMessageType::CommandResults, TaskStatus::Continue, &id);
+        r.session_id = Some(session);
+        r.task_name = m.task_name;
+        r.prev_response_id = m.response_id;
+        r.action_results = Some(results.into_iter().map(WireResult::from).collect());
+        let _ = tx.send(frame(&r)).await;
+    });
+}

@@ -1,0 +1,149 @@
+//! What can go wrong in service mode, each with a stable code and a help line.
+
+use ufo_core::Diagnostic;
+
+/// Errors of the AIP server and device client.
+#[derive(Debug, thiserror::Error)]
+pub enum AipError {
+    /// `ufo serve` was asked to run without an API key.
+    #[error("no API key: the server refuses to start without one")]
+    NoApiKey,
+    /// `--insecure-no-auth` on an address other than loopback.
+    #[error("--insecure-no-auth is allowed only on a loopback address, not {host}")]
+    InsecureNotLoopback {
+        /// The address asked for.
+        host: String,
+    },
+    /// The listening socket cannot be opened.
+    #[error("cannot listen on {addr}: {message}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The OS error.
+        message: String,
+    },
+    /// The server URL is not a `ws://` or `wss://` URL.
+    #[error("bad server URL {url:?}: {message}")]
+    BadUrl {
+        /// The URL given.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The server refused the key.
+    #[error("the server at {url} refused the API key (HTTP 401)")]
+    Unauthorized {
+        /// The server.
+        url: String,
+    },
+    /// The server cannot be reached, or the connection broke.
+    #[error("cannot reach the server at {url}: {message}")]
+    Connect {
+        /// The server.
+        url: String,
+        /// What happened.
+        message: String,
+    },
+    /// The server refused the registration.
+    #[error("the server refused to register {client_id:?}: {message}")]
+    Registration {
+        /// The id sent.
+        client_id: String,
+        /// The server's reason.
+        message: String,
+    },
+    /// Gave up reconnecting.
+    #[error("gave up after {attempts} attempts to reach {url}: {last}")]
+    RetriesExhausted {
+        /// The server.
+        url: String,
+        /// Attempts made.
+        attempts: u32,
+        /// The last error.
+        last: String,
+    },
+    /// The connection dropped while this device's own task ran.
+    #[error("the connection to the server broke while task {task:?} ran; the server ends it")]
+    TaskInterrupted {
+        /// The task's name.
+        task: String,
+    },
+    /// A task name outside `[A-Za-z0-9._-]`.
+    #[error(
+        "invalid task_name {name:?}: use 1-128 characters of [A-Za-z0-9._-], not starting with '.'"
+    )]
+    BadTaskName {
+        /// The name given.
+        name: String,
+    },
+    /// The device did not answer a command in time.
+    #[error("device {client_id:?} did not answer {tool} within {seconds} s")]
+    CommandTimeout {
+        /// The device.
+        client_id: String,
+        /// The first command's tool.
+        tool: String,
+        /// The timeout.
+        seconds: f64,
+    },
+    /// The device went away with commands outstanding.
+    #[error("device {client_id:?} disconnected before answering {tool}")]
+    DeviceGone {
+        /// The device.
+        client_id: String,
+        /// The first command's tool.
+        tool: String,
+    },
+}
+
+impl Diagnostic for AipError {
+    fn code(&self) -> &'static str {
+        match self {
+            AipError::NoApiKey => "ufo::aip::no_api_key",
+            AipError::InsecureNotLoopback { .. } => "ufo::aip::insecure_not_loopback",
+            AipError::Bind { .. } => "ufo::aip::bind",
+            AipError::BadUrl { .. } => "ufo::aip::bad_url",
+            AipError::Unauthorized { .. } => "ufo::aip::unauthorized",
+            AipError::Connect { .. } => "ufo::aip::connect",
+            AipError::Registration { .. } => "ufo::aip::registration",
+            AipError::RetriesExhausted { .. } => "ufo::aip::retries_exhausted",
+            AipError::TaskInterrupted { .. } => "ufo::aip::task_interrupted",
+            AipError::BadTaskName { .. } => "ufo::aip::bad_task_name",
+            AipError::CommandTimeout { .. } => "ufo::aip::command_timeout",
+            AipError::DeviceGone { .. } => "ufo::aip::device_gone",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            AipError::NoApiKey => "set UFO_API_KEY or pass --api-key-file FILE (or, on loopback only, --insecure-no-auth)".into(),
+            AipError::InsecureNotLoopback { .. } => {
+                "bind to 127.0.0.1, or give the server an API key".into()
+            }
+            AipError::Bind { .. } => "choose another --port, or stop what listens there".into(),
+            AipError::BadUrl { .. } => "use the form ws://127.0.0.1:5000/ws".into(),
+            AipError::Unauthorized { .. } => {
+                "give the server's key with UFO_API_KEY or --api-key-file".into()
+            }
+            AipError::Connect { .. } => {
+                "start the server with `ufo serve`, and check --server".into()
+            }
+            AipError::Registration { .. } => {
+                "use another --client-id, or stop the device already registered under it".into()
+            }
+            AipError::RetriesExhausted { .. } => {
+                "check that the server runs; raise --max-retries to wait longer".into()
+            }
+            AipError::TaskInterrupted { .. } => {
+                "read the task's logs on the server; send the request again once connected".into()
+            }
+            AipError::BadTaskName { .. } => "e.g. \"report-2026.11_a\"".into(),
+            AipError::CommandTimeout { .. } => {
+                "check the device (is its desktop responsive?); raise --command-timeout".into()
+            }
+            AipError::DeviceGone { .. } => {
+                "restart the device with `ufo client`; the task must be sent again".into()
+            }
+        })
+    }
+}

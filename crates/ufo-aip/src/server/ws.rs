@@ -1,0 +1,439 @@
+//! One device connection: registration, identity pinning, limits, and the
+//! frames of the task sequence.
+
+use super::dispatcher::WsDispatcher;
+use super::hub::{ConnectionSlot, Device, Hub, Outgoing};
+use super::runner::{TaskOutcome, TaskRequest, failed};
+use crate::auth::key_from_headers;
+use crate::messages::{
+    ClientMessage, ClientMessageType, ClientType, ServerMessage, ServerMessageType, TaskStatus,
+    is_safe_task_name, new_id,
+};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use ufo_session::Mode;
+
+/// Close codes (RFC 6455).
+const POLICY: u16 = 1008;
+const TOO_BIG: u16 = 1009;
+const GOING_AWAY: u16 = 1001;
+
+/// Frames the writer may have queued for one device.
+const QUEUE: usize = 256;
+
+/// `GET /ws`: checks the key and the connection limit, then upgrades.
+pub(super) async fn upgrade(
+    State(hub): State<Arc<Hub>>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    // The header first; `?token=` is how UFO's own clients send the key.
+    let given = key_from_headers(&headers).or_else(|| query.get("token").cloned());
+    if !hub.options.key.accepts(given.as_deref()) {
+        return super::http::unauthorized();
+    }
+    let Some(slot) = hub.open_connection() else {
+        return super::http::refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "ufo::aip::too_many_connections",
+            &format!(
+                "the server holds its limit of {} connections",
+                hub.limits().max_connections
+            ),
+            "try again later, or raise --max-connections",
+        );
+    };
+    let max = hub.limits().max_frame_bytes;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| connection(socket, hub, slot))
+        .into_response()
+}
+
+fn text(msg: &ServerMessage) -> Message {
+    Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
+}
+
+fn close(code: u16, reason: &str) -> Message {
+    // A close reason is at most 123 bytes.
+    let mut r = reason.to_owned();
+    while r.len() > 123 {
+        r.pop();
+    }
+    Message::Close(Some(CloseFrame {
+        code,
+        reason: r.into(),
+    }))
+}
+
+/// The text of a data frame; `None` for control frames.
+fn frame_text(msg: &Message) -> Option<Result<&str, String>> {
+    match msg {
+        Message::Text(t) => Some(Ok(t.as_str())),
+        Message::Binary(b) => Some(
+            std::str::from_utf8(b).map_err(|_| "a binary frame that is not UTF-8 JSON".to_owned()),
+        ),
+        _ => None,
+    }
+}
+
+fn parse(text: &str) -> Result<ClientMessage, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "malformed frame: {e}; frames are UFO's ClientMessage JSON, e.g. {{\"type\":\"heartbeat\",\"status\":\"ok\",\"client_id\":\"dev1\"}}"
+        )
+    })
+}
+
+/// Refuses a connection before registration: an ERROR frame, then a close.
+async fn refuse_socket(socket: &mut WebSocket, why: &str) {
+    let _ = socket.send(text(&ServerMessage::error(why))).await;
+    let _ = socket.send(close(POLICY, why)).await;
+}
+
+/// Waits for REGISTER; `None` after refusing the connection.
+async fn register(socket: &mut WebSocket, hub: &Hub) -> Option<ClientMessage> {
+    let first = match tokio::time::timeout(hub.limits().register_timeout, socket.recv()).await {
+        Ok(Some(Ok(m))) => m,
+        Ok(Some(Err(_))) => {
+            let _ = socket
+                .send(close(
+                    TOO_BIG,
+                    "the first frame was unreadable or too large",
+                ))
+                .await;
+            return None;
+        }
+        Ok(None) => return None,
+        Err(_) => {
+            refuse_socket(socket, "no REGISTER frame within the registration timeout").await;
+            return None;
+        }
+    };
+    let reg = match frame_text(&first) {
+        Some(Ok(t)) => parse(t),
+        Some(Err(e)) => Err(e),
+        None => Err("the first frame must be a REGISTER text frame".into()),
+    };
+    let reg = match reg {
+        Ok(r) => r,
+        Err(e) => {
+            refuse_socket(socket, &e).await;
+            return None;
+        }
+    };
+    let why = match (&reg.kind, reg.client_id.as_deref(), reg.client_type) {
+        (ClientMessageType::Register, _, ClientType::Constellation) => Some(
+            "constellation clients are not supported by this server; register as a device"
+                .to_owned(),
+        ),
+        (ClientMessageType::Register, Some(id), _) if is_safe_task_name(id) => None,
+        (ClientMessageType::Register, Some(_), _) => {
+            Some("client_id must be 1-128 characters of [A-Za-z0-9._-]".to_owned())
+        }
+        (ClientMessageType::Register, None, _) => {
+            Some("Client ID is required for WebSocket registration".to_owned())
+        }
+        _ => Some("First message must be a registration message".to_owned()),
+    };
+    match why {
+        Some(why) => {
+            refuse_socket(socket, &why).await;
+            None
+        }
+        None => Some(reg),
+    }
+}
+
+/// A token bucket: `rate` frames a second, bursts of twice that.
+struct Bucket {
+    rate: f64,
+    tokens: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32) -> Self {
+        let rate = f64::from(rate.max(1));
+        Self {
+            rate,
+            tokens: 2.0 * rate,
+            at: Instant::now(),
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate)
+            .min(2.0 * self.rate);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// A connection's whole life.
+async fn connection(mut socket: WebSocket, hub: Arc<Hub>, _slot: ConnectionSlot) {
+    let Some(reg) = register(&mut socket, &hub).await else {
+        return;
+    };
+    let client_id = reg.client_id.clone().unwrap_or_default();
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(QUEUE);
+    let device = Arc::new(Device::new(
+        client_id.clone(),
+        reg.metadata.clone().unwrap_or_default(),
+        tx,
+    ));
+    if let Err(why) = hub.add(device.clone()) {
+        refuse_socket(&mut socket, &why).await;
+        return;
+    }
+    tracing::info!(client_id, "device registered");
+    let (mut sink, mut stream) = socket.split();
+    // The registration confirmation, as UFO sends it.
+    let ok = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);
+    if sink.send(text(&ok)).await.is_err() {
+        hub.remove(&device);
+        return;
+    }
+    let writer = tokio::spawn(async move {
+        while let Some(out) = rx.recv().await {
+            let (msg, last) = match out {
+                Outgoing::Frame(m) => (m, false),
+                Outgoing::Close(code, reason) => (close(code, &reason), true),
+            };
+            if sink.send(msg).await.is_err() || last {
+                break;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    let mut bucket = Bucket::new(hub.limits().frames_per_second);
+    let mut refused_in_a_row = 0u32;
+    while let Some(frame) = stream.next().await {
+        let msg = match frame {
+            Ok(m) => m,
+            Err(e) => {
+                // Oversized frames end up here: say so before going.
+                let why = format!(
+                    "unreadable frame ({e}); frames are at most {} bytes",
+                    hub.limits().max_frame_bytes
+                );
+                device.close(TOO_BIG, &why);
+                break;
+            }
+        };
+        device.seen();
+        let text = match frame_text(&msg) {
+            Some(Ok(t)) => t,
+            Some(Err(e)) => {
+                device.send(&ServerMessage::error(e));
+                continue;
+            }
+            None if matches!(msg, Message::Close(_)) => break,
+            None => continue,
+        };
+        if !bucket.take() {
+            refused_in_a_row += 1;
+            if refused_in_a_row > 100 {
+                device.close(POLICY, "too many frames; closing");
+                break;
+            }
+            device.send(&ServerMessage::error(format!(
+                "too many frames (limit {} a second); this frame was dropped",
+                hub.limits().frames_per_second
+            )));
+            continue;
+        }
+        refused_in_a_row = 0;
+        match parse(text) {
+            Ok(m) => handle(&hub, &device, m),
+            Err(e) => {
+                device.send(&ServerMessage::error(e));
+            }
+        }
+    }
+    hub.remove(&device);
+    tracing::info!(client_id, "device disconnected");
+    // Let the writer flush a close frame it was asked to send.
+    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// One parsed frame from a registered device.
+fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
+    if m.client_id.as_deref().is_some_and(|id| id != device.id) {
+        device.send(&ServerMessage::error(format!(
+            "this connection is registered as {:?}; it may not speak for {:?}",
+            device.id,
+            m.client_id.as_deref().unwrap_or_default()
+        )));
+        return;
+    }
+    match m.kind {
+        ClientMessageType::Heartbeat => {
+            device.send(&ServerMessage::new(
+                ServerMessageType::Heartbeat,
+                TaskStatus::Ok,
+            ));
+        }
+        ClientMessageType::CommandResults => {
+            let id = m.prev_response_id.unwrap_or_default();
+            let results = m
+                .action_results
+                .unwrap_or_default()
+                .into_iter()
+                .map(Into::into)
+                .collect();
+            if !device.deliver(&id, results) {
+                device.send(&ServerMessage::error(format!(
+                    "no command {id:?} is waiting for results from this device (answered late, or not sent to it)"
+                )));
+            }
+        }
+        ClientMessageType::Task => start_task(hub, device, m),
+        ClientMessageType::Register => {
+            device.send(&ServerMessage::error(format!(
+                "already registered as {:?}",
+                device.id
+            )));
+        }
+        ClientMessageType::DeviceInfoRequest => {
+            let mut r = ServerMessage::new(ServerMessageType::DeviceInfoResponse, TaskStatus::Ok);
+            r.result = Some(serde_json::Value::Object(device.metadata.clone()));
+            r.response_id = m.request_id;
+            device.send(&r);
+        }
+        ClientMessageType::Error => {
+            tracing::warn!(client_id = %device.id, "device reports: {}", m.error.unwrap_or_default());
+        }
+        ClientMessageType::TaskEnd | ClientMessageType::DeviceInfoResponse => {}
+    }
+}
+
+/// A TASK from the device: checks, then the session in the background.
+fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
+    let refuse = |why: String| {
+        let mut e = ServerMessage::error(why);
+        e.task_name = m.task_name.clone();
+        device.send(&e);
+    };
+    let Some(request) = m.request.clone().filter(|r| !r.trim().is_empty()) else {
+        return refuse("a TASK needs a non-empty \"request\"".into());
+    };
+    if m.target_id.as_deref().is_some_and(|t| t != device.id) {
+        return refuse(
+            "a device may only send tasks for itself (target_id must be its own id)".into(),
+        );
+    }
+    let task_name = m.task_name.clone().unwrap_or_else(new_id);
+    if !is_safe_task_name(&task_name) {
+        return refuse(format!(
+            "Invalid task_name {task_name:?}: use characters [A-Za-z0-9._-], not starting with '.'"
+        ));
+    }
+    let Some(runner) = hub.runner.clone() else {
+        return refuse("this server runs no sessions (started without a config)".into());
+    };
+    let assigned = hub.take_assignment(&task_name).unwrap_or_default();
+    let mode_name = assigned
+        .mode
+        .or_else(|| m.meta_str("mode").map(str::to_owned))
+        .unwrap_or_else(|| "service".into());
+    let mode = match mode_name.as_str() {
+        "service" => Mode::Service,
+        "linux_service" => Mode::LinuxService,
+        other => {
+            return refuse(format!(
+                "unknown mode {other:?}: use \"service\" or \"linux_service\""
+            ));
+        }
+    };
+    if let Err(running) = device.claim(&task_name) {
+        return refuse(format!(
+            "this device is running task {running:?}; wait for its TASK_END"
+        ));
+    }
+    if !hub.start_task(&task_name) {
+        device.release();
+        return refuse(format!(
+            "task {task_name:?} is still running; choose another task_name"
+        ));
+    }
+    let task = TaskRequest {
+        task_name: task_name.clone(),
+        request,
+        mode,
+        app: assigned
+            .app
+            .or_else(|| m.meta_str("app").map(str::to_owned)),
+        client_id: device.id.clone(),
+    };
+    let session_id = new_id();
+    let hub = hub.clone();
+    let device = device.clone();
+    tokio::spawn(async move {
+        tracing::info!(client_id = %device.id, task = %task.task_name, "task started");
+        let dispatcher = Arc::new(WsDispatcher::new(
+            device.clone(),
+            &session_id,
+            &task.task_name,
+            hub.limits().command_timeout,
+        ));
+        let wind_up = hub.limits().wind_up;
+        let session = runner.run(&task, dispatcher);
+        tokio::pin!(session);
+        // A session whose device is gone sees failing commands and ends on
+        // its own; if it does not within the wind-up time, it is cut off.
+        let outcome: TaskOutcome = tokio::select! {
+            o = &mut session => o,
+            _ = async { device.closed().await; tokio::time::sleep(wind_up).await } => failed(
+                &task,
+                format!("device {:?} disconnected during the task", device.id),
+                None,
+            ),
+        };
+        let mut end = ServerMessage::new(
+            ServerMessageType::TaskEnd,
+            match outcome.completed {
+                true => TaskStatus::Completed,
+                false => TaskStatus::Failed,
+            },
+        );
+        end.session_id = Some(session_id);
+        end.task_name = Some(task.task_name.clone());
+        end.result = Some(outcome.result.clone());
+        end.error = outcome.error.clone();
+        hub.finish_task(&task.task_name, outcome.result);
+        device.release();
+        device.send(&end);
+        tracing::info!(client_id = %device.id, task = %task.task_name, completed = outcome.completed, "task ended");
+    });
+}
+
+/// Drops devices that have been silent longer than the heartbeat timeout.
+pub(super) async fn reap_silent(hub: Arc<Hub>) {
+    let limit = hub.limits().heartbeat_timeout;
+    let every = (limit / 3).max(Duration::from_millis(100));
+    loop {
+        tokio::time::sleep(every).await;
+        for d in hub.devices() {
+            if d.idle() > limit {
+                tracing::warn!(client_id = %d.id, "no frame for {:?}; dropping the device", limit);
+                d.close(GOING_AWAY, "no heartbeat within the timeout");
+                hub.remove(&d);
+            }
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! `ufo serve` (the agent server) and `ufo client` (a device): service mode
+//! over UFO's Agent Interaction Protocol.
+
+use crate::cmd_run::load_config;
+use crate::desktop_conn::{DesktopArgs, connect};
+use crate::error::CliError;
+use crate::output::outln;
+use clap::Args;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use ufo_aip::AipError;
+use ufo_aip::auth::{ApiKey, HostCheck};
+use ufo_aip::client::{ClientOptions, DispatcherFactory, OwnTask};
+use ufo_aip::server::{Limits, Server, ServerOptions, SessionRunner};
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_session::dispatcher::LocalDispatcher;
+
+/// Arguments of `ufo serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Config file: the agents' models and limits (UFO's keys).
+    #[arg(long, env = "UFO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them.
+    #[arg(long)]
+    lenient: bool,
+    /// Address to listen on; anything but loopback is reachable from other machines.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Port (0: any free port, printed at start).
+    #[arg(long, default_value_t = 5000)]
+    port: u16,
+    /// File holding the API key (else the UFO_API_KEY environment variable).
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// Run without a key (loopback only; anyone on this machine can then drive the desktop).
+    #[arg(long)]
+    insecure_no_auth: bool,
+    /// Where the service sessions' log folders go.
+    #[arg(long, default_value = "logs")]
+    log_dir: PathBuf,
+    /// Another host name clients may use in `Host` (loopback servers accept
+    /// only localhost, 127.0.0.1 and ::1).
+    #[arg(long = "allowed-host")]
+    allowed_hosts: Vec<String>,
+    /// Open WebSocket connections at most.
+    #[arg(long, default_value_t = 2048)]
+    max_connections: usize,
+    /// Seconds a device may take for one batch of commands.
+    #[arg(long, default_value_t = 120.0)]
+    command_timeout: f64,
+    /// Seconds of silence after which a device counts as gone.
+    #[arg(long, default_value_t = 90.0)]
+    heartbeat_timeout: f64,
+}
+
+/// Arguments of `ufo client`.
+#[derive(Debug, Args)]
+pub(crate) struct ClientArgs {
+    /// The server's WebSocket URL.
+    #[arg(long, default_value = "ws://127.0.0.1:5000/ws")]
+    server: String,
+    /// This device's id on the server.
+    #[arg(long)]
+    client_id: String,
+    /// File holding the server's API key (else UFO_API_KEY).
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// The device's own config: what it lets the agents do here
+    /// (CONTROL_LIST, APP_ALLOWLIST, the command-line agent's commands).
+    #[arg(long, env = "UFO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them.
+    #[arg(long)]
+    lenient: bool,
+    /// Send this request as the device's own task, wait for its end and exit.
+    #[arg(short = 'r', long)]
+    request: Option<String>,
+    /// Name of the own task (its log folder on the server).
+    #[arg(short = 't', long)]
+    task: Option<String>,
+    /// `service` (HostAgent and AppAgents) or `linux_service` (one agent).
+    #[arg(short = 'm', long)]
+    mode: Option<String>,
+    /// For `linux_service`: the application (default: the LinuxAgent).
+    #[arg(long)]
+    app: Option<String>,
+    /// Connection attempts in a row before giving up.
+    #[arg(long, default_value_t = 5)]
+    max_retries: u32,
+    /// Seconds between heartbeats.
+    #[arg(long, default_value_t = 30.0)]
+    heartbeat: f64,
+    #[command(flatten)]
+    desktop: DesktopArgs,
+}
+
+/// The key from `--api-key-file` or `UFO_API_KEY`.
+fn api_key(file: Option<&PathBuf>) -> Result<Option<String>, ErrorReport> {
+    if let Some(f) = file {
+        let key = std::fs::read_to_string(f).map_err(|e| {
+            CliError::Read {
+                what: f.display().to_string(),
+                message: e.to_string(),
+                help: "give a file that holds the key on one line",
+            }
+            .report()
+        })?;
+        let key = key.trim().to_owned();
+        if key.is_empty() {
+            return Err(AipError::NoApiKey.report());
+        }
+        return Ok(Some(key));
+    }
+    Ok(std::env::var("UFO_API_KEY")
+        .ok()
+        .map(|k| k.trim().to_owned())
+        .filter(|k| !k.is_empty()))
+}
+
+fn seconds(option: &'static str, s: f64) -> Result<Duration, ErrorReport> {
+    match s.is_finite() && s > 0.0 && s <= 86_400.0 {
+        true => Ok(Duration::from_secs_f64(s)),
+        false => Err(CliError::BadOption {
+            option,
+            message: format!("{s} is not a number of seconds between 0 and 86400"),
+            help: "e.g. 30",
+        }
+        .report()),
+    }
+}
+
+pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
+    let key = match (api_key(args.api_key_file.as_ref())?, args.insecure_no_auth) {
+        (Some(k), _) => ApiKey::required(&k),
+        (None, true) if args.host.is_loopback() => {
+            eprintln!(
+                "warning: --insecure-no-auth: any program on this machine can drive the desktop"
+            );
+            ApiKey::none()
+        }
+        (None, true) => {
+            return Err(AipError::InsecureNotLoopback {
+                host: args.host.to_string(),
+            }
+            .report());
+        }
+        (None, false) => return Err(AipError::NoApiKey.report()),
+    };
+    if !args.host.is_loopback() {
+        eprintln!(
+            "warning: listening on {}: other machines can reach this server; the API key is all that protects the desktops",
+            args.host
+        );
+    }
+    let config = load_config(args.config.as_ref(), args.lenient)?;
+    let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
+    let limits = Limits {
+        max_connections: args.max_connections.max(1),
+        command_timeout: seconds("--command-timeout", args.command_timeout)?,
+        heartbeat_timeout: seconds("--heartbeat-timeout", args.heartbeat_timeout)?,
+        ..Limits::default()
+    };
+    let options = ServerOptions {
+        key,
+        hosts: HostCheck::for_bind(args.host, &args.allowed_hosts),
+        limits,
+    };
+    let runner = SessionRunner::new(config, Arc::new(prompts), args.log_dir.clone());
+    let addr = std::net::SocketAddr::new(args.host, args.port);
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        AipError::Bind {
+            addr: addr.to_string(),
+            message: e.to_string(),
+        }
+        .report()
+    })?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    outln!("ufo serve: listening on ws://{bound}/ws (HTTP API under http://{bound}/api/)");
+    let server = Server::new(options, Some(runner));
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    server.serve(listener, shutdown).await.map_err(|e| {
+        AipError::Bind {
+            addr: bound.to_string(),
+            message: e.to_string(),
+        }
+        .report()
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
+    if !ufo_aip::messages::is_safe_task_name(&args.client_id) {
+        return Err(CliError::BadOption {
+            option: "--client-id",
+            message: format!(
+                "{:?} is not 1-128 characters of [A-Za-z0-9._-]",
+                args.client_id
+            ),
+            help: "e.g. --client-id dev1",
+        }
+        .report());
+    }
+    let config = load_config(args.config.as_ref(), args.lenient)?;
+    let backend = Arc::new(connect(&args.desktop).await?);
+    let system = config.system.clone();
+    let factory: DispatcherFactory = Arc::new(move || {
+        Arc::new(LocalDispatcher::from_config(backend.clone(), &system))
+            as Arc<dyn ufo_agent::CommandDispatcher>
+    });
+    let task = match args.request.filter(|r| !r.trim().is_empty()) {
+        Some(request) => {
+            let task_name = args.task.unwrap_or_else(crate::cmd_run::default_task);
+            if !ufo_aip::messages::is_safe_task_name(&task_name) {
+                return Err(AipError::BadTaskName { name: task_name }.report());
+            }
+            Some(OwnTask {
+                request,
+                task_name,
+                mode: args.mode,
+                app: args.app,
+            })
+        }
+        None => None,
+    };
+    let mut opts = ClientOptions::new(&args.server, &args.client_id);
+    opts.api_key = api_key(args.api_key_file.as_ref())?;
+    opts.max_retries = args.max_retries;
+    opts.heartbeat = seconds("--heartbeat", args.heartbeat)?;
+    let own = task.is_some();
+    opts.task = task;
+    if !own {
+        outln!(
+            "ufo client: device {:?} serving {} (Ctrl-C to stop)",
+            args.client_id,
+            args.server
+        );
+    }
+    let run = ufo_aip::client::run(opts, factory);
+    let ended = tokio::select! {
+        r = run => r.map_err(|e| e.report())?,
+        _ = tokio::signal::ctrl_c() => return Ok(ExitCode::SUCCESS),
+    };
+    let Some(end) = ended else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let status = end
+        .result
+        .get("status")
+        .and_then(|s| s.as_str())
+        .unwrap_or(if end.completed { "FINISH" } else { "FAIL" });
+    outln!("{}: {}", end.task_name, status);
+    if let Some(r) = end
+        .result
+        .get("result")
+        .and_then(|s| s.as_str())
+        .filter(|s| !s.is_empty())
+    {
+        outln!("  result: {r}");
+    }
+    if let Some(e) = &end.error {
+        outln!("  {e}");
+    }
+    if let Some(l) = end.result.get("log_dir").and_then(|s| s.as_str()) {
+        outln!("  logs (on the server): {l}");
+    }
+    Ok(match end.completed {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::FAILURE,
+    })
+}
