@@ -56,6 +56,10 @@ pub struct AgentSettings {
     /// `SAFE_GUARD_TOOLS`: the tools whose calls are sensitive, replacing the
     /// built-in rule.
     pub safe_guard_tools: Option<Vec<String>>,
+    /// Tools of external MCP servers the AppAgent may call besides its own
+    /// (`<namespace>.<tool>`): shown in its tool docs, accepted in its
+    /// replies, and under SAFE_GUARD when `destructive`.
+    pub external_tools: Vec<ufo_core::ToolSpec>,
 }
 
 impl Default for AgentSettings {
@@ -71,6 +75,7 @@ impl Default for AgentSettings {
             save_ui_tree: false,
             safe_guard: false,
             safe_guard_tools: None,
+            external_tools: Vec::new(),
         }
     }
 }
@@ -298,7 +303,7 @@ impl AppAgent {
             .map(ufo_desktop::follow::describe)
             .unwrap_or_default();
         let (request, image_names) = self.build_prompt(&input, &controls, &window, &image_urls, n);
-        let specs = catalog_for(APP_UI_EXECUTOR);
+        let specs = self.tool_specs();
         let checked = interact(
             &mut rec,
             self.model.as_ref(),
@@ -424,6 +429,13 @@ impl AppAgent {
         })
     }
 
+    /// The AppAgent's tools and the external ones it was given.
+    fn tool_specs(&self) -> Vec<ufo_core::ToolSpec> {
+        let mut specs = catalog_for(APP_UI_EXECUTOR);
+        specs.extend(self.settings.external_tools.iter().cloned());
+        specs
+    }
+
     fn build_prompt(
         &self,
         input: &StepInput<'_>,
@@ -450,7 +462,7 @@ impl AppAgent {
         } else {
             &self.prompts.app_examples
         };
-        let apis = tools_to_llm_prompt(&catalog_for(APP_UI_EXECUTOR), true);
+        let apis = tools_to_llm_prompt(&self.tool_specs(), true);
         let ex = examples_prompt(examples);
         let system = render(
             t.opt(key).or(t.opt("system")).unwrap_or_default(),

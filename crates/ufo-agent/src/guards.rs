@@ -32,9 +32,24 @@ pub(crate) fn guarded(
                 &c.arguments,
                 settings.safe_guard_tools.as_deref(),
             )
+            .or_else(|| external_sensitive(settings, &c.function))
             .map(|why| format!("{}: {why}", c.function))
         })
         .collect()
+}
+
+/// Why an external (MCP) tool's call is sensitive: its server did not mark
+/// it read-only or non-destructive. A `SAFE_GUARD_TOOLS` list replaces the
+/// rule here too.
+fn external_sensitive(settings: &AgentSettings, function: &str) -> Option<String> {
+    if settings.safe_guard_tools.is_some() {
+        return None;
+    }
+    settings
+        .external_tools
+        .iter()
+        .find(|t| t.name == function && t.destructive)
+        .map(|_| "its MCP server does not mark it read-only or non-destructive".to_owned())
 }
 
 /// Counts how often the same action failed in a row.

@@ -16,6 +16,7 @@
 
 use crate::error::SessionError;
 
+pub mod mcp;
 pub mod third_party;
 mod unknown;
 use serde_json::{Map, Value};
@@ -60,6 +61,8 @@ pub struct SystemConfig {
     pub agent: AgentSettings,
     /// The enabled third-party agents (`ENABLED_THIRD_PARTY_AGENTS`).
     pub third_party: Vec<third_party::ThirdPartyAgent>,
+    /// The AppAgent's external MCP servers (`mcp:`, `MCP_TOOL_TIMEOUT`).
+    pub mcp: Vec<ufo_mcp::client::ServerSpec>,
 }
 
 impl Default for SystemConfig {
@@ -80,6 +83,7 @@ impl Default for SystemConfig {
             app_allowlist: Vec::new(),
             agent: AgentSettings::default(),
             third_party: Vec::new(),
+            mcp: Vec::new(),
         }
     }
 }
@@ -467,6 +471,7 @@ impl UfoConfig {
             save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
             safe_guard_tools: keys.strings("SAFE_GUARD_TOOLS", "a list of tool names")?,
+            external_tools: Vec::new(),
         };
         let system = SystemConfig {
             max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
@@ -497,6 +502,7 @@ impl UfoConfig {
                 .unwrap_or_default(),
             agent,
             third_party: third_party::read(&keys, base_dir)?,
+            mcp: mcp::read(&keys)?,
         };
         // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
         // not name its own.

@@ -30,6 +30,7 @@ pub mod console;
 pub mod dispatcher;
 pub mod error;
 pub mod logs;
+mod mcp;
 pub mod plan;
 pub mod session;
 pub mod user_io;
