@@ -1,0 +1,366 @@
+//! Service mode as a user runs it: `ufo serve` (the agents) and `ufo client`
+//! (a device on a private desktop) as separate processes talking UFO's AIP
+//! over a real WebSocket, requests sent with `POST /api/dispatch` or by the
+//! device itself, and the effect read back from the application.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+use ufo_testkit::scripted::{Reply, ScriptedModel, fixed, reply};
+use ufo_testkit::{calculator_display, desktop_env, desktop_with_apps};
+
+const KEY: &str = "svc-test-key";
+
+/// A child process killed when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn ufo() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ufo"));
+    c.env_remove("UFO_CONFIG").env("UFO_API_KEY", KEY);
+    c
+}
+
+/// `ufo serve` on `port` (0: any), with a config for `model`; returns the
+/// process and the address it printed.
+fn serve(dir: &Path, model: &ScriptedModel, port: u16) -> (Proc, String) {
+    let cfg = dir.join("agents.yaml");
+    let m = model.agent_yaml();
+    std::fs::write(
+        &cfg,
+        format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}MAX_STEP: 20\nSLEEP_TIME: 0\nEVA_SESSION: false\n"),
+    )
+    .unwrap();
+    let mut child = ufo()
+        .args(["serve", "--port", &port.to_string(), "--config"])
+        .arg(&cfg)
+        .arg("--log-dir")
+        .arg(dir.join("logs"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    // "ufo serve: listening on ws://127.0.0.1:PORT/ws (...)"
+    let addr = line
+        .split("ws://")
+        .nth(1)
+        .and_then(|s| s.split("/ws").next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    (Proc(child), addr)
+}
+
+/// `ufo client` as device `id` on the desktop described by `env`.
+fn device(addr: &str, id: &str, env: &[(String, String)], extra: &[&str]) -> Command {
+    let mut c = ufo();
+    c.args([
+        "client",
+        "--server",
+        &format!("ws://{addr}/ws"),
+        "--client-id",
+        id,
+    ])
+    .args(extra)
+    .env_remove("DISPLAY")
+    .env_remove("DBUS_SESSION_BUS_ADDRESS")
+    .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    c
+}
+
+async fn api(addr: &str, path: &str) -> Value {
+    reqwest::Client::new()
+        .get(format!("http://{addr}{path}"))
+        .header("X-API-Key", KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+async fn dispatch(addr: &str, body: Value) -> Value {
+    let r = reqwest::Client::new()
+        .post(format!("http://{addr}/api/dispatch"))
+        .header("X-API-Key", KEY)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    r.json().await.unwrap()
+}
+
+/// Waits (up to `secs`) until `check` holds, panicking with `what` otherwise.
+async fn eventually<F, Fut>(secs: u64, what: &str, mut check: F) -> Value
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<Value>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(secs), "{what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn online(addr: &str, id: &str) {
+    let id = id.to_owned();
+    eventually(60, &format!("{id} never came online"), || async {
+        let v = api(addr, "/api/clients").await;
+        v["online_clients"]
+            .as_array()?
+            .iter()
+            .any(|c| c == id.as_str())
+            .then_some(v)
+    })
+    .await;
+}
+
+async fn result(addr: &str, task: &str) -> Value {
+    let path = format!("/api/task_result/{task}");
+    eventually(180, &format!("task {task} never finished"), || async {
+        let v = api(addr, &path).await;
+        (v["status"] == "done").then(|| v["result"].clone())
+    })
+    .await
+}
+
+fn host_assign(app: &'static str, subtask: &'static str) -> Reply {
+    reply(move |r| {
+        let (id, name) = r
+            .window(app)
+            .unwrap_or_else(|| panic!("no window of {app} in the host prompt:\n{}", r.text()));
+        json!({"observation": format!("{app} is open"), "thought": "assign", "current_subtask": subtask,
+               "message": [], "plan": [], "status": "ASSIGN", "function": "select_application_window",
+               "arguments": {"id": id, "name": name}, "questions": [], "comment": "", "result": ""})
+        .to_string()
+    })
+}
+
+fn host_finish(result: &'static str) -> Reply {
+    fixed(
+        json!({"observation": "done", "thought": "finished", "status": "FINISH", "result": result})
+            .to_string(),
+    )
+}
+
+fn click(name: &'static str) -> Reply {
+    reply(move |r| {
+        let id = r
+            .control_id(name)
+            .unwrap_or_else(|| panic!("no control {name:?} in the app prompt"));
+        json!({"observation": "the calculator", "thought": format!("click {name}"),
+               "action": {"function": "click_input", "arguments": {"id": id, "name": name}, "status": "CONTINUE"},
+               "plan": [], "comment": ""})
+        .to_string()
+    })
+}
+
+fn app_finish(result: &'static str) -> Reply {
+    fixed(json!({"observation": "done", "thought": "complete",
+                 "action": {"function": "summary", "arguments": {"text": result}, "status": "FINISH"},
+                 "result": result}).to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_and_client_run_dispatched_and_own_requests_on_the_device() {
+    let (desktop, backend) = desktop_with_apps("svc-e2e", &["gnome-calculator"]).await;
+    let env = desktop_env(&desktop);
+    let dir = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![
+        // 1. dispatched over REST: HostAgent → AppAgent → HostAgent
+        host_assign("gnome-calculator", "Compute 6*7"),
+        click("6"),
+        click("×"),
+        click("7"),
+        click("="),
+        app_finish("42"),
+        host_finish("6*7 = 42"),
+        // 2. the device's own task, single-tier (linux_service) on the calculator
+        click("+"),
+        click("1"),
+        click("="),
+        app_finish("43"),
+    ])
+    .await;
+    let (_server, addr) = serve(dir.path(), &model, 0);
+    let _dev = Proc(device(&addr, "dev1", &env, &[]).spawn().unwrap());
+    online(&addr, "dev1").await;
+
+    let sent = dispatch(&addr, json!({"client_id": "dev1", "request": "compute 6*7 in the calculator", "task_name": "calc-1"})).await;
+    assert_eq!(sent["status"], "dispatched");
+    let r = result(&addr, "calc-1").await;
+    assert_eq!(r["status"], "FINISH", "{r}");
+    assert_eq!(r["result"], "6*7 = 42");
+    assert_eq!(r["steps"], 7);
+    // The effect is on the device's desktop.
+    assert_eq!(calculator_display(&backend).await, "42");
+    // Logs are on the server, in the usual layout, screenshots included
+    // (they travelled as data).
+    let logs = dir.path().join("logs").join("calc-1");
+    let steps = std::fs::read_to_string(logs.join("response.log")).unwrap();
+    assert_eq!(steps.lines().count(), 7, "{steps}");
+    assert!(logs.join("action_step2.png").exists());
+    let clients = api(&addr, "/api/clients").await;
+    assert_eq!(clients["clients"][0]["platform"], "linux");
+    assert_eq!(clients["clients"][0]["running_task"], Value::Null);
+
+    // The device sends its own request and waits for TASK_END.
+    let own = tokio::task::spawn_blocking({
+        let env = env.clone();
+        let addr = addr.clone();
+        move || {
+            device(
+                &addr,
+                "dev2",
+                &env,
+                &[
+                    "-r",
+                    "add 1",
+                    "-t",
+                    "own-1",
+                    "-m",
+                    "linux_service",
+                    "--app",
+                    "gnome-calculator",
+                ],
+            )
+            .output()
+            .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&own.stdout);
+    assert!(
+        own.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&own.stderr)
+    );
+    assert!(stdout.contains("own-1: FINISH"), "{stdout}");
+    assert!(stdout.contains("result: 43"), "{stdout}");
+    assert_eq!(calculator_display(&backend).await, "43");
+    assert_eq!(result(&addr, "own-1").await["steps"], 4);
+    assert_eq!(model.remaining(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_killed_mid_task_fails_the_task_and_keeps_its_logs() {
+    let (desktop, _backend) = desktop_with_apps("svc-kill", &["gnome-calculator"]).await;
+    let env = desktop_env(&desktop);
+    let dir = tempfile::tempdir().unwrap();
+    let pid = Arc::new(AtomicU32::new(0));
+    let victim = pid.clone();
+    let model = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Compute 6*7"),
+        // The AppAgent has observed the calculator; now its device dies.
+        reply(move |r| {
+            let id = r.control_id("6").unwrap();
+            let _ = Command::new("kill")
+                .args(["-9", &victim.load(Ordering::SeqCst).to_string()])
+                .status();
+            json!({"observation": "", "thought": "click 6",
+                   "action": {"function": "click_input", "arguments": {"id": id, "name": "6"}, "status": "CONTINUE"}})
+            .to_string()
+        }),
+    ])
+    .await;
+    let (_server, addr) = serve(dir.path(), &model, 0);
+    let dev = Proc(device(&addr, "dev1", &env, &[]).spawn().unwrap());
+    pid.store(dev.0.id(), Ordering::SeqCst);
+    online(&addr, "dev1").await;
+    dispatch(
+        &addr,
+        json!({"client_id": "dev1", "request": "compute 6*7", "task_name": "doomed"}),
+    )
+    .await;
+    let r = result(&addr, "doomed").await;
+    assert_ne!(r["status"], "FINISH", "{r}");
+    let text = r.to_string();
+    assert!(
+        text.contains("ufo::aip::device_gone") || text.contains("disconnected"),
+        "{r}"
+    );
+    // What happened up to the loss is on disk.
+    let steps = std::fs::read_to_string(dir.path().join("logs/doomed/response.log")).unwrap();
+    assert!(steps.lines().count() >= 2, "{steps}");
+    assert!(steps.contains("device_gone"), "{steps}");
+    // And the server lives on.
+    assert_eq!(api(&addr, "/api/health").await["status"], "healthy");
+    assert_eq!(
+        api(&addr, "/api/clients").await["online_clients"],
+        json!([])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_reconnects_after_a_server_restart_and_keys_are_required() {
+    let (desktop, _backend) = desktop_with_apps("svc-restart", &["gnome-calculator"]).await;
+    let env = desktop_env(&desktop);
+    let dir = tempfile::tempdir().unwrap();
+    let model = ScriptedModel::start(vec![host_finish("nothing to do")]).await;
+
+    // No key: the server refuses to start; a wrong key: the device is refused.
+    let out = ufo()
+        .env_remove("UFO_API_KEY")
+        .args(["serve", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ufo::aip::no_api_key"));
+    let out = ufo()
+        .env_remove("UFO_API_KEY")
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--insecure-no-auth",
+            "--host",
+            "0.0.0.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ufo::aip::insecure_not_loopback"));
+
+    let (server, addr) = serve(dir.path(), &model, 0);
+    let port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+    let out = device(&addr, "intruder", &env, &[])
+        .env("UFO_API_KEY", "wrong")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ufo::aip::unauthorized"));
+
+    let _dev = Proc(
+        device(&addr, "dev1", &env, &["--max-retries", "10"])
+            .spawn()
+            .unwrap(),
+    );
+    online(&addr, "dev1").await;
+    drop(server);
+    let (_server, addr) = serve(dir.path(), &model, port);
+    online(&addr, "dev1").await;
+    dispatch(&addr, json!({"client_id": "dev1", "request": "look at the desktop", "task_name": "after-restart"})).await;
+    let r = result(&addr, "after-restart").await;
+    assert_eq!(r["status"], "FINISH", "{r}");
+    assert_eq!(r["result"], "nothing to do");
+}
