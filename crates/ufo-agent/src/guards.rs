@@ -112,6 +112,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn external_tools_are_guarded_unless_their_server_says_they_are_safe() {
+        let spec = |name: &str, destructive: bool| ufo_core::ToolSpec {
+            name: name.into(),
+            namespace: "fs".into(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+            tool_type: ufo_core::ToolType::Action,
+            destructive,
+            targets_control: false,
+            examples: Vec::new(),
+        };
+        let mut settings = AgentSettings {
+            safe_guard: true,
+            external_tools: vec![
+                spec("fs.write_file", true),
+                spec("fs.read_text_file", false),
+            ],
+            ..AgentSettings::default()
+        };
+        let call = |f: &str| ActionCall {
+            function: f.into(),
+            arguments: Default::default(),
+            status: None,
+        };
+        let calls = [call("fs.write_file"), call("fs.read_text_file")];
+        let why = guarded(&settings, AppAgentStatus::Continue, &calls);
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].starts_with("fs.write_file: "), "{why:?}");
+        // A SAFE_GUARD_TOOLS list replaces the rule for external tools too.
+        settings.safe_guard_tools = Some(vec!["fs.read_text_file".into()]);
+        let why = guarded(&settings, AppAgentStatus::Continue, &calls);
+        assert_eq!(
+            why,
+            ["fs.read_text_file: fs.read_text_file is listed in SAFE_GUARD_TOOLS"]
+        );
+        settings.safe_guard = false;
+        assert!(guarded(&settings, AppAgentStatus::Continue, &calls).is_empty());
+    }
+
+    #[test]
     fn the_same_failure_is_counted_until_something_else_happens() {
         let mut g = RepeatGuard::default();
         assert_eq!(g.failed("click(1)"), 1);

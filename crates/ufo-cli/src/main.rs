@@ -8,6 +8,7 @@ mod cmd_doctor;
 mod cmd_eval;
 mod cmd_inspect;
 mod cmd_llm;
+mod cmd_mcp;
 mod cmd_run;
 mod desktop_conn;
 mod error;
@@ -52,6 +53,8 @@ enum Command {
         #[command(subcommand)]
         cmd: cmd_bench::BenchCommand,
     },
+    /// Serve the desktop tools to MCP hosts (stdio, or streamable HTTP with --http).
+    Mcp(cmd_mcp::McpArgs),
     /// Inspect and test the configured language models.
     Llm {
         #[command(subcommand)]
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
             Command::Screenshot(args) => cmd_inspect::screenshot(args).await,
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
+            Command::Mcp(args) => cmd_mcp::run(args).await,
             Command::Eval(args) => cmd_eval::run(args).await,
             Command::Bench { cmd } => cmd_bench::run(cmd).await,
         }

@@ -50,6 +50,9 @@ async fn the_python_sdk_sets_mousepads_text_over_http() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // Every step of the session went as the SDK expects, its end included.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("failed"), "{stderr}");
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(seen["server"], "ufo-rs");
     assert_eq!(seen["image"], "image/png");

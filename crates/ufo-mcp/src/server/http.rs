@@ -163,7 +163,16 @@ async fn authorize(key: &str, req: Request, next: Next) -> Response {
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     match given {
-        Some(g) if same(g.as_bytes(), key.as_bytes()) => next.run(req).await,
+        Some(g) if same(g.as_bytes(), key.as_bytes()) => {
+            let delete = req.method() == axum::http::Method::DELETE;
+            let mut response = next.run(req).await;
+            // Ending a session: rmcp answers 202, which the Python SDK
+            // reports as a failure; 204 says the same and every SDK takes it.
+            if delete && response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            response
+        }
         _ => (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer")],

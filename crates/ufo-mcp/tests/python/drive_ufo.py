@@ -18,7 +18,8 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def fail(message):
@@ -26,8 +27,18 @@ def fail(message):
     sys.exit(1)
 
 
+def attr(obj, camel, snake):
+    """A field of an SDK object: mcp 1.x spells it camelCase, 2.x snake_case."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+def hint(tool, camel, snake):
+    """An annotation of `tool`, or None."""
+    return None if tool.annotations is None else attr(tool.annotations, camel, snake)
+
+
 def result_json(result, tool):
-    if result.isError:
+    if attr(result, "isError", "is_error"):
         fail(f"{tool} failed: {result.content}")
     texts = [c.text for c in result.content if c.type == "text"]
     return json.loads(texts[-1])
@@ -38,11 +49,11 @@ async def drive(session, app, text):
     tools = (await session.list_tools()).tools
     by_name = {t.name: t for t in tools}
     for name in ("get_desktop_app_info", "get_app_window_controls_target_info", "capture_window_screenshot"):
-        if by_name[name].annotations is None or by_name[name].annotations.readOnlyHint is not True:
+        if hint(by_name[name], "readOnlyHint", "read_only_hint") is not True:
             fail(f"{name} is not marked read-only: {by_name[name].annotations}")
-    if by_name["set_edit_text"].annotations.destructiveHint is not True:
+    if hint(by_name["set_edit_text"], "destructiveHint", "destructive_hint") is not True:
         fail("set_edit_text is not marked destructive")
-    if by_name["click_input"].annotations.destructiveHint is not False:
+    if hint(by_name["click_input"], "destructiveHint", "destructive_hint") is not False:
         fail("click_input is marked destructive")
 
     windows = result_json(await session.call_tool("get_desktop_app_info", {}), "get_desktop_app_info")
@@ -68,17 +79,17 @@ async def drive(session, app, text):
         "set_edit_text",
         {"id": str(edit["id"]), "name": edit["name"], "text": text, "clear_current_text": True},
     )
-    if setting.isError:
+    if attr(setting, "isError", "is_error"):
         fail(f"set_edit_text failed: {setting.content}")
     shot = await session.call_tool("capture_window_screenshot", {})
     images = [c for c in shot.content if c.type == "image"]
     print(json.dumps({
-        "server": init.serverInfo.name,
-        "protocol": init.protocolVersion,
+        "server": attr(init, "serverInfo", "server_info").name,
+        "protocol": attr(init, "protocolVersion", "protocol_version"),
         "tools": len(tools),
         "window": window["name"],
         "control": edit["name"],
-        "image": images[0].mimeType if images else None,
+        "image": attr(images[0], "mimeType", "mime_type") if images else None,
     }))
 
 
@@ -101,7 +112,10 @@ async def main():
     elif a.http:
         key = open(a.key_file).read().strip() if a.key_file else ""
         headers = {"Authorization": f"Bearer {key}"}
-        async with streamablehttp_client(a.http, headers=headers) as (read, write, _):
+        # (mcp 1.x and 2.x both take the headers through their HTTP client.)
+        client = create_mcp_http_client(headers=headers)
+        async with streamable_http_client(a.http, http_client=client) as streams:
+            read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await drive(session, a.app, a.text)
     else:

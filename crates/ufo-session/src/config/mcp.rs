@@ -530,7 +530,7 @@ mcp:
                 "not a local server",
             ),
             (
-                "mcp: {AppAgent: {default: {action: [{namespace: fs, type: stdio, command: x}, {namespace: fs, type: stdio, command: y}]}}}",
+                "mcp: {AppAgent: {default: {action: [{namespace: fs, type: stdio, command: first}, {namespace: fs, type: stdio, command: second}]}}}",
                 "[1].namespace",
                 "used twice",
             ),
