@@ -30,7 +30,13 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           gedit gnome-calculator gtk-3-examples mousepad gnome-text-editor featherpad
           libreoffice-calc libreoffice-writer libreoffice-gtk3 firefox-esr
           # an optional window manager (ufo desktop start --wm xfwm4)
-          xfwm4)
+          xfwm4
+          # MCP tests: a venv for the Python `mcp` client (Debian's python3,
+          # not a pyenv shim) and node for the npm reference servers
+          python3-venv)
+# node and npm from Debian unless node is already there (NodeSource's
+# nodejs package carries npm and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # --bench used to add LibreOffice; the tests need it now, so it is always there.
 : "$want_bench"
 

@@ -264,3 +264,98 @@ async fn http_needs_the_key_the_right_host_and_no_foreign_origin() {
     );
     d.stop().unwrap();
 }
+
+/// Our own server, reached as an *external* server over streamable HTTP with
+/// its key in `headers`: the client side of ufo-mcp, and the dispatcher
+/// that routes `<namespace>.<tool>` to it and the rest to the inner one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_with_headers_serves_as_external_tools() {
+    use std::time::Duration;
+    use ufo_agent::CommandDispatcher;
+    use ufo_core::{ActionStatus, Command, ControlType};
+    use ufo_mcp::client::{ExternalServer, ServerSpec, Transport};
+    use ufo_mcp::dispatch::ExternalTools;
+
+    let (d, b) = ufo_testkit::desktop_with_apps("mcp-http-client", &["mousepad"]).await;
+    let server = serve(Arc::new(b)).await;
+    let spec = |key: &str| ServerSpec {
+        namespace: "desk".into(),
+        transport: Transport::Http {
+            url: server.url(),
+            headers: [("Authorization".to_owned(), format!("Bearer {key}"))].into(),
+        },
+        timeout: Duration::from_secs(60),
+    };
+
+    // The wrong key: a clear start error, not a hang.
+    let e = ExternalServer::start(&spec("wrong-key-0123456789"), Duration::from_secs(60))
+        .await
+        .unwrap_err();
+    assert_eq!(ufo_core::Diagnostic::code(&e), "ufo::mcp::handshake_failed");
+    assert!(e.to_string().contains("desk"), "{e}");
+
+    let tools = ExternalTools::start(&[spec(API_KEY)]).await;
+    assert!(tools.failures().is_empty(), "{:?}", tools.failures());
+    let specs = tools.specs();
+    let find = |n: &str| specs.iter().find(|s| s.name == n).unwrap();
+    assert!(find("desk.set_edit_text").destructive);
+    assert!(!find("desk.get_desktop_app_info").destructive);
+    assert!(!find("desk.click_input").destructive);
+    assert_eq!(
+        find("desk.texts").parameters,
+        ufo_desktop::tools::Tool::Texts.parameters()
+    );
+
+    let inner = Arc::new(ufo_testkit::fake::FakeDesktop::new(
+        "fake",
+        "Fake",
+        &[(ControlType::Button, "OK")],
+    ));
+    let dispatcher = tools.dispatcher(inner.clone());
+    let mut cmds = vec![
+        Command::data("desk.get_desktop_app_info", json!({})),
+        Command::action("summary", json!({"text": "local"})),
+        Command::action("desk.no_such_tool", json!({})),
+        Command::action("summary", json!({"text": "never"})),
+    ];
+    for (i, c) in cmds.iter_mut().enumerate() {
+        c.call_id = format!("c{i}");
+    }
+    let results = dispatcher.execute(cmds).await;
+    let statuses: Vec<ActionStatus> = results.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            ActionStatus::Success,
+            ActionStatus::Success,
+            ActionStatus::Failure,
+            ActionStatus::Skipped
+        ],
+        "{results:?}"
+    );
+    let ids: Vec<&str> = results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, ["c0", "c1", "c2", "c3"]);
+    let windows: Value = serde_json::from_str(results[0].result.as_str().unwrap()).unwrap();
+    assert!(
+        windows
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["app_name"] == "mousepad"),
+        "{windows}"
+    );
+    assert_eq!(results[0].namespace.as_deref(), Some("desk"));
+    assert_eq!(
+        results[2].error.as_ref().unwrap().code,
+        "ufo::mcp::rejected",
+        "{:?}",
+        results[2]
+    );
+    // Only our own commands reached the inner dispatcher.
+    let reached: Vec<String> = inner.commands().into_iter().map(|c| c.tool_name).collect();
+    assert_eq!(reached, ["summary"]);
+    assert!(dispatcher.describe().contains("desk"));
+    tools.stop().await;
+    server.stop().await;
+    d.stop().unwrap();
+}

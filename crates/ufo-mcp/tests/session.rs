@@ -116,10 +116,16 @@ async fn the_app_agent_types_a_file_read_by_the_npm_filesystem_server_into_gedit
     let logs = tempfile::tempdir().unwrap();
 
     let note_path = note.display().to_string();
+    let running = files_dir.display().to_string();
     let victim_path = victim.display().to_string();
     let model = ScriptedModel::start(vec![
         // 1. The filesystem server's tools are in the prompt, namespaced.
         reply(move |r| {
+            assert_eq!(
+                processes_with(&running).len(),
+                1,
+                "the server is not running"
+            );
             let system = r.system();
             assert!(system.contains("fs.read_text_file"), "{system}");
             assert!(system.contains("fs.write_file"), "{system}");
@@ -161,6 +167,13 @@ async fn the_app_agent_types_a_file_read_by_the_npm_filesystem_server_into_gedit
         dir = files_dir.display().to_string(),
     );
     let (report, io) = session(b.clone(), &model, &extra, &["N"], "gedit", logs.path()).await;
+    // The server ran for the session and is stopped with it.
+    let marker = files_dir.display().to_string();
+    assert_eq!(
+        gone(&marker).await,
+        Vec::<u32>::new(),
+        "the server outlived the session"
+    );
 
     assert_eq!(editor_text(&b, "gedit", content).await, content);
     assert_eq!(

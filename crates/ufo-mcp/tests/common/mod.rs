@@ -162,3 +162,34 @@ pub fn edit_control(controls: &Value) -> (String, String) {
         .map(|c| (c["id"].to_string(), c["name"].as_str().unwrap().to_owned()))
         .unwrap_or_else(|| panic!("no edit control in {controls}"))
 }
+
+/// Pids of the processes whose command line contains `needle`.
+pub fn processes_with(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&cmd).contains(needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Waits (at most 10 s) until no process's command line contains `needle`;
+/// the pids still there otherwise.
+pub async fn gone(needle: &str) -> Vec<u32> {
+    let mut left = processes_with(needle);
+    for _ in 0..200 {
+        if left.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        left = processes_with(needle);
+    }
+    left
+}
