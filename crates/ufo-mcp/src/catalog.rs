@@ -93,6 +93,26 @@ pub fn external_spec(namespace: &str, tool: &McpTool) -> ToolSpec {
     }
 }
 
+/// What an agent is shown for an external server that did not start: one
+/// entry `<namespace>.*` whose description is the error, so that the model
+/// knows, and a call of any of its tools fails with that error.
+pub fn unavailable_spec(namespace: &str, why: &ufo_core::ErrorReport) -> ToolSpec {
+    let mut description = why.to_string();
+    if let Some(h) = &why.help {
+        description.push_str(&format!(" (help: {h})"));
+    }
+    ToolSpec {
+        name: format!("{namespace}{SEPARATOR}*"),
+        namespace: namespace.to_owned(),
+        description,
+        parameters: serde_json::json!({"type": "object", "properties": {}}),
+        tool_type: ToolType::Action,
+        destructive: false,
+        targets_control: false,
+        examples: Vec::new(),
+    }
+}
+
 /// Splits `fs.read_text_file` into (`fs`, `read_text_file`).
 pub fn split(name: &str) -> Option<(&str, &str)> {
     name.split_once(SEPARATOR)

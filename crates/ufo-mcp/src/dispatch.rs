@@ -54,9 +54,19 @@ impl ExternalTools {
         &self.failed
     }
 
-    /// Every tool of the started servers, as an agent sees them.
+    /// Every tool of the started servers, as an agent sees them, then one
+    /// `<namespace>.*` entry per server that did not start (its description
+    /// is the error; see [`crate::catalog::unavailable_spec`]).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.servers.iter().flat_map(|s| s.specs()).collect()
+        self.servers
+            .iter()
+            .flat_map(|s| s.specs())
+            .chain(
+                self.failed
+                    .iter()
+                    .map(|(ns, why)| crate::catalog::unavailable_spec(ns, why)),
+            )
+            .collect()
     }
 
     /// A dispatcher that sends this session's external tool calls to their

@@ -207,11 +207,18 @@ async fn servers_that_hang_fail_die_or_never_start_give_error_steps_and_the_sess
     let logs = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
         reply(|r| {
-            // The server that did not start offers nothing; the flaky one does.
-            assert!(!r.system().contains("broken."), "{}", r.system());
-            assert!(r.system().contains("flaky.echo"), "{}", r.system());
+            // The flaky server's tools are listed; the one that did not start
+            // is listed with its error.
+            let system = r.system();
+            assert!(system.contains("flaky.echo"), "{system}");
+            assert!(
+                system.contains("broken.*") && system.contains("ufo::mcp::spawn_failed"),
+                "{system}"
+            );
             call("flaky.echo", json!({"text": "still here"}), "CONTINUE")
         }),
+        // A tool of the server that did not start: its step fails with why.
+        fixed(call("broken.read", json!({}), "CONTINUE")),
         fixed(call("flaky.fail", json!({"reason": "disk on fire"}), "CONTINUE")),
         fixed(call("flaky.hang", json!({}), "CONTINUE")),
         fixed(call("flaky.crash", json!({}), "CONTINUE")),
@@ -236,6 +243,7 @@ async fn servers_that_hang_fail_die_or_never_start_give_error_steps_and_the_sess
         codes,
         [
             ("flaky.echo", "success", ""),
+            ("broken.read", "failure", "ufo::mcp::spawn_failed"),
             ("flaky.fail", "failure", "ufo::mcp::tool_failed"),
             ("flaky.hang", "failure", "ufo::mcp::timeout"),
             ("flaky.crash", "failure", "ufo::mcp::server_gone"),

@@ -4,8 +4,9 @@
 //! [`ufo_mcp::dispatch::McpDispatcher`] wrapped around the session's own
 //! dispatcher, stopped when the session ends.
 //!
-//! A server that does not start is reported to the user and left out: the
-//! session runs with the others. One that dies, hangs or fails later gives
+//! A server that does not start is reported to the user and shown to the
+//! AppAgent as `<namespace>.*` with its error (a call of its tools fails
+//! with it): the session runs with the others. One that dies, hangs or fails later gives
 //! the calling step a failed action with the error (see [`ufo_mcp`]).
 
 use crate::session::Services;

@@ -39,9 +39,19 @@ pub(crate) fn check_app_reply(
         if c.function.trim().is_empty() {
             continue;
         }
+        let f = c.function.trim();
+        // `ns.*` stands for every tool of an external server that did not
+        // start: the call goes through and fails with that server's error.
         let spec = specs
             .iter()
-            .find(|s| s.name == c.function.trim())
+            .find(|s| s.name == f)
+            .or_else(|| {
+                specs.iter().find(|s| {
+                    s.name.strip_suffix('*').is_some_and(|ns| {
+                        ns.ends_with('.') && f.len() > ns.len() && f.starts_with(ns)
+                    })
+                })
+            })
             .ok_or_else(|| {
                 format!(
                     "{path}.function: unknown tool {:?}; use one of {}",
@@ -53,7 +63,9 @@ pub(crate) fn check_app_reply(
                         .join(", ")
                 )
             })?;
-        c.function = spec.name.clone();
+        if !spec.name.ends_with('*') {
+            c.function = spec.name.clone();
+        }
         let focus_free = c.function == "keyboard_input"
             && c.arguments.get("control_focus").and_then(Value::as_bool) == Some(false);
         if !spec.targets_control || focus_free && !c.arguments.contains_key("id") {
@@ -182,5 +194,43 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.starts_with("$.action[0].status"), "{e}");
+    }
+
+    #[test]
+    fn external_tools_are_checked_by_name_and_a_down_server_by_namespace() {
+        let external = |name: &str| ufo_core::ToolSpec {
+            name: name.into(),
+            namespace: "fs".into(),
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+            tool_type: ufo_core::ToolType::Action,
+            destructive: false,
+            targets_control: false,
+            examples: Vec::new(),
+        };
+        let mut specs = catalog_for(APP_UI_EXECUTOR);
+        specs.push(external("fs.read_text_file"));
+        specs.push(external("down.*"));
+        let mut rep = Vec::new();
+        for f in ["fs.read_text_file", "down.anything"] {
+            let r = check_app_reply(
+                reply(json!({"function": f, "arguments": {"path": "/x"}})),
+                &[],
+                &specs,
+                &mut rep,
+            )
+            .unwrap();
+            assert_eq!(r.reply.action.unwrap().calls()[0].function, f);
+        }
+        for f in ["fs.nope", "down.", "down", "other.x"] {
+            let e = check_app_reply(
+                reply(json!({"function": f, "arguments": {}})),
+                &[],
+                &specs,
+                &mut rep,
+            )
+            .unwrap_err();
+            assert!(e.contains("unknown tool"), "{f}: {e}");
+        }
     }
 }
