@@ -27,6 +27,14 @@ pub(crate) struct McpArgs {
     /// Allow a non-loopback `--http` address (the key is still required).
     #[arg(long)]
     allow_remote: bool,
+    /// Config file: its CONTROL_LIST, APP_ALLOWLIST (what run_shell may
+    /// start), DEFAULT_PNG_COMPRESS_LEVEL and enabled LinuxAgent
+    /// (execute_command) apply to the tools served.
+    #[arg(long, env = "UFO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them.
+    #[arg(long, env = "UFO_CONFIG_LENIENT", value_parser = clap::builder::FalseyValueParser::new())]
+    lenient: bool,
     #[command(flatten)]
     desktop: DesktopArgs,
 }
@@ -41,8 +49,14 @@ pub(crate) async fn run(args: McpArgs) -> Result<ExitCode, ErrorReport> {
         }),
         None => None,
     };
+    let settings = match &args.config {
+        Some(path) => {
+            let config = crate::cmd_run::load_config(Some(path), args.lenient)?;
+            ufo_session::dispatcher::tool_settings(&config.system)
+        }
+        None => ToolSettings::default(),
+    };
     let backend: Arc<dyn Backend> = Arc::new(connect(&args.desktop).await?);
-    let settings = ToolSettings::default();
     let Some(options) = http else {
         eprintln!(
             "ufo mcp: serving {} tools over stdio",

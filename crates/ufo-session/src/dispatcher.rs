@@ -37,14 +37,24 @@ impl LocalDispatcher {
     /// `APP_ALLOWLIST`) and, when the command-line agent is enabled, what its
     /// `execute_command` may run.
     pub fn from_config(backend: Arc<dyn Backend>, system: &crate::config::SystemConfig) -> Self {
-        let mut ctx = context(system.control_list.as_deref());
-        ctx.settings.png = system.agent.png;
-        ctx.settings.launch = Some(ufo_desktop::launch::Allowlist::system(
-            &system.app_allowlist,
-        ));
-        ctx.settings.commands = system.third_party.first().map(|a| a.policy.clone());
+        let ctx = ToolContext {
+            settings: tool_settings(system),
+            ..ToolContext::default()
+        };
         Self::new(backend, ctx)
     }
+}
+
+/// The tool settings of the system config (see
+/// [`LocalDispatcher::from_config`]); `ufo mcp` serves with them too.
+pub fn tool_settings(system: &crate::config::SystemConfig) -> ufo_desktop::tools::ToolSettings {
+    let mut settings = context(system.control_list.as_deref()).settings;
+    settings.png = system.agent.png;
+    settings.launch = Some(ufo_desktop::launch::Allowlist::system(
+        &system.app_allowlist,
+    ));
+    settings.commands = system.third_party.first().map(|a| a.policy.clone());
+    settings
 }
 
 fn context(control_list: Option<&[String]>) -> ToolContext {
