@@ -1,4 +1,5 @@
-//! `ufo bench perception`: how long one observation takes, phase by phase.
+//! `ufo bench perception`: how long one observation takes, phase by phase
+//! (`ufo bench service` is in `cmd_bench_service`).
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
 use crate::error::CliError;
@@ -18,6 +19,11 @@ use ufo_desktop::observe::{PhaseTimes, observe};
 pub(crate) enum BenchCommand {
     /// Time tree capture, filtering, screenshot, annotation and PNG encoding.
     Perception(PerceptionArgs),
+    /// Hold N simulated devices on an agent server and time command round trips.
+    Service(crate::cmd_bench_service::ServiceArgs),
+    /// The simulated devices of `ufo bench service` (started by it).
+    #[command(hide = true)]
+    ServiceDevices(crate::cmd_bench_service::DevicesArgs),
 }
 
 #[derive(Debug, Args)]
@@ -92,7 +98,11 @@ fn stats(times: &[PhaseTimes], pick: fn(&[f64]) -> f64) -> Stats {
 }
 
 pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
-    let BenchCommand::Perception(args) = cmd;
+    let args = match cmd {
+        BenchCommand::Perception(a) => a,
+        BenchCommand::Service(a) => return crate::cmd_bench_service::run(a).await,
+        BenchCommand::ServiceDevices(a) => return crate::cmd_bench_service::devices(a).await,
+    };
     if args.runs == 0 {
         return Err(CliError::BadOption {
             option: "--runs",

@@ -2,6 +2,7 @@
 //! library crates.
 
 mod cmd_bench;
+mod cmd_bench_service;
 mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;
@@ -10,6 +11,7 @@ mod cmd_inspect;
 mod cmd_llm;
 mod cmd_mcp;
 mod cmd_run;
+mod cmd_serve;
 mod desktop_conn;
 mod error;
 mod output;
@@ -48,7 +50,11 @@ enum Command {
     Act(cmd_inspect::ActArgs),
     /// Run benchmark tasks (OSWorld's format) on private desktops and score them.
     Eval(cmd_eval::EvalArgs),
-    /// Measure performance (perception pipeline).
+    /// Serve the agents over WebSocket (UFO's AIP) to devices and programs.
+    Serve(cmd_serve::ServeArgs),
+    /// Connect this desktop to a `ufo serve` server as a device.
+    Client(cmd_serve::ClientArgs),
+    /// Measure performance (perception pipeline, service load).
     Bench {
         #[command(subcommand)]
         cmd: cmd_bench::BenchCommand,
@@ -96,6 +102,8 @@ fn main() -> ExitCode {
             Command::Mcp(args) => cmd_mcp::run(args).await,
             Command::Eval(args) => cmd_eval::run(args).await,
             Command::Bench { cmd } => cmd_bench::run(cmd).await,
+            Command::Serve(args) => cmd_serve::serve(args).await,
+            Command::Client(args) => cmd_serve::client(args).await,
         }
     });
     match result {

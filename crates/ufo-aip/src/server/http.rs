@@ -132,13 +132,14 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
         );
     }
     let mode = text_field(&body, "mode");
-    if let Some(m) = &mode {
-        if !matches!(m.as_str(), "service" | "linux_service") {
-            return bad(
-                &format!("unknown mode {m:?}"),
-                "use \"service\" (HostAgent and AppAgents) or \"linux_service\" (one agent, see \"app\")",
-            );
-        }
+    if let Some(m) = mode
+        .as_ref()
+        .filter(|m| !matches!(m.as_str(), "service" | "linux_service"))
+    {
+        return bad(
+            &format!("unknown mode {m:?}"),
+            "use \"service\" (HostAgent and AppAgents) or \"linux_service\" (one agent, see \"app\")",
+        );
     }
     let Some(device) = hub.device(&client_id) else {
         return refuse(

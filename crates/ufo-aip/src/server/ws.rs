@@ -25,6 +25,9 @@ const POLICY: u16 = 1008;
 const TOO_BIG: u16 = 1009;
 const GOING_AWAY: u16 = 1001;
 
+/// Initial read and write buffer of a connection.
+const IO_BUFFER: usize = 4 << 10;
+
 /// Frames the writer may have queued for one device.
 const QUEUE: usize = 256;
 
@@ -52,8 +55,12 @@ pub(super) async fn upgrade(
         );
     };
     let max = hub.limits().max_frame_bytes;
+    // Small buffers to start with (they grow for a big frame): an idle
+    // device then costs a few KiB instead of tungstenite's 2 × 128 KiB.
     ws.max_message_size(max)
         .max_frame_size(max)
+        .read_buffer_size(IO_BUFFER)
+        .write_buffer_size(IO_BUFFER)
         .on_upgrade(move |socket| connection(socket, hub, slot))
         .into_response()
 }
