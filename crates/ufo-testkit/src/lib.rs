@@ -26,6 +26,7 @@ use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::headless::LaunchedApp;
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 
+pub mod deps;
 pub mod fake;
 pub mod scripted;
 

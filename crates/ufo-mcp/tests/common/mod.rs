@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::AtspiBackend;
+use ufo_testkit::deps::{install_once, python_venv, run};
 
 /// The Python `mcp` package the tests drive our server with.
 pub const PYTHON_MCP: &str = "mcp==1.30.0";
@@ -29,71 +30,11 @@ fn cache_root() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ufo-mcp-deps")
 }
 
-/// Runs `cmd` and panics with its output when it fails.
-fn run(cmd: &mut Command, what: &str) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Installs into `<final>.tmp-<pid>` and renames it into place, so that a
-/// half-finished install is never used and two processes never clash.
-fn install_once(dir: &Path, ready: &Path, install: impl FnOnce(&Path)) {
-    if ready.exists() {
-        return;
-    }
-    std::fs::create_dir_all(dir.parent().unwrap()).unwrap();
-    let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    install(&tmp);
-    if std::fs::rename(&tmp, dir).is_err() {
-        // Another process finished first; use its copy.
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    assert!(
-        ready.exists(),
-        "{} is missing after install",
-        ready.display()
-    );
-}
-
 /// A venv's python with the `mcp` package (`/usr/bin/python3`, Debian's:
 /// `python3` on PATH may be a pyenv shim). Needs python3-venv (bootstrap.sh).
 pub fn python() -> &'static Path {
     static PY: OnceLock<PathBuf> = OnceLock::new();
-    PY.get_or_init(|| {
-        let dir = cache_root().join("py-mcp-1.30.0");
-        let py = dir.join("bin/python");
-        install_once(&dir, &py, |tmp| {
-            run(
-                Command::new("/usr/bin/python3")
-                    .args(["-m", "venv"])
-                    .arg(tmp),
-                "python3 -m venv (apt-get install python3-venv, or run scripts/bootstrap.sh)",
-            );
-            run(
-                Command::new(tmp.join("bin/python")).args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    PYTHON_MCP,
-                ]),
-                "pip install mcp",
-            );
-        });
-        // A renamed venv still works: `bin/python` finds `pyvenv.cfg` next
-        // to it (only scripts' shebangs name the old path; we use `-m`).
-        py
-    })
+    PY.get_or_init(|| python_venv(&cache_root(), "py-mcp-1.30.0", &[PYTHON_MCP]))
 }
 
 /// The reference filesystem server's entry point (run with `node`).
