@@ -97,7 +97,9 @@ impl Server {
         http::router(self.hub.clone())
     }
 
-    /// Serves on `listener` until `shutdown` resolves.
+    /// Serves on `listener` until `shutdown` resolves; then tells every
+    /// device (a close frame, 1001 "going away") so its client reconnects,
+    /// and returns within a few seconds even if a connection lingers.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
@@ -107,9 +109,23 @@ impl Server {
         let app = self
             .router()
             .into_make_service_with_connect_info::<std::net::SocketAddr>();
-        let r = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
+        let hub = self.hub.clone();
+        let shutdown = async move {
+            shutdown.await;
+            for d in hub.devices() {
+                d.close(1001, "the server is shutting down");
+            }
+            let _ = stopping_tx.send(());
+        };
+        let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
+        let r = tokio::select! {
+            r = server.into_future() => r,
+            _ = async {
+                let _ = stopping.await;
+                tokio::time::sleep(Duration::from_secs(3)).await;
+            } => Ok(()),
+        };
         reaper.abort();
         r
     }

@@ -182,7 +182,8 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
     outln!("ufo serve: listening on ws://{bound}/ws (HTTP API under http://{bound}/api/)");
     let server = Server::new(options, Some(runner));
     let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+        stop_signal().await;
+        outln!("ufo serve: stopping");
     };
     server.serve(listener, shutdown).await.map_err(|e| {
         AipError::Bind {
@@ -192,6 +193,32 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
         .report()
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C (other platforms).
+#[cfg(not(unix))]
+async fn stop_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// SIGINT or SIGTERM (a service manager stops the server with SIGTERM).
+#[cfg(unix)]
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        }
+        _ => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
@@ -244,7 +271,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let run = ufo_aip::client::run(opts, factory);
     let ended = tokio::select! {
         r = run => r.map_err(|e| e.report())?,
-        _ = tokio::signal::ctrl_c() => return Ok(ExitCode::SUCCESS),
+        _ = stop_signal() => return Ok(ExitCode::SUCCESS),
     };
     let Some(end) = ended else {
         return Ok(ExitCode::SUCCESS);

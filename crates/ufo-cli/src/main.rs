@@ -70,12 +70,20 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A server and a device say what they do (connections, tasks) unless
+    // UFO_LOG says otherwise; other commands only warn.
+    let default_filter = match cli.command {
+        Command::Serve(_) | Command::Client(_) => "warn,ufo_aip=info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("UFO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
         )
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: a redirected log stays plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -28,7 +28,9 @@ impl Drop for Proc {
 
 fn ufo() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ufo"));
-    c.env_remove("UFO_CONFIG").env("UFO_API_KEY", KEY);
+    c.env_remove("UFO_CONFIG")
+        .env("UFO_API_KEY", KEY)
+        .env("UFO_LOG", "warn");
     c
 }
 
@@ -356,7 +358,22 @@ async fn the_client_reconnects_after_a_server_restart_and_keys_are_required() {
             .unwrap(),
     );
     online(&addr, "dev1").await;
-    drop(server);
+    // A service manager stops the server with SIGTERM: it ends (telling the
+    // device), and a new one on the same port gets the device back.
+    let mut server = server;
+    let stopped = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let start = Instant::now();
+    while server.0.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "ufo serve ignored SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let (_server, addr) = serve(dir.path(), &model, port);
     online(&addr, "dev1").await;
     dispatch(&addr, json!({"client_id": "dev1", "request": "look at the desktop", "task_name": "after-restart"})).await;
