@@ -607,6 +607,10 @@ impl Backend for AtspiBackend {
             .await
     }
 
+    async fn move_pointer(&self, point: Point<Screen>) -> Result<()> {
+        self.input(move |x| x.move_pointer(point)).await
+    }
+
     async fn scroll_at(&self, point: Point<Screen>, clicks: i32) -> Result<()> {
         self.input(move |x| x.scroll(point, clicks)).await
     }

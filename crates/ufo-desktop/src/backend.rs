@@ -183,6 +183,15 @@ pub trait Backend: Send + Sync {
         duration: Duration,
     ) -> Result<()>;
 
+    /// Moves the pointer to a screen point without clicking. The default
+    /// says the backend cannot.
+    async fn move_pointer(&self, point: Point<Screen>) -> Result<()> {
+        Err(crate::error::DesktopError::Unsupported {
+            what: format!("moving the pointer to {},{}", point.x, point.y),
+            handle: self.name().to_owned(),
+        })
+    }
+
     /// Synthesises wheel clicks at a point (positive = up, negative = down).
     async fn scroll_at(&self, point: Point<Screen>, clicks: i32) -> Result<()>;
 

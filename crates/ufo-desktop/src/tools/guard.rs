@@ -5,7 +5,8 @@
 //! * replaces a control's text (`set_edit_text` with `clear_current_text`),
 //! * sends keys that select everything and then delete (`^a{DELETE}`,
 //!   `^a{BACKSPACE}`) or close a window or application (`%{F4}`, `^w`, `^q`),
-//! * runs a command (`run_shell`).
+//! * runs a command (`run_shell`),
+//! * presses such a chord as an operator (`keypress` with `["ctrl", "w"]`).
 //!
 //! Only tools whose [`Tool::destructive`] is set can be
 //! sensitive; their arguments decide. A config list (`SAFE_GUARD_TOOLS`)
@@ -43,8 +44,35 @@ pub fn sensitive(
             .and_then(Value::as_str)
             .and_then(erasing_or_closing),
         Tool::RunShell => Some("it runs a command".to_owned()),
+        Tool::Keypress => arguments
+            .get("keys")
+            .and_then(Value::as_array)
+            .map(|keys| chord(keys))
+            .and_then(|k| erasing_or_closing(&k)),
         _ => None,
     }
+}
+
+/// An operator chord (`["ctrl", "w"]`, `["alt+F4"]`) in key syntax (`^w`,
+/// `%{F4}`), so one rule judges both.
+fn chord(keys: &[Value]) -> String {
+    let mut mods = String::new();
+    let mut rest = String::new();
+    for k in keys
+        .iter()
+        .filter_map(Value::as_str)
+        .flat_map(|k| k.split('+'))
+    {
+        match k.trim().to_ascii_lowercase().as_str() {
+            "ctrl" | "control" => mods.push('^'),
+            "alt" | "option" => mods.push('%'),
+            "shift" => mods.push('+'),
+            "" => {}
+            other if other.chars().count() == 1 => rest.push_str(other),
+            other => rest.push_str(&format!("{{{}}}", other.to_ascii_uppercase())),
+        }
+    }
+    format!("{mods}{rest}")
 }
 
 fn truthy(v: &Value) -> bool {
@@ -111,6 +139,8 @@ mod tests {
             ("keyboard_input", json!({"keys": "%{F4}"})),
             ("keyboard_input", json!({"keys": "hello^w"})),
             ("run_shell", json!({"bash_command": "mousepad"})),
+            ("keypress", json!({"keys": ["CTRL", "W"]})),
+            ("keypress", json!({"keys": ["alt+F4"]})),
         ];
         for (tool, a) in yes {
             assert!(
@@ -124,6 +154,8 @@ mod tests {
             ("keyboard_input", json!({"keys": "^s"})),
             ("keyboard_input", json!({"keys": "{F4}"})),
             ("click_input", json!({"id": "1", "name": "Delete"})),
+            ("keypress", json!({"keys": ["ctrl", "s"]})),
+            ("keypress", json!({"keys": ["enter"]})),
         ];
         for (tool, a) in no {
             assert_eq!(sensitive(tool, &args(a.clone()), None), None, "{tool} {a}");

@@ -11,6 +11,8 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+pub mod operator;
+
 /// A control or window label: `4`, `4.0`, `"4"` or `" #4 "`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Label(pub u32);

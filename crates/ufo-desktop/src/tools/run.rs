@@ -39,6 +39,13 @@ pub(super) async fn run(
         detail,
     };
     match tool {
+        Tool::Click
+        | Tool::DoubleClick
+        | Tool::Drag
+        | Tool::Keypress
+        | Tool::Move
+        | Tool::Scroll
+        | Tool::Type => super::operator::run(tool, b, ctx, params).await,
         Tool::ClickInput => click_input(b, ctx, &parse(name, params)?).await,
         Tool::ClickOnCoordinates => click_on_coordinates(b, ctx, &parse(name, params)?, bad).await,
         Tool::DragOnCoordinates => drag_on_coordinates(b, ctx, &parse(name, params)?, bad).await,

@@ -19,6 +19,8 @@ pub const UI_COLLECTOR: &str = "UICollector";
 pub const COMMAND_LINE_EXECUTOR: &str = "CommandLineExecutor";
 /// Namespace of the command-line agent's tools (`execute_command`).
 pub const BASH_EXECUTOR: &str = "BashExecutor";
+/// Namespace of the operator's coordinate tools (`click`, `type`, ...).
+pub const OPERATOR_EXECUTOR: &str = "OperatorExecutor";
 
 macro_rules! tools {
     ($(
@@ -274,6 +276,69 @@ tools! {
         description: "The operating system, kernel, architecture, host name, user and default working directory.",
         examples: ["get_system_info()"],
     },
+    /// Operator: click at a screen point.
+    Click => "click" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::Click,
+        control: false,
+        destructive: false,
+        description: "Click at a point of the screen, in screen pixels.",
+        examples: [r#"click(x=120, y=340, button="left")"#],
+    },
+    /// Operator: double-click at a screen point.
+    DoubleClick => "double_click" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::At,
+        control: false,
+        destructive: false,
+        description: "Double-click at a point of the screen, in screen pixels.",
+        examples: ["double_click(x=120, y=340)"],
+    },
+    /// Operator: drag along a path of screen points.
+    Drag => "drag" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::Drag,
+        control: false,
+        destructive: false,
+        description: "Press the left button at the path's first point, move through it and release at its last (screen pixels).",
+        examples: [r#"drag(path=[{"x": 10, "y": 20}, {"x": 200, "y": 20}])"#],
+    },
+    /// Operator: press keys together.
+    Keypress => "keypress" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::Keypress,
+        control: false,
+        destructive: true,
+        description: "Press keys together and release them, e.g. [\"ctrl\", \"s\"] or [\"enter\"].",
+        examples: [r#"keypress(keys=["ctrl", "a"])"#],
+    },
+    /// Operator: move the pointer.
+    Move => "move" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::At,
+        control: false,
+        destructive: false,
+        description: "Move the mouse pointer to a point of the screen (screen pixels), without clicking.",
+        examples: ["move(x=300, y=200)"],
+    },
+    /// Operator: scroll the wheel at a screen point.
+    Scroll => "scroll" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::Scroll,
+        control: false,
+        destructive: false,
+        description: "Scroll the mouse wheel at a point of the screen: scroll_y notches, positive down, negative up.",
+        examples: ["scroll(x=300, y=200, scroll_y=3)"],
+    },
+    /// Operator: type text.
+    Type => "type" {
+        namespace: OPERATOR_EXECUTOR,
+        args: params::operator::TypeText,
+        control: false,
+        destructive: false,
+        description: "Type text into the focused control, as it is.",
+        examples: [r#"type(text="hello")"#],
+    },
 }
 
 impl fmt::Display for Tool {
@@ -349,7 +414,8 @@ mod tests {
                     HOST_UI_EXECUTOR,
                     UI_COLLECTOR,
                     COMMAND_LINE_EXECUTOR,
-                    BASH_EXECUTOR
+                    BASH_EXECUTOR,
+                    OPERATOR_EXECUTOR
                 ]
                 .contains(&s.namespace.as_str())
             );
