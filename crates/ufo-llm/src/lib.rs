@@ -58,6 +58,7 @@ mod auth;
 mod build;
 pub mod cli;
 mod client;
+pub mod computer;
 pub mod config;
 mod cost;
 mod error;
