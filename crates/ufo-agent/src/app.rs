@@ -14,7 +14,7 @@ use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory, SavedScreenshot, SubtaskRecord};
-use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
+use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
@@ -60,6 +60,9 @@ pub struct AgentSettings {
     /// (`<namespace>.<tool>`): shown in its tool docs, accepted in its
     /// replies, and under SAFE_GUARD when `destructive`.
     pub external_tools: Vec<ufo_core::ToolSpec>,
+    /// Retrieval (`RAG_*`): help documents, online search, experiences and
+    /// demonstrations for the prompts; `None` retrieves nothing.
+    pub knowledge: Option<Arc<dyn ufo_knowledge::Retrieve>>,
 }
 
 impl Default for AgentSettings {
@@ -76,6 +79,7 @@ impl Default for AgentSettings {
             safe_guard: false,
             safe_guard_tools: None,
             external_tools: Vec::new(),
+            knowledge: None,
         }
     }
 }
@@ -145,6 +149,8 @@ pub struct AppAgent {
     repeat: crate::guards::RepeatGuard,
     pending: Option<Pending>,
     answers: Vec<(String, String)>,
+    /// What was retrieved for the current sub-task (queried once per sub-task).
+    retrieved: Option<(String, ufo_knowledge::Retrieved)>,
 }
 
 impl AppAgent {
@@ -175,6 +181,7 @@ impl AppAgent {
             repeat: Default::default(),
             pending: None,
             answers: Vec::new(),
+            retrieved: None,
         }
     }
 
@@ -302,6 +309,7 @@ impl AppAgent {
             .as_ref()
             .map(ufo_desktop::follow::describe)
             .unwrap_or_default();
+        self.retrieve(input.request).await;
         let (request, image_names) = self.build_prompt(&input, &controls, &window, &image_urls, n);
         let specs = self.tool_specs();
         let checked = interact(
@@ -429,6 +437,21 @@ impl AppAgent {
         })
     }
 
+    /// Retrieves knowledge about the sub-task on this application, once per
+    /// sub-task (UFO queries with the sub-task; the request is added so a
+    /// short sub-task still matches).
+    async fn retrieve(&mut self, request: &str) {
+        let Some(k) = self.settings.knowledge.clone() else {
+            return;
+        };
+        let query = format!("{}\n{request}", self.subtask);
+        if self.retrieved.as_ref().is_some_and(|(q, _)| *q == query) {
+            return;
+        }
+        let got = k.retrieve(&query, Some(&self.application)).await;
+        self.retrieved = Some((query, got));
+    }
+
     /// The AppAgent's tools and the external ones it was given.
     fn tool_specs(&self) -> Vec<ufo_core::ToolSpec> {
         let mut specs = catalog_for(APP_UI_EXECUTOR);
@@ -463,7 +486,14 @@ impl AppAgent {
             &self.prompts.app_examples
         };
         let apis = tools_to_llm_prompt(&self.tool_specs(), true);
-        let ex = examples_prompt(examples);
+        let (knowledge, extra) = match &self.retrieved {
+            Some((_, r)) => (
+                knowledge_prompt(&r.help_docs, &r.online),
+                r.examples.as_slice(),
+            ),
+            None => (String::new(), &[][..]),
+        };
+        let ex = examples_prompt_with(examples, extra);
         let system = render(
             t.opt(key).or(t.opt("system")).unwrap_or_default(),
             &[("apis", &apis), ("examples", &ex)],
@@ -483,7 +513,7 @@ impl AppAgent {
                 &[("times", &times.to_string()), ("action", action)],
             ));
         }
-        let mut retrieved = String::new();
+        let mut retrieved = knowledge;
         if !self.answers.is_empty()
             && let Some(qa) = t.opt("pending_answer")
         {

@@ -6,7 +6,7 @@ use crate::dispatcher::{CommandDispatcher, execute_one};
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
 use crate::memory::{Memory, MemoryItem};
-use crate::prompter::{examples_prompt, render, tools_to_llm_prompt};
+use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
@@ -68,6 +68,8 @@ pub struct HostAgent {
     answers: Vec<(String, String)>,
     launchable: Vec<String>,
     third_party: Vec<(String, String)>,
+    /// What was retrieved for the current request (queried once per request).
+    retrieved: Option<(String, ufo_knowledge::Retrieved)>,
 }
 
 /// What the HostAgent may assign a sub-task to: a listed window, or an
@@ -156,6 +158,7 @@ impl HostAgent {
             answers: Vec::new(),
             launchable: Vec::new(),
             third_party: Vec::new(),
+            retrieved: None,
         }
     }
 
@@ -254,6 +257,16 @@ impl HostAgent {
             .map(|(_, png)| png);
 
         // 2. LLM interaction.
+        if let Some(k) = self.settings.knowledge.clone()
+            && self
+                .retrieved
+                .as_ref()
+                .is_none_or(|(q, _)| q != input.request)
+        {
+            // Any application's experience; help documents are the AppAgent's.
+            let got = k.retrieve(input.request, None).await;
+            self.retrieved = Some((input.request.to_owned(), got));
+        }
         let request = self.build_prompt(&input, &targets, desktop.as_deref());
         let checked = interact(
             &mut rec,
@@ -394,7 +407,14 @@ impl HostAgent {
             true => "none".to_owned(),
             false => self.launchable.join(", "),
         };
-        let ex = examples_prompt(&self.prompts.host_examples);
+        let (knowledge, extra) = match &self.retrieved {
+            Some((_, r)) => (
+                knowledge_prompt(&r.help_docs, &r.online),
+                r.examples.as_slice(),
+            ),
+            None => (String::new(), &[][..]),
+        };
+        let ex = examples_prompt_with(&self.prompts.host_examples, extra);
         let third_party = third_party_instructions(t, &self.third_party);
         let system = render(
             t.opt(key).or(t.opt("system")).unwrap_or_default(),
@@ -430,7 +450,7 @@ impl HostAgent {
                 ("prev_plan", &prev_plan),
                 ("last_action", &last_action),
                 ("user_request", &request),
-                ("retrieved_docs", ""),
+                ("retrieved_docs", &knowledge),
             ],
         );
         let mut parts = Vec::new();

@@ -261,9 +261,15 @@ pub fn retrieved_documents_prompt_helper(
 /// the layout's `example` blocks under a header. The header and separator can
 /// be set in the file (`header`, `separator`).
 pub fn examples_prompt(examples: &Template) -> String {
-    let Some(map) = examples.value.as_object() else {
-        return String::new();
-    };
+    examples_prompt_with(examples, &[])
+}
+
+/// [`examples_prompt`] followed by `extra` examples `{Request, Sub-task,
+/// Tips, Response}` (retrieved experiences and demonstrations, UFO's
+/// additional examples), numbered after the template's own.
+pub fn examples_prompt_with(examples: &Template, extra: &[Value]) -> String {
+    let empty = serde_json::Map::new();
+    let map = examples.value.as_object().unwrap_or(&empty);
     let mut keys: Vec<(&String, &Value)> = map
         .iter()
         .filter(|(k, _)| k.starts_with("example"))
@@ -280,7 +286,9 @@ pub fn examples_prompt(examples: &Template) -> String {
     };
     let docs: Vec<String> = keys
         .iter()
-        .map(|(_, v)| {
+        .map(|(_, v)| *v)
+        .chain(extra.iter())
+        .map(|v| {
             render(
                 words("example"),
                 &[
@@ -305,6 +313,57 @@ pub fn examples_prompt(examples: &Template) -> String {
             .unwrap_or(words("examples_separator")),
         &docs,
     )
+}
+
+/// The retrieved knowledge of the user prompt's `{retrieved_docs}`, in UFO's
+/// layout (the layout's `help_documents*` and `online_search*` keys): help
+/// documents under "[Help Documents]" as `[Similar Requests]: …` / `Step: …`,
+/// then online search results. Empty when nothing was retrieved.
+pub fn knowledge_prompt(help_docs: &[Value], online: &[Value]) -> String {
+    let s = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut out = String::new();
+    if !help_docs.is_empty() {
+        let docs: Vec<String> = help_docs
+            .iter()
+            .map(|d| {
+                render(
+                    words("help_document"),
+                    &[("title", &s(d, "title")), ("text", &s(d, "text"))],
+                )
+            })
+            .collect();
+        out.push_str(&retrieved_documents_prompt_helper(
+            words("help_documents_header"),
+            words("help_documents_separator"),
+            &docs,
+        ));
+    }
+    if !online.is_empty() {
+        let docs: Vec<String> = online
+            .iter()
+            .map(|d| {
+                render(
+                    words("online_search_result"),
+                    &[
+                        ("title", &s(d, "title")),
+                        ("url", &s(d, "url")),
+                        ("text", &s(d, "text")),
+                    ],
+                )
+            })
+            .collect();
+        out.push_str(&retrieved_documents_prompt_helper(
+            words("online_search_header"),
+            words("online_search_separator"),
+            &docs,
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

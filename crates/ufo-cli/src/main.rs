@@ -8,6 +8,7 @@ mod cmd_desktop;
 mod cmd_doctor;
 mod cmd_eval;
 mod cmd_inspect;
+mod cmd_knowledge;
 mod cmd_llm;
 mod cmd_mcp;
 mod cmd_run;
@@ -61,6 +62,8 @@ enum Command {
     },
     /// Serve the desktop tools to MCP hosts (stdio, or streamable HTTP with --http).
     Mcp(cmd_mcp::McpArgs),
+    /// Curate and search the agents' knowledge: experiences, demonstrations, help documents.
+    Knowledge(cmd_knowledge::KnowledgeArgs),
     /// Inspect and test the configured language models.
     Llm {
         #[command(subcommand)]
@@ -107,6 +110,7 @@ fn main() -> ExitCode {
             Command::Screenshot(args) => cmd_inspect::screenshot(args).await,
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
+            Command::Knowledge(args) => cmd_knowledge::run(args).await,
             Command::Mcp(args) => cmd_mcp::run(args).await,
             Command::Eval(args) => cmd_eval::run(args).await,
             Command::Bench { cmd } => cmd_bench::run(cmd).await,

@@ -44,6 +44,12 @@ pub enum KnowledgeError {
         /// What happened.
         message: String,
     },
+    /// The model could not summarise an experience or a demonstration.
+    #[error("summary: {message}")]
+    Summary {
+        /// What happened.
+        message: String,
+    },
     /// The embeddings endpoint failed.
     #[error("embeddings: {message}")]
     Embeddings {
@@ -77,6 +83,7 @@ impl Diagnostic for KnowledgeError {
             Self::NotFound { .. } => "ufo::knowledge::not_found",
             Self::Search { .. } => "ufo::knowledge::search",
             Self::Embeddings { .. } => "ufo::knowledge::embeddings",
+            Self::Summary { .. } => "ufo::knowledge::summary",
         }
     }
 
@@ -87,6 +94,7 @@ impl Diagnostic for KnowledgeError {
             Self::Format { .. } => "help documents are UFO's JSON {application, request, guidance[]}, .xml + .xml.meta, Markdown or plain text; demonstrations are `ufo record` files or UFO's demonstration YAML".into(),
             Self::NotFound { .. } => "`ufo knowledge list` shows the ids".into(),
             Self::Search { .. } => "check RAG_ONLINE_SEARCH_ENDPOINT (a SearXNG instance with the JSON format enabled); private and loopback addresses need RAG_ONLINE_ALLOW_PRIVATE: true".into(),
+            Self::Summary { .. } => "check the APP_AGENT model (it writes the summaries) and the template under prompts/experience or prompts/demonstration".into(),
             Self::Embeddings { .. } => "check RAG_EMBEDDINGS (API_TYPE, API_BASE, API_MODEL) or set RAG_EMBEDDINGS: false to use BM25 alone".into(),
         })
     }

@@ -16,6 +16,7 @@
 
 use crate::error::SessionError;
 
+pub mod knowledge;
 pub mod mcp;
 pub mod third_party;
 mod unknown;
@@ -63,6 +64,8 @@ pub struct SystemConfig {
     pub third_party: Vec<third_party::ThirdPartyAgent>,
     /// The AppAgent's external MCP servers (`mcp:`, `MCP_TOOL_TIMEOUT`).
     pub mcp: Vec<ufo_mcp::client::ServerSpec>,
+    /// Knowledge: `RAG_*`, `SAVE_EXPERIENCE`, `KNOWLEDGE_DIR`.
+    pub knowledge: knowledge::KnowledgeConfig,
 }
 
 impl Default for SystemConfig {
@@ -84,6 +87,7 @@ impl Default for SystemConfig {
             agent: AgentSettings::default(),
             third_party: Vec::new(),
             mcp: Vec::new(),
+            knowledge: Default::default(),
         }
     }
 }
@@ -472,6 +476,7 @@ impl UfoConfig {
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
             safe_guard_tools: keys.strings("SAFE_GUARD_TOOLS", "a list of tool names")?,
             external_tools: Vec::new(),
+            knowledge: None,
         };
         let system = SystemConfig {
             max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
@@ -503,6 +508,7 @@ impl UfoConfig {
             agent,
             third_party: third_party::read(&keys, base_dir)?,
             mcp: mcp::read(&keys)?,
+            knowledge: knowledge::read(&keys, base_dir)?,
         };
         // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
         // not name its own.

@@ -29,6 +29,7 @@ pub mod config;
 pub mod console;
 pub mod dispatcher;
 pub mod error;
+pub mod knowledge;
 pub mod logs;
 mod mcp;
 pub mod plan;

@@ -29,6 +29,7 @@ use ufo_desktop::tools::WindowEntry;
 use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
 
 mod batch;
+mod experience;
 mod follower;
 mod interrupt;
 mod machine;
@@ -266,6 +267,8 @@ struct Session<'a> {
     error: Option<ErrorReport>,
     /// What `run_shell` may start, read once per session.
     allowlist: Option<ufo_desktop::launch::Allowlist>,
+    /// The knowledge base, opened on first use (`None` inside: it could not be).
+    knowledge: Option<Option<Arc<ufo_knowledge::KnowledgeBase>>>,
 }
 
 impl<'a> Session<'a> {
@@ -284,6 +287,7 @@ impl<'a> Session<'a> {
             result: String::new(),
             error: None,
             allowlist: None,
+            knowledge: None,
         })
     }
 
@@ -330,6 +334,7 @@ impl<'a> Session<'a> {
                 .as_ref()
                 .and_then(|h| h.visual_mode)
                 .unwrap_or(true);
+            settings.knowledge = self.retriever();
             let mut host = HostAgent::new(
                 m,
                 self.s.dispatcher.clone(),
@@ -366,7 +371,8 @@ impl<'a> Session<'a> {
     fn ensure_app(&mut self, application: &str) -> Result<(), SessionError> {
         if !self.apps.contains_key(application) {
             let m = self.app_model()?;
-            let settings = self.s.config.system.agent.clone();
+            let mut settings = self.s.config.system.agent.clone();
+            settings.knowledge = self.retriever();
             let agent = match self.third_party(application) {
                 Some(tp) => SubAgent::Command(
                     CommandAgent::new(tp.spec.clone(), m, self.s.dispatcher.clone(), settings)

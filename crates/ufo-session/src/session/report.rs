@@ -14,6 +14,7 @@ impl Session<'_> {
         } else {
             None
         };
+        self.save_experience(evaluation.as_ref()).await;
         let usage = self.rec.usage();
         self.s.io.show(&format!(
             "Session {} ended: {} after {} steps. Total cost: ${:.4} ({} tokens in {} model calls).",

@@ -1,0 +1,232 @@
+//! Knowledge in sessions: experience saved by one session and retrieved by
+//! the next, help documents per application, a corrupted index rebuilt —
+//! real private desktops, the scripted model over HTTP, tantivy on disk.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use ufo_knowledge::{KnowledgeBase, Settings, Source};
+use ufo_session::SessionStatus;
+use ufo_testkit::scripted::{ScriptedModel, fixed};
+
+fn summary(tip: &str) -> ufo_testkit::scripted::Reply {
+    fixed(
+        json!({
+            "Observation": "the calculator shows 0",
+            "Thought": "press the digit button",
+            "ControlLabel": "7",
+            "ControlText": "7",
+            "Function": "click_input",
+            "Args": {"button": "left"},
+            "Status": "FINISH",
+            "Plan": [],
+            "Comment": "pressed 7",
+            "Tips": tip
+        })
+        .to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
+    let rig = rig("kn-exp", &["gnome-calculator"]).await;
+    let kdir = tempfile::tempdir().unwrap();
+    let kdir_yaml = format!("KNOWLEDGE_DIR: {:?}\n", kdir.path());
+
+    // 1. A session that saves its experience.
+    let model = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Press 7 on the calculator.", "Click 7"),
+        click("7", "CONTINUE"),
+        app_finish("7"),
+        host_finish("pressed 7"),
+        summary("EXP-TIP-7: the digit buttons are named by their digit"),
+    ])
+    .await;
+    let (reports, io) = normal(
+        &rig,
+        &model,
+        &format!("{kdir_yaml}SAVE_EXPERIENCE: always\n"),
+        &[],
+        "press 7 on the calculator",
+        None,
+        "exp-first",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert_eq!(model.remaining(), 0);
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("Saved 1 experience")),
+        "{:?}",
+        io.transcript()
+    );
+    // The summary request saw the AppAgent's steps of that sub-task.
+    let reqs = model.requests();
+    let sum = reqs.last().unwrap().text();
+    assert!(
+        sum.contains("<Sub-task:> Press 7 on the calculator."),
+        "{sum}"
+    );
+    assert!(sum.contains("click_input"), "{sum}");
+    // Stored in UFO's record shape.
+    let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
+    let recs = kb.store(Source::Experience).records().unwrap();
+    assert_eq!(recs.len(), 1);
+    let body = &recs[0].body;
+    assert_eq!(body["Sub-task"], "Press 7 on the calculator.");
+    assert_eq!(body["app_list"], json!(["gnome-calculator"]));
+    assert_eq!(body["example"]["ControlText"], "7");
+    for k in [
+        "Observation",
+        "Thought",
+        "ControlLabel",
+        "Function",
+        "Args",
+        "Status",
+        "Plan",
+        "Comment",
+    ] {
+        assert!(body["example"].get(k).is_some(), "{k} missing: {body}");
+    }
+    drop(kb);
+
+    // 2. A similar request: the AppAgent's prompt carries the experience.
+    let model = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Press 8 on the calculator.", "Click 8"),
+        app_finish("8"),
+        host_finish("pressed 8"),
+    ])
+    .await;
+    let (reports, _) = normal(
+        &rig,
+        &model,
+        &format!("{kdir_yaml}RAG_EXPERIENCE: true\nRAG_EXPERIENCE_RETRIEVED_TOPK: 3\n"),
+        &[],
+        "press 8 on the calculator",
+        None,
+        "exp-second",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let reqs = model.requests();
+    let app_system = reqs[1].system();
+    assert!(app_system.contains("EXP-TIP-7"), "{app_system}");
+    assert!(
+        app_system.contains("[User Request]:\n    press 7 on the calculator"),
+        "{app_system}"
+    );
+    // The HostAgent sees it too (any application's experience).
+    assert!(reqs[0].system().contains("EXP-TIP-7"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_documents_reach_only_their_application() {
+    let rig = rig("kn-docs", &["gnome-calculator", "mousepad"]).await;
+    let kdir = tempfile::tempdir().unwrap();
+    let docs = tempfile::tempdir().unwrap();
+    std::fs::create_dir(docs.path().join("calc")).unwrap();
+    std::fs::create_dir(docs.path().join("pad")).unwrap();
+    std::fs::write(
+        docs.path().join("calc/multiply.json"),
+        json!({"application": "gnome-calculator", "request": "How to multiply two numbers?", "guidance": ["CALC-DOC: click the first number", "click ×", "click the second number", "click ="]}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        docs.path().join("pad/typing.md"),
+        "# Type a number into the document\n\nPAD-DOC: click into the text area and type the number.\n",
+    )
+    .unwrap();
+    {
+        let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
+        for (dir, app) in [("calc", "gnome-calculator"), ("pad", "mousepad")] {
+            let l = ufo_knowledge::docs::load_dir(&docs.path().join(dir), app).unwrap();
+            kb.add(Source::HelpDocs, l.records).await.unwrap();
+        }
+    }
+    let model = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Multiply 12 by 7.", ""),
+        app_finish("84"),
+        host_assign("mousepad", "Type the number 84 into the document.", ""),
+        app_finish("typed"),
+        host_finish("done"),
+    ])
+    .await;
+    let (reports, _) = normal(
+        &rig,
+        &model,
+        &format!("KNOWLEDGE_DIR: {:?}\nRAG_OFFLINE_DOCS: true\n", kdir.path()),
+        &[],
+        "multiply 12 by 7 in the calculator and type the number into mousepad",
+        None,
+        "docs",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let reqs = model.requests();
+    let calc = reqs[1].last_user_text();
+    assert!(calc.contains("[Help Documents]"), "{calc}");
+    assert!(
+        calc.contains("[Similar Requests]: How to multiply two numbers?\nStep: CALC-DOC"),
+        "{calc}"
+    );
+    assert!(!calc.contains("PAD-DOC"), "{calc}");
+    let pad = reqs[3].last_user_text();
+    assert!(pad.contains("PAD-DOC"), "{pad}");
+    assert!(!pad.contains("CALC-DOC"), "{pad}");
+    // The HostAgent is given no application's help documents.
+    assert!(!reqs[0].text().contains("[Help Documents]"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupted_index_is_rebuilt_with_a_warning_not_a_crash() {
+    let rig = rig("kn-corrupt", &["gnome-calculator"]).await;
+    let kdir = tempfile::tempdir().unwrap();
+    {
+        let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
+        let summary = ufo_knowledge::records::summary_record(
+            &json!({"Function": "click_input", "ControlText": "9"}),
+            "CORRUPT-TIP: press 9",
+            "press 9 on the calculator",
+            "Press 9 on the calculator.",
+            &["gnome-calculator".to_owned()],
+        );
+        kb.add(
+            Source::Experience,
+            vec![ufo_knowledge::records::record_of_summary("e1", &summary)],
+        )
+        .await
+        .unwrap();
+    }
+    let index = kdir.path().join("experience/index");
+    for e in std::fs::read_dir(&index).unwrap() {
+        std::fs::write(e.unwrap().path(), b"{not an index").unwrap();
+    }
+    let model = ScriptedModel::start(vec![app_finish("9")]).await;
+    let (reports, io) = normal(
+        &rig,
+        &model,
+        &format!("KNOWLEDGE_DIR: {:?}\nRAG_EXPERIENCE: true\n", kdir.path()),
+        &[],
+        "press 9 on the calculator",
+        Some("gnome-calculator"),
+        "corrupt",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let t = io.transcript();
+    assert!(
+        t.iter()
+            .any(|l| l.starts_with("warning: the experience index")
+                && l.contains("corrupted")
+                && l.contains("rebuilt")),
+        "{t:?}"
+    );
+    // Rebuilt from the records: the experience is still retrieved.
+    assert!(model.requests()[0].system().contains("CORRUPT-TIP"));
+    // And the rebuilt index opens cleanly afterwards.
+    let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
+    assert!(kb.warnings().is_empty());
+}
