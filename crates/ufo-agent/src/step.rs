@@ -31,6 +31,8 @@ pub enum AgentKind {
     /// A third-party agent the HostAgent assigned a sub-task to (the
     /// command-line agent, `LinuxAgent`).
     ThirdPartyAgent,
+    /// The operator: a computer-use model acting by coordinates.
+    OperatorAgent,
 }
 
 impl AgentKind {

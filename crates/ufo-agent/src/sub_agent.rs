@@ -6,6 +6,7 @@ use crate::app::{AppAgent, AppStep, StepInput};
 use crate::command_agent::CommandAgent;
 use crate::error::AgentError;
 use crate::memory::Blackboard;
+use crate::operator::OperatorAgent;
 use crate::step::StepRecord;
 
 /// An agent that works on one sub-task at a time.
@@ -17,6 +18,8 @@ pub enum SubAgent {
     App(AppAgent),
     /// A third-party command-line agent.
     Command(CommandAgent),
+    /// The operator (computer-use model, coordinates only).
+    Operator(OperatorAgent),
 }
 
 impl SubAgent {
@@ -25,6 +28,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => &a.name,
             SubAgent::Command(c) => &c.name,
+            SubAgent::Operator(o) => &o.name,
         }
     }
 
@@ -33,11 +37,21 @@ impl SubAgent {
         matches!(self, SubAgent::Command(_))
     }
 
+    /// Which kind of agent it is, for the log.
+    pub fn kind(&self) -> crate::step::AgentKind {
+        match self {
+            SubAgent::App(_) => crate::step::AgentKind::AppAgent,
+            SubAgent::Command(_) => crate::step::AgentKind::ThirdPartyAgent,
+            SubAgent::Operator(_) => crate::step::AgentKind::OperatorAgent,
+        }
+    }
+
     /// The current sub-task.
     pub fn subtask(&self) -> &str {
         match self {
             SubAgent::App(a) => &a.subtask,
             SubAgent::Command(c) => &c.subtask,
+            SubAgent::Operator(o) => &o.subtask,
         }
     }
 
@@ -46,6 +60,7 @@ impl SubAgent {
         let (result, comment) = match self {
             SubAgent::App(a) => (&a.result, &a.comment),
             SubAgent::Command(c) => (&c.result, &c.comment),
+            SubAgent::Operator(o) => (&o.result, &o.comment),
         };
         match result.is_empty() {
             true => comment.clone(),
@@ -58,6 +73,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => &a.comment,
             SubAgent::Command(c) => &c.comment,
+            SubAgent::Operator(o) => &o.comment,
         }
     }
 
@@ -66,6 +82,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.assign(subtask, message, window_title),
             SubAgent::Command(c) => c.assign(subtask, message),
+            SubAgent::Operator(o) => o.assign(subtask, message),
         }
     }
 
@@ -74,6 +91,8 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.add_answers(qa),
             SubAgent::Command(c) => c.add_answers(qa),
+            // The operator asks nothing: its model has no PENDING.
+            SubAgent::Operator(_) => {}
         }
     }
 
@@ -82,6 +101,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.pending_actions(),
             SubAgent::Command(c) => c.pending_actions(),
+            SubAgent::Operator(o) => o.pending_actions(),
         }
     }
 
@@ -90,6 +110,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.pending_reasons(),
             SubAgent::Command(c) => c.pending_reasons(),
+            SubAgent::Operator(o) => o.pending_reasons(),
         }
     }
 
@@ -101,6 +122,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.step(input).await,
             SubAgent::Command(c) => c.step(input).await,
+            SubAgent::Operator(o) => o.step(input).await,
         }
     }
 
@@ -113,6 +135,7 @@ impl SubAgent {
         match self {
             SubAgent::App(a) => a.resume(confirmed, blackboard).await,
             SubAgent::Command(c) => c.resume(confirmed, blackboard).await,
+            SubAgent::Operator(o) => o.resume(confirmed, blackboard).await,
         }
     }
 }

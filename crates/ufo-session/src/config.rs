@@ -18,6 +18,7 @@ use crate::error::SessionError;
 
 pub mod knowledge;
 pub mod mcp;
+mod operator;
 pub mod third_party;
 mod unknown;
 use serde_json::{Map, Value};
@@ -103,6 +104,8 @@ pub struct UfoConfig {
     pub backup: Option<LlmConfig>,
     /// `EVALUATION_AGENT` (falls back to `APP_AGENT`).
     pub evaluation: Option<LlmConfig>,
+    /// `OPERATOR`: the computer-use model of the operator modes.
+    pub operator: Option<LlmConfig>,
     /// System keys.
     pub system: SystemConfig,
     /// User prompt templates.
@@ -446,6 +449,7 @@ impl UfoConfig {
         let mut app = section(&keys, "APP_AGENT")?;
         let mut backup = section(&keys, "BACKUP_AGENT")?;
         let mut evaluation = section(&keys, "EVALUATION_AGENT")?;
+        let operator = operator::section(&keys)?;
         for c in [&mut host, &mut app, &mut backup, &mut evaluation]
             .into_iter()
             .flatten()
@@ -541,6 +545,7 @@ impl UfoConfig {
             app,
             backup,
             evaluation,
+            operator,
             system,
             prompts,
             warnings,

@@ -34,6 +34,7 @@ mod follower;
 mod interrupt;
 mod machine;
 mod normal;
+mod operator;
 mod recorder;
 mod report;
 mod service;
@@ -58,6 +59,12 @@ pub enum Mode {
     /// The single-tier session on a remote device (UFO's
     /// `LinuxServiceSession`): one agent (`--app`, default `LinuxAgent`).
     LinuxService,
+    /// The operator alone (UFO's `OpenAIOperatorSession`): a computer-use
+    /// model on the desktop, or on `--app`'s window.
+    Operator,
+    /// Normal mode in which the HostAgent may also assign sub-tasks to the
+    /// operator.
+    NormalOperator,
 }
 
 impl FromStr for Mode {
@@ -69,10 +76,12 @@ impl FromStr for Mode {
             "batch_normal" | "batch" => Ok(Mode::BatchNormal),
             "service" => Ok(Mode::Service),
             "linux_service" => Ok(Mode::LinuxService),
+            "operator" => Ok(Mode::Operator),
+            "normal_operator" => Ok(Mode::NormalOperator),
             other => Err(SessionError::BadKey {
                 key: "--mode".into(),
                 message: format!(
-                    "unknown mode {other:?}; use normal, follower, batch_normal, service or linux_service"
+                    "unknown mode {other:?}; use normal, follower, batch_normal, service, linux_service, operator or normal_operator"
                 ),
             }),
         }
@@ -213,6 +222,7 @@ pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, 
         Mode::Follower => follower::run(s, opts).await,
         Mode::BatchNormal => batch::run(s, opts).await,
         Mode::Service | Mode::LinuxService => service::run(s, opts).await,
+        Mode::Operator | Mode::NormalOperator => operator::run(s, opts).await,
     };
     mcp.stop().await;
     reports
@@ -267,6 +277,9 @@ struct Session<'a> {
     error: Option<ErrorReport>,
     /// What `run_shell` may start, read once per session.
     allowlist: Option<ufo_desktop::launch::Allowlist>,
+    /// The operator modes: the operator agent is available (and, in
+    /// `operator` mode with `--app`, works on that application's window).
+    operator: Option<operator::OperatorSetup>,
     /// The knowledge base, opened on first use (`None` inside: it could not be).
     knowledge: Option<Option<Arc<ufo_knowledge::KnowledgeBase>>>,
 }
@@ -287,6 +300,7 @@ impl<'a> Session<'a> {
             result: String::new(),
             error: None,
             allowlist: None,
+            operator: None,
             knowledge: None,
         })
     }
@@ -342,15 +356,18 @@ impl<'a> Session<'a> {
                 settings,
             );
             host.set_launchable(self.allowlist().programs().map(str::to_owned).collect());
-            host.set_third_party(
-                self.s
-                    .config
-                    .system
-                    .third_party
-                    .iter()
-                    .map(|a| (a.spec.name.clone(), a.spec.introduction.clone()))
-                    .collect(),
-            );
+            let mut agents: Vec<(String, String)> = self
+                .s
+                .config
+                .system
+                .third_party
+                .iter()
+                .map(|a| (a.spec.name.clone(), a.spec.introduction.clone()))
+                .collect();
+            if let Some(op) = &self.operator {
+                agents.push(op.target());
+            }
+            host.set_third_party(agents);
             self.host = Some(host);
         }
         Ok(())
@@ -370,9 +387,15 @@ impl<'a> Session<'a> {
     /// third-party agent), created on first use.
     fn ensure_app(&mut self, application: &str) -> Result<(), SessionError> {
         if !self.apps.contains_key(application) {
-            let m = self.app_model()?;
             let mut settings = self.s.config.system.agent.clone();
             settings.knowledge = self.retriever();
+            if self.is_operator(application) {
+                let agent = self.operator_agent(settings)?;
+                self.apps.insert(application.to_owned(), agent);
+                self.current_app = Some(application.to_owned());
+                return Ok(());
+            }
+            let m = self.app_model()?;
             let agent = match self.third_party(application) {
                 Some(tp) => SubAgent::Command(
                     CommandAgent::new(tp.spec.clone(), m, self.s.dispatcher.clone(), settings)
@@ -491,10 +514,7 @@ impl<'a> Session<'a> {
             agent.name(),
             clip_line(agent.subtask())
         ));
-        let (kind, name) = match agent.is_third_party() {
-            true => (AgentKind::ThirdPartyAgent, agent.name().to_owned()),
-            false => (AgentKind::AppAgent, agent.name().to_owned()),
-        };
+        let (kind, name) = (agent.kind(), agent.name().to_owned());
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let agent = self.apps.get_mut(application)?;

@@ -241,6 +241,13 @@ async fn chat(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<
     }))
 }
 
+/// Computer-use APIs (OpenAI's `/responses`, Anthropic's `/messages`): the
+/// script's reply is the whole response body, as JSON text.
+async fn whole_body(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) -> Json<Value> {
+    let (text, _, _) = answer(&inner, body);
+    Json(serde_json::from_str(&text).unwrap_or_else(|_| json!({"error": {"message": text}})))
+}
+
 impl ScriptedModel {
     /// Starts the server with `replies`, answered in order across all callers.
     pub async fn start(replies: Vec<Reply>) -> Self {
@@ -253,6 +260,8 @@ impl ScriptedModel {
             .route("/chat/completions", post(chat))
             .route("/api/generate", post(ollama))
             .route("/api/chat", post(ollama))
+            .route("/v1/responses", post(whole_body))
+            .route("/v1/messages", post(whole_body))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

@@ -12,6 +12,7 @@ pub(super) const SECTIONS: &[&str] = &[
     "APP_AGENT",
     "BACKUP_AGENT",
     "EVALUATION_AGENT",
+    "OPERATOR",
 ];
 
 /// The known key closest to `key` (edit distance at most a third of its

@@ -126,7 +126,9 @@ impl Session<'_> {
             let agent_name = match kind {
                 AgentKind::HostAgent => "HostAgent".to_owned(),
                 // Plans name only HostAgent and AppAgent steps.
-                AgentKind::AppAgent | AgentKind::ThirdPartyAgent => format!("AppAgent/{app}"),
+                AgentKind::AppAgent | AgentKind::ThirdPartyAgent | AgentKind::OperatorAgent => {
+                    format!("AppAgent/{app}")
+                }
             };
             let mut rec = StepRecord::new(kind, &agent_name, self.step);
             rec.request = request.to_owned();

@@ -19,10 +19,16 @@ impl Session<'_> {
             self.requests.push(request.to_owned());
             self.blackboard.requests.push(request.to_owned());
         }
-        let title = match self.third_party(application) {
-            // A third-party agent has no window to select.
-            Some(_) => String::new(),
-            None => match self.select_app(application).await {
+        // The operator selects the window it was given, if any.
+        let window = match self.is_operator(application) {
+            true => self.operator.as_ref().and_then(|o| o.window_app.clone()),
+            false => Some(application.to_owned()),
+        };
+        let title = match (self.third_party(application), window) {
+            // A third-party agent has no window to select; the operator on
+            // the desktop neither.
+            (Some(_), _) | (None, None) => String::new(),
+            (None, Some(window_app)) => match self.select_app(&window_app).await {
                 Ok(t) => t,
                 Err(e) => return self.fail_with(&e),
             },

@@ -1,0 +1,98 @@
+//! The operator modes: `operator` (UFO's `OpenAIOperatorSession`: the
+//! operator alone, on the desktop or on `--app`'s window) and
+//! `normal_operator` (normal mode, with the operator among the HostAgent's
+//! targets beside the windows and third-party agents).
+
+use super::*;
+use ufo_agent::operator::{OPERATOR_AGENT, OperatorAgent, operator_template};
+use ufo_llm::computer::ComputerModel;
+
+/// How the operator is set up for a session.
+#[derive(Debug, Clone)]
+pub(super) struct OperatorSetup {
+    /// `operator --app APP`: the window it works on (else the desktop).
+    pub(super) window_app: Option<String>,
+    /// Its description in the HostAgent's target list.
+    introduction: String,
+}
+
+impl OperatorSetup {
+    /// `(name, introduction)` for the HostAgent's list.
+    pub(super) fn target(&self) -> (String, String) {
+        (OPERATOR_AGENT.to_owned(), self.introduction.clone())
+    }
+}
+
+pub(super) async fn run(
+    s: &Services,
+    opts: &RunOptions,
+) -> Result<Vec<SessionReport>, SessionError> {
+    if s.config.operator.is_none() {
+        return Err(SessionError::MissingKey {
+            key: "OPERATOR".into(),
+            message: "the operator modes need a computer-use model: OPERATOR: {API_TYPE: operator | claude | ollama, API_MODEL: ..., API_KEY: ...}".into(),
+        });
+    }
+    let template = operator_template(None).map_err(|e| SessionError::BadKey {
+        key: "OPERATOR".into(),
+        message: e.report().message,
+    })?;
+    let introduction = template.text_or(ufo_agent::operator::OPERATOR, "introduction", &[]);
+    let mut session = Session::new(s, &[&opts.task])?;
+    let (window_app, single) = match opts.mode {
+        Mode::Operator => (opts.app.clone(), true),
+        _ => (None, false),
+    };
+    session.operator = Some(OperatorSetup {
+        window_app,
+        introduction,
+    });
+    let app = single.then_some(OPERATOR_AGENT);
+    Ok(vec![session.run_normal(opts.request.clone(), app).await])
+}
+
+impl Session<'_> {
+    /// Whether `application` names the operator of an operator mode.
+    pub(super) fn is_operator(&self, application: &str) -> bool {
+        self.operator.is_some() && application == OPERATOR_AGENT
+    }
+
+    /// The operator agent, on the desktop unless `operator --app` gave a window.
+    pub(super) fn operator_agent(
+        &self,
+        settings: ufo_agent::AgentSettings,
+    ) -> Result<SubAgent, SessionError> {
+        let cfg = self
+            .s
+            .config
+            .operator
+            .as_ref()
+            .ok_or_else(|| SessionError::MissingKey {
+                key: "OPERATOR".into(),
+                message: "the operator needs a computer-use model".into(),
+            })?;
+        let template = operator_template(None).map_err(|e| SessionError::BadKey {
+            key: "OPERATOR".into(),
+            message: e.report().message,
+        })?;
+        let text = |k: &str| template.text_or(ufo_agent::operator::OPERATOR, k, &[]);
+        let model = ComputerModel::new(cfg, &text("system"), &text("followup")).map_err(|e| {
+            SessionError::Model {
+                section: "OPERATOR".into(),
+                message: e.to_string(),
+                help: e.help(),
+            }
+        })?;
+        let desktop = self
+            .operator
+            .as_ref()
+            .is_none_or(|o| o.window_app.is_none());
+        Ok(SubAgent::Operator(OperatorAgent::new(
+            Arc::new(model),
+            self.s.dispatcher.clone(),
+            settings,
+            template,
+            desktop,
+        )))
+    }
+}
