@@ -33,7 +33,9 @@ pub(crate) struct EvalArgs {
     #[arg(long)]
     max_steps: Option<usize>,
     /// normal (HostAgent + AppAgents), single (the AppAgent on the task's
-    /// first related app) or follower (replay `--plans DIR/<id>.json`).
+    /// first related app), operator (a computer-use model from the config's
+    /// OPERATOR section, by coordinates on the whole desktop) or follower
+    /// (replay `--plans DIR/<id>.json`).
     #[arg(long, default_value = "normal")]
     mode: String,
     /// The plans of follower mode (default: `plans/` beside the tasks).
@@ -88,6 +90,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     let mode = match args.mode.as_str() {
         "normal" => EvalMode::Normal,
         "single" | "single_tier" => EvalMode::SingleTier,
+        "operator" => EvalMode::Operator,
         "follower" => EvalMode::Follower(args.plans.clone().unwrap_or_else(|| {
             match tasks_path.is_dir() {
                 true => tasks_path.join("plans"),
@@ -101,7 +104,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             return Err(bad(
                 "--mode",
                 format!("unknown mode {other:?}"),
-                "use normal, single or follower",
+                "use normal, single, operator or follower",
             ));
         }
     };

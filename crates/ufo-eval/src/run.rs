@@ -27,6 +27,9 @@ pub enum EvalMode {
     SingleTier,
     /// Replays `plans/<id>.json` (OSWorld-style solutions; checks checkers).
     Follower(PathBuf),
+    /// The operator alone on the whole desktop (a computer-use model from the
+    /// config's `OPERATOR` section, by coordinates), as OSWorld's agents work.
+    Operator,
 }
 
 /// What a run needs.
@@ -333,6 +336,7 @@ async fn session(
     config.system.max_round = 1;
     let (mode, plan, app) = match &opts.mode {
         EvalMode::Normal => (Mode::Normal, None, None),
+        EvalMode::Operator => (Mode::Operator, None, None),
         EvalMode::SingleTier => (
             Mode::Normal,
             None,

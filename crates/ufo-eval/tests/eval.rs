@@ -58,6 +58,51 @@ fn by_id(results: &[TaskResult]) -> std::collections::BTreeMap<String, TaskResul
 async fn the_harness_on_real_desktops() {
     the_suite_scores_1_with_its_plans_and_0_when_nothing_is_done().await;
     giving_up_hangs_and_unknown_checkers_are_scored_and_recorded().await;
+    the_operator_mode_solves_a_task_by_coordinates().await;
+}
+
+/// `--mode operator`: a scripted computer-use model (OpenAI's Responses
+/// API) clicks into mousepad's text by screen position, types the sentence,
+/// and the task's checker scores it.
+async fn the_operator_mode_solves_a_task_by_coordinates() {
+    use ufo_testkit::scripted::reply;
+    let (suite_tasks, _) = load_suite(&suite());
+    let task: Vec<_> = suite_tasks
+        .into_iter()
+        .filter(|t| t.task.id == "mousepad-type-sentence")
+        .collect();
+    assert_eq!(task.len(), 1);
+    // Screen (200, 200) is inside mousepad's text (its window opens at the
+    // top-left); the model sees the screen scaled to `display_width`.
+    let click = reply(|r| {
+        assert_eq!(r.body["tools"][0]["type"], "computer_use_preview");
+        let w = r.body["tools"][0]["display_width"].as_f64().unwrap();
+        let at = (200.0 * w / 1280.0).round();
+        json!({"id": "resp_0", "output": [{"type": "computer_call", "call_id": "call_0",
+            "action": {"type": "click", "button": "left", "x": at, "y": at}, "pending_safety_checks": []}]})
+        .to_string()
+    });
+    let typing = fixed(
+        json!({"id": "resp_1", "output": [{"type": "computer_call", "call_id": "call_1",
+            "action": {"type": "type", "text": "The quick brown fox"}, "pending_safety_checks": []}]})
+        .to_string(),
+    );
+    let done = fixed(
+        json!({"id": "resp_2", "output": [{"type": "message", "content": [{"type": "output_text", "text": "Typed."}]}]})
+            .to_string(),
+    );
+    let model = ScriptedModel::start(vec![click, typing, done]).await;
+    let cfg = config(&format!(
+        "OPERATOR:\n  API_TYPE: operator\n  API_BASE: {}\n  API_KEY: sk-test\n",
+        model.base_url()
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let opts = options(cfg, out.path(), EvalMode::Operator, 120);
+    let results = run_tasks(&opts, task, |_| {}).await;
+    let r = &results[0];
+    assert_eq!((r.score, r.status), (1.0, RunStatus::Scored), "{r:?}");
+    assert_eq!(r.steps, 3, "{r:?}");
+    assert_eq!(model.remaining(), 0);
 }
 
 async fn the_suite_scores_1_with_its_plans_and_0_when_nothing_is_done() {
