@@ -11,6 +11,7 @@ mod cmd_inspect;
 mod cmd_knowledge;
 mod cmd_llm;
 mod cmd_mcp;
+mod cmd_record;
 mod cmd_run;
 mod cmd_serve;
 mod desktop_conn;
@@ -64,6 +65,8 @@ enum Command {
     Mcp(cmd_mcp::McpArgs),
     /// Curate and search the agents' knowledge: experiences, demonstrations, help documents.
     Knowledge(cmd_knowledge::KnowledgeArgs),
+    /// Record a person's work in an application as a demonstration and follower plan.
+    Record(cmd_record::RecordArgs),
     /// Inspect and test the configured language models.
     Llm {
         #[command(subcommand)]
@@ -111,6 +114,7 @@ fn main() -> ExitCode {
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
             Command::Knowledge(args) => cmd_knowledge::run(args).await,
+            Command::Record(args) => cmd_record::run(args).await,
             Command::Mcp(args) => cmd_mcp::run(args).await,
             Command::Eval(args) => cmd_eval::run(args).await,
             Command::Bench { cmd } => cmd_bench::run(cmd).await,

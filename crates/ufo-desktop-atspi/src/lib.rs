@@ -13,6 +13,7 @@ pub mod bus;
 pub mod doctor;
 pub mod headless;
 pub mod labels;
+pub mod record;
 pub mod roles;
 pub mod target;
 pub mod x11;

@@ -1,0 +1,185 @@
+//! `ufo record`: records a person's work in an application from AT-SPI events
+//! and writes a demonstration that is also a follower plan (`ufo run -m
+//! follower -p demo.json` replays it; `ufo knowledge add-demo demo.json`
+//! learns from it).
+//!
+//! Replayable steps: `select_application` first, then in order each press of a
+//! button or toggle (`click_input` by name and type) and each edited text
+//! control with its final text (`set_edit_text`; consecutive changes to one
+//! control are one step). Every event, focus and window changes included, is
+//! kept under `events` with a description.
+
+use crate::desktop_conn::DesktopArgs;
+use crate::output::outln;
+use clap::Args;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop_atspi::DesktopTarget;
+use ufo_desktop_atspi::headless::default_state_root;
+use ufo_desktop_atspi::record::{EventKind, EventRecorder, RecordedEvent};
+
+/// Arguments of `ufo record`.
+#[derive(Debug, Args)]
+pub(crate) struct RecordArgs {
+    /// The application to record (its accessible name, e.g. mousepad).
+    #[arg(long, short = 'a')]
+    app: String,
+    /// Where to write the demonstration.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// What the person is demonstrating (the plan's request).
+    #[arg(long, short = 'r')]
+    request: Option<String>,
+    /// Stop after this many seconds (default: on Ctrl-C or SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    #[command(flatten)]
+    desktop: DesktopArgs,
+}
+
+/// Runs `ufo record`.
+pub(crate) async fn run(args: RecordArgs) -> Result<ExitCode, ErrorReport> {
+    let root = args
+        .desktop
+        .state_dir
+        .clone()
+        .unwrap_or_else(default_state_root);
+    let target =
+        DesktopTarget::resolve(args.desktop.desktop.as_deref(), &root).map_err(|e| e.report())?;
+    let mut rec = EventRecorder::start(&target)
+        .await
+        .map_err(|e| e.report())?;
+    outln!(
+        "Recording {}: work in the application, then press Ctrl-C to stop.",
+        args.app
+    );
+    let mut events: Vec<RecordedEvent> = Vec::new();
+    let until = async {
+        match args.duration {
+            Some(s) => tokio::time::sleep(Duration::from_secs_f64(s.max(0.0))).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(until);
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let sigterm = async move {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(sigterm);
+    loop {
+        tokio::select! {
+            e = rec.next(Some(&args.app)) => match e {
+                Some(e) => events.push(e),
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = &mut sigterm => break,
+            _ = &mut until => break,
+        }
+    }
+    let request = args
+        .request
+        .clone()
+        .unwrap_or_else(|| format!("Demonstration in {}", args.app));
+    let demo = demonstration(&request, &args.app, &events);
+    let n = demo["actions"].as_array().map(Vec::len).unwrap_or(0);
+    let text = serde_json::to_string_pretty(&demo).unwrap_or_default();
+    std::fs::write(&args.output, text).map_err(|e| ErrorReport {
+        code: "ufo::cli::io".into(),
+        message: format!("cannot write {}: {e}", args.output.display()),
+        help: Some("check that the folder exists and is writable".into()),
+    })?;
+    outln!(
+        "Wrote {} ({} events, {} replayable steps). Replay: ufo run -m follower -p {0}; learn: ufo knowledge add-demo {0}",
+        args.output.display(),
+        events.len(),
+        n
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(e: &RecordedEvent) -> String {
+    let what = match (e.control_type.as_str(), e.name.as_str()) {
+        (t, "") => format!("the {t}"),
+        (t, n) => format!("the {t} \"{n}\""),
+    };
+    match &e.kind {
+        EventKind::Focus => format!("focused {what}"),
+        EventKind::Press => format!("clicked {what}"),
+        EventKind::Text(t) => format!("typed into {what}; it now reads {t:?}"),
+        EventKind::WindowActivated => format!("switched to the window \"{}\"", e.name),
+        EventKind::WindowCreated => format!("a window opened: \"{}\"", e.name),
+    }
+}
+
+/// The demonstration of `events`: a follower plan with `request`, `app`,
+/// replayable `actions` (each with its `description`) and every event.
+pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) -> Value {
+    let mut actions = vec![json!({
+        "agent": "HostAgent",
+        "action": "select_application",
+        "parameters": {"app_name": app},
+        "description": format!("opened {app}"),
+    })];
+    // The step editing a control, while it is the last step.
+    let mut editing: Option<String> = None;
+    for e in events {
+        match &e.kind {
+            EventKind::Text(t) => {
+                let step = json!({
+                    "agent": "AppAgent",
+                    "action": "set_edit_text",
+                    "parameters": {"name": e.name, "control_type": e.control_type, "text": t},
+                    "description": describe(e),
+                });
+                match (&editing, actions.last_mut()) {
+                    (Some(h), Some(last)) if *h == e.handle => *last = step,
+                    _ => actions.push(step),
+                }
+                editing = Some(e.handle.clone());
+            }
+            EventKind::Press => {
+                actions.push(json!({
+                    "agent": "AppAgent",
+                    "action": "click_input",
+                    "parameters": {"name": e.name, "control_type": e.control_type},
+                    "description": describe(e),
+                }));
+                editing = None;
+            }
+            _ => {}
+        }
+    }
+    let recorded: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            json!({
+                "event": match e.kind {
+                    EventKind::Focus => "focus",
+                    EventKind::Press => "press",
+                    EventKind::Text(_) => "text",
+                    EventKind::WindowActivated => "window_activate",
+                    EventKind::WindowCreated => "window_create",
+                },
+                "name": e.name,
+                "control_type": e.control_type,
+                "description": describe(e),
+            })
+        })
+        .collect();
+    json!({
+        "task": request,
+        "request": request,
+        "app": app,
+        "actions": actions,
+        "events": recorded,
+    })
+}
