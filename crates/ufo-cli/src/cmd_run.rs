@@ -21,7 +21,8 @@ pub(crate) struct RunArgs {
     /// The request (normal mode); asked on the terminal when omitted.
     #[arg(short = 'r', long)]
     pub(crate) request: Option<String>,
-    /// normal, follower or batch_normal.
+    /// normal, follower, batch_normal, operator or normal_operator (service
+    /// and linux_service run on `ufo serve`).
     #[arg(short = 'm', long, default_value = "normal")]
     pub(crate) mode: String,
     /// Plan file or folder (follower, batch_normal).

@@ -364,3 +364,57 @@ async fn normal_operator_lets_the_host_assign_to_the_operator_and_to_an_app_agen
     );
     assert_eq!(model.remaining(), 0);
 }
+
+/// A local vision model (UI-TARS/Qwen-VL style, over Chat Completions)
+/// answering the way such models do: JSON in a code fence, numbers as
+/// strings, its own key names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_vision_model_drives_the_calculator_with_sloppy_json() {
+    let rig = rig("op-generic", &["gnome-calculator"]).await;
+    let (b, win) = buttons(&rig).await;
+    let (origin, size) = ((win.x, win.y), (win.width, win.height));
+    let mut replies: Vec<Reply> = ["1", "2", "×", "7", "="]
+        .iter()
+        .enumerate()
+        .map(|(n, k)| {
+            let p = b[*k];
+            reply(move |r| {
+                let msgs = r.body["messages"].as_array().unwrap();
+                // The instructions give the screenshot's size; only the newest
+                // screenshot is sent.
+                let system = msgs[0]["content"].as_str().unwrap();
+                assert!(system.contains("pixels"), "{system}");
+                assert_eq!(r.image_count(), 1, "turn {n}");
+                let url = r.image_urls()[0].clone();
+                let png = ufo_desktop::encode::decode_image_data_url(&url).unwrap();
+                let (w, h) = (f64::from(png.width()), f64::from(png.height()));
+                let x = f64::from(p.x - origin.0) * w / f64::from(size.0);
+                let y = f64::from(p.y - origin.1) * h / f64::from(size.1);
+                format!(
+                    "Sure.\n```json\n{{\"thought\": \"press {n}\", \"action\": {{\"action\": \"left_click\", \"x\": \"{}\", \"y\": \"{}\"}}, \"status\": \"continue\"}}\n```",
+                    x.round(),
+                    y.round()
+                )
+            })
+        })
+        .collect();
+    replies.push(ufo_testkit::scripted::fixed(
+        "{\"thought\": \"the display shows 84\", \"status\": \"FINISH\", \"result\": \"84\"}",
+    ));
+    let model = ScriptedModel::start(replies).await;
+    let cfg = base_config(&model, &operator_yaml(&model, "ollama"));
+    let reports = run(
+        &rig,
+        cfg,
+        Arc::new(ScriptedIo::new(Vec::<String>::new())),
+        Mode::Operator,
+        Some("compute 12*7"),
+        None,
+        Some("gnome-calculator"),
+        "op-generic",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert_eq!(calculator_display(&rig.backend).await, "84");
+    assert_eq!(model.remaining(), 0);
+}
