@@ -415,6 +415,30 @@ mod tests {
     }
 
     #[test]
+    fn retrieved_knowledge_has_ufo_layout() {
+        let docs =
+            [serde_json::json!({"title": "Change the font", "text": "Open View\nChoose Font"})];
+        let web = [serde_json::json!({"title": "T", "url": "https://x.example/", "text": "body"})];
+        assert_eq!(
+            knowledge_prompt(&docs, &[]),
+            "\n<[Help Documents]:>\n[Similar Requests]: Change the font\nStep: Open View\nChoose Font\n\n"
+        );
+        let both = knowledge_prompt(&docs, &web);
+        assert!(both.contains("<Online Search Results:>\n[Search Result 1:]\n[Title]: T\n[URL]: https://x.example/\nbody"), "{both}");
+        assert_eq!(knowledge_prompt(&[], &[]), "");
+        // Retrieved experiences follow the template's own examples.
+        let t = Template::parse("t", "example1:\n  Request: own\n  Response: {a: 1}\n").unwrap();
+        let extra = [
+            serde_json::json!({"Request": "saved", "Sub-task": "s", "Tips": "tip", "Response": {"Function": "f"}}),
+        ];
+        let e = examples_prompt_with(&t, &extra);
+        assert!(
+            e.find("own").unwrap() < e.find("[Example 2:]\n[User Request]:\n    saved").unwrap(),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn retrieved_docs_and_examples() {
         let s = retrieved_documents_prompt_helper("Docs", "Document", &["a".into(), "b".into()]);
         assert_eq!(s, "\n<Docs:>\n[Document 1:]\na\n\n[Document 2:]\nb\n\n");
