@@ -192,6 +192,23 @@ pub struct Turn {
     pub usage: Usage,
 }
 
+impl Turn {
+    /// A finished turn with no action yet, with the tokens of `usage` (the
+    /// reply's usage object) read at `input` and `output`.
+    pub(crate) fn finished(usage: Option<&Value>, input: &str, output: &str) -> Self {
+        let usage = usage.unwrap_or(&Value::Null);
+        let n = |k: &str| num(usage, k).unwrap_or(0.0) as u64;
+        Turn {
+            actions: Vec::new(),
+            safety_checks: Vec::new(),
+            text: String::new(),
+            done: true,
+            failed: false,
+            usage: Usage::new(n(input), n(output)),
+        }
+    }
+}
+
 /// The conversation so far, per format.
 #[derive(Debug, Default)]
 pub(crate) struct Conversation {

@@ -140,6 +140,26 @@ fn responses_done(n: usize, text: &'static str) -> Reply {
     })
 }
 
+/// `ufo run -m operator --app gnome-calculator -r "compute 12*7"`.
+async fn on_calculator(
+    rig: &Rig,
+    cfg: ufo_session::config::UfoConfig,
+    io: Arc<ScriptedIo>,
+    task: &str,
+) -> Vec<ufo_session::SessionReport> {
+    run(
+        rig,
+        cfg,
+        io,
+        Mode::Operator,
+        Some("compute 12*7"),
+        None,
+        Some("gnome-calculator"),
+        task,
+    )
+    .await
+}
+
 fn operator_yaml(model: &ScriptedModel, api_type: &str) -> String {
     format!(
         "OPERATOR:\n  API_TYPE: {api_type}\n  API_BASE: {}\n  API_KEY: sk-test\n  API_MODEL: cu-model\n",
@@ -161,14 +181,10 @@ async fn the_responses_api_operator_computes_12_times_7_by_coordinates() {
     replies.push(responses_done(keys.len(), "12*7 = 84"));
     let model = ScriptedModel::start(replies).await;
     let cfg = base_config(&model, &operator_yaml(&model, "operator"));
-    let reports = run(
+    let reports = on_calculator(
         &rig,
         cfg,
         Arc::new(ScriptedIo::new(Vec::<String>::new())),
-        Mode::Operator,
-        Some("compute 12*7"),
-        None,
-        Some("gnome-calculator"),
         "op-responses",
     )
     .await;
@@ -207,17 +223,7 @@ async fn a_pending_safety_check_declined_without_a_terminal_clicks_nothing() {
     .await;
     let cfg = base_config(&model, &operator_yaml(&model, "operator"));
     let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
-    let reports = run(
-        &rig,
-        cfg,
-        io.clone(),
-        Mode::Operator,
-        Some("compute 12*7"),
-        None,
-        Some("gnome-calculator"),
-        "op-safety",
-    )
-    .await;
+    let reports = on_calculator(&rig, cfg, io.clone(), "op-safety").await;
     let r = &reports[0];
     assert_ne!(r.status, SessionStatus::Finish, "{r:?}");
     // Nothing was clicked: the display still shows its empty state.
@@ -274,14 +280,10 @@ async fn the_anthropic_operator_computes_12_times_7_by_coordinates() {
     ));
     let model = ScriptedModel::start(replies).await;
     let cfg = base_config(&model, &operator_yaml(&model, "claude"));
-    let reports = run(
+    let reports = on_calculator(
         &rig,
         cfg,
         Arc::new(ScriptedIo::new(Vec::<String>::new())),
-        Mode::Operator,
-        Some("compute 12*7"),
-        None,
-        Some("gnome-calculator"),
         "op-anthropic",
     )
     .await;
@@ -403,14 +405,10 @@ async fn a_local_vision_model_drives_the_calculator_with_sloppy_json() {
     ));
     let model = ScriptedModel::start(replies).await;
     let cfg = base_config(&model, &operator_yaml(&model, "ollama"));
-    let reports = run(
+    let reports = on_calculator(
         &rig,
         cfg,
         Arc::new(ScriptedIo::new(Vec::<String>::new())),
-        Mode::Operator,
-        Some("compute 12*7"),
-        None,
-        Some("gnome-calculator"),
         "op-generic",
     )
     .await;

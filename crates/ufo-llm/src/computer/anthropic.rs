@@ -3,7 +3,6 @@
 use super::responses::push_line;
 use super::{Action, Conversation, Input, Turn, malformed, num};
 use crate::error::LlmError;
-use crate::usage::Usage;
 use serde_json::{Value, json};
 
 /// The beta header the `computer_20250124` tool needs.
@@ -129,18 +128,7 @@ pub(super) fn absorb(
         .get("content")
         .and_then(Value::as_array)
         .ok_or_else(|| malformed(provider, "no `content` array in the reply", v))?;
-    let usage = v.get("usage").unwrap_or(&Value::Null);
-    let mut turn = Turn {
-        actions: Vec::new(),
-        safety_checks: Vec::new(),
-        text: String::new(),
-        done: true,
-        failed: false,
-        usage: Usage::new(
-            num(usage, "input_tokens").unwrap_or(0.0) as u64,
-            num(usage, "output_tokens").unwrap_or(0.0) as u64,
-        ),
-    };
+    let mut turn = Turn::finished(v.get("usage"), "input_tokens", "output_tokens");
     let mut pending = None;
     for block in content {
         match block.get("type").and_then(Value::as_str) {

@@ -6,7 +6,6 @@
 use super::{Action, Conversation, Input, Turn, malformed, num};
 use crate::error::LlmError;
 use crate::extract::{ExtractOptions, extract_json};
-use crate::usage::Usage;
 use serde_json::{Value, json};
 
 fn user(text: &str, screenshot: &str) -> Value {
@@ -140,7 +139,6 @@ pub(super) fn absorb(
         )?,
         obj => action(provider, obj)?,
     };
-    let usage = v.get("usage").unwrap_or(&Value::Null);
     let thought = ["thought", "observation", "result"]
         .iter()
         .filter_map(|k| reply.get(*k).and_then(Value::as_str))
@@ -151,12 +149,8 @@ pub(super) fn absorb(
         done: act.is_none() || status == "FINISH" || status == "FAIL",
         failed: status == "FAIL",
         actions: act.into_iter().collect(),
-        safety_checks: Vec::new(),
         text: thought,
-        usage: Usage::new(
-            num(usage, "prompt_tokens").unwrap_or(0.0) as u64,
-            num(usage, "completion_tokens").unwrap_or(0.0) as u64,
-        ),
+        ..Turn::finished(v.get("usage"), "prompt_tokens", "completion_tokens")
     };
     conv.messages = sent
         .get("messages")

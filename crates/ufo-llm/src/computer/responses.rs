@@ -2,7 +2,6 @@
 
 use super::{Action, Conversation, Input, SafetyCheck, Turn, malformed, num};
 use crate::error::LlmError;
-use crate::usage::Usage;
 use serde_json::{Value, json};
 
 /// Pixels of `scroll_y` per wheel notch.
@@ -128,17 +127,7 @@ pub(super) fn absorb(provider: &str, conv: &mut Conversation, v: &Value) -> Resu
         .get("output")
         .and_then(Value::as_array)
         .ok_or_else(|| malformed(provider, "no `output` array in the reply", v))?;
-    let mut turn = Turn {
-        actions: Vec::new(),
-        safety_checks: Vec::new(),
-        text: String::new(),
-        done: true,
-        failed: false,
-        usage: Usage::new(
-            num(v.get("usage").unwrap_or(&Value::Null), "input_tokens").unwrap_or(0.0) as u64,
-            num(v.get("usage").unwrap_or(&Value::Null), "output_tokens").unwrap_or(0.0) as u64,
-        ),
-    };
+    let mut turn = Turn::finished(v.get("usage"), "input_tokens", "output_tokens");
     conv.pending_call = None;
     for item in output {
         match item.get("type").and_then(Value::as_str) {
