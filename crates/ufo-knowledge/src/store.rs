@@ -407,8 +407,10 @@ fn reader_of(i: &Index) -> tantivy::Result<IndexReader> {
     let s = r.searcher();
     for seg in s.segment_readers() {
         seg.get_store_reader(0)?;
-        for (field, _) in i.schema().fields() {
-            let _ = seg.inverted_index(field)?;
+        for (field, entry) in i.schema().fields() {
+            if entry.is_indexed() {
+                let _ = seg.inverted_index(field)?;
+            }
         }
     }
     Ok(r)
