@@ -91,6 +91,22 @@ async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
     ] {
         assert!(body["example"].get(k).is_some(), "{k} missing: {body}");
     }
+    // A demonstration in UFO's YAML, taken as it is.
+    let demo = kdir.path().join("demo.yaml");
+    std::fs::write(
+        &demo,
+        "example0:\n  example:\n    Observation: the calculator\n    Function: click_input\n    ControlText: '8'\n    Status: FINISH\n  Tips: 'DEMO-TIP-8: the digits are buttons'\n  request: press 8 on the calculator\n  app_list: [gnome-calculator]\n",
+    )
+    .unwrap();
+    let t =
+        ufo_session::knowledge::template(None, ufo_session::knowledge::DEMONSTRATION_SUMMARY, "d")
+            .unwrap();
+    let d = ufo_session::knowledge::read_demonstration(&demo).unwrap();
+    let recs =
+        ufo_session::knowledge::demonstration_records(None, &t, d, 0, &mut Default::default())
+            .await
+            .unwrap();
+    kb.add(Source::Demonstration, recs).await.unwrap();
     drop(kb);
 
     // 2. A similar request: the AppAgent's prompt carries the experience.
@@ -103,7 +119,7 @@ async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
     let (reports, _) = normal(
         &rig,
         &model,
-        &format!("{kdir_yaml}RAG_EXPERIENCE: true\nRAG_EXPERIENCE_RETRIEVED_TOPK: 3\n"),
+        &format!("{kdir_yaml}RAG_EXPERIENCE: true\nRAG_EXPERIENCE_RETRIEVED_TOPK: 3\nRAG_DEMONSTRATION: true\n"),
         &[],
         "press 8 on the calculator",
         None,
@@ -118,6 +134,12 @@ async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
         app_system.contains("[User Request]:\n    press 7 on the calculator"),
         "{app_system}"
     );
+    // The demonstration follows as another example.
+    let (i_exp, i_demo) = (
+        app_system.find("EXP-TIP-7").unwrap(),
+        app_system.find("DEMO-TIP-8").unwrap(),
+    );
+    assert!(i_exp < i_demo, "{app_system}");
     // The HostAgent sees it too (any application's experience).
     assert!(reqs[0].system().contains("EXP-TIP-7"));
 }
@@ -229,4 +251,75 @@ async fn a_corrupted_index_is_rebuilt_with_a_warning_not_a_crash() {
     // And the rebuilt index opens cleanly afterwards.
     let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
     assert!(kb.warnings().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn save_experience_auto_follows_the_evaluation() {
+    let rig = rig("kn-auto", &["gnome-calculator"]).await;
+    let kdir = tempfile::tempdir().unwrap();
+    let verdict = |complete: &str| {
+        fixed(
+            json!({"reason": "checked the display", "sub_scores": [], "complete": complete})
+                .to_string(),
+        )
+    };
+    let extra = format!("KNOWLEDGE_DIR: {:?}\nSAVE_EXPERIENCE: auto\n", kdir.path());
+    // A single-tier session with the evaluation on (the common config turns it off).
+    let session = |model: &ScriptedModel, extra: &str, answers: &[&str], task: &str| {
+        let cfg = config(&format!(
+            "APP_AGENT:\n{}SLEEP_TIME: 0\nEVA_SESSION: true\n{extra}",
+            model.agent_yaml()
+        ));
+        let io = std::sync::Arc::new(ufo_session::ScriptedIo::new(answers.iter().copied()));
+        let task = task.to_owned();
+        let rig = &rig;
+        async move {
+            let r = run(
+                rig,
+                cfg,
+                io.clone(),
+                ufo_session::Mode::Normal,
+                Some("press 5"),
+                None,
+                Some("gnome-calculator"),
+                &task,
+            )
+            .await;
+            (r, io)
+        }
+    };
+    let stored = || {
+        KnowledgeBase::open(Settings::off(kdir.path().to_path_buf()))
+            .unwrap()
+            .store(Source::Experience)
+            .records()
+            .unwrap()
+            .len()
+    };
+    // Judged incomplete: nothing is saved (and the model is not asked).
+    let model = ScriptedModel::start(vec![app_finish("5"), verdict("no")]).await;
+    let (r, _) = session(&model, &extra, &[], "auto-no").await;
+    assert_eq!(r[0].status, SessionStatus::Finish);
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(stored(), 0);
+    // Judged complete: summarised and saved.
+    let model =
+        ScriptedModel::start(vec![app_finish("5"), verdict("yes"), summary("AUTO-TIP")]).await;
+    let (r, _) = session(&model, &extra, &[], "auto-yes").await;
+    assert_eq!(r[0].status, SessionStatus::Finish);
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(stored(), 1);
+    // `ask`, declined: nothing more.
+    let extra = extra.replace("SAVE_EXPERIENCE: auto", "SAVE_EXPERIENCE: ask");
+    let model = ScriptedModel::start(vec![app_finish("5"), verdict("yes")]).await;
+    let (_, io) = session(&model, &extra, &["n"], "ask-no").await;
+    assert_eq!(model.remaining(), 0);
+    assert!(
+        io.transcript()
+            .iter()
+            .any(|l| l.contains("Save this session as experience")),
+        "{:?}",
+        io.transcript()
+    );
+    assert_eq!(stored(), 1);
 }
