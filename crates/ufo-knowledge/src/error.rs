@@ -93,7 +93,7 @@ impl Diagnostic for KnowledgeError {
             Self::Index { .. } => "run `ufo knowledge list` to check the store; delete the source's `index` folder to have it rebuilt from its records".into(),
             Self::Format { .. } => "help documents are UFO's JSON {application, request, guidance[]}, .xml + .xml.meta, Markdown or plain text; demonstrations are `ufo record` files or UFO's demonstration YAML".into(),
             Self::NotFound { .. } => "`ufo knowledge list` shows the ids".into(),
-            Self::Search { .. } => "check RAG_ONLINE_SEARCH_ENDPOINT (a SearXNG instance with the JSON format enabled); private and loopback addresses need RAG_ONLINE_ALLOW_PRIVATE: true".into(),
+            Self::Search { .. } => "check RAG_ONLINE_SEARCH_PROVIDER (searxng, brave, tavily), RAG_ONLINE_SEARCH_ENDPOINT (a SearXNG instance with the JSON format enabled) and RAG_ONLINE_SEARCH_API_KEY; private and loopback addresses need RAG_ONLINE_ALLOW_PRIVATE: true".into(),
             Self::Summary { .. } => "check the APP_AGENT model (it writes the summaries) and the template under prompts/experience or prompts/demonstration".into(),
             Self::Embeddings { .. } => "check RAG_EMBEDDINGS (API_TYPE, API_BASE, API_MODEL) or set RAG_EMBEDDINGS: false to use BM25 alone".into(),
         })

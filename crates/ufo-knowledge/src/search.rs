@@ -1,5 +1,7 @@
 //! Online search through a SearXNG instance's JSON API
-//! (`GET <endpoint>/search?q=...&format=json`), with the result pages
+//! (`GET <endpoint>/search?q=...&format=json`) or a named provider (Brave
+//! Search: `GET <endpoint>/res/v1/web/search` with `X-Subscription-Token`;
+//! Tavily: `POST <endpoint>/search` with a bearer key), with the result pages
 //! fetched and made text.
 //!
 //! Fetching is SSRF-safe: only `http`/`https`; every address a host resolves
@@ -20,11 +22,51 @@ use std::time::Duration;
 /// Redirects followed per page.
 pub const MAX_REDIRECTS: usize = 3;
 
+/// Which search API the endpoint speaks (`RAG_ONLINE_SEARCH_PROVIDER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchProvider {
+    /// A SearXNG instance (JSON format enabled); the endpoint is required.
+    #[default]
+    SearXng,
+    /// Brave Search API (key required; endpoint `https://api.search.brave.com` by default).
+    Brave,
+    /// Tavily (key required; endpoint `https://api.tavily.com` by default).
+    Tavily,
+}
+
+impl SearchProvider {
+    /// The names accepted in the config.
+    pub const NAMES: [&'static str; 3] = ["searxng", "brave", "tavily"];
+
+    /// Parses a config name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_lowercase().as_str() {
+            "searxng" | "searx" => Some(Self::SearXng),
+            "brave" => Some(Self::Brave),
+            "tavily" => Some(Self::Tavily),
+            _ => None,
+        }
+    }
+
+    /// The endpoint used when none is configured.
+    pub fn default_endpoint(self) -> Option<&'static str> {
+        match self {
+            Self::SearXng => None,
+            Self::Brave => Some("https://api.search.brave.com"),
+            Self::Tavily => Some("https://api.tavily.com"),
+        }
+    }
+}
+
 /// The search endpoint and its limits.
 #[derive(Debug, Clone)]
 pub struct SearchSettings {
-    /// `RAG_ONLINE_SEARCH_ENDPOINT`: a SearXNG base URL.
+    /// `RAG_ONLINE_SEARCH_PROVIDER` (searxng).
+    pub provider: SearchProvider,
+    /// `RAG_ONLINE_SEARCH_ENDPOINT`: the provider's base URL.
     pub endpoint: Option<String>,
+    /// `RAG_ONLINE_SEARCH_API_KEY` (Brave, Tavily).
+    pub api_key: Option<String>,
     /// `RAG_ONLINE_ALLOW_PRIVATE` (false): fetch pages on private and
     /// loopback addresses too.
     pub allow_private: bool,
@@ -39,7 +81,9 @@ pub struct SearchSettings {
 impl Default for SearchSettings {
     fn default() -> Self {
         Self {
+            provider: SearchProvider::SearXng,
             endpoint: None,
+            api_key: None,
             allow_private: false,
             timeout: Duration::from_secs(10),
             max_page_bytes: 1024 * 1024,
@@ -64,9 +108,16 @@ fn err(message: impl Into<String>) -> KnowledgeError {
 impl OnlineSearch {
     /// A search on the configured endpoint.
     pub fn new(settings: SearchSettings) -> Result<Self, KnowledgeError> {
-        let raw = settings.endpoint.clone().ok_or_else(|| {
-            err("RAG_ONLINE_SEARCH is on but RAG_ONLINE_SEARCH_ENDPOINT is not set")
-        })?;
+        let raw = settings
+            .endpoint
+            .clone()
+            .or_else(|| settings.provider.default_endpoint().map(str::to_owned))
+            .ok_or_else(|| {
+                err("RAG_ONLINE_SEARCH is on but RAG_ONLINE_SEARCH_ENDPOINT is not set")
+            })?;
+        if settings.provider != SearchProvider::SearXng && settings.api_key.is_none() {
+            return Err(err("this search provider needs RAG_ONLINE_SEARCH_API_KEY"));
+        }
         let endpoint =
             url::Url::parse(&raw).map_err(|e| err(format!("bad endpoint {raw:?}: {e}")))?;
         Ok(Self { settings, endpoint })
@@ -79,21 +130,41 @@ impl OnlineSearch {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let mut u = self.endpoint.clone();
-        {
-            let path = u.path().trim_end_matches('/').to_owned();
-            u.set_path(&format!("{path}/search"));
-        }
-        u.query_pairs_mut()
-            .append_pair("q", query)
-            .append_pair("format", "json");
         let client = reqwest::Client::builder()
             .timeout(self.settings.timeout)
             .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
             .build()
             .map_err(|e| err(e.to_string()))?;
-        let resp = client
-            .get(u)
+        let mut u = self.endpoint.clone();
+        let base = u.path().trim_end_matches('/').to_owned();
+        let key = self.settings.api_key.clone().unwrap_or_default();
+        let req = match self.settings.provider {
+            SearchProvider::SearXng => {
+                u.set_path(&format!("{base}/search"));
+                u.query_pairs_mut()
+                    .append_pair("q", query)
+                    .append_pair("format", "json");
+                client.get(u)
+            }
+            SearchProvider::Brave => {
+                u.set_path(&format!("{base}/res/v1/web/search"));
+                u.query_pairs_mut()
+                    .append_pair("q", query)
+                    .append_pair("count", &k.to_string());
+                client
+                    .get(u)
+                    .header("X-Subscription-Token", key)
+                    .header("Accept", "application/json")
+            }
+            SearchProvider::Tavily => {
+                u.set_path(&format!("{base}/search"));
+                client
+                    .post(u)
+                    .bearer_auth(key)
+                    .json(&json!({"query": query, "max_results": k}))
+            }
+        };
+        let resp = req
             .send()
             .await
             .map_err(|e| err(format!("the search endpoint: {e}")))?;
@@ -104,16 +175,28 @@ impl OnlineSearch {
             )));
         }
         let body = read_limited(resp, self.settings.max_page_bytes).await?;
-        let v: Value = serde_json::from_slice(&body).map_err(|e| {
-            err(format!(
-                "the search endpoint did not answer SearXNG JSON: {e}"
-            ))
-        })?;
-        let results = v
-            .get("results")
+        let v: Value = serde_json::from_slice(&body)
+            .map_err(|e| err(format!("the search endpoint did not answer JSON: {e}")))?;
+        let (list, snippet_key) = match self.settings.provider {
+            SearchProvider::SearXng => (v.get("results"), "content"),
+            SearchProvider::Brave => (v.get("web").and_then(|w| w.get("results")), "description"),
+            SearchProvider::Tavily => (v.get("results"), "content"),
+        };
+        let results: Vec<Value> = list
             .and_then(Value::as_array)
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| {
+                let s = |key: &str| {
+                    r.get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                json!({"url": s("url"), "title": s("title"), "content": s(snippet_key)})
+            })
+            .collect();
         let mut out = Vec::new();
         for r in results.iter().take(k) {
             let s = |key: &str| {

@@ -9,7 +9,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
-use ufo_knowledge::search::{OnlineSearch, SearchSettings};
+use ufo_knowledge::search::{OnlineSearch, SearchProvider, SearchSettings};
 use ufo_knowledge::{KnowledgeBase, Retrieve, Settings};
 
 async fn serve() -> String {
@@ -31,6 +31,21 @@ async fn serve() -> String {
             "/page",
             get(|| async { Html("<html><script>evil()</script><h1>Word wrap</h1><p>Open <b>View</b> &amp; tick Word Wrap.</p></html>") }),
         )
+        .route(
+            "/res/v1/web/search",
+            get(|h: axum::http::HeaderMap, Query(q): Query<HashMap<String, String>>| async move {
+                assert_eq!(h["x-subscription-token"], "brave-key");
+                assert_eq!(q["count"], "1");
+                axum::Json(json!({"web": {"results": [{"url": "http://127.0.0.1:9/x", "title": "Brave hit", "description": "brave snippet"}]}}))
+            }),
+        )
+        .route(
+            "/search",
+            axum::routing::post(|h: axum::http::HeaderMap, axum::Json(b): axum::Json<Value>| async move {
+                assert_eq!(h["authorization"], "Bearer tavily-key");
+                axum::Json(json!({"query": b["query"], "results": [{"url": "http://127.0.0.1:9/y", "title": "Tavily hit", "content": "tavily snippet"}]}))
+            }),
+        )
         .route("/big", get(|| async { "x".repeat(3 * 1024 * 1024).into_response() }))
         .route("/hop", get(|| async { Redirect::temporary("file:///etc/passwd") }))
         .with_state(base.clone());
@@ -42,6 +57,8 @@ fn settings(endpoint: &str, allow_private: bool) -> SearchSettings {
     SearchSettings {
         endpoint: Some(endpoint.to_owned()),
         allow_private,
+        provider: SearchProvider::SearXng,
+        api_key: None,
         timeout: Duration::from_secs(10),
         max_page_bytes: 64 * 1024,
         max_text_chars: 4000,
@@ -109,4 +126,43 @@ async fn every_redirect_target_is_checked_again() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("only http and https"), "{e}");
+}
+
+#[tokio::test]
+async fn brave_and_tavily_are_spoken_too() {
+    let base = serve().await;
+    for (provider, key, title, snippet) in [
+        (
+            SearchProvider::Brave,
+            "brave-key",
+            "Brave hit",
+            "brave snippet",
+        ),
+        (
+            SearchProvider::Tavily,
+            "tavily-key",
+            "Tavily hit",
+            "tavily snippet",
+        ),
+    ] {
+        let mut st = settings(&base, false);
+        st.provider = provider;
+        st.api_key = Some(key.into());
+        let r = OnlineSearch::new(st)
+            .unwrap()
+            .search("word wrap", 1)
+            .await
+            .unwrap();
+        assert_eq!(r[0]["title"], title);
+        // The page is on loopback: refused, the provider's snippet stands in.
+        assert_eq!(r[0]["text"], snippet);
+    }
+    let mut st = settings(&base, false);
+    st.provider = SearchProvider::Brave;
+    assert!(
+        OnlineSearch::new(st)
+            .unwrap_err()
+            .to_string()
+            .contains("RAG_ONLINE_SEARCH_API_KEY")
+    );
 }

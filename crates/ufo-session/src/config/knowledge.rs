@@ -12,7 +12,9 @@
 //! RAG_ONLINE_SEARCH: false
 //! RAG_ONLINE_SEARCH_TOPK: 5             # results fetched
 //! RAG_ONLINE_RETRIEVED_TOPK: 5          # results shown
-//! RAG_ONLINE_SEARCH_ENDPOINT: https://searx.example.org   # SearXNG, JSON format on
+//! RAG_ONLINE_SEARCH_PROVIDER: searxng  # searxng | brave | tavily
+//! RAG_ONLINE_SEARCH_ENDPOINT: https://searx.example.org   # SearXNG, JSON format on (others: their API by default)
+//! RAG_ONLINE_SEARCH_API_KEY: ${BRAVE_API_KEY}              # brave, tavily
 //! RAG_ONLINE_ALLOW_PRIVATE: false       # fetch pages on private/loopback addresses
 //! RAG_ONLINE_TIMEOUT: 10                # seconds per request
 //! RAG_ONLINE_MAX_PAGE_BYTES: 1048576
@@ -29,7 +31,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use ufo_knowledge::embed::{EmbeddingApi, EmbeddingSettings};
-use ufo_knowledge::search::SearchSettings;
+use ufo_knowledge::search::{SearchProvider, SearchSettings};
 
 /// `SAVE_EXPERIENCE`: when a finished session is summarised into the
 /// experience store.
@@ -141,7 +143,21 @@ pub(super) fn read(keys: &Keys<'_>, base: &Path) -> Result<KnowledgeConfig, Sess
     let online_fetched = topk("RAG_ONLINE_SEARCH", "RAG_ONLINE_SEARCH_TOPK", 5)?;
     let online_shown = usize::try_from(keys.uint("RAG_ONLINE_RETRIEVED_TOPK", 5)?).unwrap_or(5);
     let d = SearchSettings::default();
+    let provider = match string("RAG_ONLINE_SEARCH_PROVIDER")? {
+        None => SearchProvider::default(),
+        Some(p) => SearchProvider::parse(&p).ok_or_else(|| {
+            let hint = nearest(&p, SearchProvider::NAMES.iter().copied())
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
+            SessionError::BadKey {
+                key: "RAG_ONLINE_SEARCH_PROVIDER".into(),
+                message: format!("is {p:?}{hint}; it must be searxng, brave or tavily"),
+            }
+        })?,
+    };
     let search = SearchSettings {
+        provider,
+        api_key: string("RAG_ONLINE_SEARCH_API_KEY")?,
         endpoint: string("RAG_ONLINE_SEARCH_ENDPOINT")?,
         allow_private: keys.bool("RAG_ONLINE_ALLOW_PRIVATE", false)?,
         timeout: Duration::from_secs_f64(
@@ -154,10 +170,22 @@ pub(super) fn read(keys: &Keys<'_>, base: &Path) -> Result<KnowledgeConfig, Sess
         .unwrap_or(d.max_page_bytes),
         max_text_chars: d.max_text_chars,
     };
-    if online_fetched.is_some() && search.endpoint.is_none() {
+    if online_fetched.is_some()
+        && search.endpoint.is_none()
+        && search.provider == SearchProvider::SearXng
+    {
         return Err(SessionError::MissingKey {
             key: "RAG_ONLINE_SEARCH_ENDPOINT".into(),
-            message: "RAG_ONLINE_SEARCH needs a SearXNG endpoint (its JSON format enabled)".into(),
+            message: "RAG_ONLINE_SEARCH needs a SearXNG endpoint (its JSON format enabled), or RAG_ONLINE_SEARCH_PROVIDER: brave | tavily with RAG_ONLINE_SEARCH_API_KEY".into(),
+        });
+    }
+    if online_fetched.is_some()
+        && search.provider != SearchProvider::SearXng
+        && search.api_key.is_none()
+    {
+        return Err(SessionError::MissingKey {
+            key: "RAG_ONLINE_SEARCH_API_KEY".into(),
+            message: "this search provider needs an API key".into(),
         });
     }
     let path = |k: &str| -> Result<Option<PathBuf>, SessionError> {
@@ -280,6 +308,16 @@ mod tests {
         );
         let e = parse("RAG_ONLINE_SEARCH: true\n").unwrap_err().to_string();
         assert!(e.contains("RAG_ONLINE_SEARCH_ENDPOINT"), "{e}");
+        let e = parse("RAG_ONLINE_SEARCH: true\nRAG_ONLINE_SEARCH_PROVIDER: brave\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("RAG_ONLINE_SEARCH_API_KEY"), "{e}");
+        let e = parse("RAG_ONLINE_SEARCH_PROVIDER: bravo\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean brave"), "{e}");
+        let c = parse("RAG_ONLINE_SEARCH: true\nRAG_ONLINE_SEARCH_PROVIDER: tavily\nRAG_ONLINE_SEARCH_API_KEY: k\n").unwrap();
+        assert_eq!(c.system.knowledge.online_search, Some(5));
         let e = parse("RAG_EMBEDDINGS: {API_TYPE: ollama, API_BASE: http://x, API_MODLE: m}\n")
             .unwrap_err()
             .to_string();
