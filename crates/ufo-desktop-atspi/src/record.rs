@@ -136,7 +136,11 @@ impl EventRecorder {
             let Ok(acc) = self.accessible(&sender, &path).await else {
                 continue;
             };
-            let name = timeout(acc.name()).await.unwrap_or_default();
+            // Named as the agents see it: toolkit class names are no names.
+            let name = timeout(acc.name())
+                .await
+                .filter(|n| !crate::labels::is_class_name(n))
+                .unwrap_or_default();
             let control_type = match timeout(acc.get_role()).await {
                 Some(r) => crate::roles::control_type(r).as_str().to_owned(),
                 None => String::new(),
