@@ -183,3 +183,68 @@ pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) 
         "events": recorded,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn ev(kind: EventKind, name: &str, ty: &str, handle: &str) -> RecordedEvent {
+        RecordedEvent {
+            kind,
+            app: "mousepad".into(),
+            name: name.into(),
+            control_type: ty.into(),
+            handle: handle.into(),
+        }
+    }
+
+    #[test]
+    fn text_changes_to_one_control_are_one_step_and_presses_split_them() {
+        let t = |s: &str, h: &str| ev(EventKind::Text(s.into()), "", "Edit", h);
+        let events = [
+            ev(EventKind::WindowActivated, "Untitled 1", "Window", "w"),
+            ev(EventKind::Focus, "", "Edit", "a"),
+            t("h", "a"),
+            t("hi", "a"),
+            t("x", "b"),
+            t("hi!", "a"),
+            ev(EventKind::Press, "Save", "Button", "s"),
+            t("hi!!", "a"),
+        ];
+        let d = demonstration("say hi", "mousepad", &events);
+        let steps: Vec<(String, Value)> = d["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["action"].as_str().unwrap().to_owned(),
+                    a["parameters"].clone(),
+                )
+            })
+            .collect();
+        let texts: Vec<&str> = steps
+            .iter()
+            .filter(|(a, _)| a == "set_edit_text")
+            .map(|(_, p)| p["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(steps[0].0, "select_application");
+        assert_eq!(steps[0].1["app_name"], "mousepad");
+        assert_eq!(texts, ["hi", "x", "hi!", "hi!!"]);
+        assert_eq!(steps[4].0, "click_input");
+        assert_eq!(
+            steps[4].1,
+            json!({"name": "Save", "control_type": "Button"})
+        );
+        assert_eq!(d["events"].as_array().unwrap().len(), 8);
+        assert_eq!(
+            d["events"][0]["description"],
+            "switched to the window \"Untitled 1\""
+        );
+        // The file is a follower plan.
+        let plan = ufo_session::plan::Plan::parse(&d.to_string()).unwrap();
+        assert_eq!(plan.actions.unwrap().len(), 6);
+        assert_eq!(plan.request.as_deref(), Some("say hi"));
+    }
+}
