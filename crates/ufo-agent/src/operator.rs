@@ -58,7 +58,6 @@ pub struct OperatorAgent {
     settings: AgentSettings,
     template: Template,
     desktop: bool,
-    begun: bool,
     acknowledged: Vec<SafetyCheck>,
     pending: Option<Pending>,
 }
@@ -92,7 +91,6 @@ impl OperatorAgent {
             settings,
             template,
             desktop,
-            begun: false,
             acknowledged: Vec::new(),
             pending: None,
         }
@@ -106,7 +104,6 @@ impl OperatorAgent {
         self.comment.clear();
         self.pending = None;
         self.acknowledged.clear();
-        self.begun = false;
     }
 
     /// The turn waiting for confirmation, as its actions.
@@ -231,7 +228,6 @@ impl OperatorAgent {
                 ));
             }
         };
-        self.begun = true;
         rec.time(Phase::LlmInteraction, t);
         rec.llm_attempts = 1;
         rec.usage.calls = 1;
@@ -399,11 +395,6 @@ impl OperatorAgent {
             user_confirm,
             ("agent", &self.name),
         );
-    }
-
-    /// Whether the model has been given the task yet.
-    pub fn begun(&self) -> bool {
-        self.begun
     }
 }
 

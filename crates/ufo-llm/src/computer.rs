@@ -443,6 +443,20 @@ impl ComputerModel {
     }
 }
 
+impl Conversation {
+    /// The conversation after a turn whose request was `sent`: its messages,
+    /// then the assistant's `content` (formats that replay the whole history).
+    pub(crate) fn replay(&mut self, sent: &Value, content: Value) {
+        self.messages = sent
+            .get("messages")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        self.messages
+            .push(serde_json::json!({"role": "assistant", "content": content}));
+    }
+}
+
 /// A malformed-reply error.
 pub(crate) fn malformed(provider: &str, message: impl Into<String>, v: &Value) -> LlmError {
     LlmError::MalformedResponse {

@@ -149,13 +149,7 @@ pub(super) fn absorb(
         }
     }
     // The conversation is replayed whole: what was sent, then the answer.
-    conv.messages = sent
-        .get("messages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    conv.messages
-        .push(json!({"role": "assistant", "content": content}));
+    conv.replay(sent, json!(content));
     conv.pending_call = pending;
     Ok(turn)
 }

@@ -152,12 +152,6 @@ pub(super) fn absorb(
         text: thought,
         ..Turn::finished(v.get("usage"), "prompt_tokens", "completion_tokens")
     };
-    conv.messages = sent
-        .get("messages")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    conv.messages
-        .push(json!({"role": "assistant", "content": text}));
+    conv.replay(sent, json!(text));
     Ok(turn)
 }

@@ -12,14 +12,17 @@ use ufo_llm::computer::ComputerModel;
 pub(super) struct OperatorSetup {
     /// `operator --app APP`: the window it works on (else the desktop).
     pub(super) window_app: Option<String>,
-    /// Its description in the HostAgent's target list.
-    introduction: String,
+    /// Its prompt template, read once per session.
+    template: ufo_agent::prompter::Template,
 }
 
 impl OperatorSetup {
     /// `(name, introduction)` for the HostAgent's list.
     pub(super) fn target(&self) -> (String, String) {
-        (OPERATOR_AGENT.to_owned(), self.introduction.clone())
+        let intro = self
+            .template
+            .text_or(ufo_agent::operator::OPERATOR, "introduction", &[]);
+        (OPERATOR_AGENT.to_owned(), intro)
     }
 }
 
@@ -37,7 +40,6 @@ pub(super) async fn run(
         key: "OPERATOR".into(),
         message: e.report().message,
     })?;
-    let introduction = template.text_or(ufo_agent::operator::OPERATOR, "introduction", &[]);
     let mut session = Session::new(s, &[&opts.task])?;
     let (window_app, single) = match opts.mode {
         Mode::Operator => (opts.app.clone(), true),
@@ -45,7 +47,7 @@ pub(super) async fn run(
     };
     session.operator = Some(OperatorSetup {
         window_app,
-        introduction,
+        template,
     });
     let app = single.then_some(OPERATOR_AGENT);
     Ok(vec![session.run_normal(opts.request.clone(), app).await])
@@ -71,10 +73,14 @@ impl Session<'_> {
                 key: "OPERATOR".into(),
                 message: "the operator needs a computer-use model".into(),
             })?;
-        let template = operator_template(None).map_err(|e| SessionError::BadKey {
-            key: "OPERATOR".into(),
-            message: e.report().message,
-        })?;
+        let setup = self
+            .operator
+            .as_ref()
+            .ok_or_else(|| SessionError::MissingKey {
+                key: "OPERATOR".into(),
+                message: "the operator modes set it up".into(),
+            })?;
+        let template = setup.template.clone();
         let text = |k: &str| template.text_or(ufo_agent::operator::OPERATOR, k, &[]);
         let model = ComputerModel::new(cfg, &text("system"), &text("followup")).map_err(|e| {
             SessionError::Model {
@@ -83,10 +89,7 @@ impl Session<'_> {
                 help: e.help(),
             }
         })?;
-        let desktop = self
-            .operator
-            .as_ref()
-            .is_none_or(|o| o.window_app.is_none());
+        let desktop = setup.window_app.is_none();
         Ok(SubAgent::Operator(OperatorAgent::new(
             Arc::new(model),
             self.s.dispatcher.clone(),
