@@ -42,6 +42,7 @@ use zbus::proxy::CacheProperties;
 
 mod capture;
 mod children;
+mod live;
 mod windows;
 
 use children::Children;
@@ -62,6 +63,17 @@ const ACTION_TIMEOUT: Duration = Duration::from_millis(2000);
 /// At most this long is spent naming unnamed controls of one capture.
 const NAMING_TIME: Duration = Duration::from_millis(1000);
 
+/// After an action, how long an application that reports nothing is given
+/// before the action counts as done (see [`Backend::settle`]).
+const SETTLE_FIRST: Duration = Duration::from_millis(100);
+
+/// After an action, how long an application must be quiet after its last
+/// event for its reaction to count as complete.
+const SETTLE_QUIET: Duration = Duration::from_millis(30);
+
+/// The fixed wait after an action when no events can be heard.
+const SETTLE_BLIND: Duration = Duration::from_millis(300);
+
 /// How long a raised window is given to repaint before it is photographed.
 const REPAINT_WAIT: Duration = Duration::from_millis(150);
 
@@ -69,8 +81,9 @@ const REPAINT_WAIT: Duration = Duration::from_millis(150);
 pub struct AtspiBackend {
     conn: zbus::Connection,
     x11: std::sync::Arc<X11>,
-    /// bus name → is GTK4 (extents window-relative)
-    gtk4: Mutex<HashMap<String, bool>>,
+    /// bus name → GTK major version (0: not GTK); GTK 4 extents are
+    /// window-relative, GTK buttons act late
+    gtk: Mutex<HashMap<String, u8>>,
     /// bus name → how to reach the application
     routes: tokio::sync::Mutex<HashMap<String, Route>>,
     /// bus name → the window of that application captured last
@@ -83,6 +96,11 @@ pub struct AtspiBackend {
     pub(crate) cell_cache: children::CellCache,
     /// Bus names of applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<std::collections::HashSet<String>>,
+    /// What applications report (`None`: the registry refused; every
+    /// observation is then a full capture and every settle a fixed wait).
+    events: Option<crate::events::EventWatch>,
+    /// window handle → its last capture (see `live.rs`).
+    kept: Mutex<HashMap<String, live::Kept>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -211,16 +229,25 @@ impl AtspiBackend {
                 DesktopError::Unreachable(format!("accessibility bus {a11y} does not answer"))
             })?
             .map_err(|e| DesktopError::Unreachable(format!("accessibility bus {a11y}: {e}")))?;
+        let events = match crate::events::EventWatch::start(&conn).await {
+            Ok(w) => Some(w),
+            Err(e) => {
+                tracing::warn!(error = %e, "no accessibility events: every observation is a full capture and every action waits its whole settle time");
+                None
+            }
+        };
         Ok(Self {
             conn,
             x11,
-            gtk4: Mutex::new(HashMap::new()),
+            gtk: Mutex::new(HashMap::new()),
             routes: tokio::sync::Mutex::new(HashMap::new()),
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
             private: target.private.clone(),
             cell_cache: children::CellCache::default(),
             whole_text: Mutex::new(std::collections::HashSet::new()),
+            events,
+            kept: Mutex::new(HashMap::new()),
         })
     }
 
@@ -299,7 +326,13 @@ impl AtspiBackend {
 
     /// True when the application on `bus_name` is GTK 4 (window-relative extents).
     async fn is_gtk4(&self, bus_name: &str) -> bool {
-        if let Some(v) = self.gtk4.lock().ok().and_then(|m| m.get(bus_name).copied()) {
+        self.gtk_version(bus_name).await == 4
+    }
+
+    /// The application's GTK major version, 0 when it is not GTK (asked once
+    /// per application; a busy application is asked again next time).
+    async fn gtk_version(&self, bus_name: &str) -> u8 {
+        if let Some(v) = self.gtk.lock().ok().and_then(|m| m.get(bus_name).copied()) {
             return v;
         }
         let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
@@ -310,23 +343,26 @@ impl AtspiBackend {
                     call(&h, "Version", app.version())
                 );
                 match (tk, ver) {
-                    (Ok(tk), Ok(ver)) => {
-                        Some(tk.eq_ignore_ascii_case("gtk") && ver.starts_with('4'))
-                    }
-                    // No Application interface at all: not GTK 4.
-                    (Err(DesktopError::Backend(_)), _) => Some(false),
+                    (Ok(tk), Ok(ver)) if tk.eq_ignore_ascii_case("gtk") => Some(
+                        ver.split('.')
+                            .next()
+                            .and_then(|m| m.parse().ok())
+                            .unwrap_or(0),
+                    ),
+                    (Ok(_), Ok(_)) => Some(0),
+                    // No Application interface at all: not GTK.
+                    (Err(DesktopError::Backend(_)), _) => Some(0),
                     _ => None,
                 }
             }
             Err(_) => None,
         };
-        // Only a real answer is remembered; a busy application is asked again.
         if let Some(v) = answer
-            && let Ok(mut m) = self.gtk4.lock()
+            && let Ok(mut m) = self.gtk.lock()
         {
             m.insert(bus_name.to_owned(), v);
         }
-        answer.unwrap_or(false)
+        answer.unwrap_or(0)
     }
 }
 
@@ -353,7 +389,63 @@ impl Backend for AtspiBackend {
     }
 
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
-        self.capture_settled(window, budget).await
+        self.capture_live(window, budget).await
+    }
+
+    fn event_mark(&self) -> Option<u64> {
+        self.events
+            .as_ref()
+            .filter(|e| e.is_live())
+            .map(|e| e.mark())
+    }
+
+    /// Returns once the window's application has been quiet for
+    /// [`SETTLE_QUIET`] after its last event, or [`SETTLE_FIRST`] after the
+    /// action when it reports nothing; without events, sleeps the old fixed
+    /// [`SETTLE_BLIND`] (at most `bound`).
+    async fn settle(
+        &self,
+        window: Option<&WindowInfo>,
+        mark: Option<u64>,
+        bound: Duration,
+    ) -> Option<usize> {
+        let bus = window
+            .and_then(|w| split_handle(&w.handle).ok())
+            .map(|(b, _)| b);
+        match (self.events.as_ref().filter(|e| e.is_live()), mark, bus) {
+            (Some(watch), Some(mark), Some(bus)) => Some(
+                watch
+                    .settle(bus, mark, SETTLE_FIRST, SETTLE_QUIET, bound)
+                    .await,
+            ),
+            _ => {
+                tokio::time::sleep(bound.min(SETTLE_BLIND)).await;
+                None
+            }
+        }
+    }
+
+    /// GTK 3 and 4 buttons and toggle buttons: their `click` action shows the
+    /// button pressed for 250 ms and only then emits `clicked`; a pointer
+    /// click acts at once. Only for a control fully on screen.
+    fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
+        let Ok((bus, _)) = split_handle(&control.handle) else {
+            return false;
+        };
+        let gtk = self
+            .gtk
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bus).copied())
+            .is_some_and(|v| v == 3 || v == 4);
+        let on_screen = control.rect.width > 0
+            && control.rect.height > 0
+            && self.x11.screen_rect().intersection(&control.rect) == Some(control.rect);
+        gtk && on_screen
+            && matches!(
+                control.role.as_str(),
+                "push button" | "button" | "toggle button"
+            )
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {

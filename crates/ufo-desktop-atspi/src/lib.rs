@@ -11,6 +11,7 @@
 pub mod backend;
 pub mod bus;
 pub mod doctor;
+pub(crate) mod events;
 pub mod headless;
 pub mod labels;
 pub mod record;

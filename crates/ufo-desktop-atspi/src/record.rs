@@ -10,6 +10,7 @@
 //! described (application, name, control type) with one or two calls to it.
 
 use crate::bus;
+use crate::events::{event_detail, register};
 use crate::target::DesktopTarget;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::text::TextProxy;
@@ -209,51 +210,4 @@ impl EventRecorder {
 
 async fn timeout<T>(f: impl Future<Output = zbus::Result<T>>) -> Option<T> {
     tokio::time::timeout(CALL, f).await.ok()?.ok()
-}
-
-/// The event's detail string and first number (`focused`, 1).
-fn event_detail(msg: &zbus::Message) -> Option<(String, i32)> {
-    let body = msg.body();
-    if let Ok((d, d1, _d2, _v, _p)) = body.deserialize::<(
-        String,
-        i32,
-        i32,
-        zbus::zvariant::OwnedValue,
-        HashMap<String, zbus::zvariant::OwnedValue>,
-    )>() {
-        return Some((d, d1));
-    }
-    body.deserialize::<(
-        String,
-        i32,
-        i32,
-        zbus::zvariant::OwnedValue,
-        (String, zbus::zvariant::OwnedObjectPath),
-    )>()
-    .ok()
-    .map(|(d, d1, ..)| (d, d1))
-}
-
-/// Asks the registry to have applications emit `event`.
-async fn register(conn: &zbus::Connection, event: &str) -> Result<(), DesktopError> {
-    const DEST: &str = "org.a11y.atspi.Registry";
-    const PATH: &str = "/org/a11y/atspi/registry";
-    let body1 = (event,);
-    let one = conn.call_method(Some(DEST), PATH, Some(DEST), "RegisterEvent", &body1);
-    if tokio::time::timeout(CALL, one)
-        .await
-        .is_ok_and(|r| r.is_ok())
-    {
-        return Ok(());
-    }
-    // at-spi2-core >= 2.50: RegisterEvent(event, properties, app_bus_name).
-    let body3 = (event, Vec::<String>::new(), "");
-    let three = conn.call_method(Some(DEST), PATH, Some(DEST), "RegisterEvent", &body3);
-    match tokio::time::timeout(CALL, three).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(unreachable(format!("cannot register {event}: {e}"))),
-        Err(_) => Err(unreachable(format!(
-            "the registry does not answer RegisterEvent({event})"
-        ))),
-    }
 }

@@ -192,6 +192,38 @@ pub trait Backend: Send + Sync {
         })
     }
 
+    /// A point in the backend's stream of application events, taken just
+    /// before an action so that [`Backend::settle`] knows what the action
+    /// caused. `None` (the default): the backend hears no events.
+    fn event_mark(&self) -> Option<u64> {
+        None
+    }
+
+    /// Waits until the application owning `window` has reacted to an action
+    /// taken at `mark` (from [`Backend::event_mark`]), at most `bound`: a
+    /// backend that hears events returns as soon as the application has gone
+    /// quiet; the default sleeps `bound`. Returns how many changes the
+    /// application reported, when the backend can tell.
+    async fn settle(
+        &self,
+        window: Option<&WindowInfo>,
+        mark: Option<u64>,
+        bound: Duration,
+    ) -> Option<usize> {
+        let _ = (window, mark);
+        tokio::time::sleep(bound).await;
+        None
+    }
+
+    /// True when a left click on `control` is better synthesised at its
+    /// centre than sent as its accessibility action: the toolkit delays the
+    /// action's effect (GTK buttons answer `click` 250 ms later, after
+    /// showing the button pressed). The default: never.
+    fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
+        let _ = control;
+        false
+    }
+
     /// Synthesises wheel clicks at a point (positive = up, negative = down).
     async fn scroll_at(&self, point: Point<Screen>, clicks: i32) -> Result<()>;
 

@@ -29,9 +29,11 @@
 //!   (first of `click`, `press`, `activate`, `toggle`, `jump`, `open`; see
 //!   [`args::click_action`]) and falls back to a synthesised click at the
 //!   rectangle's centre; right and double clicks, and clicks on text controls,
-//!   are always synthesised. After a click the tool waits
-//!   [`ToolSettings::action_settle`] (GTK emits `clicked` 250 ms after the
-//!   action, and drops a second action on the same button within that time).
+//!   are always synthesised, and so are clicks the backend says are better
+//!   synthesised ([`Backend::prefers_pointer_click`]: GTK emits a button's
+//!   `clicked` 250 ms after its action). After an action the tool waits until
+//!   the application has reacted ([`Backend::settle`]: its events went
+//!   quiet), at most [`ToolSettings::action_settle`].
 //! - `set_edit_text`: `clear_current_text=true` replaces the whole text;
 //!   `false` appends at the end (UFO types at the caret, which after a click on
 //!   a field is usually the end). If the element has no editable-text interface
@@ -75,8 +77,9 @@ pub struct ToolSettings {
     pub budget: TreeBudget,
     /// PNG compression of `capture_window_screenshot`.
     pub png: PngCompression,
-    /// Pause after a click or an accessibility action so its effect is visible
-    /// (and GTK does not drop a repeated action); default 300 ms.
+    /// The longest wait after an action for the application to react
+    /// (`SETTLE_TIMEOUT`); the wait ends as soon as the application's
+    /// accessibility events go quiet (see [`Backend::settle`]); default 1 s.
     pub action_settle: Duration,
     /// How long `set_edit_text` polls the read-back text before failing;
     /// default 1 s.
@@ -96,7 +99,7 @@ impl Default for ToolSettings {
             filter: FilterConfig::default(),
             budget: TreeBudget::default(),
             png: PngCompression::Fast,
-            action_settle: Duration::from_millis(300),
+            action_settle: Duration::from_millis(1000),
             verify_timeout: Duration::from_secs(1),
             launch: None,
             launch_timeout: Duration::from_secs(60),
@@ -305,6 +308,6 @@ mod tests {
         assert_eq!(shot.frame, info.frame);
         let ctx = ToolContext::for_window(w, vec![]);
         assert!(ctx.window.is_some());
-        assert_eq!(ctx.settings.action_settle, Duration::from_millis(300));
+        assert_eq!(ctx.settings.action_settle, Duration::from_millis(1000));
     }
 }

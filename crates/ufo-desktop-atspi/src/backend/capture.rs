@@ -10,7 +10,7 @@ use super::*;
 #[derive(Clone, Copy)]
 pub(crate) struct Hint {
     role: Role,
-    states: StateSet,
+    pub(super) states: StateSet,
     ifaces: InterfaceSet,
     children: i32,
 }
@@ -32,7 +32,7 @@ pub(crate) struct RawNode {
     role: Role,
     name: String,
     description: String,
-    states: StateSet,
+    pub(super) states: StateSet,
     ifaces: InterfaceSet,
     children: Vec<(String, String)>,
     /// Set when only part of the children were read (huge container).

@@ -229,9 +229,12 @@ async fn raise(b: &dyn Backend, ctx: &ToolContext) {
     }
 }
 
-async fn settle(ctx: &ToolContext) {
-    if !ctx.settings.action_settle.is_zero() {
-        sleep(ctx.settings.action_settle).await;
+/// Waits (at most [`super::ToolSettings::action_settle`]) until the
+/// application has reacted to the action taken at `mark`.
+async fn settle(b: &dyn Backend, ctx: &ToolContext, mark: Option<u64>) {
+    let bound = ctx.settings.action_settle;
+    if !bound.is_zero() {
+        b.settle(ctx.window.as_ref(), mark, bound).await;
     }
 }
 
@@ -242,13 +245,15 @@ async fn click_input(
 ) -> Result<Value> {
     let c = control(ctx, a.id, a.name.as_deref())?;
     let (button, double) = (a.button, a.double);
+    let mark = b.event_mark();
     if button == MouseButton::Left
         && !double
+        && !b.prefers_pointer_click(&c)
         && let Some(action) = click_action(&c)
     {
         match b.do_action(&c.handle, action).await {
             Ok(true) => {
-                settle(ctx).await;
+                settle(b, ctx, mark).await;
                 return Ok(json!({ "method": "action", "action": action }));
             }
             Ok(false) => tracing::debug!(action, "action refused; clicking at coordinates"),
@@ -265,7 +270,7 @@ async fn click_input(
     raise(b, ctx).await;
     let p = c.rect.center();
     b.click_at(p, button, double).await?;
-    settle(ctx).await;
+    settle(b, ctx, mark).await;
     Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))
 }
 
@@ -300,9 +305,10 @@ async fn click_on_coordinates(
     bad: impl Fn(String) -> DesktopError,
 ) -> Result<Value> {
     let p = relative_point(&window_rect(ctx)?, a.x, a.y).map_err(bad)?;
+    let mark = b.event_mark();
     raise(b, ctx).await;
     b.click_at(p, a.button, a.double).await?;
-    settle(ctx).await;
+    settle(b, ctx, mark).await;
     Ok(json!({ "point": { "x": p.x, "y": p.y } }))
 }
 
@@ -329,6 +335,7 @@ async fn drag_on_coordinates(
             ))
         })?),
     };
+    let mark = b.event_mark();
     raise(b, ctx).await;
     if let Some(k) = hold {
         b.send_keys(&[KeyEvent::Down(k)]).await?;
@@ -343,7 +350,7 @@ async fn drag_on_coordinates(
     };
     dragged?;
     released?;
-    settle(ctx).await;
+    settle(b, ctx, mark).await;
     Ok(json!({
         "from": { "x": from.x, "y": from.y },
         "to": { "x": to.x, "y": to.y },
@@ -475,11 +482,13 @@ async fn keyboard_input(
     };
     // Keys go to the application's window, never to whatever else has focus;
     // `control_focus` only decides whether the control is focused first.
+    let mark = b.event_mark();
     raise(b, ctx).await;
     if let Some(c) = &target {
         b.focus_element(&c.handle).await?;
     }
     b.send_keys(&events).await?;
+    settle(b, ctx, mark).await;
     Ok(json!({ "keys": keys, "focused": target.map(|c| c.id) }))
 }
 
@@ -499,8 +508,10 @@ async fn wheel_mouse_input(
     let clicks = dist as i32;
     let p = c.rect.center();
     if clicks != 0 {
+        let mark = b.event_mark();
         raise(b, ctx).await;
         b.scroll_at(p, clicks).await?;
+        settle(b, ctx, mark).await;
     }
     Ok(json!({ "wheel_dist": clicks, "point": { "x": p.x, "y": p.y } }))
 }

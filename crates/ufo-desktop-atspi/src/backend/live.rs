@@ -1,0 +1,250 @@
+//! The live tree: a window's last capture kept between observations and
+//! brought up to date from what its application reported (see
+//! [`crate::events`]).
+//!
+//! A capture is reused as it is when the application reported nothing since
+//! it was taken and the X window has not moved. When it reported changes to
+//! a few elements' own facts (states, name, value, text, a leaf's extents),
+//! only those elements are read again. Anything structural — children added
+//! or removed, a window created or closed, something shown or hidden, a
+//! container moved, more than [`MAX_REFRESH`] elements, a log overflow, a
+//! different budget, a capture cut short by its deadline, or an event stream that stopped —
+//! makes the next observation a full capture, as does a capture older than
+//! [`MAX_AGE`].
+
+use super::*;
+use crate::events::{Change, EventWatch};
+
+/// Most elements read again in place of a full capture.
+const MAX_REFRESH: usize = 48;
+
+/// A kept capture is taken again from scratch after this long, whatever
+/// the events said.
+const MAX_AGE: Duration = Duration::from_secs(60);
+
+/// One window's last capture.
+#[derive(Clone)]
+pub(crate) struct Kept {
+    tree: UiTree,
+    /// The event sequence when the capture started.
+    mark: u64,
+    budget: TreeBudget,
+    /// The X window's rectangle then.
+    x_rect: Option<Rect<Screen>>,
+    /// The toolkit offset applied to extents.
+    offset: (i32, i32),
+    /// Object path → node index.
+    index: HashMap<String, usize>,
+    taken: Instant,
+}
+
+/// How much of the kept capture is still true.
+enum Plan {
+    /// All of it.
+    Reuse,
+    /// All but these nodes (indices).
+    Refresh(Vec<usize>),
+    /// None of it.
+    Full(&'static str),
+}
+
+fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
+    let since = watch.since(bus, kept.mark);
+    if since.overflowed {
+        return Plan::Full("too many changes");
+    }
+    let mut nodes: Vec<usize> = Vec::new();
+    for c in &since.changes {
+        if c.visibility {
+            return Plan::Full("something was shown or hidden");
+        }
+        match c.change {
+            Change::Window => return Plan::Full("its windows changed"),
+            Change::Children => return Plan::Full("children were added or removed"),
+            Change::Node | Change::Bounds => {
+                // Elements outside the kept capture (other windows, unread
+                // parts) change nothing the capture holds.
+                let Some(&i) = kept.index.get(&c.path) else {
+                    continue;
+                };
+                if c.change == Change::Bounds && !kept.tree.nodes[i].children.is_empty() {
+                    return Plan::Full("a container moved");
+                }
+                if !nodes.contains(&i) {
+                    nodes.push(i);
+                }
+                if nodes.len() > MAX_REFRESH {
+                    return Plan::Full("many elements changed");
+                }
+            }
+        }
+    }
+    match nodes.is_empty() {
+        true => Plan::Reuse,
+        false => Plan::Refresh(nodes),
+    }
+}
+
+impl AtspiBackend {
+    /// A capture of `window`, from the kept one when events allow (see the
+    /// module docs).
+    pub(super) async fn capture_live(
+        &self,
+        window: &WindowInfo,
+        budget: &TreeBudget,
+    ) -> Result<UiTree> {
+        let Some(watch) = self.events.as_ref().filter(|w| w.is_live()) else {
+            return self.capture_settled(window, budget).await;
+        };
+        let (bus, _) = split_handle(&window.handle)?;
+        let x_rect = match window.native_id {
+            Some(id) => match self.x11.window_rect(id as u32) {
+                Ok(r) => Some(r),
+                Err(e @ DesktopError::Unreachable(_)) => return Err(e),
+                Err(e) => {
+                    return Err(DesktopError::StaleElement {
+                        handle: window.handle.0.clone(),
+                        detail: format!("its window is gone: {e}"),
+                    });
+                }
+            },
+            None => None,
+        };
+        let mark = watch.mark();
+        let kept = self
+            .kept
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&window.handle.0).cloned());
+        if let Some(kept) = kept
+            && kept.budget == *budget
+            && !kept
+                .tree
+                .truncation
+                .as_deref()
+                .is_some_and(|t| t.starts_with("deadline"))
+            && kept.x_rect == x_rect
+            && kept.taken.elapsed() < MAX_AGE
+        {
+            match plan(&kept, watch, bus) {
+                Plan::Reuse => {
+                    tracing::trace!(window = %window.title, "tree unchanged: kept capture");
+                    self.keep(
+                        window,
+                        kept.tree.clone(),
+                        mark,
+                        *budget,
+                        (x_rect, kept.offset),
+                        kept.taken,
+                    );
+                    return Ok(kept.tree);
+                }
+                Plan::Refresh(nodes) => {
+                    if let Some(tree) = self.refresh_kept(&kept, &nodes, budget).await {
+                        tracing::trace!(window = %window.title, n = nodes.len(), "tree refreshed in place");
+                        self.keep(
+                            window,
+                            tree.clone(),
+                            mark,
+                            *budget,
+                            (x_rect, kept.offset),
+                            kept.taken,
+                        );
+                        return Ok(tree);
+                    }
+                }
+                Plan::Full(why) => tracing::trace!(window = %window.title, why, "full capture"),
+            }
+        }
+        let tree = self.capture_settled(window, budget).await?;
+        let offset = self.extents_offset(window).await.unwrap_or((0, 0));
+        self.keep(
+            window,
+            tree.clone(),
+            mark,
+            *budget,
+            (x_rect, offset),
+            Instant::now(),
+        );
+        Ok(tree)
+    }
+
+    /// Reads `nodes` of the kept capture again; `None` when one is gone or
+    /// fails (a full capture follows).
+    async fn refresh_kept(
+        &self,
+        kept: &Kept,
+        nodes: &[usize],
+        budget: &TreeBudget,
+    ) -> Option<UiTree> {
+        let reads = join_all(nodes.iter().map(|&i| {
+            let h = &kept.tree.nodes[i].handle;
+            self.read_node(h, budget.max_text_chars, None, None)
+        }))
+        .await;
+        let mut tree = kept.tree.clone();
+        for (&i, raw) in nodes.iter().zip(reads) {
+            let raw = raw.ok()?;
+            if raw.states.contains(State::Defunct) {
+                return None;
+            }
+            let old = &tree.nodes[i];
+            let mut node = self.to_node(
+                raw,
+                old.handle.clone(),
+                i,
+                old.parent,
+                old.depth,
+                kept.offset,
+            );
+            // What the capture derived stays: the name read off a label for
+            // an unnamed control, the menu-item reading of a submenu.
+            if node.name.is_empty() || crate::labels::is_class_name(&node.name) {
+                node.name = old.name.clone();
+            }
+            if node.role == old.role {
+                node.control_type = old.control_type.clone();
+            }
+            node.children = std::mem::take(&mut tree.nodes[i].children);
+            tree.nodes[i] = node;
+        }
+        Some(tree)
+    }
+
+    fn keep(
+        &self,
+        window: &WindowInfo,
+        tree: UiTree,
+        mark: u64,
+        budget: TreeBudget,
+        (x_rect, offset): (Option<Rect<Screen>>, (i32, i32)),
+        taken: Instant,
+    ) {
+        let index = tree
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                let (_, path) = split_handle(&n.handle).ok()?;
+                Some((path.to_owned(), n.index))
+            })
+            .collect();
+        if let Ok(mut m) = self.kept.lock() {
+            // Only the windows observed lately are worth keeping.
+            if m.len() >= 16 && !m.contains_key(&window.handle.0) {
+                m.clear();
+            }
+            m.insert(
+                window.handle.0.clone(),
+                Kept {
+                    tree,
+                    mark,
+                    budget,
+                    x_rect,
+                    offset,
+                    index,
+                    taken,
+                },
+            );
+        }
+    }
+}
