@@ -17,15 +17,16 @@ use crate::memory::{Blackboard, Memory, SavedScreenshot, SubtaskRecord};
 use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{ActionCall, AppResponse, action_string, plain};
-use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepImages, StepRecord};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, Diagnostic, StepStatus};
 use ufo_desktop::Screenshot;
-use ufo_desktop::annotate::{AnnotationStyle, annotate};
+use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
-use ufo_desktop::encode::{PngCompression, data_url, encode_png};
+use ufo_desktop::encode::{ModelImage, PngCompression, encode_png};
+use ufo_desktop::observe::{ModelImages, model_images};
 use ufo_desktop::tools::{APP_UI_EXECUTOR, ControlsInfo, ScreenshotInfo, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -47,6 +48,9 @@ pub struct AgentSettings {
     pub max_repeat: u32,
     /// PNG compression of saved images.
     pub png: PngCompression,
+    /// How screenshots are sent to the model (`SCREENSHOT_FORMAT`,
+    /// `SCREENSHOT_JPEG_QUALITY`, `SCREENSHOT_MAX_SIDE`).
+    pub image: ModelImage,
     /// `SAVE_UI_TREE`: each AppAgent step also fetches the window's full UI
     /// tree (`get_ui_tree`), saved as `ui_trees/ui_tree_step{N}.json`.
     pub save_ui_tree: bool,
@@ -75,6 +79,7 @@ impl Default for AgentSettings {
             concat_screenshot: false,
             max_repeat: 3,
             png: PngCompression::Fast,
+            image: ModelImage::default(),
             save_ui_tree: false,
             safe_guard: false,
             safe_guard_tools: None,
@@ -241,68 +246,77 @@ impl AppAgent {
 
         // 1. Data collection.
         let t = Instant::now();
-        let observed = observe_window(self.dispatcher.as_ref(), self.settings.save_ui_tree).await;
-        rec.time(Phase::DataCollection, t);
+        let observed = self.dispatcher.observe(self.settings.save_ui_tree).await;
         let Observation {
             controls,
             window,
             screenshot: shot,
-            screenshot_url,
+            screenshot_png,
             ui_tree,
         } = match observed {
             Ok(o) => o,
             Err(e) => {
+                rec.time(Phase::DataCollection, t);
                 return Err(rec.fail(e, AppAgentStatus::Error, started));
             }
         };
         rec.control_count = controls.len();
         rec.ui_tree = ui_tree;
-        let n = input.session_step;
         let mut image_urls: Vec<(String, String)> = Vec::new(); // (label key, url)
         let mut clean_url = None;
-        if let Some(shot) = &shot {
-            // The dispatcher's PNG, kept as it came: no second encoding.
-            let clean = screenshot_url
-                .as_deref()
-                .and_then(|u| ufo_desktop::encode::decode_data_url(u).ok())
-                .map(|(_, png)| png)
-                .or_else(|| encode_png(&shot.image, self.settings.png).ok());
-            let annotated = annotate(shot, &controls, &AnnotationStyle::default())
-                .ok()
-                .and_then(|a| {
-                    let concat = concat_side_by_side(&shot.image, &a.image);
-                    rec.images.concat = if self.settings.concat_screenshot {
-                        encode_png(&concat, self.settings.png).ok()
-                    } else {
-                        None
-                    };
-                    encode_png(&a.image, self.settings.png).ok()
-                });
-            clean_url = screenshot_url.or_else(|| clean.as_ref().map(|b| data_url("image/png", b)));
-            if self.settings.visual_mode {
-                if self.settings.include_last_screenshot
-                    && let Some((step, url)) = &self.last_selected
-                {
-                    image_urls.push(("last".into(), url.clone()));
-                    rec.screenshots
-                        .insert("last".into(), ImageKind::Selected.file(*step));
-                }
-                if self.settings.concat_screenshot {
-                    if let Some(c) = &rec.images.concat {
-                        image_urls.push(("concat".into(), data_url("image/png", c)));
+        let mut log_images = None;
+        let shot = match shot.map(|s| {
+            model_images(
+                s,
+                &controls,
+                &AnnotationStyle::default(),
+                &self.settings.image,
+                screenshot_png,
+            )
+        }) {
+            Some(Ok(mi)) => {
+                let concat = self
+                    .settings
+                    .concat_screenshot
+                    .then(|| concat_side_by_side(&mi.shot.image, &mi.annotated.image));
+                let concat_model = concat
+                    .as_ref()
+                    .and_then(|c| self.settings.image.encode(c).ok());
+                clean_url = Some(mi.clean.data_url());
+                if self.settings.visual_mode {
+                    if self.settings.include_last_screenshot
+                        && let Some((step, url)) = &self.last_selected
+                    {
+                        image_urls.push(("last".into(), url.clone()));
+                        rec.screenshots
+                            .insert("last".into(), ImageKind::Selected.file(*step));
                     }
-                } else {
-                    if let Some(u) = &clean_url {
-                        image_urls.push(("clean".into(), u.clone()));
-                    }
-                    if let Some(a) = &annotated {
-                        image_urls.push(("annotated".into(), data_url("image/png", a)));
+                    match &concat_model {
+                        Some(c) => image_urls.push(("concat".into(), c.data_url())),
+                        None if self.settings.concat_screenshot => {}
+                        None => {
+                            image_urls.push(("clean".into(), mi.clean.data_url()));
+                            image_urls.push(("annotated".into(), mi.marked.data_url()));
+                        }
                     }
                 }
+                // The log's PNGs are encoded while the model thinks (the same
+                // bytes when the model takes PNG).
+                log_images = Some(log_pngs(
+                    &mi,
+                    concat.map(|c| (c, concat_model)),
+                    self.settings.png,
+                ));
+                Some(mi.shot)
             }
-            rec.images.clean = clean;
-            rec.images.annotated = annotated;
-        }
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "the screenshot could not be prepared for the model");
+                None
+            }
+            None => None,
+        };
+        rec.time(Phase::DataCollection, t);
+        let n = input.session_step;
 
         // 2. LLM interaction.
         let window = window
@@ -322,6 +336,9 @@ impl AppAgent {
             |r, repairs| check_app_reply(r, &controls, &specs, repairs),
         )
         .await;
+        if let Some(task) = log_images {
+            rec.images = task.await.unwrap_or_default();
+        }
         let Checked { reply, status } = match checked {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
@@ -628,12 +645,12 @@ impl AppAgent {
         }
         if let Some(shot) = shot {
             let img = selected_controls_image(shot, controls, &ids);
-            rec.images.selected = encode_png(&img, self.settings.png).ok();
-            self.last_selected = rec
-                .images
-                .selected
-                .as_ref()
-                .map(|b| (n, data_url("image/png", b)));
+            let model = self.settings.image.encode(&img).ok();
+            rec.images.selected = match &model {
+                Some(m) if m.mime == "image/png" => Some(m.bytes.clone()),
+                _ => encode_png(&img, self.settings.png).ok(),
+            };
+            self.last_selected = model.map(|m| (n, m.data_url()));
         }
         self.last_actions = rec
             .actions
@@ -689,6 +706,33 @@ impl AppAgent {
     }
 }
 
+/// Encodes a step's log images as PNG on a blocking thread: the clean and
+/// annotated screenshots (reused as they are when the model was sent PNG)
+/// and, when asked, the side-by-side concatenation.
+fn log_pngs(
+    mi: &ModelImages,
+    concat: Option<(image::RgbImage, Option<ufo_desktop::encode::Encoded>)>,
+    png: PngCompression,
+) -> tokio::task::JoinHandle<StepImages> {
+    let as_png =
+        |e: &ufo_desktop::encode::Encoded| (e.mime == "image/png").then(|| e.bytes.clone());
+    let clean = as_png(&mi.clean).ok_or_else(|| mi.shot.image.clone());
+    let annotated = as_png(&mi.marked).ok_or_else(|| mi.annotated.image.clone());
+    let concat = concat.map(|(img, enc)| enc.as_ref().and_then(as_png).ok_or(img));
+    tokio::task::spawn_blocking(move || {
+        let done = |x: Result<Vec<u8>, image::RgbImage>| match x {
+            Ok(bytes) => Some(bytes),
+            Err(img) => encode_png(&img, png).ok(),
+        };
+        StepImages {
+            clean: done(clean),
+            annotated: done(annotated),
+            concat: concat.and_then(done),
+            selected: None,
+        }
+    })
+}
+
 /// What the data-collection phase sees of the selected window.
 #[derive(Debug)]
 pub struct Observation {
@@ -699,19 +743,20 @@ pub struct Observation {
     pub window: Option<ufo_core::WindowInfo>,
     /// The window's screenshot, when it could be taken.
     pub screenshot: Option<Screenshot>,
-    /// The same screenshot as the dispatcher encoded it (a PNG data URL):
-    /// saved and sent as is, never encoded again.
-    pub screenshot_url: Option<String>,
+    /// The same screenshot as PNG when it came encoded (over the wire):
+    /// saved and sent as is when PNG is what the model takes, never encoded
+    /// again.
+    pub screenshot_png: Option<Vec<u8>>,
     /// The full UI tree (`get_ui_tree`), when asked for and available.
     pub ui_tree: Option<Value>,
 }
 
-/// Observes the selected window through `dispatcher`:
+/// Observes the selected window through `dispatcher`'s tools:
 /// `get_app_window_controls_target_info`, `capture_window_screenshot` and,
 /// with `ui_tree`, `get_ui_tree`. Only a missing control list is an error; a
 /// missing screenshot or tree leaves that part `None`.
-pub async fn observe_window(
-    dispatcher: &dyn CommandDispatcher,
+pub async fn observe_window<D: CommandDispatcher + ?Sized>(
+    dispatcher: &D,
     ui_tree: bool,
 ) -> Result<Observation, AgentError> {
     let mut commands = vec![
@@ -748,14 +793,29 @@ pub async fn observe_window(
         .next()
         .filter(|r| r.is_success())
         .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok());
-    let screenshot = info.as_ref().and_then(|i| i.decode().ok());
-    let screenshot_url = info.filter(|_| screenshot.is_some()).map(|i| i.image_url);
+    // One base64 decoding and one PNG decoding; the PNG bytes are kept.
+    let (screenshot, screenshot_png) = match info.and_then(|i| {
+        let (_, png) = ufo_desktop::encode::decode_data_url(&i.image_url).ok()?;
+        Some((i.frame, png))
+    }) {
+        Some((frame, png)) => match image::load_from_memory(&png) {
+            Ok(img) => (
+                Some(Screenshot {
+                    image: img.to_rgb8(),
+                    frame,
+                }),
+                Some(png),
+            ),
+            Err(_) => (None, None),
+        },
+        None => (None, None),
+    };
     let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
     Ok(Observation {
         controls: controls_info.controls,
         window: Some(controls_info.window),
         screenshot,
-        screenshot_url,
+        screenshot_png,
         ui_tree,
     })
 }

@@ -26,6 +26,16 @@ pub trait CommandDispatcher: Send + Sync {
 
     /// A short description for logs (`local`, `ws://…`).
     fn describe(&self) -> String;
+
+    /// Observes the selected window for an AppAgent step: its labelled
+    /// controls and screenshot (and, with `ui_tree`, its full tree). The
+    /// default runs the data-collection tools through
+    /// [`CommandDispatcher::execute`] (the screenshot travels as PNG); a
+    /// dispatcher in the same process as the desktop hands the pixels over
+    /// as they are.
+    async fn observe(&self, ui_tree: bool) -> Result<crate::app::Observation, crate::AgentError> {
+        crate::app::observe_window(self, ui_tree).await
+    }
 }
 
 /// Executes one command and returns its result.

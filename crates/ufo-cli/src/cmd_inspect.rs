@@ -182,17 +182,16 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
     } else {
         let w = pick_window(&b, &args.window).await?;
         if args.annotate {
-            let o = observe(
-                &b,
-                &w,
-                &TreeBudget::default(),
-                &FilterConfig::default(),
-                &AnnotationStyle::default(),
-                PngCompression::Default,
-            )
-            .await
-            .map_err(|e| e.report())?;
-            o.annotated_png
+            let mut ctx = ufo_desktop::tools::ToolContext::for_window(w.clone(), Vec::new());
+            ctx.app_window = Some(w);
+            let image = ufo_desktop::encode::ModelImage {
+                png: PngCompression::Default,
+                ..Default::default()
+            };
+            let o = observe(&b, &mut ctx, &AnnotationStyle::default(), &image)
+                .await
+                .map_err(|e| e.report())?;
+            o.images.marked.bytes
         } else {
             let shot = b
                 .screenshot(&ScreenshotTarget::Window(w))

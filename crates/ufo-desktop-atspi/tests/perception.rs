@@ -7,77 +7,85 @@ use common::*;
 use serde_json::json;
 use std::time::Duration;
 use ufo_desktop::annotate::AnnotationStyle;
-use ufo_desktop::encode::PngCompression;
-use ufo_desktop::filter::FilterConfig;
+use ufo_desktop::encode::{ImageFormat, ModelImage};
 use ufo_desktop::observe::observe as observe_all;
+use ufo_desktop::tools::ToolContext;
 use ufo_desktop::{Backend, TreeBudget};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn annotated_labels_lie_inside_the_image_and_map_to_their_controls() {
     let (d, b) = desktop_with("gnome-calculator").await;
     let w = main_window(&b, "gnome-calculator").await;
-    let o = observe_all(
-        &b,
-        &w,
-        &TreeBudget::default(),
-        &FilterConfig::default(),
-        &AnnotationStyle::default(),
-        PngCompression::Fast,
-    )
-    .await
-    .unwrap();
-    let bounds = o.screenshot.bounds();
-    assert!(o.controls.len() > 20);
-    assert_eq!(
-        o.annotated.labels.len(),
-        o.controls.len(),
-        "every on-screen control gets a label"
-    );
-    for (i, l) in o.annotated.labels.iter().enumerate() {
-        assert!(
-            l.rect.x >= 0
-                && l.rect.y >= 0
-                && l.rect.right() <= bounds.width
-                && l.rect.bottom() <= bounds.height,
-            "label {} at {:?} leaves {:?}",
-            l.id,
-            l.rect,
-            bounds
-        );
-        let c = o
-            .controls
-            .iter()
-            .find(|c| c.id == l.id)
-            .unwrap_or_else(|| panic!("label {} has no control", l.id));
-        let target = o
-            .screenshot
-            .to_image_rect(&c.rect)
-            .intersection(&bounds)
+    // As sent by default (PNG, full size), and as JPEG scaled down to 240
+    // pixels: the frame's scale keeps every mark on its control.
+    let small = ModelImage {
+        format: ImageFormat::Jpeg,
+        max_side: Some(240),
+        ..ModelImage::default()
+    };
+    for image in [ModelImage::default(), small] {
+        let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
+        ctx.app_window = Some(w.clone());
+        let o = observe_all(&b, &mut ctx, &AnnotationStyle::default(), &image)
+            .await
             .unwrap();
+        let (shot, annotated) = (&o.images.shot, &o.images.annotated);
+        if image.max_side.is_some() {
+            assert_eq!(shot.image.width().max(shot.image.height()), 240);
+            assert!(shot.frame.scale < 1.0, "{:?}", shot.frame);
+            assert_eq!(o.images.marked.mime, "image/jpeg");
+        }
+        let bounds = shot.bounds();
+        assert!(o.controls.len() > 20);
         assert_eq!(
-            l.target, target,
-            "label {} points at {:?}, control is at {:?}",
-            l.id, l.target, target
+            annotated.labels.len(),
+            o.controls.len(),
+            "every on-screen control gets a label"
         );
-        assert_eq!(l.id as usize, i + 1, "labels are numbered 1..N in order");
-        // The label sits on or next to its control.
-        let grown = ufo_core::Rect::<ufo_core::Image>::new(
-            target.x - 40,
-            target.y - 40,
-            target.width + 80,
-            target.height + 80,
-        );
-        assert!(
-            grown.intersection(&l.rect).is_some(),
-            "label {} is far from its control",
-            l.id
-        );
+        for (i, l) in annotated.labels.iter().enumerate() {
+            assert!(
+                l.rect.x >= 0
+                    && l.rect.y >= 0
+                    && l.rect.right() <= bounds.width
+                    && l.rect.bottom() <= bounds.height,
+                "label {} at {:?} leaves {:?}",
+                l.id,
+                l.rect,
+                bounds
+            );
+            let c = o
+                .controls
+                .iter()
+                .find(|c| c.id == l.id)
+                .unwrap_or_else(|| panic!("label {} has no control", l.id));
+            let target = shot.to_image_rect(&c.rect).intersection(&bounds).unwrap();
+            assert_eq!(
+                l.target, target,
+                "label {} points at {:?}, control is at {:?}",
+                l.id, l.target, target
+            );
+            assert_eq!(l.id as usize, i + 1, "labels are numbered 1..N in order");
+            // The label sits on or next to its control.
+            let grown = ufo_core::Rect::<ufo_core::Image>::new(
+                target.x - 40,
+                target.y - 40,
+                target.width + 80,
+                target.height + 80,
+            );
+            assert!(
+                grown.intersection(&l.rect).is_some(),
+                "label {} is far from its control",
+                l.id
+            );
+        }
+        // The image really is annotated: pixels differ from the clean capture.
+        assert_ne!(annotated.image.as_raw(), shot.image.as_raw());
+        // What the model is sent decodes to the annotated image.
+        let back = image::load_from_memory(&o.images.marked.bytes)
+            .unwrap()
+            .to_rgb8();
+        assert_eq!(back.dimensions(), annotated.image.dimensions());
     }
-    // The image really is annotated: pixels differ from the clean capture.
-    assert_ne!(o.annotated.image.as_raw(), o.screenshot.image.as_raw());
-    // The PNG decodes to the annotated image.
-    let back = image::load_from_memory(&o.annotated_png).unwrap().to_rgb8();
-    assert_eq!(back.dimensions(), o.annotated.image.dimensions());
     d.stop().unwrap();
 }
 

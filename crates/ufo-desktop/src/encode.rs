@@ -1,5 +1,7 @@
-//! PNG encoding and `data:` URLs (how screenshots travel to models and over the
-//! wire).
+//! Image encoding and `data:` URLs (how screenshots travel to models and
+//! over the wire): PNG for logs and the wire, and the format and size a model
+//! is sent ([`ModelImage`]: PNG, JPEG or WebP, optionally downscaled through
+//! the screenshot's frame so that coordinates stay exact).
 
 use crate::error::{DesktopError, Result};
 use base64::Engine as _;
@@ -33,6 +35,9 @@ impl PngCompression {
     pub fn from_ufo_level(level: u8) -> Self {
         match level {
             0 => PngCompression::None,
+            // Level 1 asks for speed: the fastest encoder gives it (zlib
+            // level 1 takes several times longer for a similar size).
+            1 => PngCompression::Fast,
             n => PngCompression::Level(n.min(9)),
         }
     }
@@ -46,6 +51,141 @@ impl PngCompression {
             PngCompression::Level(0) => CompressionType::Uncompressed,
             PngCompression::Level(n) => CompressionType::Level(n.min(9)),
         }
+    }
+}
+
+/// The format a model is sent images in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// PNG (lossless; what UFO sends).
+    #[default]
+    Png,
+    /// JPEG at [`ModelImage::quality`] (smallest, fastest to encode).
+    Jpeg,
+    /// Lossless WebP.
+    Webp,
+}
+
+impl std::str::FromStr for ImageFormat {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "png" => Ok(ImageFormat::Png),
+            "jpeg" | "jpg" => Ok(ImageFormat::Jpeg),
+            "webp" => Ok(ImageFormat::Webp),
+            other => Err(format!(
+                "unknown image format {other:?}; use png, jpeg or webp"
+            )),
+        }
+    }
+}
+
+/// How screenshots are prepared for a model: format, JPEG quality, PNG
+/// compression and the largest side in pixels (larger images are scaled
+/// down; the screenshot's [`Frame`](ufo_core::geometry::Frame) records the
+/// scale, so marks and coordinates stay exact).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelImage {
+    /// The format.
+    pub format: ImageFormat,
+    /// JPEG quality, 1–100.
+    pub quality: u8,
+    /// PNG compression.
+    pub png: PngCompression,
+    /// Largest width or height sent; `None`: the screenshot's own size.
+    pub max_side: Option<u32>,
+}
+
+impl Default for ModelImage {
+    fn default() -> Self {
+        Self {
+            format: ImageFormat::Png,
+            quality: 85,
+            png: PngCompression::Fast,
+            max_side: None,
+        }
+    }
+}
+
+/// Encoded image bytes and their media type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// `image/png`, `image/jpeg` or `image/webp`.
+    pub mime: &'static str,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Encoded {
+    /// As a `data:` URL.
+    pub fn data_url(&self) -> String {
+        data_url(self.mime, &self.bytes)
+    }
+}
+
+impl ModelImage {
+    /// Encodes `img` in this format.
+    pub fn encode(&self, img: &RgbImage) -> Result<Encoded> {
+        let fail = |what: &str, e: image::ImageError| {
+            DesktopError::Image(format!("{what} encoding failed: {e}"))
+        };
+        match self.format {
+            ImageFormat::Png => Ok(Encoded {
+                mime: "image/png",
+                bytes: encode_png(img, self.png)?,
+            }),
+            ImageFormat::Jpeg => {
+                let mut out = Vec::with_capacity(img.as_raw().len() / 10);
+                image::codecs::jpeg::JpegEncoder::new_with_quality(
+                    &mut out,
+                    self.quality.clamp(1, 100),
+                )
+                .write_image(
+                    img.as_raw(),
+                    img.width(),
+                    img.height(),
+                    ExtendedColorType::Rgb8,
+                )
+                .map_err(|e| fail("JPEG", e))?;
+                Ok(Encoded {
+                    mime: "image/jpeg",
+                    bytes: out,
+                })
+            }
+            ImageFormat::Webp => {
+                let mut out = Vec::with_capacity(img.as_raw().len() / 8);
+                image::codecs::webp::WebPEncoder::new_lossless(&mut out)
+                    .write_image(
+                        img.as_raw(),
+                        img.width(),
+                        img.height(),
+                        ExtendedColorType::Rgb8,
+                    )
+                    .map_err(|e| fail("WebP", e))?;
+                Ok(Encoded {
+                    mime: "image/webp",
+                    bytes: out,
+                })
+            }
+        }
+    }
+
+    /// `shot` scaled down to [`ModelImage::max_side`] when it is larger
+    /// (its frame's scale says by how much); otherwise unchanged.
+    pub fn fit(&self, shot: crate::Screenshot) -> crate::Screenshot {
+        let (w, h) = shot.image.dimensions();
+        let Some(max) = self.max_side.filter(|&m| m > 0 && w.max(h) > m) else {
+            return shot;
+        };
+        let factor = f64::from(max) / f64::from(w.max(h));
+        let nw = ((f64::from(w) * factor).round() as u32).max(1);
+        let nh = ((f64::from(h) * factor).round() as u32).max(1);
+        let image =
+            image::imageops::resize(&shot.image, nw, nh, image::imageops::FilterType::Triangle);
+        let mut frame = shot.frame;
+        frame.scale *= f64::from(nw) / f64::from(w);
+        crate::Screenshot { image, frame }
     }
 }
 

@@ -35,6 +35,11 @@ pub struct SystemConfig {
     pub max_round: usize,
     /// `SLEEP_TIME` (1 s): pause between steps.
     pub sleep_time: f64,
+    /// `SETTLE_TIMEOUT` (1 s): the longest wait after an action for the
+    /// application to react; the wait ends as soon as its accessibility
+    /// events go quiet (a click whose effect is immediate costs
+    /// milliseconds). 0 disables the wait.
+    pub settle_timeout: f64,
     /// `STEP_TIMEOUT` (600 s): the longest one agent step may take, model
     /// calls, retries and actions included; past it the step ends in ERROR.
     pub step_timeout: f64,
@@ -75,6 +80,7 @@ impl Default for SystemConfig {
             max_step: 50,
             max_round: 10,
             sleep_time: 1.0,
+            settle_timeout: 1.0,
             step_timeout: 600.0,
             safe_guard: true,
             eva_session: true,
@@ -321,6 +327,46 @@ fn bad(k: &str, expected: &str, got: &Value) -> SessionError {
 /// Agent section `name`, with the system-level LLM keys (`MAX_TOKENS`,
 /// `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`) merged in where the section
 /// does not set them.
+/// `SCREENSHOT_FORMAT` (png | jpeg | webp, default png),
+/// `SCREENSHOT_JPEG_QUALITY` (1–100, default 85) and `SCREENSHOT_MAX_SIDE`
+/// (pixels, default 0: the screenshot's own size): how the AppAgent's
+/// screenshots are sent to the model.
+fn model_image(keys: &Keys<'_>) -> Result<ufo_desktop::encode::ModelImage, SessionError> {
+    let d = ufo_desktop::encode::ModelImage::default();
+    let format = match keys.get("SCREENSHOT_FORMAT") {
+        None | Some(Value::Null) => d.format,
+        Some(Value::String(f)) => f.parse().map_err(|message| SessionError::BadKey {
+            key: "SCREENSHOT_FORMAT".into(),
+            message,
+        })?,
+        Some(other) => return Err(bad("SCREENSHOT_FORMAT", "png, jpeg or webp", other)),
+    };
+    let quality = keys.uint("SCREENSHOT_JPEG_QUALITY", u64::from(d.quality))?;
+    if !(1..=100).contains(&quality) {
+        return Err(SessionError::BadKey {
+            key: "SCREENSHOT_JPEG_QUALITY".into(),
+            message: format!("is {quality}; it must be between 1 and 100"),
+        });
+    }
+    let max_side = keys.uint("SCREENSHOT_MAX_SIDE", 0)?;
+    if max_side != 0 && !(64..=16_384).contains(&max_side) {
+        return Err(SessionError::BadKey {
+            key: "SCREENSHOT_MAX_SIDE".into(),
+            message: format!(
+                "is {max_side}; use 0 (the screenshot's own size) or 64 to 16384 pixels"
+            ),
+        });
+    }
+    Ok(ufo_desktop::encode::ModelImage {
+        format,
+        quality: quality as u8,
+        png: ufo_desktop::encode::PngCompression::from_ufo_level(
+            u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
+        ),
+        max_side: (max_side != 0).then_some(max_side as u32),
+    })
+}
+
 fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionError> {
     match keys.top.get(name) {
         None | Some(Value::Null) => Ok(None),
@@ -476,6 +522,7 @@ impl UfoConfig {
             png: ufo_desktop::encode::PngCompression::from_ufo_level(
                 u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
             ),
+            image: model_image(&keys)?,
             save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
             safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
             safe_guard_tools: keys.strings("SAFE_GUARD_TOOLS", "a list of tool names")?,
@@ -489,6 +536,7 @@ impl UfoConfig {
                 .unwrap_or(d.max_round)
                 .max(1),
             sleep_time: keys.seconds("SLEEP_TIME", d.sleep_time, 3600.0)?,
+            settle_timeout: keys.seconds("SETTLE_TIMEOUT", d.settle_timeout, 30.0)?,
             step_timeout: match keys.seconds("STEP_TIMEOUT", d.step_timeout, 86_400.0)? {
                 t if t < 1.0 => {
                     return Err(SessionError::BadKey {

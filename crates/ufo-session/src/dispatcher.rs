@@ -3,10 +3,10 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 use tokio::sync::Mutex;
-use ufo_agent::CommandDispatcher;
-use ufo_core::{ActionResult, Command};
+use ufo_agent::{AgentError, CommandDispatcher, Observation};
+use ufo_core::{ActionResult, Command, Diagnostic};
 use ufo_desktop::Backend;
-use ufo_desktop::tools::{ToolContext, execute_all};
+use ufo_desktop::tools::{Tool, ToolContext, execute_all, observe_app};
 
 /// Executes commands in this process with [`ufo_desktop::tools`] over a
 /// [`Backend`], keeping one [`ToolContext`] (selected window, labelled
@@ -50,6 +50,7 @@ impl LocalDispatcher {
 pub fn tool_settings(system: &crate::config::SystemConfig) -> ufo_desktop::tools::ToolSettings {
     let mut settings = context(system.control_list.as_deref()).settings;
     settings.png = system.agent.png;
+    settings.action_settle = std::time::Duration::from_secs_f64(system.settle_timeout);
     settings.launch = Some(ufo_desktop::launch::Allowlist::system(
         &system.app_allowlist,
     ));
@@ -77,5 +78,37 @@ impl CommandDispatcher for LocalDispatcher {
 
     fn describe(&self) -> String {
         "local".into()
+    }
+
+    /// The same tools in process, with the screenshot handed over as pixels:
+    /// nothing is encoded here; the agent encodes once, in the model's format.
+    async fn observe(&self, ui_tree: bool) -> Result<Observation, AgentError> {
+        let mut ctx = self.ctx.lock().await;
+        let o = observe_app(self.backend.as_ref(), &mut ctx)
+            .await
+            .map_err(|e| AgentError::Observation(e.report()))?;
+        if let Some(e) = &o.screenshot_error {
+            tracing::debug!(error = %e, "no screenshot this step");
+        }
+        let ui_tree = match ui_tree {
+            true => execute_all(
+                self.backend.as_ref(),
+                &mut ctx,
+                &[Tool::GetUiTree.command(serde_json::json!({}))],
+            )
+            .await
+            .into_iter()
+            .next()
+            .filter(|r| r.is_success())
+            .map(|r| r.result),
+            false => None,
+        };
+        Ok(Observation {
+            controls: o.controls,
+            window: Some(o.tree.window),
+            screenshot: o.screenshot,
+            screenshot_png: None,
+            ui_tree,
+        })
     }
 }

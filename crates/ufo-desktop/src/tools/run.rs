@@ -101,11 +101,7 @@ pub(super) async fn run(
                 .and_then(|p| p.working_dir.as_deref()),
         )),
         Tool::CaptureWindowScreenshot => {
-            if ctx.controls.is_empty() {
-                follow_app(b, ctx).await?;
-            }
-            let w = window(ctx)?.clone();
-            let shot = b.screenshot(&ScreenshotTarget::Window(w)).await?;
+            let shot = screenshot_now(b, ctx).await?;
             let info = ScreenshotInfo {
                 image_url: png_data_url(&shot.image, ctx.settings.png)?,
                 frame: shot.frame,
@@ -116,12 +112,7 @@ pub(super) async fn run(
             to_json(&info)
         }
         Tool::GetAppWindowControlsTargetInfo => {
-            follow_app(b, ctx).await?;
-            let w = window(ctx)?.clone();
-            let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
-            let controls = label_controls(&tree, &ctx.settings.filter, None);
-            ctx.controls = controls.clone();
-            ctx.window = Some(tree.window.clone());
+            let (tree, controls, _) = controls_now(b, ctx).await?;
             to_json(&ControlsInfo {
                 window: tree.window,
                 controls,
@@ -227,6 +218,46 @@ async fn raise(b: &dyn Backend, ctx: &ToolContext) {
     {
         tracing::debug!(window = %w.title, error = %e, "could not activate window");
     }
+}
+
+/// Follows the application to the window a person would work in, captures
+/// it and labels its controls (stored in the context for `id` arguments).
+/// Returns the tree, the controls and the milliseconds spent following,
+/// capturing and labelling.
+pub(super) async fn controls_now(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+) -> Result<(ufo_core::UiTree, Vec<Control>, [f64; 3])> {
+    let t = Instant::now();
+    follow_app(b, ctx).await?;
+    let follow = ms(t);
+    let w = window(ctx)?.clone();
+    let t = Instant::now();
+    let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
+    let capture = ms(t);
+    let t = Instant::now();
+    let controls = label_controls(&tree, &ctx.settings.filter, None);
+    let label = ms(t);
+    ctx.controls = controls.clone();
+    ctx.window = Some(tree.window.clone());
+    Ok((tree, controls, [follow, capture, label]))
+}
+
+/// A screenshot of the current window (following the application first when
+/// no controls were listed yet).
+pub(super) async fn screenshot_now(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+) -> Result<crate::Screenshot> {
+    if ctx.controls.is_empty() {
+        follow_app(b, ctx).await?;
+    }
+    let w = window(ctx)?.clone();
+    b.screenshot(&ScreenshotTarget::Window(w)).await
+}
+
+pub(super) fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Waits (at most [`super::ToolSettings::action_settle`]) until the
