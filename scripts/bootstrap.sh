@@ -2,7 +2,7 @@
 # Installs the system packages ufo-rs needs (Debian/Ubuntu) and builds the binary.
 #
 #   scripts/bootstrap.sh            packages for running and testing + debug build
-#   scripts/bootstrap.sh --bench    (kept for old scripts; LibreOffice is always installed)
+#   scripts/bootstrap.sh --bench    + the benchmarks' Python baselines' PIL (python3-pil)
 #   scripts/bootstrap.sh --no-build packages only
 #
 # As root it runs apt-get itself. As another user it prints the exact
@@ -37,8 +37,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
 # node and npm from Debian unless node is already there (NodeSource's
 # nodejs package carries npm and conflicts with Debian's npm package).
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-# --bench used to add LibreOffice; the tests need it now, so it is always there.
-: "$want_bench"
+# --bench: PIL for the Python baselines (scripts/bench/step_baseline.py takes
+# screenshots and draws marks with it); the tests do not need it.
+if [ "$want_bench" = 1 ]; then packages+=(python3-pil); fi
 
 missing=()
 for p in "${packages[@]}"; do
