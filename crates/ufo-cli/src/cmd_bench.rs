@@ -24,6 +24,8 @@ pub(crate) enum BenchCommand {
     /// The simulated devices of `ufo bench service` (started by it).
     #[command(hide = true)]
     ServiceDevices(crate::cmd_bench_service::DevicesArgs),
+    /// Count the prompt tokens of a window's control list, ours against UFO's layout.
+    Tokens(crate::bench_tokens::TokensArgs),
 }
 
 #[derive(Debug, Args)]
@@ -102,6 +104,7 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
         BenchCommand::Perception(a) => a,
         BenchCommand::Service(a) => return crate::cmd_bench_service::run(a).await,
         BenchCommand::ServiceDevices(a) => return crate::cmd_bench_service::devices(a).await,
+        BenchCommand::Tokens(a) => return crate::bench_tokens::run(a).await,
     };
     if args.runs == 0 {
         return Err(CliError::BadOption {

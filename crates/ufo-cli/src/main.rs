@@ -1,6 +1,7 @@
 //! The `ufo` binary: a thin layer of argument parsing and presentation over the
 //! library crates.
 
+mod bench_tokens;
 mod cmd_bench;
 mod cmd_bench_service;
 mod cmd_demo;

@@ -377,6 +377,12 @@ pub fn prompt_controls(controls: &[Control]) -> Vec<PromptControl> {
     controls.iter().map(Control::to_prompt).collect()
 }
 
+/// The control list exactly as the AppAgent puts it in its user prompt
+/// (`{control_item}`): [`prompt_controls`] as compact JSON.
+pub fn prompt_text(controls: &[Control]) -> String {
+    serde_json::to_string(&prompt_controls(controls)).unwrap_or_default()
+}
+
 /// The compact prompt form as JSON (what UFO puts in the user prompt).
 pub fn prompt_json(controls: &[Control]) -> serde_json::Value {
     serde_json::to_value(prompt_controls(controls)).unwrap_or_default()
