@@ -11,13 +11,15 @@ use std::process::ExitCode;
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop::TreeBudget;
 use ufo_desktop::annotate::AnnotationStyle;
-use ufo_desktop::encode::PngCompression;
-use ufo_desktop::filter::FilterConfig;
+use ufo_desktop::encode::{ImageFormat, ModelImage, PngCompression};
 use ufo_desktop::observe::{PhaseTimes, observe};
+use ufo_desktop::tools::ToolContext;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
-    /// Time tree capture, filtering, screenshot, annotation and PNG encoding.
+    /// Time one observation as an agent step makes it: following the
+    /// application, tree capture (live), filtering, screenshot, annotation and
+    /// encoding the model's images.
     Perception(PerceptionArgs),
     /// Hold N simulated devices on an agent server and time command round trips.
     Service(crate::cmd_bench_service::ServiceArgs),
@@ -26,6 +28,13 @@ pub(crate) enum BenchCommand {
     ServiceDevices(crate::cmd_bench_service::DevicesArgs),
     /// Count the prompt tokens of a window's control list, ours against UFO's layout.
     Tokens(crate::bench_tokens::TokensArgs),
+    /// Run a scripted 10-step session on a real application in a private
+    /// desktop and time each step's phases, next to a Python agent doing the
+    /// same steps.
+    Step(crate::cmd_bench_step::StepArgs),
+    /// The scripted model of `ufo bench step` (started by it).
+    #[command(hide = true)]
+    StepModel(crate::cmd_bench_step::StepModelArgs),
 }
 
 #[derive(Debug, Args)]
@@ -40,6 +49,16 @@ pub(crate) struct PerceptionArgs {
     /// PNG compression of the encoded image: fast or default.
     #[arg(long, default_value = "fast")]
     png: String,
+    /// The format the model's images are encoded in: png, jpeg or webp.
+    #[arg(long, default_value = "png")]
+    image_format: String,
+    /// Scale the model's images down to at most this many pixels a side.
+    #[arg(long)]
+    max_side: Option<u32>,
+    /// Capture the whole tree every time (as before the live tree), to
+    /// compare.
+    #[arg(long)]
+    full: bool,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -47,12 +66,14 @@ pub(crate) struct PerceptionArgs {
 
 #[derive(Debug, Serialize)]
 struct Stats {
+    follow: f64,
     tree: f64,
     filter: f64,
     screenshot: f64,
     annotate: f64,
     encode: f64,
-    /// tree + filter + screenshot + annotate: one full observation.
+    /// follow + tree + filter + screenshot + annotate + encode: one full
+    /// observation.
     total: f64,
 }
 
@@ -68,7 +89,8 @@ struct Report {
     truncated: bool,
     runs: usize,
     png: String,
-    png_bytes: usize,
+    image_format: String,
+    image_bytes: usize,
     median_ms: Stats,
     min_ms: Stats,
     max_ms: Stats,
@@ -90,6 +112,7 @@ fn median(v: &[f64]) -> f64 {
 
 fn stats(times: &[PhaseTimes], pick: fn(&[f64]) -> f64) -> Stats {
     Stats {
+        follow: stat(times, |t| t.follow, pick),
         tree: stat(times, |t| t.tree, pick),
         filter: stat(times, |t| t.filter, pick),
         screenshot: stat(times, |t| t.screenshot, pick),
@@ -105,6 +128,8 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
         BenchCommand::Service(a) => return crate::cmd_bench_service::run(a).await,
         BenchCommand::ServiceDevices(a) => return crate::cmd_bench_service::devices(a).await,
         BenchCommand::Tokens(a) => return crate::bench_tokens::run(a).await,
+        BenchCommand::Step(a) => return crate::cmd_bench_step::run(a).await,
+        BenchCommand::StepModel(a) => return crate::cmd_bench_step::step_model(a).await,
     };
     if args.runs == 0 {
         return Err(CliError::BadOption {
@@ -126,20 +151,42 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
             .report());
         }
     };
+    let format: ImageFormat = args.image_format.parse().map_err(|e: String| {
+        CliError::BadOption {
+            option: "--image-format",
+            message: e,
+            help: "use --image-format png, jpeg or webp",
+        }
+        .report()
+    })?;
+    let image = ModelImage {
+        format,
+        png,
+        max_side: args.max_side,
+        ..ModelImage::default()
+    };
     let b = connect(&args.desktop).await?;
     let w = pick_window(&b, &args.window).await?;
-    let (budget, filter, style) = (
-        TreeBudget::default(),
-        FilterConfig::default(),
-        AnnotationStyle::default(),
-    );
+    let style = AnnotationStyle::default();
+    let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
+    ctx.app_window = Some(w.clone());
+    if args.full {
+        // A budget the live tree has never seen forces a full capture.
+        ctx.settings.budget = TreeBudget {
+            max_nodes: TreeBudget::default().max_nodes - 1,
+            ..TreeBudget::default()
+        };
+    }
     // Warm-up: raises the window if covered, fills caches of the toolkit.
-    let mut last = observe(&b, &w, &budget, &filter, &style, png)
+    let mut last = observe(&b, &mut ctx, &style, &image)
         .await
         .map_err(|e| e.report())?;
     let mut times = Vec::with_capacity(args.runs);
-    for _ in 0..args.runs {
-        last = observe(&b, &w, &budget, &filter, &style, png)
+    for i in 0..args.runs {
+        if args.full {
+            ctx.settings.budget.max_nodes = TreeBudget::default().max_nodes - 2 - i % 2;
+        }
+        last = observe(&b, &mut ctx, &style, &image)
             .await
             .map_err(|e| e.report())?;
         times.push(last.times);
@@ -154,7 +201,8 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
         truncated: last.tree.truncated,
         runs: args.runs,
         png: args.png.clone(),
-        png_bytes: last.annotated_png.len(),
+        image_format: args.image_format.clone(),
+        image_bytes: last.images.marked.bytes.len(),
         median_ms: stats(&times, median),
         min_ms: stats(&times, min),
         max_ms: stats(&times, max),
@@ -177,7 +225,8 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
             "min",
             "max"
         );
-        let rows: [(&str, Field); 6] = [
+        let rows: [(&str, Field); 7] = [
+            ("follow", |s| s.follow),
             ("tree", |s| s.tree),
             ("filter", |s| s.filter),
             ("screenshot", |s| s.screenshot),
@@ -194,8 +243,9 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
             );
         }
         outln!(
-            "(total = tree + filter + screenshot + annotate; encode is separate, {} bytes)",
-            report.png_bytes
+            "(total = all phases; the annotated {} image is {} bytes)",
+            report.image_format,
+            report.image_bytes
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -4,6 +4,7 @@
 mod bench_tokens;
 mod cmd_bench;
 mod cmd_bench_service;
+mod cmd_bench_step;
 mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;

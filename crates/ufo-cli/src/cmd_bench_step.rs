@@ -1,0 +1,782 @@
+//! `ufo bench step`: what one agent step costs besides the model, on a real
+//! application, next to a Python agent doing the same steps.
+//!
+//! The run starts its own private headless desktop and the application,
+//! then runs a scripted 10-step AppAgent session (clicks, typing, a menu:
+//! `assets/bench/step_sessions.json`) `--runs` times through the real
+//! session — local dispatcher, live tree, event-driven settling, prompts,
+//! logs on disk — against a scripted model served over HTTP by a child
+//! process (`ufo bench step-model`), so that the model costs about nothing
+//! and the child's memory is not this process's. Per-phase medians come from
+//! the steps' own records. In the same run, the Python baseline
+//! (`scripts/bench/step_baseline.py`, embedded) does the same steps the way
+//! Python agents do: a pyatspi walk, a PIL screenshot, set-of-marks drawing,
+//! PNG + base64, and the action with xdotool. Then the window is observed
+//! again unchanged (live tree against a full capture), its controls' prompt
+//! tokens are counted against UFO's layout, and this process's peak memory
+//! is read.
+
+use crate::error::CliError;
+use crate::output::{outln, print_json};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop::annotate::AnnotationStyle;
+use ufo_desktop::encode::{ImageFormat, ModelImage};
+use ufo_desktop::tools::ToolContext;
+use ufo_desktop::{Backend, TreeBudget};
+use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
+
+const SESSIONS: &str = include_str!("../../../assets/bench/step_sessions.json");
+const BASELINE: &str = include_str!("../../../scripts/bench/step_baseline.py");
+
+/// Arguments of `ufo bench step`.
+#[derive(Debug, Args)]
+pub(crate) struct StepArgs {
+    /// The application: gnome-calculator, gedit, mousepad or soffice (Writer).
+    #[arg(long)]
+    app: String,
+    /// How many times the 10-step session runs (after one warm-up run).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// The format the model's images are sent in: png, jpeg or webp.
+    #[arg(long, default_value = "png")]
+    image_format: String,
+    /// Skip the Python baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// Sessions file (default: the shipped assets/bench/step_sessions.json).
+    #[arg(long)]
+    sessions: Option<PathBuf>,
+    /// Keep the session logs here (default: a temporary folder, removed).
+    #[arg(long)]
+    log_dir: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of the scripted model process.
+#[derive(Debug, Args)]
+pub(crate) struct StepModelArgs {
+    /// Sessions file.
+    #[arg(long)]
+    sessions: PathBuf,
+    /// Which application's steps to answer with.
+    #[arg(long)]
+    app: String,
+}
+
+/// One application's scripted session.
+#[derive(Debug, Clone, Deserialize)]
+struct Session {
+    launch: Vec<String>,
+    app_name: String,
+    steps: Vec<Step>,
+}
+
+/// One scripted step.
+#[derive(Debug, Clone, Deserialize)]
+struct Step {
+    kind: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default, rename = "type")]
+    control_type: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    keys: String,
+}
+
+fn bad(option: &'static str, message: String, help: &'static str) -> ErrorReport {
+    CliError::BadOption {
+        option,
+        message,
+        help,
+    }
+    .report()
+}
+
+fn load_sessions(path: Option<&Path>) -> Result<BTreeMap<String, Session>, ErrorReport> {
+    let text = match path {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| {
+            CliError::Read {
+                what: p.display().to_string(),
+                message: e.to_string(),
+                help: "pass a readable sessions file with --sessions",
+            }
+            .report()
+        })?,
+        None => SESSIONS.to_owned(),
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        bad(
+            "--sessions",
+            format!("not a sessions file: {e}"),
+            "see assets/bench/step_sessions.json for the format",
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The scripted model (child process).
+
+/// The controls listed in an AppAgent prompt: `(id, name, type)`.
+fn listed_controls(prompt: &str) -> Vec<(String, String, String)> {
+    let Some(at) = prompt.find("<Available Control Item:>") else {
+        return Vec::new();
+    };
+    let rest = &prompt[at..];
+    let Some(open) = rest.find('[') else {
+        return Vec::new();
+    };
+    let mut it = serde_json::Deserializer::from_str(&rest[open..]).into_iter::<Vec<Value>>();
+    let Some(Ok(items)) = it.next() else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().unwrap_or_default().trim().to_owned();
+            (s("id"), s("name"), s("type"))
+        })
+        .collect()
+}
+
+/// The reply for `step` given the prompt's controls.
+fn scripted_reply(step: &Step, prompt: &str, last: bool) -> String {
+    let controls = listed_controls(prompt);
+    let find = || {
+        controls
+            .iter()
+            .find(|(_, n, t)| {
+                (step.name.is_empty() || *n == step.name)
+                    && (step.control_type.is_empty() || *t == step.control_type)
+            })
+            .or_else(|| controls.iter().find(|(_, n, _)| *n == step.name))
+            .map(|(id, n, _)| (id.clone(), n.clone()))
+    };
+    let status = if last { "FINISH" } else { "CONTINUE" };
+    let (function, arguments) = match step.kind.as_str() {
+        "click" => match find() {
+            Some((id, name)) => ("click_input", json!({"id": id, "name": name})),
+            None => ("wait", json!({"seconds": 0})),
+        },
+        "type" => match find() {
+            Some((id, name)) => (
+                "set_edit_text",
+                json!({"id": id, "name": name, "text": step.text, "clear_current_text": false}),
+            ),
+            None => ("wait", json!({"seconds": 0})),
+        },
+        // Keys go to the window; the id names a control without focusing
+        // it (UFO's keyboard_input always names one).
+        _ => match find().or_else(|| controls.first().map(|(id, n, _)| (id.clone(), n.clone()))) {
+            Some((id, name)) => (
+                "keyboard_input",
+                json!({"id": id, "name": name, "keys": step.keys, "control_focus": false}),
+            ),
+            None => ("wait", json!({"seconds": 0})),
+        },
+    };
+    json!({
+        "observation": "The window is as expected.",
+        "thought": format!("Next: {} {}", step.kind, step.name),
+        "action": {"function": function, "arguments": arguments, "status": status},
+        "plan": [],
+        "comment": "",
+    })
+    .to_string()
+}
+
+/// Serves the scripted replies on 127.0.0.1 and prints the port.
+pub(crate) async fn step_model(args: StepModelArgs) -> Result<ExitCode, ErrorReport> {
+    use axum::routing::post;
+    let sessions = load_sessions(Some(&args.sessions))?;
+    let session = sessions.get(&args.app).cloned().ok_or_else(|| {
+        bad(
+            "--app",
+            format!("no session for {:?}", args.app),
+            "see --sessions",
+        )
+    })?;
+    let state = Arc::new((session, AtomicUsize::new(0)));
+    let chat = |axum::extract::State(s): axum::extract::State<Arc<(Session, AtomicUsize)>>,
+                axum::Json(body): axum::Json<Value>| async move {
+        let prompt = body["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .map(|m| match &m["content"] {
+                Value::String(t) => t.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            })
+            .unwrap_or_default();
+        let (session, n) = &*s;
+        let i = n.fetch_add(1, Ordering::SeqCst) % session.steps.len();
+        let text = scripted_reply(&session.steps[i], &prompt, i + 1 == session.steps.len());
+        axum::Json(json!({
+            "id": "bench", "object": "chat.completion", "model": "scripted",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        }))
+    };
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .with_state(state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| bad("--app", format!("cannot listen: {e}"), "free a port"))?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    println!("{port}");
+    // Stops when the parent closes stdin.
+    let stop = async {
+        let mut line = String::new();
+        let _ = BufReader::new(tokio::io::stdin())
+            .read_line(&mut line)
+            .await;
+    };
+    let _ = axum::serve(listener, app)
+        .with_graceful_shutdown(stop)
+        .await;
+    Ok(ExitCode::SUCCESS)
+}
+
+// ---------------------------------------------------------------------------
+// The benchmark.
+
+/// Nobody is at a terminal: confirmations are declined, questions go
+/// unanswered, nothing is printed.
+struct Silent;
+
+#[async_trait::async_trait]
+impl ufo_session::UserIo for Silent {
+    async fn confirm(&self, _prompt: &str) -> bool {
+        false
+    }
+    async fn ask(&self, _question: &str) -> Option<String> {
+        None
+    }
+    async fn new_request(&self, _prompt: &str) -> Option<String> {
+        None
+    }
+    fn show(&self, _line: &str) {}
+}
+
+/// Medians of one side, in milliseconds.
+#[derive(Debug, Default, Serialize)]
+struct UfoSide {
+    steps: usize,
+    failed_actions: usize,
+    data_collection: f64,
+    llm_interaction: f64,
+    action_execution: f64,
+    memory_update: f64,
+    /// Session wall time divided by its steps (logs, session overhead and
+    /// the local model round trip included).
+    wall_per_step: f64,
+    /// Everything but the model: the median of the steps' summed phases
+    /// (the local model's round trip counted in, ~1 ms).
+    non_model_per_step: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    app: String,
+    window: String,
+    runs: usize,
+    image_format: String,
+    ufo: UfoSide,
+    python: Option<Value>,
+    /// Python step median ÷ ufo non-model step median.
+    speedup: Option<f64>,
+    /// A second observation of the unchanged window: live tree, and with a
+    /// full capture forced.
+    observe_unchanged_ms: f64,
+    observe_full_ms: f64,
+    tokens: crate::bench_tokens::TokenComparison,
+    rss_kib: u64,
+    peak_rss_kib: u64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let r = match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    };
+    (r * 100.0).round() / 100.0
+}
+
+fn memory_kib() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
+    if args.runs == 0 {
+        return Err(bad(
+            "--runs",
+            "must be at least 1".into(),
+            "pass e.g. --runs 3",
+        ));
+    }
+    let format: ImageFormat = args
+        .image_format
+        .parse()
+        .map_err(|e: String| bad("--image-format", e, "use --image-format png, jpeg or webp"))?;
+    let sessions = load_sessions(args.sessions.as_deref())?;
+    let session = sessions.get(&args.app).cloned().ok_or_else(|| {
+        bad(
+            "--app",
+            format!(
+                "no scripted session for {:?}; there are: {}",
+                args.app,
+                sessions.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            "pick one of those, or add one to a sessions file (--sessions)",
+        )
+    })?;
+    let work = std::env::temp_dir().join(format!("ufo-bench-step-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| write_err(&work, e))?;
+    let sessions_file = work.join("sessions.json");
+    let text = match &args.sessions {
+        Some(p) => std::fs::read_to_string(p).unwrap_or_default(),
+        None => SESSIONS.to_owned(),
+    };
+    std::fs::write(&sessions_file, text).map_err(|e| write_err(&sessions_file, e))?;
+
+    eprintln!(
+        "Starting a private headless desktop with {}...",
+        session.app_name
+    );
+    let desktop = HeadlessDesktop::start(DesktopOptions {
+        name: format!("bench-step-{}", std::process::id()),
+        stop_with_process: true,
+        ..DesktopOptions::default()
+    })
+    .await
+    .map_err(|e| e.report())?;
+    let outcome = bench(&args, &session, &desktop, &work, &sessions_file, format).await;
+    if let Err(e) = desktop.stop() {
+        eprintln!("warning: could not stop the bench desktop: {e}");
+    }
+    if args.log_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    let report = outcome?;
+    if args.json {
+        print_json(&report)?;
+    } else {
+        print_report(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_err(p: &Path, e: std::io::Error) -> ErrorReport {
+    CliError::Write {
+        path: p.display().to_string(),
+        message: e.to_string(),
+    }
+    .report()
+}
+
+async fn bench(
+    args: &StepArgs,
+    session: &Session,
+    desktop: &HeadlessDesktop,
+    work: &Path,
+    sessions_file: &Path,
+    format: ImageFormat,
+) -> Result<Report, ErrorReport> {
+    let mut argv = session.launch.clone();
+    if argv.first().is_some_and(|p| p == "soffice") {
+        // A profile of its own: no other LibreOffice takes the launch over,
+        // no first-run dialogs.
+        argv.insert(1, office_profile(&work.join("lo-profile"))?);
+    }
+    desktop
+        .launch(&argv, Duration::from_secs(90))
+        .await
+        .map_err(|e| e.report())?;
+    let backend = Arc::new(
+        AtspiBackend::connect(&DesktopTarget::from_private(desktop))
+            .await
+            .map_err(|e| e.report())?,
+    );
+    // Give the application a moment to finish opening its window.
+    let window = wait_window(backend.as_ref(), &session.app_name).await?;
+
+    // The scripted model, in a child process.
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::Read {
+            what: "the ufo executable's path".into(),
+            message: e.to_string(),
+            help: "run ufo from its installed path",
+        }
+        .report()
+    })?;
+    let mut model = tokio::process::Command::new(exe)
+        .args(["bench", "step-model", "--app", &args.app, "--sessions"])
+        .arg(sessions_file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| {
+            bad(
+                "--app",
+                format!("cannot start the model process: {e}"),
+                "check that ufo can start itself",
+            )
+        })?;
+    let mut port = String::new();
+    if let Some(out) = model.stdout.take() {
+        let _ = tokio::time::timeout(
+            Duration::from_secs(20),
+            BufReader::new(out).read_line(&mut port),
+        )
+        .await;
+    }
+    let port: u16 = port.trim().parse().map_err(|_| {
+        bad(
+            "--app",
+            "the model process gave no port".into(),
+            "run it by hand: ufo bench step-model",
+        )
+    })?;
+
+    let logs = args.log_dir.clone().unwrap_or_else(|| work.join("logs"));
+    let agent = format!(
+        "  API_TYPE: custom\n  API_BASE: http://127.0.0.1:{port}/v1\n  API_MODEL: scripted\n  MAX_RETRY: 0\n"
+    );
+    let yaml = format!(
+        "HOST_AGENT:\n{agent}APP_AGENT:\n{agent}MAX_STEP: {}\nMAX_ROUND: 1\nSLEEP_TIME: 0\nEVA_SESSION: false\nSCREENSHOT_FORMAT: {}\nSAFE_GUARD: false\n",
+        session.steps.len(),
+        args.image_format
+    );
+    let config = ufo_session::config::UfoConfig::parse(&yaml, work, &|k| std::env::var(k).ok())
+        .map_err(|e| e.report())?;
+    let prompts = Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?);
+    let io: Arc<dyn ufo_session::UserIo> = Arc::new(Silent);
+
+    let mut per_step: Vec<BTreeMap<String, f64>> = Vec::new();
+    let mut walls = Vec::new();
+    let mut failed_actions = 0;
+    // One warm-up run (toolkit caches, first-time layout), then the timed ones.
+    for run in 0..=args.runs {
+        eprintln!(
+            "{} {}/{}...",
+            if run == 0 { "warm-up run" } else { "run" },
+            run,
+            args.runs
+        );
+        let services = ufo_session::Services {
+            dispatcher: Arc::new(ufo_session::dispatcher::LocalDispatcher::from_config(
+                backend.clone(),
+                &config.system,
+            )),
+            io: io.clone(),
+            prompts: prompts.clone(),
+            log_root: logs.clone(),
+            config: config.clone(),
+        };
+        let task = format!("bench-{}-{run}", args.app);
+        let opts = ufo_session::RunOptions {
+            task: task.clone(),
+            mode: ufo_session::Mode::Normal,
+            request: Some(format!("benchmark session on {}", session.app_name)),
+            plan: None,
+            app: Some(session.app_name.clone()),
+        };
+        let t = Instant::now();
+        let reports = ufo_session::run(&services, &opts)
+            .await
+            .map_err(|e| e.report())?;
+        let wall = t.elapsed().as_secs_f64() * 1000.0;
+        let records = read_records(&logs.join(&task));
+        if run == 0 {
+            continue;
+        }
+        let steps = records.len().max(1);
+        walls.push(wall / steps as f64);
+        for r in &records {
+            failed_actions += r["actions"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter(|a| a["result"]["status"] != "success")
+                        .count()
+                })
+                .unwrap_or(0);
+            let times: BTreeMap<String, f64> = r["execution_times"]
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0) * 1000.0))
+                        .collect()
+                })
+                .unwrap_or_default();
+            per_step.push(times);
+        }
+        let _ = reports;
+    }
+    drop(model.stdin.take());
+    let _ = tokio::time::timeout(Duration::from_secs(5), model.wait()).await;
+
+    let phase = |k: &str| {
+        median(
+            per_step
+                .iter()
+                .map(|t| t.get(k).copied().unwrap_or(0.0))
+                .collect(),
+        )
+    };
+    let ufo = UfoSide {
+        steps: per_step.len(),
+        failed_actions,
+        data_collection: phase("DATA_COLLECTION"),
+        llm_interaction: phase("LLM_INTERACTION"),
+        action_execution: phase("ACTION_EXECUTION"),
+        memory_update: phase("MEMORY_UPDATE"),
+        wall_per_step: median(walls),
+        non_model_per_step: median(per_step.iter().map(|t| t.values().sum()).collect()),
+    };
+
+    // The unchanged window, observed as a step does: live, and in full.
+    let (observe_unchanged_ms, observe_full_ms, controls) =
+        observe_unchanged(backend.as_ref(), &session.app_name, format).await?;
+    // Read before the token counting, whose tokenizer tables are the
+    // benchmark's, not the agent's.
+    let (rss_kib, peak_rss_kib) = memory_kib();
+    let tokens = crate::bench_tokens::compare(&controls);
+
+    let python = if args.no_baseline {
+        None
+    } else {
+        eprintln!("Python baseline ({} runs)...", args.runs);
+        Some(baseline(desktop, work, sessions_file, &args.app, args.runs).await?)
+    };
+    let speedup = python
+        .as_ref()
+        .and_then(|p| p["median_ms"]["step"].as_f64())
+        .filter(|_| ufo.non_model_per_step > 0.0)
+        .map(|p| ((p / ufo.non_model_per_step) * 10.0).round() / 10.0);
+    Ok(Report {
+        app: args.app.clone(),
+        window: window.title,
+        runs: args.runs,
+        image_format: args.image_format.clone(),
+        ufo,
+        python,
+        speedup,
+        observe_unchanged_ms,
+        observe_full_ms,
+        tokens,
+        rss_kib,
+        peak_rss_kib,
+    })
+}
+
+/// A LibreOffice profile in `dir` that starts without the tip of the day
+/// and the first-run info: the `-env:UserInstallation=…` argument.
+fn office_profile(dir: &Path) -> Result<String, ErrorReport> {
+    let user = dir.join("user");
+    std::fs::create_dir_all(&user).map_err(|e| write_err(&user, e))?;
+    let file = user.join("registrymodifications.xcu");
+    std::fs::write(
+        &file,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"#,
+    )
+    .map_err(|e| write_err(&file, e))?;
+    Ok(format!("-env:UserInstallation=file://{}", dir.display()))
+}
+
+/// The application's main window, once it is listed (at most 60 s).
+async fn wait_window(b: &AtspiBackend, app: &str) -> Result<ufo_core::WindowInfo, ErrorReport> {
+    let start = Instant::now();
+    loop {
+        let ws = b.list_windows().await.map_err(|e| e.report())?;
+        if let Some(w) = ws.into_iter().find(|w| w.app_name == app) {
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            return Ok(w);
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            return Err(bad(
+                "--app",
+                format!("{app} shows no window after 60 s"),
+                "check that it starts: ufo desktop launch",
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Medians of 5 observations of the unchanged window with the live tree and
+/// with a full capture forced, and its controls.
+async fn observe_unchanged(
+    b: &AtspiBackend,
+    app: &str,
+    format: ImageFormat,
+) -> Result<(f64, f64, Vec<ufo_core::Control>), ErrorReport> {
+    let w = wait_window(b, app).await?;
+    let image = ModelImage {
+        format,
+        ..ModelImage::default()
+    };
+    let style = AnnotationStyle::default();
+    let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
+    ctx.app_window = Some(w);
+    let first = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
+        .await
+        .map_err(|e| e.report())?;
+    let mut live = Vec::new();
+    let mut full = Vec::new();
+    for i in 0..5 {
+        let o = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
+            .await
+            .map_err(|e| e.report())?;
+        live.push(o.times.observation());
+        // A budget the live tree has not seen forces a full capture.
+        let mut forced = ctx.clone();
+        forced.settings.budget = TreeBudget {
+            max_nodes: TreeBudget::default().max_nodes - 1 - i,
+            ..TreeBudget::default()
+        };
+        let o = ufo_desktop::observe::observe(b, &mut forced, &style, &image)
+            .await
+            .map_err(|e| e.report())?;
+        full.push(o.times.observation());
+    }
+    Ok((median(live), median(full), first.controls))
+}
+
+/// The step records of a session's `response.log`.
+fn read_records(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("response.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["agent_type"] == "AppAgent")
+        .collect()
+}
+
+/// Runs the embedded Python baseline on the same desktop.
+async fn baseline(
+    desktop: &HeadlessDesktop,
+    work: &Path,
+    sessions_file: &Path,
+    app: &str,
+    runs: usize,
+) -> Result<Value, ErrorReport> {
+    let script = work.join("step_baseline.py");
+    std::fs::write(&script, BASELINE).map_err(|e| write_err(&script, e))?;
+    let python = "/usr/bin/python3";
+    let out = tokio::process::Command::new(python)
+        .arg(&script)
+        .arg("--sessions")
+        .arg(sessions_file)
+        .args(["--app", app, "--runs", &runs.to_string(), "--json"])
+        .envs(desktop.state().env())
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .map_err(|e| {
+            bad(
+                "--no-baseline",
+                format!("cannot run {python}: {e}"),
+                "install python3-pyatspi, python3-pil and xdotool (scripts/bootstrap.sh --bench), or pass --no-baseline",
+            )
+        })?;
+    serde_json::from_slice(&out.stdout).map_err(|_| {
+        bad(
+            "--no-baseline",
+            format!(
+                "the Python baseline failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("no output")
+            ),
+            "install python3-pyatspi, python3-pil and xdotool (scripts/bootstrap.sh --bench), or pass --no-baseline",
+        )
+    })
+}
+
+fn print_report(r: &Report) {
+    outln!(
+        "{} ({:?}): {} timed steps over {} runs, model images {}",
+        r.app,
+        r.window,
+        r.ufo.steps,
+        r.runs,
+        r.image_format
+    );
+    outln!("ufo-rs, median ms per step:");
+    for (k, v) in [
+        ("data collection", r.ufo.data_collection),
+        ("llm interaction (no model)", r.ufo.llm_interaction),
+        ("action execution", r.ufo.action_execution),
+        ("memory update", r.ufo.memory_update),
+        ("non-model total", r.ufo.non_model_per_step),
+        ("wall per step", r.ufo.wall_per_step),
+    ] {
+        outln!("  {k:<28} {v:>9.2}");
+    }
+    if r.ufo.failed_actions > 0 {
+        outln!("  ({} actions failed)", r.ufo.failed_actions);
+    }
+    if let Some(p) = &r.python {
+        outln!("Python (pyatspi + PIL + xdotool), median ms per step:");
+        if let Some(m) = p["median_ms"].as_object() {
+            for (k, v) in m {
+                outln!("  {k:<28} {:>9.2}", v.as_f64().unwrap_or(0.0));
+            }
+        }
+        if let Some(s) = r.speedup {
+            outln!("speed-up (Python step / ufo non-model step): {s}×");
+        }
+    }
+    outln!(
+        "unchanged window observed again: {:.2} ms live, {:.2} ms full capture",
+        r.observe_unchanged_ms,
+        r.observe_full_ms
+    );
+    outln!(
+        "prompt tokens of its {} controls (o200k_base): ours {} vs UFO's layout {}",
+        r.tokens.controls,
+        r.tokens.o200k_base.ours,
+        r.tokens.o200k_base.ufo
+    );
+    outln!(
+        "ufo process memory: {:.1} MiB now, {:.1} MiB peak",
+        r.rss_kib as f64 / 1024.0,
+        r.peak_rss_kib as f64 / 1024.0
+    );
+}
