@@ -2,7 +2,7 @@
 # Installs the system packages ufo-rs needs (Debian/Ubuntu) and builds the binary.
 #
 #   scripts/bootstrap.sh            packages for running and testing + debug build
-#   scripts/bootstrap.sh --bench    + the benchmarks' Python baselines' PIL (python3-pil)
+#   scripts/bootstrap.sh --bench    (kept for old scripts; everything is always installed)
 #   scripts/bootstrap.sh --no-build packages only
 #
 # As root it runs apt-get itself. As another user it prints the exact
@@ -25,6 +25,8 @@ done
 # The private headless desktop: X server, D-Bus, AT-SPI, X utilities.
 packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           python3-pyatspi gir1.2-atspi-2.0 fonts-dejavu-core
+          # the Python baselines of `ufo bench step` (tested) draw with PIL
+          python3-pil
           # the applications the tests and the demo drive: GTK 3, GTK 4, Qt 5,
           # LibreOffice (VCL on GTK 3) and Firefox
           gedit gnome-calculator gtk-3-examples mousepad gnome-text-editor featherpad
@@ -37,9 +39,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
 # node and npm from Debian unless node is already there (NodeSource's
 # nodejs package carries npm and conflicts with Debian's npm package).
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-# --bench: PIL for the Python baselines (scripts/bench/step_baseline.py takes
-# screenshots and draws marks with it); the tests do not need it.
-if [ "$want_bench" = 1 ]; then packages+=(python3-pil); fi
+# --bench used to add LibreOffice and PIL; the tests need both, so they are
+# always installed.
+: "$want_bench"
 
 missing=()
 for p in "${packages[@]}"; do

@@ -12,7 +12,8 @@ use ufo_core::WindowInfo;
 /// the one a person would be working in, given the window the application
 /// was selected by (`selected`):
 ///
-/// 1. a modal dialog of `selected` — the focused one, else the newest;
+/// 1. a modal dialog of `selected` — the focused one, else the newest —
+///    that has no modal dialog of its own open (the innermost one);
 /// 2. else another dialog of `selected`, likewise;
 /// 3. else `selected` itself while it is open;
 /// 4. else the focused window, else the largest.
@@ -33,10 +34,18 @@ pub fn foreground<'a>(windows: &'a [WindowInfo], selected: &WindowInfo) -> Optio
                 p.dialog && owned_by_selected(p) && p.native_id.is_some() && w.owner == p.native_id
             })
     };
+    // A dialog with a modal dialog of its own open is behind it: the
+    // innermost one is where the work is, whichever has the focus.
+    let blocked = |w: &WindowInfo| {
+        w.native_id.is_some()
+            && windows
+                .iter()
+                .any(|c| c.modal && c.handle != w.handle && c.owner == w.native_id)
+    };
     let newest_of = |pred: &dyn Fn(&WindowInfo) -> bool| {
         let matching: Vec<&WindowInfo> = windows
             .iter()
-            .filter(|w| w.handle != selected.handle && pred(w) && belongs(w))
+            .filter(|w| w.handle != selected.handle && pred(w) && belongs(w) && !blocked(w))
             .collect();
         matching
             .iter()
@@ -110,6 +119,23 @@ mod tests {
             "other"
         );
         assert!(foreground(&[], &main).is_none());
+    }
+
+    #[test]
+    fn the_innermost_modal_dialog_wins_over_a_focused_outer_one() {
+        let mut main = w("main", false, false, false);
+        main.native_id = Some(1);
+        let mut outer = w("outer", true, true, true);
+        outer.native_id = Some(2);
+        outer.owner = Some(1);
+        let mut inner = w("inner", true, true, false);
+        inner.native_id = Some(3);
+        inner.owner = Some(2);
+        let all = vec![main.clone(), outer.clone(), inner];
+        assert_eq!(foreground(&all, &main).unwrap().title, "inner");
+        // Once the inner one closes, the outer one again.
+        let all = vec![main.clone(), outer];
+        assert_eq!(foreground(&all, &main).unwrap().title, "outer");
     }
 
     #[test]

@@ -650,6 +650,53 @@ mod tests {
     }
 
     #[test]
+    fn screenshot_and_settle_keys_are_read_and_bad_values_named() {
+        use ufo_core::Diagnostic;
+        use ufo_desktop::encode::ImageFormat;
+        let parse = |y: &str| UfoConfig::parse(y, Path::new("."), &env);
+        let d = parse("MAX_STEP: 3\n").unwrap();
+        assert_eq!(d.system.agent.image.format, ImageFormat::Png);
+        assert_eq!(d.system.agent.image.max_side, None);
+        assert_eq!(d.system.settle_timeout, 1.0);
+        let c = parse(
+            "SCREENSHOT_FORMAT: JPEG\nSCREENSHOT_JPEG_QUALITY: 70\nSCREENSHOT_MAX_SIDE: 1024\nSETTLE_TIMEOUT: 0.5\n",
+        )
+        .unwrap();
+        assert_eq!(c.system.agent.image.format, ImageFormat::Jpeg);
+        assert_eq!(c.system.agent.image.quality, 70);
+        assert_eq!(c.system.agent.image.max_side, Some(1024));
+        assert_eq!(c.system.settle_timeout, 0.5);
+        let settings = crate::dispatcher::tool_settings(&c.system);
+        assert_eq!(
+            settings.action_settle,
+            std::time::Duration::from_millis(500)
+        );
+        for (yaml, key, says) in [
+            (
+                "SCREENSHOT_FORMAT: gif\n",
+                "SCREENSHOT_FORMAT",
+                "png, jpeg or webp",
+            ),
+            (
+                "SCREENSHOT_JPEG_QUALITY: 0\n",
+                "SCREENSHOT_JPEG_QUALITY",
+                "between 1 and 100",
+            ),
+            (
+                "SCREENSHOT_MAX_SIDE: 10\n",
+                "SCREENSHOT_MAX_SIDE",
+                "64 to 16384",
+            ),
+            ("SETTLE_TIMEOUT: 90\n", "SETTLE_TIMEOUT", "between 0 and 30"),
+        ] {
+            let e = parse(yaml).unwrap_err();
+            assert_eq!(e.code(), "ufo::config::bad_key", "{yaml}: {e}");
+            assert!(e.to_string().contains(key), "{e}");
+            assert!(e.to_string().contains(says), "{e}");
+        }
+    }
+
+    #[test]
     fn misspelt_keys_are_named_with_the_nearest_known_key() {
         use ufo_core::Diagnostic;
         let parse = |y: &str, lenient| UfoConfig::parse_with(y, Path::new("."), &env, lenient);

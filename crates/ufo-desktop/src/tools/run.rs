@@ -298,8 +298,16 @@ async fn click_input(
             Err(e) => tracing::debug!(action, error = %e, "action failed; clicking at coordinates"),
         }
     }
+    let mut rect = c.rect;
+    if button == MouseButton::Left && !double && b.prefers_pointer_click(&c) {
+        // Where the control is now; a control that is gone is an error, not
+        // a click on whatever took its place.
+        if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
+            rect = now;
+        }
+    }
     raise(b, ctx).await;
-    let p = c.rect.center();
+    let p = rect.center();
     b.click_at(p, button, double).await?;
     settle(b, ctx, mark).await;
     Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))

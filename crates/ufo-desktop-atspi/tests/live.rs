@@ -1,0 +1,133 @@
+//! Event-driven settling and the live tree on real applications: an action's
+//! effect is there when the settle returns, and a kept capture never serves
+//! what the application has since changed.
+
+mod common;
+use common::*;
+use serde_json::json;
+use std::time::Duration;
+use ufo_core::{ControlType, UiTree};
+use ufo_desktop::keyparse::literal_text;
+use ufo_desktop::{Backend, TreeBudget};
+
+/// What a person could tell apart in two captures, node by node.
+fn facts(t: &UiTree) -> Vec<String> {
+    t.nodes
+        .iter()
+        .map(|n| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?} {:?}",
+                n.handle, n.role, n.name, n.value, n.states, n.rect, n.children
+            )
+        })
+        .collect()
+}
+
+/// A budget the live tree has not kept a capture for: a full capture.
+fn fresh_budget(n: usize) -> TreeBudget {
+    TreeBudget {
+        max_nodes: TreeBudget::default().max_nodes - 1 - n,
+        ..TreeBudget::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_settles_on_the_applications_events_with_its_effect_shown() {
+    let (d, b) = desktop_with("gnome-calculator").await;
+    let w = main_window(&b, "gnome-calculator").await;
+    let mut ctx = observe(&b, &w).await;
+    // The tool's own wait is off: the settle below is the only wait.
+    ctx.settings.action_settle = Duration::ZERO;
+    for digit in ["7", "3"] {
+        let c = find(
+            &ctx,
+            |c| c.name == digit && c.control_type == ControlType::Button,
+            digit,
+        )
+        .clone();
+        let mark = b.event_mark().expect("the backend hears AT-SPI events");
+        let r = act(&b, &mut ctx, "click_input", args(&c, json!({}))).await;
+        assert!(r.is_success(), "{r:?}");
+        let heard = b
+            .settle(ctx.window.as_ref(), Some(mark), Duration::from_secs(10))
+            .await;
+        assert!(
+            heard.is_some_and(|n| n > 0),
+            "the click's changes were heard: {heard:?}"
+        );
+        // Read once, no polling: settled, the display already shows the digit
+        // (and the live tree has it).
+        let tree = b.capture_tree(&w, &TreeBudget::default()).await.unwrap();
+        let shown = tree
+            .nodes
+            .iter()
+            .filter(|n| n.capabilities.editable_text && n.role == "text")
+            .find_map(|n| n.value.clone())
+            .unwrap_or_default();
+        assert!(
+            shown.trim().ends_with(digit),
+            "display {shown:?} after {digit}"
+        );
+    }
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_tree_equals_a_full_capture_and_follows_outside_changes() {
+    let (d, b) = desktop_with("mousepad").await;
+    let w = main_window(&b, "mousepad").await;
+    let budget = TreeBudget::default();
+    let _first = b.capture_tree(&w, &budget).await.unwrap();
+    // Unchanged: the kept capture says what a full one says.
+    let kept = b.capture_tree(&w, &budget).await.unwrap();
+    let full = b.capture_tree(&w, &fresh_budget(0)).await.unwrap();
+    assert_eq!(facts(&kept), facts(&full));
+
+    // Typed with the keyboard (X input, not through the tree): the text shows.
+    let ctx = observe(&b, &w).await;
+    let editor = editor(&ctx);
+    b.focus_element(&editor.handle).await.unwrap();
+    let mark = b.event_mark();
+    b.send_keys(&literal_text("live tree")).await.unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let t = b.capture_tree(&w, &budget).await.unwrap();
+    let after = t
+        .nodes
+        .iter()
+        .find(|n| n.handle == editor.handle)
+        .and_then(|n| n.value.clone())
+        .unwrap_or_default();
+    assert!(after.contains("live tree"), "{after:?}");
+    let kept = b.capture_tree(&w, &budget).await.unwrap();
+    let full = b.capture_tree(&w, &fresh_budget(1)).await.unwrap();
+    assert_eq!(facts(&kept), facts(&full), "after typing");
+
+    // A menu opened and closed: its items come and go.
+    let mark = b.event_mark();
+    b.send_keys(&ufo_desktop::keyparse::parse_keys("%f").unwrap())
+        .await
+        .unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let open = b.capture_tree(&w, &budget).await.unwrap();
+    let items = |t: &UiTree| {
+        t.nodes
+            .iter()
+            .filter(|n| n.role == "menu item" && n.name.contains("Save As"))
+            .count()
+    };
+    assert!(items(&open) > 0, "the File menu's items are listed");
+    let mark = b.event_mark();
+    b.send_keys(&ufo_desktop::keyparse::parse_keys("{ESC}").unwrap())
+        .await
+        .unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let closed = b.capture_tree(&w, &budget).await.unwrap();
+    let full = b.capture_tree(&w, &fresh_budget(2)).await.unwrap();
+    assert_eq!(
+        items(&closed),
+        items(&full),
+        "the closed menu as a full capture sees it"
+    );
+    assert_eq!(facts(&closed), facts(&full), "after the menu");
+    d.stop().unwrap();
+}
