@@ -657,13 +657,15 @@ async fn observe_unchanged(
         .await
         .map_err(|e| e.report())?;
     let mut live = Vec::new();
-    let mut full = Vec::new();
-    for i in 0..5 {
+    for _ in 0..5 {
         let o = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
             .await
             .map_err(|e| e.report())?;
         live.push(o.times.observation());
-        // A budget the live tree has not seen forces a full capture.
+    }
+    // A budget the live tree has not kept a capture for forces a full one.
+    let mut full = Vec::new();
+    for i in 0..5 {
         let mut forced = ctx.clone();
         forced.settings.budget = TreeBudget {
             max_nodes: TreeBudget::default().max_nodes - 1 - i,

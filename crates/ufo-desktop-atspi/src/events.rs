@@ -52,8 +52,10 @@ pub(crate) struct Logged {
     pub path: String,
     /// What changed.
     pub change: Change,
-    /// `state-changed:showing`/`visible`: what lies below may appear or go.
-    pub visibility: bool,
+    /// `state-changed:showing`/`visible`/`defunct`: `Some(true)` when the
+    /// element appeared (what lies below it may need reading), `Some(false)`
+    /// when it went.
+    pub visibility: Option<bool>,
 }
 
 #[derive(Default)]
@@ -238,23 +240,25 @@ impl Shared {
         let iface = header.interface().map(|i| i.as_str()).unwrap_or_default();
         let member = member.as_str();
         let (change, visibility) = if iface.ends_with("Window") {
-            (Change::Window, false)
+            (Change::Window, None)
         } else {
             match member {
                 "ChildrenChanged"
                 | "VisibleDataChanged"
                 | "ModelChanged"
-                | "ActiveDescendantChanged" => (Change::Children, false),
-                m if m.starts_with("Row") || m.starts_with("Column") => (Change::Children, false),
-                "BoundsChanged" => (Change::Bounds, false),
+                | "ActiveDescendantChanged" => (Change::Children, None),
+                m if m.starts_with("Row") || m.starts_with("Column") => (Change::Children, None),
+                "BoundsChanged" => (Change::Bounds, None),
                 "StateChanged" => {
-                    let detail = event_detail(msg).map(|(d, _)| d).unwrap_or_default();
-                    (
-                        Change::Node,
-                        matches!(detail.as_str(), "showing" | "visible" | "defunct"),
-                    )
+                    let (detail, on) = event_detail(msg).unwrap_or_default();
+                    let shown = match detail.as_str() {
+                        "showing" | "visible" => Some(on != 0),
+                        "defunct" => Some(false),
+                        _ => None,
+                    };
+                    (Change::Node, shown)
                 }
-                _ => (Change::Node, false),
+                _ => (Change::Node, None),
             }
         };
         let Ok(mut s) = self.state.lock() else {
@@ -268,7 +272,7 @@ impl Shared {
         if !log
             .entries
             .back()
-            .is_some_and(|e| e.path == path.as_str() && e.change == change && !visibility)
+            .is_some_and(|e| e.path == path.as_str() && e.change == change && visibility.is_none())
         {
             log.entries.push_back(Logged {
                 seq,

@@ -4,13 +4,15 @@
 //!
 //! A capture is reused as it is when the application reported nothing since
 //! it was taken and the X window has not moved. When it reported changes to
-//! a few elements' own facts (states, name, value, text, a leaf's extents),
-//! only those elements are read again. Anything structural — children added
-//! or removed, a window created or closed, something shown or hidden, a
-//! container moved, more than [`MAX_REFRESH`] elements, a log overflow, a
-//! different budget, a capture cut short by its deadline, or an event stream that stopped —
-//! makes the next observation a full capture, as does a capture older than
-//! [`MAX_AGE`].
+//! a few elements' own facts (states, name, value, text, a leaf's extents,
+//! a leaf hidden), only those elements are read again; a container that
+//! reported new bounds is checked where it is (GTK reports bounds of
+//! containers that did not move). Anything structural — children added or
+//! removed, a window created or closed, something shown, a container hidden
+//! or moved, more than [`MAX_REFRESH`] elements, a log overflow, a different
+//! budget, a capture cut short by its deadline, or an event stream that
+//! stopped — makes the next observation a full capture, as does a capture
+//! older than [`MAX_AGE`].
 
 use super::*;
 use crate::events::{Change, EventWatch};
@@ -40,10 +42,16 @@ pub(crate) struct Kept {
 
 /// How much of the kept capture is still true.
 enum Plan {
-    /// All of it.
-    Reuse,
-    /// All but these nodes (indices).
-    Refresh(Vec<usize>),
+    /// All of it, once these containers (indices) are found where they
+    /// were (toolkits report bounds of containers that did not move).
+    Reuse { verify: Vec<usize> },
+    /// All but these nodes (indices), the containers to verify, and the
+    /// leaves that must still have no children.
+    Refresh {
+        nodes: Vec<usize>,
+        verify: Vec<usize>,
+        leaves: Vec<usize>,
+    },
     /// None of it.
     Full(&'static str),
 }
@@ -54,34 +62,71 @@ fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
         return Plan::Full("too many changes");
     }
     let mut nodes: Vec<usize> = Vec::new();
+    let mut verify: Vec<usize> = Vec::new();
+    let mut leaves: Vec<usize> = Vec::new();
     for c in &since.changes {
-        if c.visibility {
-            return Plan::Full("something was shown or hidden");
-        }
         match c.change {
             Change::Window => return Plan::Full("its windows changed"),
-            Change::Children => return Plan::Full("children were added or removed"),
+            Change::Children => {
+                // Children of an element the capture does not hold (another
+                // window, the inside of a hidden branch) change nothing it
+                // shows; the application's root is where new top-levels
+                // (popups, dialogs) appear.
+                let known = kept.index.get(&c.path).copied();
+                match known {
+                    None if !c.path.ends_with("/accessible/root") => continue,
+                    // A leaf that says its children changed (LibreOffice's
+                    // paragraphs, on every format change) is read again and
+                    // checked to still be a leaf.
+                    Some(i) if kept.tree.nodes[i].children.is_empty() => {
+                        if !leaves.contains(&i) {
+                            leaves.push(i);
+                        }
+                        if !nodes.contains(&i) {
+                            nodes.push(i);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                tracing::trace!(path = %c.path, "children changed");
+                return Plan::Full("children were added or removed");
+            }
             Change::Node | Change::Bounds => {
                 // Elements outside the kept capture (other windows, unread
                 // parts) change nothing the capture holds.
                 let Some(&i) = kept.index.get(&c.path) else {
                     continue;
                 };
-                if c.change == Change::Bounds && !kept.tree.nodes[i].children.is_empty() {
-                    return Plan::Full("a container moved");
+                let has_children = !kept.tree.nodes[i].children.is_empty();
+                match c.visibility {
+                    // What lies below may need reading.
+                    Some(true) => return Plan::Full("something was shown"),
+                    Some(false) if has_children => {
+                        return Plan::Full("a container was hidden");
+                    }
+                    _ => {}
                 }
-                if !nodes.contains(&i) {
-                    nodes.push(i);
+                let list = match (c.change, has_children) {
+                    (Change::Bounds, true) => &mut verify,
+                    _ => &mut nodes,
+                };
+                if !list.contains(&i) {
+                    list.push(i);
                 }
-                if nodes.len() > MAX_REFRESH {
+                if nodes.len() + verify.len() > MAX_REFRESH {
                     return Plan::Full("many elements changed");
                 }
             }
         }
     }
     match nodes.is_empty() {
-        true => Plan::Reuse,
-        false => Plan::Refresh(nodes),
+        true => Plan::Reuse { verify },
+        false => Plan::Refresh {
+            nodes,
+            verify,
+            leaves,
+        },
     }
 }
 
@@ -127,7 +172,7 @@ impl AtspiBackend {
             && kept.taken.elapsed() < MAX_AGE
         {
             match plan(&kept, watch, bus) {
-                Plan::Reuse => {
+                Plan::Reuse { verify } if self.unmoved(&kept, &verify).await => {
                     tracing::trace!(window = %window.title, "tree unchanged: kept capture");
                     self.keep(
                         window,
@@ -139,7 +184,13 @@ impl AtspiBackend {
                     );
                     return Ok(kept.tree);
                 }
-                Plan::Refresh(nodes) => {
+                Plan::Refresh {
+                    nodes,
+                    verify,
+                    leaves,
+                } if self.unmoved(&kept, &verify).await
+                    && self.still_leaves(&kept, &leaves).await =>
+                {
                     if let Some(tree) = self.refresh_kept(&kept, &nodes, budget).await {
                         tracing::trace!(window = %window.title, n = nodes.len(), "tree refreshed in place");
                         self.keep(
@@ -154,6 +205,9 @@ impl AtspiBackend {
                     }
                 }
                 Plan::Full(why) => tracing::trace!(window = %window.title, why, "full capture"),
+                _ => {
+                    tracing::trace!(window = %window.title, why = "a container moved", "full capture")
+                }
             }
         }
         let tree = self.capture_settled(window, budget).await?;
@@ -167,6 +221,33 @@ impl AtspiBackend {
             Instant::now(),
         );
         Ok(tree)
+    }
+
+    /// True when every container in `verify` is where the kept capture has
+    /// it (GTK reports bounds of containers that did not move).
+    async fn unmoved(&self, kept: &Kept, verify: &[usize]) -> bool {
+        let reads = join_all(verify.iter().map(|&i| async move {
+            let n = &kept.tree.nodes[i];
+            let comp = self.component(&n.handle).await.ok()?;
+            let (x, y, w, h) = call(&n.handle, "GetExtents", comp.get_extents(CoordType::Screen))
+                .await
+                .ok()?;
+            let now = Rect::<Screen>::new(x + kept.offset.0, y + kept.offset.1, w, h);
+            Some(n.rect.is_none_or(|r| r == now))
+        }))
+        .await;
+        reads.into_iter().all(|r| r == Some(true))
+    }
+
+    /// True when every node in `leaves` still has no children.
+    async fn still_leaves(&self, kept: &Kept, leaves: &[usize]) -> bool {
+        let reads = join_all(leaves.iter().map(|&i| async move {
+            let h = &kept.tree.nodes[i].handle;
+            let acc = self.accessible(h).await.ok()?;
+            call(h, "ChildCount", acc.child_count()).await.ok()
+        }))
+        .await;
+        reads.into_iter().all(|n| n == Some(0))
     }
 
     /// Reads `nodes` of the kept capture again; `None` when one is gone or
