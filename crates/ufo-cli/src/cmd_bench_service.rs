@@ -81,7 +81,9 @@ fn raise_open_files() {
 }
 
 /// `VmRSS` and `VmHWM` of this process in KiB.
-fn memory_kib() -> (u64, u64) {
+/// This process's resident memory now and at its peak (`VmRSS`, `VmHWM`),
+/// in KiB.
+pub(crate) fn memory_kib() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |name: &str| {
         status

@@ -322,18 +322,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     (r * 100.0).round() / 100.0
 }
 
-fn memory_kib() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
     if args.runs == 0 {
         return Err(bad(
@@ -414,7 +402,10 @@ async fn bench(
     if argv.first().is_some_and(|p| p == "soffice") {
         // A profile of its own: no other LibreOffice takes the launch over,
         // no first-run dialogs.
-        argv.insert(1, office_profile(&work.join("lo-profile"))?);
+        let dir = work.join("lo-profile");
+        let profile =
+            ufo_desktop_atspi::headless::office_profile(&dir).map_err(|e| write_err(&dir, e))?;
+        argv.insert(1, profile);
     }
     desktop
         .launch(&argv, Duration::from_secs(90))
@@ -569,7 +560,7 @@ async fn bench(
         observe_unchanged(backend.as_ref(), &session.app_name, format).await?;
     // Read before the token counting, whose tokenizer tables are the
     // benchmark's, not the agent's.
-    let (rss_kib, peak_rss_kib) = memory_kib();
+    let (rss_kib, peak_rss_kib) = crate::cmd_bench_service::memory_kib();
     let tokens = crate::bench_tokens::compare(&controls);
 
     let python = if args.no_baseline {
@@ -597,25 +588,6 @@ async fn bench(
         rss_kib,
         peak_rss_kib,
     })
-}
-
-/// A LibreOffice profile in `dir` that starts without the tip of the day
-/// and the first-run info: the `-env:UserInstallation=…` argument.
-fn office_profile(dir: &Path) -> Result<String, ErrorReport> {
-    let user = dir.join("user");
-    std::fs::create_dir_all(&user).map_err(|e| write_err(&user, e))?;
-    let file = user.join("registrymodifications.xcu");
-    std::fs::write(
-        &file,
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-"#,
-    )
-    .map_err(|e| write_err(&file, e))?;
-    Ok(format!("-env:UserInstallation=file://{}", dir.display()))
 }
 
 /// The application's main window, once it is listed (at most 60 s).

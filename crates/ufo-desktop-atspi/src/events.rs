@@ -113,19 +113,7 @@ impl EventWatch {
     /// Starts listening on `conn` (the accessibility bus). Fails when the
     /// registry refuses the registrations; callers then work without events.
     pub(crate) async fn start(conn: &zbus::Connection) -> Result<Self, DesktopError> {
-        let mut streams = Vec::new();
-        for iface in ["org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window"] {
-            let rule = zbus::MatchRule::builder()
-                .msg_type(zbus::message::Type::Signal)
-                .interface(iface)
-                .map_err(unreachable)?
-                .build();
-            streams.push(
-                zbus::MessageStream::for_match_rule(rule, conn, Some(8192))
-                    .await
-                    .map_err(unreachable)?,
-            );
-        }
+        let streams = subscribe(conn, 8192).await?;
         for e in REGISTERED {
             register(conn, e).await?;
         }
@@ -135,7 +123,7 @@ impl EventWatch {
             live: std::sync::atomic::AtomicBool::new(true),
         });
         let s = shared.clone();
-        let mut stream = futures::stream::select_all(streams);
+        let mut stream = streams;
         let task = tokio::spawn(async move {
             while let Some(msg) = stream.next().await {
                 let Ok(msg) = msg else { continue };
@@ -318,6 +306,28 @@ pub(crate) fn event_detail(msg: &zbus::Message) -> Option<(String, i32)> {
     )>()
     .ok()
     .map(|(d, d1, ..)| (d, d1))
+}
+
+/// The object and window events arriving on `conn` (a match rule per event
+/// interface), `capacity` messages buffered.
+pub(crate) async fn subscribe(
+    conn: &zbus::Connection,
+    capacity: usize,
+) -> Result<futures::stream::SelectAll<zbus::MessageStream>, DesktopError> {
+    let mut streams = Vec::new();
+    for iface in ["org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window"] {
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface(iface)
+            .map_err(unreachable)?
+            .build();
+        streams.push(
+            zbus::MessageStream::for_match_rule(rule, conn, Some(capacity))
+                .await
+                .map_err(unreachable)?,
+        );
+    }
+    Ok(futures::stream::select_all(streams))
 }
 
 /// Asks the registry to have applications emit `event`.

@@ -26,6 +26,7 @@ mod processes;
 
 pub use error::HeadlessError;
 use error::{Result, io_err};
+pub use launch::office_profile;
 
 use launch::package_for;
 use processes::{kill_marked, process_has_marker, process_has_var, signal};

@@ -10,7 +10,7 @@
 //! described (application, name, control type) with one or two calls to it.
 
 use crate::bus;
-use crate::events::{event_detail, register};
+use crate::events::{event_detail, register, subscribe};
 use crate::target::DesktopTarget;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::text::TextProxy;
@@ -81,25 +81,13 @@ impl EventRecorder {
         let session = bus::connect(&session).await.map_err(unreachable)?;
         let a11y = bus::a11y_address(&session).await.map_err(unreachable)?;
         let conn = bus::connect(&a11y).await.map_err(unreachable)?;
-        let mut streams = Vec::new();
-        for iface in ["org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window"] {
-            let rule = zbus::MatchRule::builder()
-                .msg_type(zbus::message::Type::Signal)
-                .interface(iface)
-                .map_err(unreachable)?
-                .build();
-            streams.push(
-                zbus::MessageStream::for_match_rule(rule, &conn, Some(4096))
-                    .await
-                    .map_err(unreachable)?,
-            );
-        }
+        let stream = subscribe(&conn, 4096).await?;
         for e in EVENTS {
             register(&conn, e).await?;
         }
         Ok(Self {
             conn,
-            stream: futures::stream::select_all(streams),
+            stream,
             apps: HashMap::new(),
         })
     }

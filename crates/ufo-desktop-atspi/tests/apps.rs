@@ -17,19 +17,7 @@ use ufo_desktop::Backend;
 
 /// A LibreOffice profile that starts without the tip-of-the-day dialog.
 fn office_profile(dir: &Path) -> String {
-    let user = dir.join("user");
-    std::fs::create_dir_all(&user).unwrap();
-    std::fs::write(
-        user.join("registrymodifications.xcu"),
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-"#,
-    )
-    .unwrap();
-    format!("-env:UserInstallation=file://{}", dir.display())
+    ufo_desktop_atspi::headless::office_profile(dir).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

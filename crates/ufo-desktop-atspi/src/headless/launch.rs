@@ -153,3 +153,22 @@ pub(super) fn package_for(program: &str) -> &'static str {
         _ => "the package that provides it",
     }
 }
+
+/// Writes a LibreOffice user profile into `dir` that starts without the tip
+/// of the day and the first-run information, and returns the argument that
+/// makes `soffice` use it (`-env:UserInstallation=file://…`). A profile of
+/// its own also keeps another running LibreOffice from taking the launch over.
+pub fn office_profile(dir: &Path) -> std::io::Result<String> {
+    let user = dir.join("user");
+    std::fs::create_dir_all(&user)?;
+    std::fs::write(
+        user.join("registrymodifications.xcu"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"#,
+    )?;
+    Ok(format!("-env:UserInstallation=file://{}", dir.display()))
+}
