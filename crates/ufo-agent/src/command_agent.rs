@@ -236,12 +236,7 @@ impl CommandAgent {
         }
         if status == AppAgentStatus::Pending {
             self.remember(&mut rec, input.blackboard, status, None);
-            rec.total_time = started.elapsed().as_secs_f64();
-            return Ok(AppStep {
-                record: rec,
-                status,
-                questions: reply.questions.items(),
-            });
+            return Ok(AppStep::finished(rec, status, started).asking(reply.questions.items()));
         }
 
         // 3. Action execution, 4. memory update.
@@ -250,12 +245,7 @@ impl CommandAgent {
             None => status,
         };
         self.remember(&mut rec, input.blackboard, status, None);
-        rec.total_time = started.elapsed().as_secs_f64();
-        Ok(AppStep {
-            record: rec,
-            status,
-            questions: Vec::new(),
-        })
+        Ok(AppStep::finished(rec, status, started))
     }
 
     /// Continues after CONFIRM: runs the pending call when `confirmed`,
@@ -284,12 +274,7 @@ impl CommandAgent {
             AppAgentStatus::Finish
         };
         self.remember(&mut rec, blackboard, status, Some(confirmed));
-        rec.total_time += started.elapsed().as_secs_f64();
-        Some(AppStep {
-            record: rec,
-            status,
-            questions: Vec::new(),
-        })
+        Some(AppStep::resumed(rec, status, started))
     }
 
     /// Executes `call`; its output goes into the history the next prompt

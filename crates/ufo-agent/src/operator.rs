@@ -278,12 +278,7 @@ impl OperatorAgent {
         }
         let status = self.act(&mut rec, &turn, &frame, shot).await;
         self.remember(&mut rec, input.blackboard, status, None);
-        rec.total_time = started.elapsed().as_secs_f64();
-        Ok(AppStep {
-            record: rec,
-            status,
-            questions: Vec::new(),
-        })
+        Ok(AppStep::finished(rec, status, started))
     }
 
     /// Continues after CONFIRM: acknowledges the checks and acts when
@@ -318,12 +313,7 @@ impl OperatorAgent {
             }
         };
         self.remember(&mut rec, blackboard, status, Some(confirmed));
-        rec.total_time += started.elapsed().as_secs_f64();
-        Some(AppStep {
-            record: rec,
-            status,
-            questions: Vec::new(),
-        })
+        Some(AppStep::resumed(rec, status, started))
     }
 
     /// Executes the turn's actions; draws them on the step's screenshot.

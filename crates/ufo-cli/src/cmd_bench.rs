@@ -122,6 +122,16 @@ fn stats(times: &[PhaseTimes], pick: fn(&[f64]) -> f64) -> Stats {
     }
 }
 
+/// The default budget, less `n + 1` nodes: a budget the live tree has kept
+/// no capture for, so the observation is a full capture (alternate `n` to
+/// get one every time). For benchmarks comparing the two.
+pub(crate) fn full_capture_budget(n: usize) -> TreeBudget {
+    TreeBudget {
+        max_nodes: TreeBudget::default().max_nodes - 1 - n,
+        ..TreeBudget::default()
+    }
+}
+
 pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
     let args = match cmd {
         BenchCommand::Perception(a) => a,
@@ -171,11 +181,7 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
     let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
     ctx.app_window = Some(w.clone());
     if args.full {
-        // A budget the live tree has never seen forces a full capture.
-        ctx.settings.budget = TreeBudget {
-            max_nodes: TreeBudget::default().max_nodes - 1,
-            ..TreeBudget::default()
-        };
+        ctx.settings.budget = full_capture_budget(0);
     }
     // Warm-up: raises the window if covered, fills caches of the toolkit.
     let mut last = observe(&b, &mut ctx, &style, &image)
@@ -184,7 +190,7 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
     let mut times = Vec::with_capacity(args.runs);
     for i in 0..args.runs {
         if args.full {
-            ctx.settings.budget.max_nodes = TreeBudget::default().max_nodes - 2 - i % 2;
+            ctx.settings.budget = full_capture_budget(1 + i % 2);
         }
         last = observe(&b, &mut ctx, &style, &image)
             .await

@@ -29,10 +29,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop::Backend;
 use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{ImageFormat, ModelImage};
 use ufo_desktop::tools::ToolContext;
-use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 
 const SESSIONS: &str = include_str!("../../../assets/bench/step_sessions.json");
@@ -281,6 +281,8 @@ impl ufo_session::UserIo for Silent {
 struct UfoSide {
     steps: usize,
     failed_actions: usize,
+    /// Timed sessions that did not end in FINISH.
+    unfinished_sessions: usize,
     data_collection: f64,
     llm_interaction: f64,
     action_execution: f64,
@@ -348,12 +350,15 @@ pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
     })?;
     let work = std::env::temp_dir().join(format!("ufo-bench-step-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| write_err(&work, e))?;
-    let sessions_file = work.join("sessions.json");
-    let text = match &args.sessions {
-        Some(p) => std::fs::read_to_string(p).unwrap_or_default(),
-        None => SESSIONS.to_owned(),
+    // The model process and the baseline read the sessions from a file.
+    let sessions_file = match &args.sessions {
+        Some(p) => p.clone(),
+        None => {
+            let f = work.join("sessions.json");
+            std::fs::write(&f, SESSIONS).map_err(|e| write_err(&f, e))?;
+            f
+        }
     };
-    std::fs::write(&sessions_file, text).map_err(|e| write_err(&sessions_file, e))?;
 
     eprintln!(
         "Starting a private headless desktop with {}...",
@@ -475,6 +480,7 @@ async fn bench(
     let mut per_step: Vec<BTreeMap<String, f64>> = Vec::new();
     let mut walls = Vec::new();
     let mut failed_actions = 0;
+    let mut unfinished = 0;
     // One warm-up run (toolkit caches, first-time layout), then the timed ones.
     for run in 0..=args.runs {
         eprintln!(
@@ -510,6 +516,10 @@ async fn bench(
         if run == 0 {
             continue;
         }
+        unfinished += reports
+            .iter()
+            .filter(|r| r.status != ufo_session::SessionStatus::Finish)
+            .count();
         let steps = records.len().max(1);
         walls.push(wall / steps as f64);
         for r in &records {
@@ -531,7 +541,6 @@ async fn bench(
                 .unwrap_or_default();
             per_step.push(times);
         }
-        let _ = reports;
     }
     drop(model.stdin.take());
     let _ = tokio::time::timeout(Duration::from_secs(5), model.wait()).await;
@@ -547,6 +556,7 @@ async fn bench(
     let ufo = UfoSide {
         steps: per_step.len(),
         failed_actions,
+        unfinished_sessions: unfinished,
         data_collection: phase("DATA_COLLECTION"),
         llm_interaction: phase("LLM_INTERACTION"),
         action_execution: phase("ACTION_EXECUTION"),
@@ -557,7 +567,7 @@ async fn bench(
 
     // The unchanged window, observed as a step does: live, and in full.
     let (observe_unchanged_ms, observe_full_ms, controls) =
-        observe_unchanged(backend.as_ref(), &session.app_name, format).await?;
+        observe_unchanged(backend.as_ref(), &window, format).await?;
     // Read before the token counting, whose tokenizer tables are the
     // benchmark's, not the agent's.
     let (rss_kib, peak_rss_kib) = crate::cmd_bench_service::memory_kib();
@@ -576,7 +586,7 @@ async fn bench(
         .map(|p| ((p / ufo.non_model_per_step) * 10.0).round() / 10.0);
     Ok(Report {
         app: args.app.clone(),
-        window: window.title,
+        window: window.title.clone(),
         runs: args.runs,
         image_format: args.image_format.clone(),
         ufo,
@@ -614,17 +624,16 @@ async fn wait_window(b: &AtspiBackend, app: &str) -> Result<ufo_core::WindowInfo
 /// with a full capture forced, and its controls.
 async fn observe_unchanged(
     b: &AtspiBackend,
-    app: &str,
+    w: &ufo_core::WindowInfo,
     format: ImageFormat,
 ) -> Result<(f64, f64, Vec<ufo_core::Control>), ErrorReport> {
-    let w = wait_window(b, app).await?;
     let image = ModelImage {
         format,
         ..ModelImage::default()
     };
     let style = AnnotationStyle::default();
     let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
-    ctx.app_window = Some(w);
+    ctx.app_window = Some(w.clone());
     let first = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
         .await
         .map_err(|e| e.report())?;
@@ -639,10 +648,7 @@ async fn observe_unchanged(
     let mut full = Vec::new();
     for i in 0..5 {
         let mut forced = ctx.clone();
-        forced.settings.budget = TreeBudget {
-            max_nodes: TreeBudget::default().max_nodes - 1 - i,
-            ..TreeBudget::default()
-        };
+        forced.settings.budget = crate::cmd_bench::full_capture_budget(i);
         let o = ufo_desktop::observe::observe(b, &mut forced, &style, &image)
             .await
             .map_err(|e| e.report())?;
@@ -725,6 +731,12 @@ fn print_report(r: &Report) {
     }
     if r.ufo.failed_actions > 0 {
         outln!("  ({} actions failed)", r.ufo.failed_actions);
+    }
+    if r.ufo.unfinished_sessions > 0 {
+        outln!(
+            "  ({} sessions did not finish: see --log-dir)",
+            r.ufo.unfinished_sessions
+        );
     }
     if let Some(p) = &r.python {
         outln!("Python (pyatspi + PIL + xdotool), median ms per step:");

@@ -35,6 +35,7 @@ fn bench_step_runs_the_scripted_session_and_the_baseline_on_the_calculator() {
     // Ten timed steps, every action done.
     assert_eq!(r["ufo"]["steps"], 10, "{r}");
     assert_eq!(r["ufo"]["failed_actions"], 0, "{r}");
+    assert_eq!(r["ufo"]["unfinished_sessions"], 0, "{r}");
     for phase in ["data_collection", "action_execution", "non_model_per_step"] {
         assert!(r["ufo"][phase].as_f64().unwrap() > 0.0, "{phase}: {r}");
     }

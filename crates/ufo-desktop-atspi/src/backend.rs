@@ -71,9 +71,6 @@ const SETTLE_FIRST: Duration = Duration::from_millis(100);
 /// event for its reaction to count as complete.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
 
-/// The fixed wait after an action when no events can be heard.
-const SETTLE_BLIND: Duration = Duration::from_millis(300);
-
 /// How long a raised window is given to repaint before it is photographed.
 const REPAINT_WAIT: Duration = Duration::from_millis(150);
 
@@ -100,7 +97,7 @@ pub struct AtspiBackend {
     /// observation is then a full capture and every settle a fixed wait).
     events: Option<crate::events::EventWatch>,
     /// window handle → its last capture (see `live.rs`).
-    kept: Mutex<HashMap<String, live::Kept>>,
+    kept: Mutex<HashMap<String, std::sync::Arc<live::Kept>>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -402,7 +399,7 @@ impl Backend for AtspiBackend {
     /// Returns once the window's application has been quiet for
     /// [`SETTLE_QUIET`] after its last event, or [`SETTLE_FIRST`] after the
     /// action when it reports nothing; without events, sleeps the old fixed
-    /// [`SETTLE_BLIND`] (at most `bound`).
+    /// [`ufo_desktop::backend::BLIND_SETTLE`] (at most `bound`).
     async fn settle(
         &self,
         window: Option<&WindowInfo>,
@@ -419,7 +416,7 @@ impl Backend for AtspiBackend {
                     .await,
             ),
             _ => {
-                tokio::time::sleep(bound.min(SETTLE_BLIND)).await;
+                tokio::time::sleep(bound.min(ufo_desktop::backend::BLIND_SETTLE)).await;
                 None
             }
         }

@@ -63,8 +63,8 @@ struct AppLog {
     entries: VecDeque<Logged>,
     /// The highest sequence number that fell off the log.
     dropped_upto: u64,
-    /// When this application last reported anything.
-    last: Option<Instant>,
+    /// When this application last reported anything, and its number.
+    last: Option<(Instant, u64)>,
 }
 
 #[derive(Default)]
@@ -184,34 +184,26 @@ impl EventWatch {
         let end = start + bound;
         loop {
             let notified = self.shared.notify.notified();
-            let (count, last) = {
-                let Ok(s) = self.shared.state.lock() else {
-                    return 0;
-                };
-                match s.apps.get(bus) {
-                    Some(log) => (
-                        log.entries.iter().filter(|e| e.seq > mark).count()
-                            + usize::from(log.dropped_upto > mark),
-                        log.last,
-                    ),
-                    None => (0, None),
-                }
-            };
+            // When the application last reported something after `mark`.
+            let last = self.shared.state.lock().ok().and_then(|s| {
+                s.apps
+                    .get(bus)
+                    .and_then(|log| log.last)
+                    .filter(|&(_, seq)| seq > mark)
+                    .map(|(at, _)| at)
+            });
             let now = Instant::now();
-            if now >= end || !self.is_live() {
-                return count;
-            }
-            let wake = match (count, last) {
-                (0, _) | (_, None) => start + first,
-                (_, Some(l)) => l + quiet,
+            let wake = match last {
+                None => start + first,
+                Some(at) => at + quiet,
             };
-            if now >= wake {
-                return count;
+            if now >= end || now >= wake || !self.is_live() {
+                let since = self.since(bus, mark);
+                return since.changes.len() + usize::from(since.overflowed);
             }
-            let until = wake.min(end);
             tokio::select! {
                 _ = notified => {}
-                _ = tokio::time::sleep_until(until.into()) => {}
+                _ = tokio::time::sleep_until(wake.min(end).into()) => {}
             }
         }
     }
@@ -255,7 +247,7 @@ impl Shared {
         s.seq += 1;
         let seq = s.seq;
         let log = s.apps.entry(sender.to_string()).or_default();
-        log.last = Some(Instant::now());
+        log.last = Some((Instant::now(), seq));
         // Repeats of the same change on the same element add nothing.
         if !log
             .entries

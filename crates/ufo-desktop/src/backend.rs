@@ -59,6 +59,11 @@ impl Default for TreeBudget {
     }
 }
 
+/// The wait after an action when the application's reaction cannot be
+/// heard (no events): long enough for toolkits to apply an action and
+/// repaint.
+pub const BLIND_SETTLE: Duration = Duration::from_millis(300);
+
 /// What to photograph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ScreenshotTarget {
@@ -202,8 +207,8 @@ pub trait Backend: Send + Sync {
     /// Waits until the application owning `window` has reacted to an action
     /// taken at `mark` (from [`Backend::event_mark`]), at most `bound`: a
     /// backend that hears events returns as soon as the application has gone
-    /// quiet; the default sleeps `bound`. Returns how many changes the
-    /// application reported, when the backend can tell.
+    /// quiet; the default sleeps [`BLIND_SETTLE`] (at most `bound`). Returns
+    /// how many changes the application reported, when the backend can tell.
     async fn settle(
         &self,
         window: Option<&WindowInfo>,
@@ -211,7 +216,7 @@ pub trait Backend: Send + Sync {
         bound: Duration,
     ) -> Option<usize> {
         let _ = (window, mark);
-        tokio::time::sleep(bound).await;
+        tokio::time::sleep(bound.min(BLIND_SETTLE)).await;
         None
     }
 

@@ -70,15 +70,7 @@ impl HttpModel {
         if cfg.use_responses {
             tracing::warn!(target: "ufo_llm", "USE_RESPONSES is not supported yet: using Chat Completions");
         }
-        let http = reqwest::Client::builder()
-            .timeout(cfg.timeout())
-            .connect_timeout(cfg.timeout().min(std::time::Duration::from_secs(15)))
-            .build()
-            .map_err(|e| LlmError::Transport {
-                provider: api.name().to_owned(),
-                message: format!("cannot create the HTTP client: {e}"),
-                timeout: false,
-            })?;
+        let http = http_client(api.name(), cfg.timeout())?;
         Ok(Self {
             retry: cfg.retry_policy(),
             cfg,
@@ -394,4 +386,21 @@ pub fn estimate_request_image_tokens(model: &str, request: &ChatRequest) -> u64 
         }
     }
     total
+}
+
+/// An HTTP client for `provider` whose requests end after `timeout` (and
+/// whose connections are given at most 15 s of it).
+pub(crate) fn http_client(
+    provider: &str,
+    timeout: std::time::Duration,
+) -> Result<reqwest::Client, LlmError> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(std::time::Duration::from_secs(15)))
+        .build()
+        .map_err(|e| LlmError::Transport {
+            provider: provider.to_owned(),
+            message: format!("cannot create the HTTP client: {e}"),
+            timeout: false,
+        })
 }

@@ -281,14 +281,7 @@ impl ComputerModel {
                 ComputerApi::Generic => "ui-tars".to_owned(),
             });
         let timeout = Duration::from_secs_f64(cfg.timeout.unwrap_or(120.0).clamp(1.0, 3600.0));
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| LlmError::Transport {
-                provider: api.name().to_owned(),
-                message: format!("cannot create the HTTP client: {e}"),
-                timeout: false,
-            })?;
+        let http = crate::client::http_client(api.name(), timeout)?;
         Ok(Self {
             api,
             base,

@@ -132,6 +132,7 @@ fn fix_control(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use ufo_core::ui::Capabilities;
     use ufo_core::{ControlType, ElementHandle, Rect};
 

@@ -16,6 +16,7 @@
 
 use super::*;
 use crate::events::{Change, EventWatch};
+use std::sync::Arc;
 
 /// Most elements read again in place of a full capture.
 const MAX_REFRESH: usize = 48;
@@ -24,20 +25,26 @@ const MAX_REFRESH: usize = 48;
 /// the events said.
 const MAX_AGE: Duration = Duration::from_secs(60);
 
-/// One window's last capture.
-#[derive(Clone)]
+/// One window's last capture, shared (`Arc`) so that looking at it copies
+/// nothing.
 pub(crate) struct Kept {
     tree: UiTree,
-    /// The event sequence when the capture started.
-    mark: u64,
+    /// The event sequence up to which the tree is known true.
+    mark: std::sync::atomic::AtomicU64,
     budget: TreeBudget,
     /// The X window's rectangle then.
     x_rect: Option<Rect<Screen>>,
     /// The toolkit offset applied to extents.
     offset: (i32, i32),
-    /// Object path → node index.
-    index: HashMap<String, usize>,
+    /// Object path → node index (the same for a tree refreshed in place).
+    index: Arc<HashMap<String, usize>>,
     taken: Instant,
+}
+
+impl Kept {
+    fn mark(&self) -> u64 {
+        self.mark.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// How much of the kept capture is still true.
@@ -57,7 +64,7 @@ enum Plan {
 }
 
 fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
-    let since = watch.since(bus, kept.mark);
+    let since = watch.since(bus, kept.mark());
     if since.overflowed {
         return Plan::Full("too many changes");
     }
@@ -161,6 +168,7 @@ impl AtspiBackend {
             .lock()
             .ok()
             .and_then(|m| m.get(&window.handle.0).cloned());
+        let kept: Option<Arc<Kept>> = kept;
         if let Some(kept) = kept
             && kept.budget == *budget
             && !kept
@@ -174,15 +182,8 @@ impl AtspiBackend {
             match plan(&kept, watch, bus) {
                 Plan::Reuse { verify } if self.unmoved(&kept, &verify).await => {
                     tracing::trace!(window = %window.title, "tree unchanged: kept capture");
-                    self.keep(
-                        window,
-                        kept.tree.clone(),
-                        mark,
-                        *budget,
-                        (x_rect, kept.offset),
-                        kept.taken,
-                    );
-                    return Ok(kept.tree);
+                    kept.mark.store(mark, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(kept.tree.clone());
                 }
                 Plan::Refresh {
                     nodes,
@@ -195,11 +196,15 @@ impl AtspiBackend {
                         tracing::trace!(window = %window.title, n = nodes.len(), "tree refreshed in place");
                         self.keep(
                             window,
-                            tree.clone(),
-                            mark,
-                            *budget,
-                            (x_rect, kept.offset),
-                            kept.taken,
+                            Kept {
+                                tree: tree.clone(),
+                                mark: mark.into(),
+                                budget: *budget,
+                                x_rect,
+                                offset: kept.offset,
+                                index: kept.index.clone(),
+                                taken: kept.taken,
+                            },
                         );
                         return Ok(tree);
                     }
@@ -212,13 +217,25 @@ impl AtspiBackend {
         }
         let tree = self.capture_settled(window, budget).await?;
         let offset = self.extents_offset(window).await.unwrap_or((0, 0));
+        let index = tree
+            .nodes
+            .iter()
+            .filter_map(|n| {
+                let (_, path) = split_handle(&n.handle).ok()?;
+                Some((path.to_owned(), n.index))
+            })
+            .collect();
         self.keep(
             window,
-            tree.clone(),
-            mark,
-            *budget,
-            (x_rect, offset),
-            Instant::now(),
+            Kept {
+                tree: tree.clone(),
+                mark: mark.into(),
+                budget: *budget,
+                x_rect,
+                offset,
+                index: Arc::new(index),
+                taken: Instant::now(),
+            },
         );
         Ok(tree)
     }
@@ -292,40 +309,13 @@ impl AtspiBackend {
         Some(tree)
     }
 
-    fn keep(
-        &self,
-        window: &WindowInfo,
-        tree: UiTree,
-        mark: u64,
-        budget: TreeBudget,
-        (x_rect, offset): (Option<Rect<Screen>>, (i32, i32)),
-        taken: Instant,
-    ) {
-        let index = tree
-            .nodes
-            .iter()
-            .filter_map(|n| {
-                let (_, path) = split_handle(&n.handle).ok()?;
-                Some((path.to_owned(), n.index))
-            })
-            .collect();
+    fn keep(&self, window: &WindowInfo, kept: Kept) {
         if let Ok(mut m) = self.kept.lock() {
             // Only the windows observed lately are worth keeping.
             if m.len() >= 16 && !m.contains_key(&window.handle.0) {
                 m.clear();
             }
-            m.insert(
-                window.handle.0.clone(),
-                Kept {
-                    tree,
-                    mark,
-                    budget,
-                    x_rect,
-                    offset,
-                    index,
-                    taken,
-                },
-            );
+            m.insert(window.handle.0.clone(), Arc::new(kept));
         }
     }
 }

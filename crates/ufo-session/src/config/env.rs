@@ -1,0 +1,131 @@
+//! `${VAR}` expansion in a config file's values, and keeping the secrets it
+//! brings in out of error messages.
+
+use crate::error::SessionError;
+use serde_json::Value;
+
+/// Replaces `${VAR}` in every string of `v` (at `key`) with `env(VAR)`; a
+/// missing variable is an error naming the key.
+pub(super) fn expand(
+    v: &mut Value,
+    key: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), SessionError> {
+    match v {
+        Value::String(s) if s.contains('$') => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("${") {
+                out.push_str(&rest[..i]);
+                let tail = &rest[i + 2..];
+                let end = tail.find('}').ok_or_else(|| SessionError::BadKey {
+                    key: key.to_owned(),
+                    message: "an unclosed `${` in the value".into(),
+                })?;
+                let var = &tail[..end];
+                let val = env(var).ok_or_else(|| SessionError::MissingKey {
+                    key: key.to_owned(),
+                    message: format!(
+                        "it refers to the environment variable {var}, which is not set"
+                    ),
+                })?;
+                out.push_str(&val);
+                rest = &tail[end + 1..];
+            }
+            out.push_str(rest);
+            *s = out;
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let path = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                expand(x, &path, env)?;
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter_mut().enumerate() {
+                expand(x, &format!("{key}[{i}]"), env)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Names of fields whose values are secrets.
+fn is_secret_key(k: &str) -> bool {
+    let k = k.to_ascii_uppercase();
+    ["KEY", "TOKEN", "SECRET", "PASSWORD"]
+        .iter()
+        .any(|w| k.contains(w))
+}
+
+/// Collects `(field, value)` of every secret field in `v` (values as text).
+pub(super) fn secret_fields(v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                match x {
+                    Value::String(s) if is_secret_key(k) => out.push((k.clone(), s.clone())),
+                    Value::Number(n) if is_secret_key(k) => out.push((k.clone(), n.to_string())),
+                    _ => secret_fields(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| secret_fields(x, out)),
+        _ => {}
+    }
+}
+
+/// `e` with every secret value in its text replaced by where it came from.
+pub(super) fn redact_error(e: SessionError, secrets: &[(String, String)]) -> SessionError {
+    let clean = |mut text: String| {
+        for (name, value) in secrets {
+            // Very short values would blank out ordinary words.
+            if value.chars().count() >= 3 {
+                text = text.replace(value.as_str(), &format!("<value of {name}>"));
+            }
+        }
+        text
+    };
+    match e {
+        SessionError::MissingKey { key, message } => SessionError::MissingKey {
+            key,
+            message: clean(message),
+        },
+        SessionError::BadKey { key, message } => SessionError::BadKey {
+            key,
+            message: clean(message),
+        },
+        SessionError::UnknownKey { key, message } => SessionError::UnknownKey {
+            key,
+            message: clean(message),
+        },
+        SessionError::ConfigFile { path, message } => SessionError::ConfigFile {
+            path,
+            message: clean(message),
+        },
+        SessionError::Plan { path, message } => SessionError::Plan {
+            path,
+            message: clean(message),
+        },
+        SessionError::Logs { path, message } => SessionError::Logs {
+            path,
+            message: clean(message),
+        },
+        SessionError::Model {
+            section,
+            message,
+            help,
+        } => SessionError::Model {
+            section,
+            message: clean(message),
+            help: help.map(clean),
+        },
+        // Not config errors: nothing of the file in them.
+        other => other,
+    }
+}
