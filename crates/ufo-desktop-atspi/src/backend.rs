@@ -71,6 +71,22 @@ const SETTLE_FIRST: Duration = Duration::from_millis(100);
 /// event for its reaction to count as complete.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
 
+/// Between keystrokes: how long the applications must be quiet after their
+/// last event for a keystroke to count as taken (see `send_keys`).
+const KEY_QUIET: Duration = Duration::from_millis(12);
+
+/// Between keystrokes: how long to wait when no application reports
+/// anything (an application without events, or a key that changes nothing
+/// it reports).
+const KEY_FIRST: Duration = Duration::from_millis(20);
+
+/// Between keystrokes: the longest wait for the applications to go quiet.
+const KEY_BOUND: Duration = Duration::from_millis(150);
+
+/// The least time between two strokes of the same key (measured on
+/// galculator; see `send_keys`).
+const KEY_REPEAT: Duration = Duration::from_millis(150);
+
 /// How long a raised window is given to repaint before it is photographed.
 const REPAINT_WAIT: Duration = Duration::from_millis(150);
 
@@ -619,6 +635,28 @@ impl Backend for AtspiBackend {
         }
     }
 
+    async fn select_element(&self, h: &ElementHandle) -> Result<()> {
+        let acc = self.accessible(h).await?;
+        let (parent, index) = futures::join!(
+            call(h, "Parent", acc.parent()),
+            call(h, "GetIndexInParent", acc.get_index_in_parent())
+        );
+        let (parent, index) = (parent?, index?);
+        let (bus, _) = split_handle(h)?;
+        let ph = handle(
+            parent
+                .name_as_str()
+                .filter(|n| !n.is_empty())
+                .unwrap_or(bus),
+            parent.path_as_str(),
+        );
+        let index = usize::try_from(index).map_err(|_| DesktopError::StaleElement {
+            handle: h.0.clone(),
+            detail: "it is no longer in its container".into(),
+        })?;
+        self.select_child(&ph, index).await
+    }
+
     async fn focus_element(&self, h: &ElementHandle) -> Result<()> {
         let activated = match self.window_of(h).await {
             Some(w) => self.activate_window(&w).await,
@@ -704,9 +742,33 @@ impl Backend for AtspiBackend {
         self.input(move |x| x.scroll(point, clicks)).await
     }
 
+    /// Types stroke by stroke, as a person does: each stroke (a key, or a
+    /// chord such as `^a`) goes out whole, then the keyboard's receiver is
+    /// given time to take it — until the applications have been quiet for
+    /// [`KEY_QUIET`] after their last event ([`KEY_FIRST`] when none
+    /// reports anything, at most [`KEY_BOUND`]). A key struck again waits
+    /// until [`KEY_REPEAT`] has passed since its last stroke: calculators
+    /// show the button a key presses held down for a while and drop a second
+    /// press of it that comes meanwhile (galculator: `98-19` read `98-1`).
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {
-        let events = events.to_vec();
-        self.input(move |x| x.send_keys(&events)).await
+        let mut struck: HashMap<ufo_desktop::keys::Key, Instant> = HashMap::new();
+        for stroke in ufo_desktop::keys::strokes(events) {
+            let key = ufo_desktop::keys::stroke_key(stroke);
+            if let Some(at) = key.and_then(|k| struck.get(&k)) {
+                tokio::time::sleep_until((*at + KEY_REPEAT).into()).await;
+            }
+            let mark = self.event_mark();
+            let s = stroke.to_vec();
+            self.input(move |x| x.send_keys(&s)).await?;
+            if let Some(k) = key {
+                struck.insert(k, Instant::now());
+            }
+            match (self.events.as_ref().filter(|e| e.is_live()), mark) {
+                (Some(w), Some(mark)) => w.settle_any(mark, KEY_FIRST, KEY_QUIET, KEY_BOUND).await,
+                _ => tokio::time::sleep(KEY_FIRST).await,
+            }
+        }
+        Ok(())
     }
 
     /// Launches into the private desktop (its environment, its process

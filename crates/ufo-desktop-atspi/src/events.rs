@@ -184,14 +184,7 @@ impl EventWatch {
         let end = start + bound;
         loop {
             let notified = self.shared.notify.notified();
-            // When the application last reported something after `mark`.
-            let last = self.shared.state.lock().ok().and_then(|s| {
-                s.apps
-                    .get(bus)
-                    .and_then(|log| log.last)
-                    .filter(|&(_, seq)| seq > mark)
-                    .map(|(at, _)| at)
-            });
+            let last = self.last_report(Some(bus), mark);
             let now = Instant::now();
             let wake = match last {
                 None => start + first,
@@ -200,6 +193,49 @@ impl EventWatch {
             if now >= end || now >= wake || !self.is_live() {
                 let since = self.since(bus, mark);
                 return since.changes.len() + usize::from(since.overflowed);
+            }
+            tokio::select! {
+                _ = notified => {}
+                _ = tokio::time::sleep_until(wake.min(end).into()) => {}
+            }
+        }
+    }
+}
+
+impl EventWatch {
+    /// When application `bus` (any application: `None`) last reported
+    /// something after `mark`.
+    fn last_report(&self, bus: Option<&str>, mark: u64) -> Option<Instant> {
+        let s = self.shared.state.lock().ok()?;
+        let after = |log: &AppLog| log.last.filter(|&(_, seq)| seq > mark).map(|(at, _)| at);
+        match bus {
+            Some(b) => s.apps.get(b).and_then(after),
+            None => s.apps.values().filter_map(after).max(),
+        }
+    }
+
+    /// Waits until every application has been quiet for `quiet` after its
+    /// last report following `mark` — or, when none reported anything, for
+    /// `first` after the call — and never longer than `bound`. Used between
+    /// keystrokes, whose receiver is whatever has the keyboard focus.
+    pub(crate) async fn settle_any(
+        &self,
+        mark: u64,
+        first: Duration,
+        quiet: Duration,
+        bound: Duration,
+    ) {
+        let start = Instant::now();
+        let end = start + bound;
+        loop {
+            let notified = self.shared.notify.notified();
+            let wake = match self.last_report(None, mark) {
+                None => start + first,
+                Some(at) => at + quiet,
+            };
+            let now = Instant::now();
+            if now >= end || now >= wake || !self.is_live() {
+                return;
             }
             tokio::select! {
                 _ = notified => {}

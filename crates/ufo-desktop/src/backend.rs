@@ -168,6 +168,16 @@ pub trait Backend: Send + Sync {
     /// Selects the `index`-th child of a selection container (combo, list, tabs).
     async fn select_child(&self, handle: &ElementHandle, index: usize) -> Result<()>;
 
+    /// Selects the element itself in the container that holds it (a row of
+    /// a list, tree or table), without activating it. The default says the
+    /// backend cannot.
+    async fn select_element(&self, handle: &ElementHandle) -> Result<()> {
+        Err(crate::DesktopError::Unsupported {
+            what: "selecting an element through its container".into(),
+            handle: handle.0.clone(),
+        })
+    }
+
     /// Gives keyboard focus to an element (and its window).
     async fn focus_element(&self, handle: &ElementHandle) -> Result<()>;
 

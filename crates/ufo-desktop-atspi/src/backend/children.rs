@@ -110,30 +110,35 @@ impl AtspiBackend {
     /// the cell at its top-left corner to the one at its bottom-right corner,
     /// at most `limit` cells. `None` when the corners hit no cell.
     async fn visible_cells(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
-        let (bus, _) = split_handle(h)?;
+        let (bus, own) = split_handle(h)?;
         let comp = self.component(h).await?;
         let table = self.table(h).await?;
         let (x, y, w, hgt) = call(h, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
         if w <= 2 || hgt <= 2 {
             return Ok(None);
         }
-        let (top_left, bottom_right, n_rows, n_cols) = futures::join!(
+        // Its four corners: the bottom-right one may fall below a short
+        // table's last row or right of its last column, so the bottom-left
+        // and top-right corners say where the rows and the columns end.
+        let at = |px: i32, py: i32| {
             call(
                 h,
                 "GetAccessibleAtPoint",
-                comp.get_accessible_at_point(x + 1, y + 1, CoordType::Screen)
-            ),
-            call(
-                h,
-                "GetAccessibleAtPoint",
-                comp.get_accessible_at_point(x + w - 2, y + hgt - 2, CoordType::Screen)
-            ),
+                comp.get_accessible_at_point(px, py, CoordType::Screen),
+            )
+        };
+        let (right, bottom) = (x + w - 2, y + hgt - 2);
+        let (top_left, bottom_right, bottom_left, top_right, n_rows, n_cols) = futures::join!(
+            at(x + 1, y + 1),
+            at(right, bottom),
+            at(x + 1, bottom),
+            at(right, y + 1),
             call(h, "NRows", table.n_rows()),
             call(h, "NColumns", table.n_columns()),
         );
         let cell_at = |o: atspi::ObjectRefOwned| {
             let path = o.path_as_str().to_owned();
-            (path != "/org/a11y/atspi/null").then(|| {
+            (path != "/org/a11y/atspi/null" && path != own).then(|| {
                 handle(
                     o.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
                     &path,
@@ -143,24 +148,38 @@ impl AtspiBackend {
         let Some(first) = cell_at(top_left?) else {
             return Ok(None);
         };
-        let last = bottom_right.ok().and_then(cell_at);
         let (r0, c0) = self.cell_position(h, &table, &first).await?;
-        let (mut r1, mut c1) = match &last {
-            Some(l) => self.cell_position(h, &table, l).await.unwrap_or((r0, c0)),
-            None => (r0, c0),
+        let position = |o: Result<atspi::ObjectRefOwned>| {
+            let table = &table;
+            async move {
+                match o.ok().and_then(cell_at) {
+                    Some(c) => self.cell_position(h, table, &c).await.ok(),
+                    None => None,
+                }
+            }
         };
-        // A corner past the last row or column (a short table) hits nothing
-        // or the table itself: the table's own size bounds the range.
-        if let Ok(n) = n_rows
-            && n > 0
-        {
-            r1 = r1.min(n - 1);
+        let (br, bl, tr) = futures::join!(
+            position(bottom_right),
+            position(bottom_left),
+            position(top_right)
+        );
+        let (n_rows, n_cols) = (n_rows.unwrap_or(0), n_cols.unwrap_or(0));
+        // A corner that hits no cell lies past the last row or column: the
+        // table's own size is where they end.
+        let mut r1 = br
+            .or(bl)
+            .map_or(if n_rows > 0 { n_rows - 1 } else { r0 }, |p| p.0);
+        let mut c1 = br
+            .or(tr)
+            .map_or(if n_cols > 0 { n_cols - 1 } else { c0 }, |p| p.1);
+        if n_rows > 0 {
+            r1 = r1.min(n_rows - 1);
         }
-        if let Ok(n) = n_cols
-            && n > 0
-        {
-            c1 = c1.min(n - 1);
+        if n_cols > 0 {
+            c1 = c1.min(n_cols - 1);
         }
+        r1 = r1.max(r0);
+        c1 = c1.max(c0);
         let cols = (c1 - c0 + 1).clamp(1, MAX_TABLE_COLUMNS);
         let rows = (r1 - r0 + 1).clamp(1, (limit / cols).max(1));
         let wanted: Vec<(i32, i32)> = (r0..r0 + rows)

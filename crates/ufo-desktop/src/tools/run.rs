@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
-use ufo_core::{Control, ElementHandle, Rect, Screen, WindowInfo};
+use ufo_core::{Control, ControlType, ElementHandle, Rect, Screen, WindowInfo};
 
 /// Longest `wait`.
 const MAX_WAIT_SECONDS: f64 = 300.0;
@@ -277,6 +277,9 @@ async fn click_input(
     let c = control(ctx, a.id, a.name.as_deref())?;
     let (button, double) = (a.button, a.double);
     let mark = b.event_mark();
+    if button == MouseButton::Left && !double && is_row(&c) {
+        return click_row(b, ctx, &c, mark).await;
+    }
     if button == MouseButton::Left
         && !double
         && !b.prefers_pointer_click(&c)
@@ -311,6 +314,58 @@ async fn click_input(
     b.click_at(p, button, double).await?;
     settle(b, ctx, mark).await;
     Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))
+}
+
+/// Rows of lists, trees and tables: their accessibility action (GTK's
+/// `activate`) opens them, as a double click does; a single click selects.
+fn is_row(c: &Control) -> bool {
+    matches!(
+        c.control_type,
+        ControlType::ListItem | ControlType::TreeItem | ControlType::DataItem
+    )
+}
+
+/// A single left click on a row, as a person's: the pointer clicks it where
+/// it is now (a row that is gone is an error). A row that can be selected
+/// but still is not (something drawn over it took the click) is selected
+/// through its container. Never activates it.
+async fn click_row(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    c: &Control,
+    mark: Option<u64>,
+) -> Result<Value> {
+    let now = b.refresh_node(&c.handle, 0).await?;
+    let rect = now
+        .rect
+        .and_then(|r| {
+            window_rect(ctx)
+                .ok()
+                .and_then(|w| r.intersection(&w))
+                .or(Some(r))
+        })
+        .unwrap_or(c.rect);
+    raise(b, ctx).await;
+    let p = rect.center();
+    b.click_at(p, MouseButton::Left, false).await?;
+    settle(b, ctx, mark).await;
+    let after = b.refresh_node(&c.handle, 0).await.ok();
+    let selectable = after.as_ref().is_some_and(|n| n.has_state("selectable"));
+    let mut selected = after.as_ref().is_some_and(|n| n.has_state("selected"));
+    let mut method = "click";
+    if selectable && !selected && b.select_element(&c.handle).await.is_ok() {
+        method = "select";
+        settle(b, ctx, b.event_mark()).await;
+        selected = b
+            .refresh_node(&c.handle, 0)
+            .await
+            .is_ok_and(|n| n.has_state("selected"));
+    }
+    Ok(json!({
+        "method": method,
+        "point": { "x": p.x, "y": p.y },
+        "selected": selected,
+    }))
 }
 
 /// The result of an action the application has not answered yet: says which
@@ -403,7 +458,10 @@ async fn set_edit_text(
 ) -> Result<Value> {
     let c = control(ctx, a.id, a.name.as_deref())?;
     let text = a.text.clone();
-    let clear = a.clear_current_text;
+    let kind = TextKind::of(&c);
+    // A terminal's text is its whole screen: "clearing" it means nothing a
+    // person would do (Ctrl+A, Delete are shell keys there).
+    let clear = a.clear_current_text && kind != TextKind::Terminal;
     let h = &c.handle;
     let before = b.read_text(h).await.ok();
     let direct = if clear {
@@ -426,12 +484,7 @@ async fn set_edit_text(
         (Some(b0), false) => Some(format!("{b0}{text}")),
         (None, false) => None,
     };
-    let ok = |got: &str| match &expected {
-        Some(e) => same_text(got, e),
-        None => got
-            .trim_end_matches('\n')
-            .ends_with(text.trim_end_matches('\n')),
-    };
+    let ok = |got: &str| reads_as_set(kind, got, &text, expected.as_deref());
     if !c.capabilities.text && !c.capabilities.editable_text {
         // Nothing to read back from (read_text would return the name).
         return Ok(json!({ "text": text, "method": method, "verified": false }));
@@ -445,16 +498,89 @@ async fn set_edit_text(
         (verified, got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
     }
     if !verified {
+        let changed = Some(&got) != before.as_ref();
         return Err(DesktopError::VerificationFailed(format!(
-            "control {} ({:?}) reads {:?} after {} {:?}",
+            "control {} ({:?}) reads {:?} after {} {:?}{}",
             c.id,
             c.name,
             shorten(&got),
             if clear { "setting" } else { "appending" },
             shorten(&text),
+            if changed {
+                "; the text WAS entered (the control changed): do not enter it again, observe and correct what differs"
+            } else {
+                "; the control did not change"
+            },
         )));
     }
-    Ok(json!({ "text": got, "method": method, "verified": true }))
+    let shown = match kind {
+        TextKind::Masked => "●".repeat(got.chars().count()),
+        _ => got,
+    };
+    Ok(json!({ "text": shown, "method": method, "verified": true }))
+}
+
+/// What a text control shows of what is typed into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextKind {
+    /// Shows what it holds.
+    Plain,
+    /// A password field: reads back one mask character per character.
+    Masked,
+    /// A terminal: its text is the screen (prompt, output, padding lines).
+    Terminal,
+}
+
+impl TextKind {
+    fn of(c: &Control) -> Self {
+        match c.role.as_str() {
+            "password text" => TextKind::Masked,
+            "terminal" => TextKind::Terminal,
+            _ => TextKind::Plain,
+        }
+    }
+}
+
+/// Characters toolkits draw in place of a password's.
+const MASKS: &[char] = &['●', '•', '*', '∗', '·', '⚫', '⏺'];
+
+/// True when a control of `kind` reading `got` holds `text` as it was set
+/// (`expected`: the whole text wanted, when known).
+fn reads_as_set(kind: TextKind, got: &str, text: &str, expected: Option<&str>) -> bool {
+    let got = normalise(got);
+    let text = normalise(text);
+    match kind {
+        TextKind::Masked => {
+            let want = expected.map_or(text.chars().count(), |e| normalise(e).chars().count());
+            let masked = !got.is_empty()
+                && got.chars().all(|ch| MASKS.contains(&ch))
+                && got.chars().count() == want;
+            masked || expected.is_some_and(|e| got == normalise(e))
+        }
+        // A terminal echoes what is typed on its current line; padding and
+        // blank lines come and go.
+        TextKind::Terminal => squeeze(&got).contains(squeeze(&text).trim()),
+        TextKind::Plain => match expected {
+            Some(e) => same_text(&got, &normalise(e)),
+            None => got
+                .trim_end_matches('\n')
+                .ends_with(text.trim_end_matches('\n')),
+        },
+    }
+}
+
+/// Line ends as `\n`, no-break spaces as spaces.
+fn normalise(s: &str) -> String {
+    s.replace("\r\n", "\n").replace(['\u{a0}', '\u{202f}'], " ")
+}
+
+/// Lines without trailing blanks, blank lines dropped.
+fn squeeze(s: &str) -> String {
+    s.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Focuses the control and types `text`, replacing (`clear`) or appending.
@@ -583,5 +709,28 @@ mod tests {
         assert!(!same_text("abd", "abc"));
         assert_eq!(shorten(&"x".repeat(100)).chars().count(), 81);
         assert_eq!(shorten("short"), "short");
+    }
+
+    #[test]
+    fn text_reads_back_as_each_kind_shows_it() {
+        use TextKind::*;
+        // A password field shows one mask per character.
+        assert!(reads_as_set(Masked, "●●●●●●", "secret", Some("secret")));
+        assert!(reads_as_set(Masked, "******", "secret", Some("secret")));
+        assert!(!reads_as_set(Masked, "●●●●●", "secret", Some("secret")));
+        assert!(!reads_as_set(Masked, "", "secret", Some("secret")));
+        // A terminal pads lines and adds blank ones.
+        let screen = "user@host:~$ echo hi   \n\n\n";
+        assert!(reads_as_set(Terminal, screen, "echo hi", None));
+        assert!(!reads_as_set(Terminal, screen, "echo ho", None));
+        // Plain text: exact but for trailing newlines, CRLF and no-break spaces.
+        assert!(reads_as_set(
+            Plain,
+            "a\u{a0}b\r\nc\n",
+            "a b\nc",
+            Some("a b\nc")
+        ));
+        assert!(!reads_as_set(Plain, "a bc", "a b\nc", Some("a b\nc")));
+        assert!(reads_as_set(Plain, "xyz", "yz", None));
     }
 }
