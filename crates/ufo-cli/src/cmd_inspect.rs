@@ -86,13 +86,13 @@ pub(crate) async fn windows(args: WindowsArgs) -> Result<ExitCode, ErrorReport> 
                 .map(|r| format!("{}x{}+{}+{}", r.width, r.height, r.x, r.y))
                 .unwrap_or_default();
             outln!(
-                "{:<10} {:<22} pid {:<7} {:<16} {}{:?}",
+                "{:<10} {:<22} pid {:<7} {:<16} {}{}",
                 w.id,
                 w.app_name,
                 w.pid.map(|p| p.to_string()).unwrap_or_default(),
                 r,
                 if w.focused { "* " } else { "" },
-                w.title
+                quoted(&w.title)
             );
         }
     }
@@ -116,16 +116,18 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
         if args.json {
             print_json(&tree)?;
         } else {
-            for n in &tree.nodes {
+            // Depth first, each node under its parent, as a tree reads.
+            for i in depth_first(&tree) {
+                let Some(n) = tree.nodes.get(i) else { continue };
                 let r = n
                     .rect
                     .map(|r| format!("({},{},{},{})", r.x, r.y, r.width, r.height))
                     .unwrap_or_default();
                 outln!(
-                    "{}{} {:?} [{}] {} {}",
+                    "{}{} {} [{}] {} {}",
                     "  ".repeat(n.depth as usize),
                     n.role,
-                    n.name,
+                    quoted(&n.name),
                     n.states.join(","),
                     r,
                     if n.actions.is_empty() {
@@ -153,7 +155,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
             let v = c
                 .value
                 .as_deref()
-                .map(|v| format!(" = {v:?}"))
+                .map(|v| format!(" = {}", quoted(v)))
                 .unwrap_or_default();
             // The state the model is shown with the control, too.
             let st = c
@@ -161,14 +163,60 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                 .map(|s| format!(" [{s}]"))
                 .unwrap_or_default();
             outln!(
-                "[{:>3}] {:<12} {:?}{v}{st}",
+                "[{:>3}] {:<12} {}{v}{st}",
                 c.id,
                 c.control_type.as_str(),
-                c.name
+                quoted(&c.name)
             );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `s` in double quotes as a person reads it: quotes, backslashes and
+/// control characters escaped, everything printable (no-break spaces,
+/// accents, symbols) as it is.
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The tree's node indices depth first from the root (parents before their
+/// children, children in order); nodes no parent lists come last.
+fn depth_first(tree: &ufo_core::UiTree) -> Vec<usize> {
+    let n = tree.nodes.len();
+    let mut seen = vec![false; n];
+    let mut out = Vec::with_capacity(n);
+    let roots: Vec<usize> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, node)| node.parent.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        if i >= n || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        out.push(i);
+        stack.extend(tree.nodes[i].children.iter().rev().copied());
+    }
+    out.extend((0..n).filter(|&i| !seen[i]));
+    out
 }
 
 pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorReport> {
@@ -289,4 +337,16 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_print_as_read() {
+        assert_eq!(quoted("4.0\u{a0}KiB"), "\"4.0\u{a0}KiB\"");
+        assert_eq!(quoted("a \"b\"\n"), "\"a \\\"b\\\"\\n\"");
+        assert_eq!(quoted("\u{1}"), "\"\\u{1}\"");
+    }
 }

@@ -70,6 +70,110 @@ pub fn is_class_name(name: &str) -> bool {
             .any(|s| n.len() > s.len() && n.ends_with(s))
 }
 
+/// True when `name` is a widget id rather than a label: lower-case ASCII
+/// words joined by `-` or `_`, three or more of them, or two ending in a
+/// widget word (`page-label-entry`, `search_entry`).
+pub fn is_id_name(name: &str) -> bool {
+    let n = name.trim();
+    if n.is_empty()
+        || !n
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        return false;
+    }
+    let parts: Vec<&str> = n.split(['-', '_']).collect();
+    if parts.iter().any(|p| p.is_empty()) || parts.len() < 2 {
+        return false;
+    }
+    const WIDGET_WORDS: &[&str] = &[
+        "entry", "button", "box", "label", "view", "bar", "widget", "menu", "list", "popover",
+        "combo", "field", "icon", "image", "page", "pane", "panel", "stack", "switch", "toggle",
+    ];
+    parts.len() >= 3 || parts.last().is_some_and(|w| WIDGET_WORDS.contains(w))
+}
+
+/// Names toolkits give every element of a kind (GTK 4 names each notebook
+/// tab "Tab"): no name a person could tell apart.
+pub fn is_placeholder_name(name: &str) -> bool {
+    matches!(
+        name.trim().to_ascii_lowercase().as_str(),
+        "tab" | "page tab" | "button" | "push button" | "label" | "image" | "icon" | "item"
+    )
+}
+
+/// A name as a person reads it: the Pango markup some applications leave in
+/// their labels (`x<sup>2</sup>`, `<b>Bold</b>`) rendered as text.
+pub fn without_markup(name: &str) -> std::borrow::Cow<'_, str> {
+    const TAGS: &[&str] = &[
+        "b", "i", "u", "s", "tt", "big", "small", "sub", "sup", "span", "markup",
+    ];
+    if !name.contains('<') || !name.contains('>') {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    let mut sup = false;
+    while let Some(open) = rest.find('<') {
+        let Some(close) = rest[open..].find('>').map(|c| open + c) else {
+            break;
+        };
+        let inner = &rest[open + 1..close];
+        let (closing, body) = match inner.strip_prefix('/') {
+            Some(b) => (true, b),
+            None => (false, inner),
+        };
+        let tag = body.split_whitespace().next().unwrap_or_default();
+        if !TAGS.contains(&tag) {
+            // Not markup (`a < b > c`): keep it as written.
+            push_text(&mut out, &rest[..=open], sup);
+            rest = &rest[open + 1..];
+            continue;
+        }
+        push_text(&mut out, &rest[..open], sup);
+        if tag == "sup" {
+            sup = !closing;
+        }
+        rest = &rest[close + 1..];
+    }
+    push_text(&mut out, rest, sup);
+    out.into()
+}
+
+/// Appends `text`, as superscript characters where there are some.
+fn push_text(out: &mut String, text: &str, sup: bool) {
+    if !sup {
+        out.push_str(text);
+        return;
+    }
+    for ch in text.chars() {
+        out.push(match ch {
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            '9' => '⁹',
+            '+' => '⁺',
+            '-' | '−' => '⁻',
+            'n' => 'ⁿ',
+            'x' => 'ˣ',
+            'y' => 'ʸ',
+            c => c,
+        });
+    }
+}
+
+/// True when `name` is no name a person reads (empty, a class name, a
+/// widget id or a placeholder).
+fn needs_name(name: &str) -> bool {
+    name.trim().is_empty() || is_class_name(name) || is_id_name(name) || is_placeholder_name(name)
+}
+
 /// Control types worth naming (what a model acts on).
 fn wants_name(t: &ControlType) -> bool {
     matches!(
@@ -98,12 +202,20 @@ impl AtspiBackend {
     /// `labelled-by` targets' names, else the description; a class name that
     /// finds no better name is cleared. Bounded by `limit` as a whole.
     pub(crate) async fn name_unnamed(&self, nodes: &mut [UiNode], limit: Duration) {
+        for n in nodes.iter_mut() {
+            if let std::borrow::Cow::Owned(clean) = without_markup(&n.name) {
+                n.name = clean;
+            }
+            // A class name or widget id on what no one acts on is dropped
+            // here; what is acted on gets a better name below.
+            if !wants_name(&n.control_type) && (is_class_name(&n.name) || is_id_name(&n.name)) {
+                n.name.clear();
+            }
+        }
         let todo: Vec<usize> = nodes
             .iter()
             .enumerate()
-            .filter(|(_, n)| {
-                (n.name.trim().is_empty() || is_class_name(&n.name)) && wants_name(&n.control_type)
-            })
+            .filter(|(_, n)| needs_name(&n.name) && wants_name(&n.control_type))
             .map(|(i, _)| i)
             .collect();
         if todo.is_empty() {
@@ -161,17 +273,62 @@ impl AtspiBackend {
                 continue;
             }
             let shown_text = visible_text(nodes, i);
+            let beside = label_beside(nodes, i);
             let node = &mut nodes[i];
             let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
             let described = Some(node.description.trim().to_owned())
-                .filter(|d| !d.is_empty() && !is_class_name(d) && d.chars().count() <= 80);
-            match labelled.or(shown_text).or(described) {
-                Some(n) => node.name = n,
-                None if is_class_name(&node.name) => node.name.clear(),
+                .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
+            match labelled.or(shown_text).or(beside).or(described) {
+                Some(n) => node.name = without_markup(&n).into_owned(),
+                // A placeholder is at least a word; a class name or id is not.
+                None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),
                 None => {}
             }
         }
     }
+}
+
+/// The label a person reads beside a field that has no name: a text on the
+/// same line ending at most 120 px before the field's left edge (the
+/// nearest), else one just above it, overlapping it horizontally.
+fn label_beside(nodes: &[UiNode], i: usize) -> Option<String> {
+    let node = nodes.get(i)?;
+    if !matches!(
+        node.control_type,
+        ControlType::Edit | ControlType::ComboBox | ControlType::Spinner | ControlType::Slider
+    ) {
+        return None;
+    }
+    let r = node.rect?;
+    let cy = r.y + r.height / 2;
+    let texts = nodes.iter().filter(|n| {
+        n.control_type == ControlType::Text
+            && !n.name.trim().is_empty()
+            && n.name.chars().count() <= 60
+            && n.states.iter().any(|s| s == "showing" || s == "visible")
+    });
+    let left = texts
+        .clone()
+        .filter_map(|n| {
+            let t = n.rect?;
+            let gap = r.x - t.right();
+            let same_line = (t.y..=t.bottom()).contains(&cy);
+            (same_line && (-2..=120).contains(&gap)).then_some((gap, n))
+        })
+        .min_by_key(|(gap, _)| *gap);
+    let above = || {
+        texts
+            .clone()
+            .filter_map(|n| {
+                let t = n.rect?;
+                let gap = r.y - t.bottom();
+                let overlaps = t.x < r.right() && r.x < t.right();
+                (overlaps && (-2..=30).contains(&gap)).then_some((gap, n))
+            })
+            .min_by_key(|(gap, _)| *gap)
+    };
+    let (_, n) = left.or_else(above)?;
+    Some(n.name.trim().trim_end_matches(':').trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// The text a person reads on a control that has no name: its labels (up to
@@ -211,6 +368,23 @@ fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_placeholders_and_markup() {
+        for n in ["page-label-entry", "search_entry", "main-menu-button"] {
+            assert!(is_id_name(n), "{n}");
+        }
+        for n in ["e-mail", "x", "Save", "re-do", "lower case", "a--b"] {
+            assert!(!is_id_name(n), "{n}");
+        }
+        assert!(is_placeholder_name("Tab"));
+        assert!(!is_placeholder_name("Tabs"));
+        assert_eq!(without_markup("x<sup>2</sup>"), "x²");
+        assert_eq!(without_markup("<b>Bold</b> and <span foreground=\"red\">red</span>"), "Bold and red");
+        assert_eq!(without_markup("a < b > c"), "a < b > c");
+        assert_eq!(without_markup("e<sup>x</sup>"), "eˣ");
+        assert_eq!(without_markup("10<sup>-3</sup>"), "10⁻³");
+    }
 
     #[test]
     fn class_names_are_recognised_and_labels_are_not() {
