@@ -123,7 +123,10 @@ pub fn without_markup(name: &str) -> std::borrow::Cow<'_, str> {
             Some(b) => (true, b),
             None => (false, inner),
         };
-        let tag = body.split_whitespace().next().unwrap_or_default();
+        let tag = match body.starts_with(char::is_whitespace) {
+            true => "",
+            false => body.split_whitespace().next().unwrap_or_default(),
+        };
         if !TAGS.contains(&tag) {
             // Not markup (`a < b > c`): keep it as written.
             push_text(&mut out, &rest[..=open], sup);
@@ -380,7 +383,10 @@ mod tests {
         assert!(is_placeholder_name("Tab"));
         assert!(!is_placeholder_name("Tabs"));
         assert_eq!(without_markup("x<sup>2</sup>"), "x²");
-        assert_eq!(without_markup("<b>Bold</b> and <span foreground=\"red\">red</span>"), "Bold and red");
+        assert_eq!(
+            without_markup("<b>Bold</b> and <span foreground=\"red\">red</span>"),
+            "Bold and red"
+        );
         assert_eq!(without_markup("a < b > c"), "a < b > c");
         assert_eq!(without_markup("e<sup>x</sup>"), "eˣ");
         assert_eq!(without_markup("10<sup>-3</sup>"), "10⁻³");

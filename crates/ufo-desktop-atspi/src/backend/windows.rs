@@ -179,11 +179,15 @@ impl AtspiBackend {
                     states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
                 // A window the toolkit left unnamed (KCalc) has the title
                 // its title bar shows, else its application's name.
-                let title = [title.trim(), xw.map_or("", |x| x.title.trim()), app_name.trim()]
-                    .into_iter()
-                    .find(|t| !t.is_empty())
-                    .unwrap_or("(untitled)")
-                    .to_owned();
+                let title = [
+                    title.trim(),
+                    xw.map_or("", |x| x.title.trim()),
+                    app_name.trim(),
+                ]
+                .into_iter()
+                .find(|t| !t.is_empty())
+                .unwrap_or("(untitled)")
+                .to_owned();
                 out.push(WindowInfo {
                     id: xw.map_or_else(|| wh.0.clone(), |x| format!("{:#x}", x.id)),
                     app_name: app_name.clone(),
