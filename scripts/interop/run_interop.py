@@ -173,13 +173,17 @@ def main():
         open(cfg_a, "w").write(
             f"HOST_AGENT:\n{m}APP_AGENT:\n{m}MAX_STEP: 10\nSLEEP_TIME: 0\nEVA_SESSION: false\n"
             "ENABLED_THIRD_PARTY_AGENTS: [LinuxAgent]\n"
-            "DEVICE_TOOL_ARGUMENTS: {api_key: ${UFO_MCP_API_KEY}}\n")
+            "DEVICE_TOOL_ARGUMENTS:\n  api_key: \"${UFO_MCP_API_KEY}\"\n")
         key_a = base64_key()
         senv = dict(env, UFO_API_KEY=key_a, UFO_MCP_API_KEY=mcp_key, UFO_LOG="info")
         serve = run.start("ufo-serve", [ufo, "serve", "--port", "0", "--config", cfg_a,
                                         "--log-dir", os.path.join(work, "logs-a")],
                           env=senv, stdout=subprocess.PIPE)
-        line = serve.stdout.readline().decode()
+        line = ""
+        while "ws://" not in line:
+            line = serve.stdout.readline().decode()
+            if not line:
+                raise RuntimeError("ufo serve exited; see ufo-serve.log")
         addr = line.split("ws://")[1].split("/ws")[0]
         api = f"http://{addr}/api"
         run.start("ufo-linux-mcp", [py, "-m", "ufo.client.mcp.http_servers.linux_mcp_server",

@@ -38,6 +38,9 @@ fi
 if ! "$venv/bin/python" -c "import fastmcp, fastapi, langchain_community, flask, pandas, gradio_client" 2>/dev/null; then
   "$venv/bin/pip" install -q "${packages[@]}"
 fi
+# UFO's client needs websockets 12 (its adapter reads `.closed`); langchain's
+# dependencies pull a newer one in.
+"$venv/bin/pip" install -q websockets==12.0 2>/dev/null
 
 if [ -z "${UFO_BIN:-}" ]; then
   (cd "$repo" && cargo build -q -p ufo-cli)

@@ -86,7 +86,7 @@ pub struct SystemConfig {
     /// `DEVICE_TOOL_ARGUMENTS`: arguments the server adds to a device's
     /// tool calls when the device's tool list requires them and the model
     /// is not to see them (UFO's Linux tool server wants `api_key`), e.g.
-    /// `{api_key: ${UFO_MCP_API_KEY}}`. Their values never reach a prompt
+    /// `DEVICE_TOOL_ARGUMENTS: {api_key: "${UFO_MCP_API_KEY}"}`. Their values never reach a prompt
     /// or a log.
     pub device_tool_arguments: DeviceToolArguments,
 }
@@ -647,7 +647,7 @@ fn device_tool_arguments(
 ) -> Result<DeviceToolArguments, SessionError> {
     let bad = || SessionError::BadKey {
         key: "DEVICE_TOOL_ARGUMENTS".into(),
-        message: "must map argument names to text, e.g. {api_key: ${UFO_MCP_API_KEY}}".into(),
+        message: "must map argument names to text, e.g. {api_key: \"${UFO_MCP_API_KEY}\"}".into(),
     };
     match keys.get("DEVICE_TOOL_ARGUMENTS") {
         None | Some(Value::Null) => Ok(Default::default()),
