@@ -115,8 +115,12 @@ def rs_reply(function, arguments, status, result=""):
 
 
 def ufo_reply(function, arguments, status, result=""):
+    # UFO's LinuxAgent reads the lower-case reply; its llm_call also checks
+    # the HostAgent's capitalised fields (an upstream quirk), so both are there.
     return {"observation": "scripted", "thought": "scripted", "plan": [], "result": result,
-            "action": {"function": function, "arguments": arguments, "status": status}}
+            "action": {"function": function, "arguments": arguments, "status": status},
+            "Observation": "scripted", "Thought": "scripted", "CurrentSubtask": "", "Message": [],
+            "Status": status, "Plan": [], "Questions": [], "Comment": ""}
 
 
 def main():

@@ -11,6 +11,7 @@ use crate::error::AipError;
 use crate::messages::{
     ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus, WireResult,
 };
+use crate::payloads::{LIST_TOOLS, list_tools_filter, to_ufo, tool_list};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -20,7 +21,6 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use crate::payloads::{LIST_TOOLS, list_tools_filter, to_ufo, tool_list};
 use ufo_agent::CommandDispatcher;
 use ufo_core::{ActionResult, Command};
 
@@ -188,7 +188,8 @@ fn local_address(server: &str) -> String {
     target
         .and_then(|t| {
             let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-            s.connect(t.trim_start_matches('[').replace("]:", ":")).ok()?;
+            s.connect(t.trim_start_matches('[').replace("]:", ":"))
+                .ok()?;
             Some(s.local_addr().ok()?.ip().to_string())
         })
         .unwrap_or_else(|| "unknown".into())
@@ -494,11 +495,8 @@ where
                 }
             }
             ServerMessageType::DeviceInfoRequest => {
-                let mut r = ClientMessage::new(
-                    ClientMessageType::DeviceInfoResponse,
-                    TaskStatus::Ok,
-                    id,
-                );
+                let mut r =
+                    ClientMessage::new(ClientMessageType::DeviceInfoResponse, TaskStatus::Ok, id);
                 r.metadata = match system_info(id, &opts.server) {
                     Value::Object(o) => Some(o),
                     _ => None,

@@ -138,10 +138,22 @@ fn server_frame(v: &Value) {
         .into_iter()
         .filter(|k| !SERVER_FIELDS.contains(&k.as_str()))
         .collect();
-    assert!(extra.is_empty(), "fields UFO does not know: {extra:?} in {v}");
-    assert!(SERVER_TYPES.contains(&v["type"].as_str().unwrap_or("")), "{v}");
-    assert!(STATUSES.contains(&v["status"].as_str().unwrap_or("")), "{v}");
-    assert!(v["response_id"].as_str().is_some_and(|s| !s.is_empty()), "no response_id: {v}");
+    assert!(
+        extra.is_empty(),
+        "fields UFO does not know: {extra:?} in {v}"
+    );
+    assert!(
+        SERVER_TYPES.contains(&v["type"].as_str().unwrap_or("")),
+        "{v}"
+    );
+    assert!(
+        STATUSES.contains(&v["status"].as_str().unwrap_or("")),
+        "{v}"
+    );
+    assert!(
+        v["response_id"].as_str().is_some_and(|s| !s.is_empty()),
+        "no response_id: {v}"
+    );
 }
 
 /// `v` is a frame UFO's `ClientMessage` model reads, with `client_id`.
@@ -150,9 +162,18 @@ fn client_frame(v: &Value) {
         .into_iter()
         .filter(|k| !CLIENT_FIELDS.contains(&k.as_str()))
         .collect();
-    assert!(extra.is_empty(), "fields UFO does not know: {extra:?} in {v}");
-    assert!(CLIENT_TYPES.contains(&v["type"].as_str().unwrap_or("")), "{v}");
-    assert!(STATUSES.contains(&v["status"].as_str().unwrap_or("")), "{v}");
+    assert!(
+        extra.is_empty(),
+        "fields UFO does not know: {extra:?} in {v}"
+    );
+    assert!(
+        CLIENT_TYPES.contains(&v["type"].as_str().unwrap_or("")),
+        "{v}"
+    );
+    assert!(
+        STATUSES.contains(&v["status"].as_str().unwrap_or("")),
+        "{v}"
+    );
     assert!(v["client_id"].is_string(), "{v}");
 }
 
@@ -167,7 +188,10 @@ fn result_entry(v: &Value) {
         ["success", "failure", "skipped", "none"].contains(&v["status"].as_str().unwrap_or("")),
         "{v}"
     );
-    assert!(v["error"].is_null() || v["error"].is_string(), "UFO's error is text: {v}");
+    assert!(
+        v["error"].is_null() || v["error"].is_string(),
+        "UFO's error is text: {v}"
+    );
 }
 
 async fn next_json<S>(ws: &mut S) -> Value
@@ -217,10 +241,15 @@ async fn every_server_frame_has_ufos_fields() {
     // A REGISTER as UFO's device writes it.
     let reg = json!({"type": "register", "status": "ok", "client_type": "device",
         "client_id": "dev1", "metadata": {"platform": "windows"}});
-    ws.send(Message::Text(reg.to_string().into())).await.unwrap();
+    ws.send(Message::Text(reg.to_string().into()))
+        .await
+        .unwrap();
     let ok = next_json(&mut ws).await;
     server_frame(&ok);
-    assert_eq!((ok["type"].as_str(), ok["status"].as_str()), (Some("heartbeat"), Some("ok")));
+    assert_eq!(
+        (ok["type"].as_str(), ok["status"].as_str()),
+        (Some("heartbeat"), Some("ok"))
+    );
 
     let hb = json!({"type": "heartbeat", "status": "ok", "client_id": "dev1"});
     ws.send(Message::Text(hb.to_string().into())).await.unwrap();
@@ -230,15 +259,22 @@ async fn every_server_frame_has_ufos_fields() {
 
     let ask = json!({"type": "device_info_request", "status": "ok", "client_id": "dev1",
         "target_id": "dev1", "request_id": "q1"});
-    ws.send(Message::Text(ask.to_string().into())).await.unwrap();
+    ws.send(Message::Text(ask.to_string().into()))
+        .await
+        .unwrap();
     let refused = next_json(&mut ws).await;
     server_frame(&refused);
     assert_eq!(refused["type"], "error");
-    assert!(refused["error"].as_str().unwrap().contains("constellation"), "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("constellation"),
+        "{refused}"
+    );
 
     let task = json!({"type": "task", "status": "continue", "client_id": "dev1",
         "request": "x", "task_name": "t1"});
-    ws.send(Message::Text(task.to_string().into())).await.unwrap();
+    ws.send(Message::Text(task.to_string().into()))
+        .await
+        .unwrap();
     let e = next_json(&mut ws).await;
     server_frame(&e);
     assert_eq!(e["type"], "error");
@@ -262,7 +298,10 @@ async fn every_server_frame_has_ufos_fields() {
             ])
             .await;
         let linux = d
-            .execute(vec![Command::action("execute_command", json!({"command": "ls"}))])
+            .execute(vec![Command::action(
+                "execute_command",
+                json!({"command": "ls"}),
+            )])
             .await;
         (first, second, linux)
     });
@@ -343,7 +382,10 @@ async fn device_frames_and_tool_list_have_ufos_fields() {
     let results = ufo_aip::client::run_commands(
         &fake,
         vec![
-            Command::action("list_tools", json!({"tool_type": "action", "namespace": "BashExecutor"})),
+            Command::action(
+                "list_tools",
+                json!({"tool_type": "action", "namespace": "BashExecutor"}),
+            ),
             Command::action("list_tools", json!({})),
         ],
     )
@@ -364,11 +406,20 @@ async fn device_frames_and_tool_list_have_ufos_fields() {
         result_entry(r);
     }
     let tools = rs[0]["result"].as_array().unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["tool_name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["tool_name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["execute_command", "get_system_info"], "{tools:?}");
     for t in tools {
-        assert_eq!(keys(t), TOOL_INFO_FIELDS.iter().map(|s| s.to_string()).collect());
-        assert_eq!(t["tool_key"], format!("action::{}", t["tool_name"].as_str().unwrap()));
+        assert_eq!(
+            keys(t),
+            TOOL_INFO_FIELDS.iter().map(|s| s.to_string()).collect()
+        );
+        assert_eq!(
+            t["tool_key"],
+            format!("action::{}", t["tool_name"].as_str().unwrap())
+        );
         assert_eq!(t["input_schema"]["type"], "object");
     }
     assert!(rs[1]["result"].as_array().unwrap().len() > tools.len());
@@ -391,7 +442,11 @@ async fn device_frames_and_tool_list_have_ufos_fields() {
         assert!(all.contains(&t), "{t} missing from list_tools");
     }
     // The schema says `field_list` is taken.
-    let c = tool_list(&ufo_desktop::tools::catalog(), Some("data_collection"), None);
+    let c = tool_list(
+        &ufo_desktop::tools::catalog(),
+        Some("data_collection"),
+        None,
+    );
     let c = c
         .as_array()
         .unwrap()
@@ -399,7 +454,10 @@ async fn device_frames_and_tool_list_have_ufos_fields() {
         .find(|t| t["tool_name"] == "get_app_window_controls_target_info")
         .cloned()
         .unwrap();
-    assert!(c["input_schema"]["properties"].get("field_list").is_some(), "{c}");
+    assert!(
+        c["input_schema"]["properties"].get("field_list").is_some(),
+        "{c}"
+    );
 }
 
 /// The result payloads in UFO's shapes, and ufo-rs's own put back together.
@@ -410,7 +468,10 @@ fn result_payloads_have_ufos_shapes() {
         "frame": {"origin": {"x": 10, "y": 20}, "scale": 1.0}, "width": 300, "height": 400});
     for tool in ["capture_window_screenshot", "capture_desktop_screenshot"] {
         let (ufo, extra) = to_ufo(tool, rich.clone());
-        assert!(ufo.as_str().unwrap().starts_with("data:image/png;base64,"), "{ufo}");
+        assert!(
+            ufo.as_str().unwrap().starts_with("data:image/png;base64,"),
+            "{ufo}"
+        );
         assert_eq!(from_ufo(tool, ufo, extra), rich);
     }
     // get_desktop_app_info: items with kind "window".
@@ -455,7 +516,10 @@ fn result_payloads_have_ufos_shapes() {
     assert_eq!(items[0]["id"], "1");
     assert_eq!(items[0]["kind"], "control");
     assert_eq!(items[0]["rect"], json!([10, 20, 40, 60]));
-    assert_eq!(from_ufo("get_app_window_controls_target_info", ufo, extra), controls);
+    assert_eq!(
+        from_ufo("get_app_window_controls_target_info", ufo, extra),
+        controls
+    );
     // execute_command: `success` beside the exit code and streams.
     for (code, ok) in [(0, true), (2, false)] {
         let (ufo, _) = to_ufo(

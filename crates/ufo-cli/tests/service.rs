@@ -147,7 +147,10 @@ async fn result(addr: &str, task: &str) -> Value {
     // UFO's shape: a list of {request, result}; ufo-rs's fields beside them.
     let last = v.as_array().and_then(|a| a.last()).cloned();
     let last = last.unwrap_or_else(|| panic!("not UFO's list of rounds: {v}"));
-    assert!(last.get("request").is_some() && last.get("result").is_some(), "{v}");
+    assert!(
+        last.get("request").is_some() && last.get("result").is_some(),
+        "{v}"
+    );
     last
 }
 

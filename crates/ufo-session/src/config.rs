@@ -342,7 +342,11 @@ impl UfoConfig {
             third_party: third_party::read(&keys, base_dir)?,
             mcp: mcp::read(&keys)?,
             knowledge: knowledge::read(&keys, base_dir)?,
-            heartbeat_interval: positive_seconds(&keys, "HEARTBEAT_INTERVAL", d.heartbeat_interval)?,
+            heartbeat_interval: positive_seconds(
+                &keys,
+                "HEARTBEAT_INTERVAL",
+                d.heartbeat_interval,
+            )?,
             heartbeat_timeout: positive_seconds(&keys, "HEARTBEAT_TIMEOUT", d.heartbeat_timeout)?,
             device_tool_arguments: device_tool_arguments(&keys)?,
         };
@@ -642,9 +646,7 @@ fn positive_seconds(keys: &Keys<'_>, k: &str, default: f64) -> Result<f64, Sessi
 }
 
 /// `DEVICE_TOOL_ARGUMENTS`: a map of argument names to string values.
-fn device_tool_arguments(
-    keys: &Keys<'_>,
-) -> Result<DeviceToolArguments, SessionError> {
+fn device_tool_arguments(keys: &Keys<'_>) -> Result<DeviceToolArguments, SessionError> {
     let bad = || SessionError::BadKey {
         key: "DEVICE_TOOL_ARGUMENTS".into(),
         message: "must map argument names to text, e.g. {api_key: \"${UFO_MCP_API_KEY}\"}".into(),

@@ -151,14 +151,18 @@ impl WsDispatcher {
         }
         let tools = self.device_tools(agent).await;
         for c in commands.iter_mut() {
-            let Some(tool) = tools.iter().find(|t| t["tool_name"] == c.tool_name.as_str()) else {
+            let Some(tool) = tools
+                .iter()
+                .find(|t| t["tool_name"] == c.tool_name.as_str())
+            else {
                 continue;
             };
             let required = tool["input_schema"]["required"].as_array();
             for (k, v) in &self.secrets {
                 let wanted = required.is_some_and(|r| r.iter().any(|x| x == k.as_str()));
                 if let (true, Some(p)) = (wanted, c.parameters.as_object_mut()) {
-                    p.entry(k.clone()).or_insert_with(|| Value::String(v.clone()));
+                    p.entry(k.clone())
+                        .or_insert_with(|| Value::String(v.clone()));
                 }
             }
         }
@@ -282,7 +286,6 @@ fn align(commands: &[Command], results: Vec<ActionResult>) -> Vec<ActionResult> 
         .collect()
 }
 
-
 #[async_trait]
 impl CommandDispatcher for WsDispatcher {
     async fn execute(&self, mut commands: Vec<Command>) -> Vec<ActionResult> {
@@ -316,7 +319,10 @@ impl CommandDispatcher for WsDispatcher {
             return None;
         }
         let hidden: Vec<String> = self.secrets.keys().cloned().collect();
-        let specs: Vec<ToolSpec> = tools.iter().filter_map(|t| device_spec(t, &hidden)).collect();
+        let specs: Vec<ToolSpec> = tools
+            .iter()
+            .filter_map(|t| device_spec(t, &hidden))
+            .collect();
         (!specs.is_empty()).then_some(specs)
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Limits, ServerOptions, runner::SessionRunner};
 use crate::messages::ServerMessage;
+use crate::messages::WireResult;
 use axum::extract::ws::Message;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -11,7 +12,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, watch};
-use crate::messages::WireResult;
 
 /// How many finished tasks keep their result for `/api/task_result`.
 const KEEP_RESULTS: usize = 10_000;
