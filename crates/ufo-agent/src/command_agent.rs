@@ -85,6 +85,9 @@ pub struct CommandAgent {
     repeat: crate::guards::RepeatGuard,
     pending: Option<Pending>,
     answers: Vec<(String, String)>,
+    /// The tools shown to the model: the device's own description of them
+    /// when it gives one, else the catalog's (read at the first step).
+    specs: Option<Vec<ufo_core::ToolSpec>>,
 }
 
 impl CommandAgent {
@@ -124,6 +127,7 @@ impl CommandAgent {
             repeat: Default::default(),
             pending: None,
             answers: Vec::new(),
+            specs: None,
         })
     }
 
@@ -174,7 +178,11 @@ impl CommandAgent {
 
         // 1. Data collection: nothing to observe but the last outputs.
         // 2. LLM interaction.
-        let specs = catalog_for(BASH_EXECUTOR);
+        if self.specs.is_none() {
+            let device = self.dispatcher.tools(BASH_EXECUTOR).await;
+            self.specs = Some(device.unwrap_or_else(|| catalog_for(BASH_EXECUTOR)));
+        }
+        let specs = self.specs.clone().unwrap_or_default();
         let request = self.build_prompt(&input, &specs);
         let checked = interact(
             &mut rec,
@@ -424,6 +432,13 @@ fn shown_result(r: &ActionResult) -> String {
         return format!("[Error] {}{help}", e.message);
     }
     let v = &r.result;
+    if let (Some(false), Some(e)) = (
+        v.get("success").and_then(Value::as_bool),
+        v.get("error").and_then(Value::as_str),
+    ) && v.get("exit_code").is_none()
+    {
+        return format!("[Error] {e}");
+    }
     let Some(code) = v.get("exit_code") else {
         return clip(&serde_json::to_string(v).unwrap_or_default());
     };

@@ -36,6 +36,14 @@ pub trait CommandDispatcher: Send + Sync {
     async fn observe(&self, ui_tree: bool) -> Result<crate::app::Observation, crate::AgentError> {
         crate::app::observe_window(self, ui_tree).await
     }
+
+    /// The tools of `namespace` as the device that executes them describes
+    /// them (a remote device may want other arguments than this build's
+    /// catalog), without the arguments the dispatcher supplies itself.
+    /// `None` (the default): the catalog's own specs apply.
+    async fn tools(&self, _namespace: &str) -> Option<Vec<ufo_core::ToolSpec>> {
+        None
+    }
 }
 
 /// Executes one command and returns its result.

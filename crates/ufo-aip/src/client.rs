@@ -11,6 +11,7 @@ use crate::error::AipError;
 use crate::messages::{
     ClientMessage, ClientMessageType, ServerMessage, ServerMessageType, TaskStatus, WireResult,
 };
+use crate::payloads::{LIST_TOOLS, list_tools_filter, to_ufo, tool_list};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,10 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use ufo_agent::CommandDispatcher;
+use ufo_core::{ActionResult, Command};
+
+/// Close code of a refused key or policy breach (RFC 6455).
+const POLICY: u16 = 1008;
 
 /// Makes the dispatcher of a new session (a fresh selected window and
 /// control list per task).
@@ -35,7 +40,7 @@ pub struct ClientOptions {
     pub client_id: String,
     /// The server's API key, sent as `X-API-Key`.
     pub api_key: Option<String>,
-    /// Heartbeat interval (UFO: 30 s).
+    /// Heartbeat interval (`HEARTBEAT_INTERVAL`, 30 s: UFO's protocol default).
     pub heartbeat: Duration,
     /// Failed connection attempts in a row before giving up (UFO: 5).
     pub max_retries: u32,
@@ -71,6 +76,9 @@ pub struct OwnTask {
     pub mode: Option<String>,
     /// For `linux_service`: the agent's application.
     pub app: Option<String>,
+    /// The session id the TASK frame carries (a fresh one by default): the
+    /// TASK_END that names it ends the own task.
+    pub session_id: String,
 }
 
 /// How a task ended (the TASK_END frame).
@@ -133,28 +141,88 @@ pub async fn run(
     }
 }
 
-/// What REGISTER carries: UFO's `system_info` and the platform.
-fn device_metadata() -> Map<String, Value> {
-    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_default();
+/// This device's system information in UFO's fields (`device_id`,
+/// `platform`, `os_version`, `cpu_count`, `memory_total_gb`, `hostname`,
+/// `ip_address`, `supported_features`, `platform_type`, `schema_version`,
+/// `custom_metadata`), plus `architecture` and `client`.
+pub fn system_info(client_id: &str, server: &str) -> Value {
+    let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_owned());
+    let hostname = read("/proc/sys/kernel/hostname").unwrap_or_else(|_| "unknown".into());
+    let os_version = read("/proc/sys/kernel/osrelease")
+        .or_else(|_| read("/proc/sys/kernel/version"))
+        .unwrap_or_else(|_| "unknown".into());
     let cpus = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    let memory_total_gb = read("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some((kb / (1024.0 * 1024.0) * 100.0).round() / 100.0)
+        })
+        .unwrap_or(0.0);
+    json!({
+        "device_id": client_id,
+        "platform": std::env::consts::OS,
+        "os_version": os_version,
+        "cpu_count": cpus,
+        "memory_total_gb": memory_total_gb,
+        "hostname": hostname,
+        "ip_address": local_address(server),
+        "supported_features": ["gui", "cli", "file_system", "linux_apps"],
+        "platform_type": "computer",
+        "schema_version": "1.0",
+        "custom_metadata": {},
+        "architecture": std::env::consts::ARCH,
+        "client": format!("ufo-rs {}", env!("CARGO_PKG_VERSION")),
+    })
+}
+
+/// The local address this machine reaches `server` from (a UDP socket's
+/// route, nothing is sent); `unknown` when it cannot be told.
+fn local_address(server: &str) -> String {
+    let target = url::Url::parse(server)
+        .ok()
+        .and_then(|u| Some(format!("{}:{}", u.host_str()?, u.port_or_known_default()?)));
+    target
+        .and_then(|t| {
+            let s = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+            s.connect(t.trim_start_matches('[').replace("]:", ":"))
+                .ok()?;
+            Some(s.local_addr().ok()?.ip().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// What REGISTER carries: the platform, UFO's `system_info`, and what this
+/// device can do (`ufo_rs.ui_tools`: the server may run desktop sessions).
+fn device_metadata(client_id: &str, server: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("platform".into(), json!(std::env::consts::OS));
-    m.insert(
-        "system_info".into(),
-        json!({
-            "platform": std::env::consts::OS,
-            "hostname": hostname,
-            "cpu_count": cpus,
-            "architecture": std::env::consts::ARCH,
-            "client": format!("ufo-rs {}", env!("CARGO_PKG_VERSION")),
-        }),
-    );
+    m.insert("system_info".into(), system_info(client_id, server));
     m.insert("registration_time".into(), json!(crate::messages::now()));
+    m.insert(
+        "ufo_rs".into(),
+        json!({"version": env!("CARGO_PKG_VERSION"), "ui_tools": true}),
+    );
     m
+}
+
+/// The server URL with the key as `?token=` (percent-encoded: keys may
+/// hold `+`, `/`, `=`), which is how UFO's server takes it.
+fn with_token(server: &str, key: &str) -> Result<String, String> {
+    let mut u = url::Url::parse(server).map_err(|e| e.to_string())?;
+    let others: Vec<(String, String)> = u
+        .query_pairs()
+        .filter(|(k, _)| k != "token")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    u.query_pairs_mut()
+        .clear()
+        .extend_pairs(others)
+        .append_pair("token", key.trim());
+    Ok(u.to_string())
 }
 
 fn frame(m: &ClientMessage) -> Message {
@@ -175,14 +243,20 @@ async fn connect_once(
     if !(opts.server.starts_with("ws://") || opts.server.starts_with("wss://")) {
         return Err(bad_url("it must start with ws:// or wss://".into()));
     }
-    let mut request = opts
-        .server
+    // The key goes both ways: `?token=` for UFO's server, the header for
+    // ours. (The URL with the key is never logged: errors name opts.server.)
+    let url = match &opts.api_key {
+        Some(key) => with_token(&opts.server, key).map_err(bad_url)?,
+        None => opts.server.clone(),
+    };
+    let mut request = url
         .as_str()
         .into_client_request()
         .map_err(|e| bad_url(e.to_string()))?;
     if let Some(key) = &opts.api_key {
         let v = HeaderValue::from_str(key.trim()).map_err(|_| AipError::Unauthorized {
             url: opts.server.clone(),
+            why: "the key holds characters a header cannot carry".into(),
         })?;
         request.headers_mut().insert("x-api-key", v);
     }
@@ -192,9 +266,10 @@ async fn connect_once(
     let (ws, _) =
         match tokio_tungstenite::connect_async_with_config(request, Some(config), false).await {
             Ok(c) => c,
-            Err(WsError::Http(resp)) if resp.status().as_u16() == 401 => {
+            Err(WsError::Http(resp)) if matches!(resp.status().as_u16(), 401 | 403) => {
                 return Err(AipError::Unauthorized {
                     url: opts.server.clone(),
+                    why: format!("HTTP {}", resp.status().as_u16()),
                 });
             }
             Err(e) => {
@@ -206,7 +281,7 @@ async fn connect_once(
         };
     let (mut sink, mut stream) = ws.split();
     let mut reg = ClientMessage::new(ClientMessageType::Register, TaskStatus::Ok, &opts.client_id);
-    reg.metadata = Some(device_metadata());
+    reg.metadata = Some(device_metadata(&opts.client_id, &opts.server));
     let lost = |registered: bool, why: String| Ok(Ended::Lost { registered, why });
     if let Err(e) = sink.send(frame(&reg)).await {
         return lost(false, format!("connection broke while registering: {e}"));
@@ -233,6 +308,12 @@ async fn connect_once(
             }
             Err(e) => return lost(false, format!("unreadable registration answer: {e}")),
         },
+        Ok(Some(Ok(Message::Close(Some(c))))) if u16::from(c.code) == POLICY => {
+            return Err(AipError::Unauthorized {
+                url: opts.server.clone(),
+                why: format!("closed with 1008 {}", c.reason),
+            });
+        }
         Ok(Some(Ok(other))) => {
             return lost(
                 false,
@@ -284,6 +365,8 @@ where
         let mut m = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
         m.request = Some(t.request.clone());
         m.task_name = Some(t.task_name.clone());
+        // UFO's TASK_END names only the session: the own task is found by it.
+        m.session_id = Some(t.session_id.clone());
         let mut meta = Map::new();
         meta.insert("platform".into(), json!(std::env::consts::OS));
         if let Some(mode) = &t.mode {
@@ -316,6 +399,12 @@ where
         let text = match msg {
             Some(Ok(Message::Text(t))) => t.to_string(),
             Some(Ok(Message::Binary(b))) => String::from_utf8_lossy(&b).into_owned(),
+            Some(Ok(Message::Close(Some(c)))) if u16::from(c.code) == POLICY => {
+                return Err(AipError::Unauthorized {
+                    url: opts.server.clone(),
+                    why: format!("closed with 1008 {}", c.reason),
+                });
+            }
             Some(Ok(Message::Close(c))) => {
                 let why = c
                     .map(|c| {
@@ -364,25 +453,26 @@ where
                 let _ = tx.send(frame(&t)).await;
             }
             ServerMessageType::TaskEnd => {
+                // Not acknowledged: UFO's server answers an ack with ERROR.
+                let own = opts.task.as_ref().filter(|t| {
+                    m.session_id.as_deref() == Some(t.session_id.as_str())
+                        || m.task_name.as_deref() == Some(t.task_name.as_str())
+                });
                 let end = TaskEnd {
-                    task_name: m.task_name.clone().unwrap_or_default(),
+                    task_name: m
+                        .task_name
+                        .clone()
+                        .or_else(|| own.map(|t| t.task_name.clone()))
+                        .unwrap_or_default(),
                     completed: m.status == TaskStatus::Completed,
                     result: m.result.clone().unwrap_or(Value::Null),
                     error: m.error.clone(),
                 };
-                let mut ack = ClientMessage::new(ClientMessageType::TaskEnd, m.status, id);
-                ack.session_id = m.session_id.clone();
-                ack.task_name = m.task_name.clone();
-                let _ = tx.send(frame(&ack)).await;
                 if let Ok(mut c) = current.lock() {
                     *c = None;
                 }
                 tracing::info!(task = %end.task_name, completed = end.completed, "task ended");
-                if opts
-                    .task
-                    .as_ref()
-                    .is_some_and(|t| t.task_name == end.task_name)
-                {
+                if own.is_some() {
                     return Ok(Ended::Done(end));
                 }
             }
@@ -404,9 +494,17 @@ where
                     None => tracing::warn!("server: {why}"),
                 }
             }
-            ServerMessageType::Heartbeat
-            | ServerMessageType::DeviceInfoRequest
-            | ServerMessageType::DeviceInfoResponse => {}
+            ServerMessageType::DeviceInfoRequest => {
+                let mut r =
+                    ClientMessage::new(ClientMessageType::DeviceInfoResponse, TaskStatus::Ok, id);
+                r.metadata = match system_info(id, &opts.server) {
+                    Value::Object(o) => Some(o),
+                    _ => None,
+                };
+                r.prev_response_id = m.response_id;
+                let _ = tx.send(frame(&r)).await;
+            }
+            ServerMessageType::Heartbeat | ServerMessageType::DeviceInfoResponse => {}
         }
     }
 }
@@ -437,13 +535,74 @@ fn execute(
     };
     let id = opts.client_id.clone();
     tokio::spawn(async move {
-        let results = dispatcher.execute(m.actions.unwrap_or_default()).await;
+        let commands = m.actions.unwrap_or_default();
+        let results = run_commands(dispatcher.as_ref(), commands).await;
         let mut r =
             ClientMessage::new(ClientMessageType::CommandResults, TaskStatus::Continue, &id);
         r.session_id = Some(session);
         r.task_name = m.task_name;
         r.prev_response_id = m.response_id;
-        r.action_results = Some(results.into_iter().map(WireResult::from).collect());
+        r.action_results = Some(results);
         let _ = tx.send(frame(&r)).await;
     });
+}
+
+/// Runs a COMMAND frame's commands: UFO's `list_tools` is answered from the
+/// catalog, the rest by the dispatcher; results go out in UFO's shapes
+/// ([`crate::payloads::to_ufo`]). After a failure the rest are skipped.
+pub async fn run_commands(
+    dispatcher: &dyn CommandDispatcher,
+    commands: Vec<Command>,
+) -> Vec<WireResult> {
+    let mut out = Vec::with_capacity(commands.len());
+    let mut batch: Vec<Command> = Vec::new();
+    let mut failed = false;
+    let mut it = commands.into_iter().peekable();
+    while let Some(c) = it.next() {
+        let is_list = c.tool_name == LIST_TOOLS;
+        if !is_list {
+            batch.push(c);
+            if it.peek().is_some_and(|n| n.tool_name != LIST_TOOLS) {
+                continue;
+            }
+            let cmds = std::mem::take(&mut batch);
+            let results = match failed {
+                true => skip_all(&cmds),
+                false => dispatcher.execute(cmds.clone()).await,
+            };
+            for (cmd, r) in cmds.iter().zip(results) {
+                failed |= r.status == ufo_core::ActionStatus::Failure;
+                let mut w = WireResult::from(r);
+                let (result, extra) = to_ufo(&cmd.tool_name, std::mem::take(&mut w.result));
+                w.result = result;
+                w.ufo_rs = extra;
+                out.push(w);
+            }
+            continue;
+        }
+        let r = match failed {
+            true => ActionResult::skipped("skipped: an earlier command failed"),
+            false => {
+                let (tool_type, namespace) = list_tools_filter(&c.parameters);
+                ActionResult::success(tool_list(
+                    &ufo_desktop::tools::catalog(),
+                    tool_type.as_deref(),
+                    namespace.as_deref(),
+                ))
+            }
+        };
+        let mut w = WireResult::from(r.with_call_id(c.call_id.clone()));
+        w.namespace = Some("ufo-rs".into());
+        out.push(w);
+    }
+    out
+}
+
+fn skip_all(cmds: &[Command]) -> Vec<ActionResult> {
+    cmds.iter()
+        .map(|c| {
+            ActionResult::skipped("skipped: an earlier command failed")
+                .with_call_id(c.call_id.clone())
+        })
+        .collect()
 }

@@ -30,11 +30,13 @@ pub enum AipError {
         /// What is wrong.
         message: String,
     },
-    /// The server refused the key.
-    #[error("the server at {url} refused the API key (HTTP 401)")]
+    /// The server refused the key (HTTP 401 or 403, or a close with 1008).
+    #[error("the server at {url} refused the API key ({why})")]
     Unauthorized {
         /// The server.
         url: String,
+        /// How it refused.
+        why: String,
     },
     /// The server cannot be reached, or the connection broke.
     #[error("cannot reach the server at {url}: {message}")]

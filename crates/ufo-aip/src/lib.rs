@@ -28,6 +28,7 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod messages;
+pub mod payloads;
 pub mod server;
 
 pub use error::AipError;

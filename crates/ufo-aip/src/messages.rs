@@ -127,7 +127,9 @@ pub struct ServerMessage {
 }
 
 impl ServerMessage {
-    /// A frame of `kind` with `status`, stamped now, everything else empty.
+    /// A frame of `kind` with `status`, stamped now and with a fresh
+    /// `response_id` (UFO gives every server frame one), everything else
+    /// empty.
     pub fn new(kind: ServerMessageType, status: TaskStatus) -> Self {
         Self {
             kind,
@@ -142,7 +144,7 @@ impl ServerMessage {
             session_id: None,
             task_name: None,
             timestamp: Some(now()),
-            response_id: None,
+            response_id: Some(new_id()),
             result: None,
         }
     }
@@ -251,6 +253,10 @@ pub struct WireResult {
     /// ufo-rs's structured error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_report: Option<ErrorReport>,
+    /// What UFO's shape of `result` has no room for (a screenshot's frame,
+    /// the controls' window); see [`crate::payloads`]. UFO ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ufo_rs: Option<Value>,
 }
 
 impl From<ActionResult> for WireResult {
@@ -262,6 +268,7 @@ impl From<ActionResult> for WireResult {
             namespace: r.namespace,
             call_id: Some(r.call_id),
             error_report: r.error,
+            ufo_rs: None,
         }
     }
 }

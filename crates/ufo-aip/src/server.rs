@@ -31,7 +31,8 @@ use std::time::Duration;
 
 /// The server's limits. Defaults: 16 MiB frames, 2,048 connections, 50
 /// frames a second per connection (bursts of 100), 120 s per command batch
-/// (UFO's timeout), 90 s of silence before a device counts as dead, 10 s to
+/// (UFO's timeout), 300 s of silence before a device counts as dead (UFO's
+/// client beats every 120 s; `HEARTBEAT_TIMEOUT`), 10 s to
 /// register.
 #[derive(Debug, Clone)]
 pub struct Limits {
@@ -59,7 +60,7 @@ impl Default for Limits {
             max_connections: 2048,
             frames_per_second: 50,
             command_timeout: Duration::from_secs(120),
-            heartbeat_timeout: Duration::from_secs(90),
+            heartbeat_timeout: Duration::from_secs(300),
             register_timeout: Duration::from_secs(10),
             wind_up: Duration::from_secs(10),
         }

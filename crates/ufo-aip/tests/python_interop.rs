@@ -149,7 +149,9 @@ async fn a_ufo_style_python_device_runs_a_dispatched_task() {
     let end = events.last().unwrap();
     assert_eq!(end["event"], "task_end", "{stdout}");
     assert_eq!(end["status"], "completed", "{stdout}");
-    assert_eq!(end["result"]["result"], "the device has no windows");
+    // UFO's shape: one {request, result} per round, ufo-rs's fields beside.
+    assert_eq!(end["result"][0]["request"], "look around");
+    assert_eq!(end["result"][0]["result"], "the device has no windows");
     // No ERROR frame: every UFO-shaped frame was understood.
     assert!(!events.iter().any(|e| e["event"] == "error"), "{stdout}");
     let logs_dir = logs.path().join("py-1");

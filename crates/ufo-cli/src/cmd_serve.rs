@@ -52,9 +52,10 @@ pub(crate) struct ServeArgs {
     /// Seconds a device may take for one batch of commands.
     #[arg(long, default_value_t = 120.0)]
     command_timeout: f64,
-    /// Seconds of silence after which a device counts as gone.
-    #[arg(long, default_value_t = 90.0)]
-    heartbeat_timeout: f64,
+    /// Seconds of silence after which a device counts as gone (default:
+    /// the config's HEARTBEAT_TIMEOUT, 300; UFO's own client beats every 120).
+    #[arg(long)]
+    heartbeat_timeout: Option<f64>,
 }
 
 /// Arguments of `ufo client`.
@@ -91,9 +92,9 @@ pub(crate) struct ClientArgs {
     /// Connection attempts in a row before giving up.
     #[arg(long, default_value_t = 5)]
     max_retries: u32,
-    /// Seconds between heartbeats.
-    #[arg(long, default_value_t = 30.0)]
-    heartbeat: f64,
+    /// Seconds between heartbeats (default: the config's HEARTBEAT_INTERVAL, 30).
+    #[arg(long)]
+    heartbeat: Option<f64>,
     #[command(flatten)]
     desktop: DesktopArgs,
 }
@@ -161,7 +162,11 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
     let limits = Limits {
         max_connections: args.max_connections.max(1),
         command_timeout: seconds("--command-timeout", args.command_timeout)?,
-        heartbeat_timeout: seconds("--heartbeat-timeout", args.heartbeat_timeout)?,
+        heartbeat_timeout: seconds(
+            "--heartbeat-timeout",
+            args.heartbeat_timeout
+                .unwrap_or(config.system.heartbeat_timeout),
+        )?,
         ..Limits::default()
     };
     let options = ServerOptions {
@@ -251,6 +256,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
                 task_name,
                 mode: args.mode,
                 app: args.app,
+                session_id: ufo_aip::messages::new_id(),
             })
         }
         None => None,
@@ -258,7 +264,10 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let mut opts = ClientOptions::new(&args.server, &args.client_id);
     opts.api_key = api_key(args.api_key_file.as_ref())?;
     opts.max_retries = args.max_retries;
-    opts.heartbeat = seconds("--heartbeat", args.heartbeat)?;
+    opts.heartbeat = seconds(
+        "--heartbeat",
+        args.heartbeat.unwrap_or(config.system.heartbeat_interval),
+    )?;
     let own = task.is_some();
     opts.task = task;
     if !own {
@@ -276,14 +285,20 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let Some(end) = ended else {
         return Ok(ExitCode::SUCCESS);
     };
-    let status = end
+    // UFO's result is a list of `{request, result}`; ufo-rs's fields are
+    // beside them in the last one.
+    let last = end
         .result
+        .as_array()
+        .and_then(|a| a.last())
+        .cloned()
+        .unwrap_or_else(|| end.result.clone());
+    let status = last
         .get("status")
         .and_then(|s| s.as_str())
         .unwrap_or(if end.completed { "FINISH" } else { "FAIL" });
     outln!("{}: {}", end.task_name, status);
-    if let Some(r) = end
-        .result
+    if let Some(r) = last
         .get("result")
         .and_then(|s| s.as_str())
         .filter(|s| !s.is_empty())
@@ -293,7 +308,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     if let Some(e) = &end.error {
         outln!("  {e}");
     }
-    if let Some(l) = end.result.get("log_dir").and_then(|s| s.as_str()) {
+    if let Some(l) = last.get("log_dir").and_then(|s| s.as_str()) {
         outln!("  logs (on the server): {l}");
     }
     Ok(match end.completed {

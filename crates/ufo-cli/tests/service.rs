@@ -139,11 +139,19 @@ async fn online(addr: &str, id: &str) {
 
 async fn result(addr: &str, task: &str) -> Value {
     let path = format!("/api/task_result/{task}");
-    eventually(180, &format!("task {task} never finished"), || async {
+    let v = eventually(180, &format!("task {task} never finished"), || async {
         let v = api(addr, &path).await;
         (v["status"] == "done").then(|| v["result"].clone())
     })
-    .await
+    .await;
+    // UFO's shape: a list of {request, result}; ufo-rs's fields beside them.
+    let last = v.as_array().and_then(|a| a.last()).cloned();
+    let last = last.unwrap_or_else(|| panic!("not UFO's list of rounds: {v}"));
+    assert!(
+        last.get("request").is_some() && last.get("result").is_some(),
+        "{v}"
+    );
+    last
 }
 
 fn host_assign(app: &'static str, subtask: &'static str) -> Reply {

@@ -76,7 +76,25 @@ pub struct SystemConfig {
     pub mcp: Vec<ufo_mcp::client::ServerSpec>,
     /// Knowledge: `RAG_*`, `SAVE_EXPERIENCE`, `KNOWLEDGE_DIR`.
     pub knowledge: knowledge::KnowledgeConfig,
+    /// `HEARTBEAT_INTERVAL` (30 s): how often a device (`ufo client`) sends
+    /// a HEARTBEAT frame.
+    pub heartbeat_interval: f64,
+    /// `HEARTBEAT_TIMEOUT` (300 s): the silence after which `ufo serve`
+    /// drops a device. Longer than UFO's own client's interval (120 s) with
+    /// room for one lost beat.
+    pub heartbeat_timeout: f64,
+    /// `DEVICE_TOOL_ARGUMENTS`: arguments the server adds to a device's
+    /// tool calls when the device's tool list requires them and the model
+    /// is not to see them (UFO's Linux tool server wants `api_key`), e.g.
+    /// `DEVICE_TOOL_ARGUMENTS: {api_key: "${UFO_MCP_API_KEY}"}`. Their values never reach a prompt
+    /// or a log.
+    pub device_tool_arguments: DeviceToolArguments,
 }
+
+/// `HEARTBEAT_INTERVAL`'s default, seconds.
+pub const HEARTBEAT_INTERVAL: f64 = 30.0;
+/// `HEARTBEAT_TIMEOUT`'s default, seconds.
+pub const HEARTBEAT_TIMEOUT: f64 = 300.0;
 
 impl Default for SystemConfig {
     fn default() -> Self {
@@ -99,6 +117,9 @@ impl Default for SystemConfig {
             third_party: Vec::new(),
             mcp: Vec::new(),
             knowledge: Default::default(),
+            heartbeat_interval: HEARTBEAT_INTERVAL,
+            heartbeat_timeout: HEARTBEAT_TIMEOUT,
+            device_tool_arguments: Default::default(),
         }
     }
 }
@@ -321,6 +342,13 @@ impl UfoConfig {
             third_party: third_party::read(&keys, base_dir)?,
             mcp: mcp::read(&keys)?,
             knowledge: knowledge::read(&keys, base_dir)?,
+            heartbeat_interval: positive_seconds(
+                &keys,
+                "HEARTBEAT_INTERVAL",
+                d.heartbeat_interval,
+            )?,
+            heartbeat_timeout: positive_seconds(&keys, "HEARTBEAT_TIMEOUT", d.heartbeat_timeout)?,
+            device_tool_arguments: device_tool_arguments(&keys)?,
         };
         // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
         // not name its own.
@@ -603,5 +631,49 @@ mod fuzz {
         ) {
             let _ = UfoConfig::parse(&format!("{key}: {value}\n"), Path::new("."), &|_| Some("1e308".into()));
         }
+    }
+}
+
+/// A duration key that must be above zero (a heartbeat of 0 s would spin).
+fn positive_seconds(keys: &Keys<'_>, k: &str, default: f64) -> Result<f64, SessionError> {
+    match keys.seconds(k, default, 86_400.0)? {
+        t if t > 0.0 => Ok(t),
+        t => Err(SessionError::BadKey {
+            key: k.to_owned(),
+            message: format!("is {t} seconds; it must be above 0"),
+        }),
+    }
+}
+
+/// `DEVICE_TOOL_ARGUMENTS`: a map of argument names to string values.
+fn device_tool_arguments(keys: &Keys<'_>) -> Result<DeviceToolArguments, SessionError> {
+    let bad = || SessionError::BadKey {
+        key: "DEVICE_TOOL_ARGUMENTS".into(),
+        message: "must map argument names to text, e.g. {api_key: \"${UFO_MCP_API_KEY}\"}".into(),
+    };
+    match keys.get("DEVICE_TOOL_ARGUMENTS") {
+        None | Some(Value::Null) => Ok(Default::default()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                _ => Err(bad()),
+            })
+            .collect::<Result<_, _>>()
+            .map(DeviceToolArguments),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// `DEVICE_TOOL_ARGUMENTS`' values: secrets, so `Debug` shows only the names.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct DeviceToolArguments(pub std::collections::BTreeMap<String, String>);
+
+impl std::fmt::Debug for DeviceToolArguments {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.keys().map(|k| format!("{k}=<redacted>")))
+            .finish()
     }
 }

@@ -66,7 +66,10 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
     ui_tree: bool,
 ) -> Result<Observation, AgentError> {
     let mut commands = vec![
-        Tool::GetAppWindowControlsTargetInfo.command(json!({})),
+        // UFO's devices require the field list (the fields its AppAgent asks for).
+        Tool::GetAppWindowControlsTargetInfo.command(json!({
+            "field_list": ["control_text", "control_type", "control_rect", "source"],
+        })),
         Tool::CaptureWindowScreenshot.command(json!({})),
     ];
     if ui_tree {

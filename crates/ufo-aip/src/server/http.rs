@@ -165,14 +165,15 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
             "choose another task_name",
         );
     }
+    let session_id = new_id();
     hub.assign(
         &task_name,
         Assignment {
             mode,
             app: text_field(&body, "app"),
+            session_id: Some(session_id.clone()),
         },
     );
-    let session_id = new_id();
     let mut msg = ServerMessage::new(ServerMessageType::Task, TaskStatus::Continue);
     msg.user_request = Some(request);
     msg.task_name = Some(task_name.clone());

@@ -3,6 +3,7 @@
 
 use super::{Limits, ServerOptions, runner::SessionRunner};
 use crate::messages::ServerMessage;
+use crate::messages::WireResult;
 use axum::extract::ws::Message;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -11,7 +12,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, watch};
-use ufo_core::ActionResult;
 
 /// How many finished tasks keep their result for `/api/task_result`.
 const KEEP_RESULTS: usize = 10_000;
@@ -40,7 +40,7 @@ pub(crate) struct Device {
     /// When it registered (ISO 8601).
     pub(crate) registered_at: String,
     out: mpsc::Sender<Outgoing>,
-    pending: Mutex<HashMap<String, oneshot::Sender<Vec<ActionResult>>>>,
+    pending: Mutex<HashMap<String, oneshot::Sender<Vec<WireResult>>>>,
     /// The task it runs now, if any.
     task: Mutex<Option<String>>,
     closed: watch::Sender<bool>,
@@ -83,7 +83,7 @@ impl Device {
     }
 
     /// Registers a command batch awaiting results under `response_id`.
-    pub(crate) fn expect(&self, response_id: &str) -> oneshot::Receiver<Vec<ActionResult>> {
+    pub(crate) fn expect(&self, response_id: &str) -> oneshot::Receiver<Vec<WireResult>> {
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(response_id.to_owned(), tx);
         rx
@@ -95,7 +95,7 @@ impl Device {
     }
 
     /// Delivers results for `response_id`; `false` when nothing waits for them.
-    pub(crate) fn deliver(&self, response_id: &str, results: Vec<ActionResult>) -> bool {
+    pub(crate) fn deliver(&self, response_id: &str, results: Vec<WireResult>) -> bool {
         match lock(&self.pending).remove(response_id) {
             Some(tx) => tx.send(results).is_ok(),
             None => false,
@@ -146,6 +146,25 @@ impl Device {
         *lock(&self.task) = None;
     }
 
+    /// The platform it registered with (`linux`, `windows`, …): UFO's
+    /// `metadata.platform`, else its `system_info.platform`.
+    pub(crate) fn platform(&self) -> Option<&str> {
+        self.metadata
+            .get("platform")
+            .or_else(|| self.metadata.get("system_info")?.get("platform"))
+            .and_then(Value::as_str)
+    }
+
+    /// Whether it said it has the UI tools (a ufo-rs device does; UFO's
+    /// own Linux device has only the command-line ones).
+    pub(crate) fn has_ui_tools(&self) -> bool {
+        self.metadata
+            .get("ufo_rs")
+            .and_then(|v| v.get("ui_tools"))
+            .and_then(Value::as_bool)
+            == Some(true)
+    }
+
     /// The task it runs, if any.
     pub(crate) fn running(&self) -> Option<String> {
         lock(&self.task).clone()
@@ -167,6 +186,8 @@ pub(crate) struct DeviceSummary {
 pub(crate) struct Assignment {
     pub(crate) mode: Option<String>,
     pub(crate) app: Option<String>,
+    /// The session id `/api/dispatch` answered with.
+    pub(crate) session_id: Option<String>,
 }
 
 /// A task's state for `/api/task_result`.
@@ -261,11 +282,7 @@ impl Hub {
             .map(|d| DeviceSummary {
                 client_id: d.id.clone(),
                 registered_at: d.registered_at.clone(),
-                platform: d
-                    .metadata
-                    .get("platform")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                platform: d.platform().map(str::to_owned),
                 running_task: d.running(),
             })
             .collect();

@@ -48,6 +48,12 @@ impl SessionRunner {
         }
     }
 
+    /// `DEVICE_TOOL_ARGUMENTS`: what the dispatcher adds to device tool
+    /// calls that require it.
+    pub(crate) fn tool_arguments(&self) -> std::collections::BTreeMap<String, String> {
+        self.config.system.device_tool_arguments.0.clone()
+    }
+
     pub(crate) async fn run(
         &self,
         task: &TaskRequest,
@@ -78,7 +84,10 @@ impl SessionRunner {
                         .map(|e| format!("error[{}]: {}", e.code, e.message));
                     TaskOutcome {
                         completed: r.status == SessionStatus::Finish,
-                        result: json!({
+                        // UFO's shape: one `{request, result}` per round;
+                        // ufo-rs's own fields beside them.
+                        result: json!([{
+                            "request": task.request,
                             "status": r.status.as_str(),
                             "result": r.result,
                             "steps": r.steps,
@@ -87,7 +96,7 @@ impl SessionRunner {
                             "error": r.error,
                             "cost": r.usage.cost,
                             "tokens": r.usage.usage.total_tokens,
-                        }),
+                        }]),
                         error,
                     }
                 }
@@ -110,13 +119,14 @@ pub(crate) fn failed(
 ) -> TaskOutcome {
     TaskOutcome {
         completed: false,
-        result: json!({
+        result: json!([{
+            "request": task.request,
             "status": SessionStatus::Error.as_str(),
             "result": "",
             "steps": 0,
             "client_id": task.client_id,
             "error": report,
-        }),
+        }]),
         error: Some(message),
     }
 }

@@ -297,12 +297,7 @@ fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
         }
         ClientMessageType::CommandResults => {
             let id = m.prev_response_id.unwrap_or_default();
-            let results = m
-                .action_results
-                .unwrap_or_default()
-                .into_iter()
-                .map(Into::into)
-                .collect();
+            let results = m.action_results.unwrap_or_default();
             if !device.deliver(&id, results) {
                 device.send(&ServerMessage::error(format!(
                     "no command {id:?} is waiting for results from this device (answered late, or not sent to it)"
@@ -317,10 +312,13 @@ fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
             )));
         }
         ClientMessageType::DeviceInfoRequest => {
-            let mut r = ServerMessage::new(ServerMessageType::DeviceInfoResponse, TaskStatus::Ok);
-            r.result = Some(serde_json::Value::Object(device.metadata.clone()));
-            r.response_id = m.request_id;
-            device.send(&r);
+            // A device's system information (hostname, addresses) is for
+            // orchestrators, and this server has none: refused, as UFO does.
+            let mut e = ServerMessage::error(
+                "DEVICE_INFO_REQUEST is permitted only for constellation clients",
+            );
+            e.response_id = m.request_id;
+            device.send(&e);
         }
         ClientMessageType::Error => {
             tracing::warn!(client_id = %device.id, "device reports: {}", m.error.unwrap_or_default());
@@ -354,10 +352,22 @@ fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
         return refuse("this server runs no sessions (started without a config)".into());
     };
     let assigned = hub.take_assignment(&task_name).unwrap_or_default();
+    // Without a mode, the device's platform decides, as in UFO: a Linux
+    // device without UI tools (UFO's own) runs the command-line agent.
+    let by_platform = match device.platform() {
+        Some("linux") if !device.has_ui_tools() => "linux_service",
+        Some("mobile") => {
+            return refuse(
+                "mobile devices are not supported by this server; connect a Windows or Linux device"
+                    .into(),
+            );
+        }
+        _ => "service",
+    };
     let mode_name = assigned
         .mode
         .or_else(|| m.meta_str("mode").map(str::to_owned))
-        .unwrap_or_else(|| "service".into());
+        .unwrap_or_else(|| by_platform.into());
     let mode = match mode_name.as_str() {
         "service" => Mode::Service,
         "linux_service" => Mode::LinuxService,
@@ -387,17 +397,32 @@ fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
             .or_else(|| m.meta_str("app").map(str::to_owned)),
         client_id: device.id.clone(),
     };
-    let session_id = new_id();
+    // The device's session id (UFO's clients send the one they track),
+    // else the one `/api/dispatch` answered with, else a new one.
+    let session_id = m
+        .session_id
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or(assigned.session_id)
+        .unwrap_or_else(new_id);
+    // UFO acknowledges an accepted task with HEARTBEAT ok for its session.
+    let mut ack = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);
+    ack.session_id = Some(session_id.clone());
+    device.send(&ack);
+    let secrets = runner.tool_arguments();
     let hub = hub.clone();
     let device = device.clone();
     tokio::spawn(async move {
         tracing::info!(client_id = %device.id, task = %task.task_name, "task started");
-        let dispatcher = Arc::new(WsDispatcher::new(
-            device.clone(),
-            &session_id,
-            &task.task_name,
-            hub.limits().command_timeout,
-        ));
+        let dispatcher = Arc::new(
+            WsDispatcher::new(
+                device.clone(),
+                &session_id,
+                &task.task_name,
+                hub.limits().command_timeout,
+            )
+            .with_tool_arguments(secrets),
+        );
         let wind_up = hub.limits().wind_up;
         let session = runner.run(&task, dispatcher);
         tokio::pin!(session);

@@ -2,7 +2,8 @@
 (aip/messages.py, ufo/client/websocket.py): the key in the URL (`?token=`),
 REGISTER with system metadata, the server's HEARTBEAT as confirmation, a
 dispatched TASK answered with the device's own TASK, COMMANDs answered with
-COMMAND_RESULTS whose `error` is a plain string, and the TASK_END acknowledged.
+COMMAND_RESULTS whose `error` is a plain string. It registers as UFO's
+Windows device (platform `windows`, the one with UI tools).
 
 It has no desktop: it answers `get_desktop_app_info` with an empty window
 list and fails every other tool with a message. It prints one JSON line per
@@ -36,8 +37,8 @@ async def main(url, client_id):
             "target_id": None, "request": None, "action_results": None,
             "timestamp": now(), "request_id": str(uuid.uuid4()),
             "prev_response_id": None, "error": None,
-            "metadata": {"system_info": {"platform": "linux", "cpu_count": 2},
-                         "registration_time": now(), "platform": "linux"},
+            "metadata": {"system_info": {"platform": "windows", "cpu_count": 2},
+                         "registration_time": now(), "platform": "windows"},
         }))
         ok = json.loads(await ws.recv())
         say(event="registered", type=ok["type"], status=ok["status"])
@@ -50,7 +51,7 @@ async def main(url, client_id):
                     "client_id": client_id, "request": m["user_request"],
                     "task_name": m["task_name"], "session_id": m.get("session_id"),
                     "timestamp": now(), "request_id": str(uuid.uuid4()),
-                    "metadata": {"platform": "linux"},
+                    "metadata": {"platform": "windows"},
                 }))
             elif m["type"] == "command":
                 results = []
@@ -71,12 +72,8 @@ async def main(url, client_id):
                     "request_id": str(uuid.uuid4()),
                 }))
             elif m["type"] == "task_end":
+                # UFO's client does not acknowledge TASK_END.
                 say(event="task_end", status=m["status"], result=m.get("result"), error=m.get("error"))
-                await ws.send(json.dumps({
-                    "type": "task_end", "status": m["status"], "client_type": "device",
-                    "client_id": client_id, "session_id": m.get("session_id"),
-                    "timestamp": now(),
-                }))
                 return
             elif m["type"] == "error":
                 say(event="error", error=m.get("error"))

@@ -131,6 +131,15 @@ fn one_second() -> f64 {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+/// `get_app_window_controls_target_info`: UFO's callers name the fields they
+/// want; every field is always returned.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct FieldList {
+    /// The control fields wanted, e.g. ["control_text", "control_type", "control_rect"]. Omit for all.
+    #[serde(default)]
+    pub field_list: Option<Vec<String>>,
+}
+
 /// `click_input`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ClickInput {

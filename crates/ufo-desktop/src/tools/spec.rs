@@ -213,7 +213,7 @@ tools! {
     /// Labelled controls of the selected window.
     GetAppWindowControlsTargetInfo => "get_app_window_controls_target_info" {
         namespace: UI_COLLECTOR,
-        args: params::NoArgs,
+        args: params::FieldList,
         control: false,
         destructive: false,
         description: "The interactive controls of the selected application window, filtered and numbered 1..N in reading order; these ids are what the other tools accept.",

@@ -15,6 +15,13 @@ impl Session<'_> {
         if self.step == 0 {
             return;
         }
+        // Only agents that work on a window leave a window to photograph: a
+        // session of command-line agents alone asks nothing of the desktop
+        // (a device that runs only the command-line tools has no screenshot
+        // tool, and UFO's does not answer a tool it lacks).
+        if self.host.is_none() && self.apps.values().all(SubAgent::is_third_party) {
+            return;
+        }
         let (window, desktop, tree) = match round {
             Some(r) => (
                 format!("action_round_{r}_final.png"),
