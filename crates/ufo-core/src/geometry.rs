@@ -113,6 +113,15 @@ impl<S> Rect<S> {
         (r > x && b > y).then(|| Self::new(x, y, r - x, b - y))
     }
 
+    /// The smallest rectangle holding both.
+    pub fn union(&self, other: &Self) -> Self {
+        let x = self.x.min(other.x);
+        let y = self.y.min(other.y);
+        let r = self.right().max(other.right());
+        let b = self.bottom().max(other.bottom());
+        Self::new(x, y, r - x, b - y)
+    }
+
     /// Intersection over union, 0.0 when disjoint.
     pub fn iou(&self, other: &Self) -> f64 {
         let inter = self.intersection(other).map_or(0, |r| r.area());

@@ -96,7 +96,7 @@ pub struct AtspiBackend {
     x11: std::sync::Arc<X11>,
     /// bus name → GTK major version (0: not GTK); GTK 4 extents are
     /// window-relative, GTK buttons act late
-    gtk: Mutex<HashMap<String, u8>>,
+    toolkits: Mutex<HashMap<String, Toolkit>>,
     /// bus name → how to reach the application
     routes: tokio::sync::Mutex<HashMap<String, Route>>,
     /// bus name → the window of that application captured last
@@ -252,7 +252,7 @@ impl AtspiBackend {
         Ok(Self {
             conn,
             x11,
-            gtk: Mutex::new(HashMap::new()),
+            toolkits: Mutex::new(HashMap::new()),
             routes: tokio::sync::Mutex::new(HashMap::new()),
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
@@ -345,7 +345,16 @@ impl AtspiBackend {
     /// The application's GTK major version, 0 when it is not GTK (asked once
     /// per application; a busy application is asked again next time).
     async fn gtk_version(&self, bus_name: &str) -> u8 {
-        if let Some(v) = self.gtk.lock().ok().and_then(|m| m.get(bus_name).copied()) {
+        match self.toolkit(bus_name).await {
+            Toolkit::Gtk(v) => v,
+            _ => 0,
+        }
+    }
+
+    /// The application's toolkit (asked once per application; a busy
+    /// application is asked again next time and counts as `Other` meanwhile).
+    async fn toolkit(&self, bus_name: &str) -> Toolkit {
+        if let Some(v) = self.known_toolkit(bus_name) {
             return v;
         }
         let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
@@ -356,26 +365,58 @@ impl AtspiBackend {
                     call(&h, "Version", app.version())
                 );
                 match (tk, ver) {
-                    (Ok(tk), Ok(ver)) if tk.eq_ignore_ascii_case("gtk") => Some(
-                        ver.split('.')
-                            .next()
-                            .and_then(|m| m.parse().ok())
-                            .unwrap_or(0),
-                    ),
-                    (Ok(_), Ok(_)) => Some(0),
+                    (Ok(tk), Ok(ver)) => Some(Toolkit::from_name(&tk, &ver)),
                     // No Application interface at all: not GTK.
-                    (Err(DesktopError::Backend(_)), _) => Some(0),
+                    (Err(DesktopError::Backend(_)), _) => Some(Toolkit::Other),
                     _ => None,
                 }
             }
             Err(_) => None,
         };
         if let Some(v) = answer
-            && let Ok(mut m) = self.gtk.lock()
+            && let Ok(mut m) = self.toolkits.lock()
         {
             m.insert(bus_name.to_owned(), v);
         }
-        answer.unwrap_or(0)
+        answer.unwrap_or(Toolkit::Other)
+    }
+
+    /// The toolkit already learned for an application, without asking.
+    fn known_toolkit(&self, bus_name: &str) -> Option<Toolkit> {
+        self.toolkits
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bus_name).copied())
+    }
+}
+
+/// The toolkit an application is written with, where its quirks differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Toolkit {
+    /// GTK of this major version.
+    Gtk(u8),
+    /// Qt (any version).
+    Qt,
+    /// Anything else (LibreOffice's VCL, Firefox's Gecko, Java, …).
+    Other,
+}
+
+impl Toolkit {
+    /// From the Application interface's `ToolkitName` and `Version`.
+    fn from_name(name: &str, version: &str) -> Self {
+        if name.eq_ignore_ascii_case("gtk") {
+            Toolkit::Gtk(
+                version
+                    .split('.')
+                    .next()
+                    .and_then(|m| m.parse().ok())
+                    .unwrap_or(0),
+            )
+        } else if name.eq_ignore_ascii_case("qt") {
+            Toolkit::Qt
+        } else {
+            Toolkit::Other
+        }
     }
 }
 
@@ -440,25 +481,29 @@ impl Backend for AtspiBackend {
 
     /// GTK 3 and 4 buttons and toggle buttons: their `click` action shows the
     /// button pressed for 250 ms and only then emits `clicked`; a pointer
-    /// click acts at once. Only for a control fully on screen.
+    /// click acts at once. Qt menu items: their action runs the command but
+    /// leaves the menu open (and blocks while a dialog it opens is up); a
+    /// click closes the menu. Only for a control fully on screen.
     fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
         let Ok((bus, _)) = split_handle(&control.handle) else {
             return false;
         };
-        let gtk = self
-            .gtk
-            .lock()
-            .ok()
-            .and_then(|m| m.get(bus).copied())
-            .is_some_and(|v| v == 3 || v == 4);
         let on_screen = control.rect.width > 0
             && control.rect.height > 0
             && self.x11.screen_rect().intersection(&control.rect) == Some(control.rect);
-        gtk && on_screen
-            && matches!(
-                control.role.as_str(),
-                "push button" | "button" | "toggle button"
-            )
+        let role = control.role.as_str();
+        on_screen
+            && match self.known_toolkit(bus) {
+                Some(Toolkit::Gtk(3 | 4)) => {
+                    matches!(role, "push button" | "button" | "toggle button")
+                }
+                // Qt runs a menu item's action and leaves its menu open; a
+                // click closes it, as it does for a person.
+                Some(Toolkit::Qt) => {
+                    matches!(role, "menu item" | "check menu item" | "radio menu item")
+                }
+                _ => false,
+            }
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {

@@ -413,10 +413,46 @@ impl X11 {
         self.conn
             .configure_window(win, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
             .map_err(cerr("ConfigureWindow"))?;
+        self.raise_popups_of(win)?;
         self.conn
             .set_input_focus(InputFocus::PARENT, win, x11rb::CURRENT_TIME)
             .map_err(cerr("SetInputFocus"))?;
         self.sync()
+    }
+
+    /// Puts the open popups (menus, combo lists, tooltips: override-redirect
+    /// windows) of the application owning `win` back above it, in their
+    /// order: raising a window must not bury the menu a person has open on
+    /// it. An application's windows share the X resource-id base of its
+    /// connection.
+    fn raise_popups_of(&self, win: u32) -> Result<()> {
+        let base = |w: u32| w & !self.conn.setup().resource_id_mask;
+        let order = self
+            .conn
+            .query_tree(self.root)
+            .map_err(cerr("QueryTree"))?
+            .reply()
+            .map_err(xerr("QueryTree"))?
+            .children;
+        let own: Vec<u32> = order
+            .into_iter()
+            .filter(|&w| w != win && base(w) == base(win))
+            .collect();
+        let attrs: Vec<_> = own
+            .iter()
+            .map(|&w| self.conn.get_window_attributes(w).ok())
+            .collect();
+        for (&w, a) in own.iter().zip(attrs) {
+            let Some(Ok(a)) = a.map(|c| c.reply()) else {
+                continue;
+            };
+            if a.override_redirect && a.map_state == MapState::VIEWABLE {
+                self.conn
+                    .configure_window(w, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+                    .map_err(cerr("ConfigureWindow"))?;
+            }
+        }
+        Ok(())
     }
 
     /// True when another viewable window overlapping `win` is stacked above it.
@@ -480,6 +516,7 @@ impl X11 {
         self.conn
             .configure_window(win, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
             .map_err(cerr("ConfigureWindow"))?;
+        self.raise_popups_of(win)?;
         self.sync()
     }
 

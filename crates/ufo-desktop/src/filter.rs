@@ -237,6 +237,7 @@ pub fn label_controls(
     if cfg.drop_duplicates {
         drop_duplicates(&mut picked);
     }
+    drop_covered(tree, &mut picked, &is_shown);
     let empty_cell = |c: &Control| {
         c.control_type == ControlType::DataItem
             && c.value.is_none()
@@ -259,6 +260,79 @@ pub fn label_controls(
         }
     }
     out
+}
+
+/// Open popups of the window: menus not in a menu bar, popup windows
+/// captured with it, modal panes (GTK's popovers), each showing, and open
+/// submenus (a menu item whose showing items lie outside it, as GTK hangs a
+/// menu bar's open menu under its title). Their node indices and the
+/// rectangles they cover.
+fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, Rect<Screen>)> {
+    let mut out: Vec<(usize, Rect<Screen>)> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            n.parent.is_some()
+                && is_shown(n)
+                && (matches!(n.control_type, ControlType::Menu | ControlType::Window)
+                    || n.has_state("modal"))
+        })
+        .filter_map(|(i, n)| Some((i, n.rect?)))
+        .collect();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if !matches!(n.control_type, ControlType::MenuItem | ControlType::Menu) || !is_shown(n) {
+            continue;
+        }
+        let items = n
+            .children
+            .iter()
+            .filter_map(|&c| tree.nodes.get(c))
+            .filter(|c| is_shown(c))
+            .filter_map(|c| c.rect);
+        let Some(area) = items.reduce(|a, b| a.union(&b)) else {
+            continue;
+        };
+        if n.rect
+            .is_none_or(|own| own.intersection(&area) != Some(area))
+        {
+            out.push((i, area));
+        }
+    }
+    out
+}
+
+/// True when node `i` is `ancestor` or lies below it.
+fn within(tree: &UiTree, i: usize, ancestor: usize) -> bool {
+    let mut cur = Some(i);
+    for _ in 0..=tree.nodes.len() {
+        match cur {
+            Some(c) if c == ancestor => return true,
+            Some(c) => cur = tree.nodes.get(c).and_then(|n| n.parent),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Drops the controls an open menu or popover is drawn over: a person sees
+/// the popup's items there, not what lies under them. A control counts as
+/// covered when its centre is inside a popup it is not part of.
+fn drop_covered(
+    tree: &UiTree,
+    picked: &mut Vec<(usize, Control)>,
+    is_shown: &impl Fn(&UiNode) -> bool,
+) {
+    let popups = overlays(tree, is_shown);
+    if popups.is_empty() {
+        return;
+    }
+    picked.retain(|(i, c)| {
+        let centre = c.rect.center();
+        !popups
+            .iter()
+            .any(|(p, r)| r.contains(centre) && !within(tree, *i, *p))
+    });
 }
 
 /// A value that is only a number (`"0"`, `"1.5"`).

@@ -463,6 +463,16 @@ impl AtspiBackend {
                 )
             }));
             let results = reads.await;
+            // Parents with a child in this level that says it is showing: a
+            // sibling that does not is hidden (gedit's closed popovers are
+            // children of its window), even right under the window — GTK 4.8
+            // says "showing" of no child at all, and loses nothing here.
+            let shown_parents: std::collections::HashSet<usize> = level
+                .iter()
+                .zip(&results)
+                .filter(|(_, r)| matches!(r, Ok(Ok(raw)) if raw.states.contains(State::Showing)))
+                .map(|((p, _), _)| *p)
+                .collect();
             let mut deadline_hit = false;
             for ((parent, h), res) in level.into_iter().zip(results) {
                 let Ok(res) = res else {
@@ -492,7 +502,7 @@ impl AtspiBackend {
                 // the parent's own state is what tells.)
                 let hidden_branch = !raw.states.contains(State::Showing)
                     && !raw.states.contains(State::Defunct)
-                    && nodes[parent].parent.is_some()
+                    && (nodes[parent].parent.is_some() || shown_parents.contains(&parent))
                     && nodes[parent].states.iter().any(|s| s == "showing");
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);

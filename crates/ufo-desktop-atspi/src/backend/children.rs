@@ -21,6 +21,12 @@ type Result<T, E = DesktopError> = std::result::Result<T, E>;
 /// and is no table are read (its first ones).
 const SMALL_MANAGED: i32 = 100;
 
+/// Most hit tests made down one list read by its visible rows.
+const MAX_SCAN_STEPS: i32 = 80;
+
+/// How far down the next probe goes when a probe hit no row (pixels).
+const SCAN_STRIDE: i32 = 8;
+
 /// At most this many visible columns are read of a table.
 const MAX_TABLE_COLUMNS: i32 = 26;
 
@@ -90,6 +96,19 @@ impl AtspiBackend {
                 Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
                 Err(e) => {
                     tracing::debug!(error = %e, "visible cells unreadable; reading the first children")
+                }
+            }
+        }
+        // A list that manages its descendants (GTK's list boxes and icon
+        // views) is read by what is on screen: the children hit down its
+        // visible area, one row after another.
+        if managed && ifaces.contains(Interface::Component) && states.contains(State::Showing) {
+            match self.visible_rows(h, limit_i).await {
+                Ok(Some(c)) => return Ok(c),
+                Ok(None) => {}
+                Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "visible rows unreadable; reading the first children")
                 }
             }
         }
@@ -211,6 +230,64 @@ impl AtspiBackend {
             .collect();
         Ok(Some(Children {
             refs: kids,
+            note: None,
+        }))
+    }
+
+    /// The children of container `h` that are on screen, found by hit-testing
+    /// down its visible area (left quarter and middle): each hit child's
+    /// extents say where the next row starts. At most `limit` children, at
+    /// most [`MAX_SCAN_STEPS`] probes. `None` when nothing is hit.
+    async fn visible_rows(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
+        let (bus, own) = split_handle(h)?;
+        let comp = self.component(h).await?;
+        let (x, y, w, hgt) = call(h, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
+        if w <= 2 || hgt <= 2 {
+            return Ok(None);
+        }
+        // Only what the screen shows of it (a long list is taller than its
+        // scrolled window).
+        let screen = self.x11.screen_rect();
+        let (top, bottom) = (y.max(screen.y), (y + hgt).min(screen.bottom()));
+        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut py = top + 1;
+        let mut steps = 0;
+        while py < bottom - 1 && steps < MAX_SCAN_STEPS && seen.len() < limit as usize {
+            steps += 1;
+            let mut next = py + SCAN_STRIDE;
+            for px in [x + w / 4, x + w / 2] {
+                let Ok(o) = call(
+                    h,
+                    "GetAccessibleAtPoint",
+                    comp.get_accessible_at_point(px, py, CoordType::Screen),
+                )
+                .await
+                else {
+                    continue;
+                };
+                let Some(r) = refs(bus, [&o]).pop().filter(|(_, p)| p != own) else {
+                    continue;
+                };
+                let ch = handle(&r.0, &r.1);
+                if !seen.contains(&r) {
+                    seen.push(r);
+                }
+                if let Ok(c) = self.component(&ch).await
+                    && let Ok((_, cy, _, ch_h)) =
+                        call(&ch, "GetExtents", c.get_extents(CoordType::Screen)).await
+                    && ch_h > 0
+                    && cy + ch_h > py
+                {
+                    next = next.max(cy + ch_h + 1);
+                }
+            }
+            py = next;
+        }
+        if seen.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Children {
+            refs: seen,
             note: None,
         }))
     }

@@ -433,3 +433,75 @@ fn config_deserialises_with_defaults() {
             .contains(&ControlType::Slider)
     );
 }
+
+#[test]
+fn an_open_popup_hides_what_it_covers() {
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Win", s, Some((0, 0, 400, 300))),
+            // Under the popup: covered, dropped.
+            (Some(0), "Button", "Under", s, Some((110, 110, 40, 20))),
+            // Beside it: kept.
+            (Some(0), "Button", "Beside", s, Some((10, 10, 40, 20))),
+            // Half under it, centre outside: kept.
+            (Some(0), "Edit", "Page", s, Some((0, 100, 180, 100))),
+            // A GTK popover (modal pane) and its item: kept.
+            (
+                Some(0),
+                "Pane",
+                "",
+                &format!("{s} modal"),
+                Some((100, 100, 150, 120)),
+            ),
+            (Some(4), "Button", "Item", s, Some((105, 105, 140, 20))),
+            // A closed menu (not showing) covers nothing.
+            (Some(0), "Menu", "Closed", "visible", Some((0, 0, 400, 300))),
+        ],
+    );
+    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["Beside", "Item", "Page"]);
+}
+
+#[test]
+fn an_open_submenu_hides_what_it_covers() {
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Win", s, Some((0, 0, 400, 300))),
+            (Some(0), "MenuBar", "", s, Some((0, 0, 400, 20))),
+            // GTK hangs the open menu's items under its title in the bar.
+            (Some(1), "MenuItem", "File", s, Some((0, 0, 40, 20))),
+            (Some(2), "MenuItem", "New", s, Some((0, 20, 150, 20))),
+            (Some(2), "MenuItem", "Quit", s, Some((0, 40, 150, 20))),
+            // A closed menu's items are not showing: they cover nothing.
+            (Some(1), "MenuItem", "Edit", s, Some((40, 0, 40, 20))),
+            (
+                Some(5),
+                "MenuItem",
+                "Undo",
+                "visible",
+                Some((40, 20, 150, 20)),
+            ),
+            // Under the open menu, and beside it.
+            (
+                Some(0),
+                "ListItem",
+                "Covered row",
+                s,
+                Some((0, 30, 120, 20)),
+            ),
+            (Some(0), "ListItem", "Free row", s, Some((200, 30, 120, 20))),
+        ],
+    );
+    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["File", "Edit", "New", "Free row", "Quit"]);
+}
