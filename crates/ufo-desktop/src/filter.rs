@@ -65,6 +65,10 @@ pub struct FilterConfig {
     /// value and the focused or selected ones (a spreadsheet's hundreds of
     /// empty cells are reached through the Name Box or the keyboard); default 60.
     pub max_empty_cells: usize,
+    /// A document's or terminal's content shown with it (its own text, or
+    /// the text of what it holds that is not listed itself, such as a PDF
+    /// viewer's pages) is cut at this many characters; default 300.
+    pub max_content_chars: usize,
     /// Drop a control of the same type and name as an earlier one whose
     /// rectangle mostly covers it (LibreOffice lists its menu bar twice);
     /// default true.
@@ -91,6 +95,7 @@ impl Default for FilterConfig {
             max_controls: 500,
             max_value_chars: 100,
             max_empty_cells: 60,
+            max_content_chars: 300,
             drop_duplicates: true,
         }
     }
@@ -211,17 +216,30 @@ pub fn label_controls(
         if let Some(slot) = kept.get_mut(i) {
             *slot = Some((rect, name.clone()));
         }
+        let content = is_content(node);
+        let value = match content {
+            true => Some(content_excerpt(tree, i, cfg)),
+            false => node.value.clone(),
+        };
         picked.push((
             i,
             Control {
                 id: 0,
-                value: node
-                    .value
+                value: value
                     .as_deref()
                     .map(str::trim)
                     .filter(|v| !v.is_empty() && *v != name)
                     .filter(|v| !(bare_number(v) && numberless(&node.control_type)))
-                    .map(|v| truncate(v, cfg.max_value_chars)),
+                    .map(|v| {
+                        truncate(
+                            v,
+                            if content {
+                                cfg.max_content_chars
+                            } else {
+                                cfg.max_value_chars
+                            },
+                        )
+                    }),
                 name,
                 control_type: node.control_type.clone(),
                 rect,
@@ -333,6 +351,48 @@ fn drop_covered(
             .iter()
             .any(|(p, r)| r.contains(centre) && !within(tree, *i, *p))
     });
+}
+
+/// Documents and terminals: what they hold is content a person reads.
+fn is_content(node: &UiNode) -> bool {
+    node.control_type == ControlType::Document || node.role == "terminal"
+}
+
+/// The content of document `i`: its own text, else the text of the showing
+/// elements below it that are not controls of the list themselves (a PDF
+/// viewer's pages), in tree order, cut at `max_content_chars`.
+fn content_excerpt(tree: &UiTree, i: usize, cfg: &FilterConfig) -> String {
+    let Some(node) = tree.nodes.get(i) else {
+        return String::new();
+    };
+    if let Some(v) = node.value.as_deref().filter(|v| !v.trim().is_empty()) {
+        return v.to_owned();
+    }
+    let mut out = String::new();
+    let mut queue: std::collections::VecDeque<usize> = node.children.iter().copied().collect();
+    let mut seen = 0;
+    while let Some(c) = queue.pop_front() {
+        seen += 1;
+        if seen > 500 || out.chars().count() > cfg.max_content_chars {
+            break;
+        }
+        let Some(n) = tree.nodes.get(c) else { continue };
+        if !n.has_state("showing") && !n.has_state("visible") {
+            continue;
+        }
+        if cfg.control_types.contains(&n.control_type) && n.control_type != ControlType::Text {
+            // Listed on its own.
+            continue;
+        }
+        if let Some(t) = n.value.as_deref().filter(|t| !t.trim().is_empty()) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t.trim());
+        }
+        queue.extend(n.children.iter().copied());
+    }
+    out
 }
 
 /// A value that is only a number (`"0"`, `"1.5"`).

@@ -29,17 +29,17 @@ impl AppCache {
 
 /// Raw facts of one node, before conversion.
 pub(crate) struct RawNode {
-    role: Role,
-    name: String,
+    pub(super) role: Role,
+    pub(super) name: String,
     description: String,
     pub(super) states: StateSet,
     ifaces: InterfaceSet,
-    children: Vec<(String, String)>,
+    pub(super) children: Vec<(String, String)>,
     /// Set when only part of the children were read (huge container).
     children_note: Option<String>,
     extents: Option<(i32, i32, i32, i32)>,
     actions: Vec<String>,
-    text: Option<String>,
+    pub(super) text: Option<String>,
     value: Option<f64>,
 }
 
@@ -154,7 +154,7 @@ impl AtspiBackend {
         let ((name, description), children, details) = futures::join!(
             late_names,
             children_f,
-            self.read_details(h, ifaces, max_text)
+            self.read_details(h, ifaces, self.text_budget(h, states, max_text))
         );
         let children = children.unwrap_or_default();
         let (extents, actions, text, value) = details;
@@ -171,6 +171,23 @@ impl AtspiBackend {
             text: text.map(|t| truncate(t, max_text)),
             value,
         })
+    }
+
+    /// How much of an element's text to read: none of an element that says
+    /// it is not showing — a person cannot read it, and Evince dies when
+    /// asked for the text of a page it has not laid out yet (measured: 3 of 3
+    /// launches) — except in GTK 4, which says "showing" of nothing below
+    /// the window.
+    fn text_budget(&self, h: &ElementHandle, states: StateSet, max_text: usize) -> usize {
+        let gtk4 = split_handle(h)
+            .ok()
+            .and_then(|(bus, _)| self.known_toolkit(bus))
+            .is_some_and(|t| t == super::Toolkit::Gtk(4));
+        if states.contains(State::Showing) || gtk4 {
+            max_text
+        } else {
+            0
+        }
     }
 
     /// Extents, action names, text and value — each only when the interface is
@@ -526,6 +543,18 @@ impl AtspiBackend {
             }
             if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
                 break;
+            }
+        }
+        // A frame inside a window is no window: Qt draws panels and displays
+        // as frames (KCalc's display is a frame named by what it shows). A
+        // named leaf is text a person reads; one with children a pane.
+        for n in nodes.iter_mut().skip(1) {
+            if n.role == "frame" {
+                n.control_type = if n.children.is_empty() && !n.name.trim().is_empty() {
+                    ufo_core::ControlType::Text
+                } else {
+                    ufo_core::ControlType::Pane
+                };
             }
         }
         // A "menu" inside a menu bar or another menu is an item that opens a
