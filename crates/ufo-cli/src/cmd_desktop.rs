@@ -16,7 +16,12 @@ pub(crate) enum DesktopCommand {
     /// Start a private desktop and print how to use it.
     Start {
         /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
+        #[arg(
+            long,
+            visible_alias = "desktop",
+            env = "UFO_DESKTOP",
+            default_value = "default"
+        )]
         name: String,
         /// Screen size, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x1024")]
@@ -31,7 +36,12 @@ pub(crate) enum DesktopCommand {
     /// Launch an application on the desktop and wait until it is accessible.
     Launch {
         /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
+        #[arg(
+            long,
+            visible_alias = "desktop",
+            env = "UFO_DESKTOP",
+            default_value = "default"
+        )]
         name: String,
         /// Seconds to wait for the application to register.
         #[arg(long, default_value_t = 30)]
@@ -49,7 +59,12 @@ pub(crate) enum DesktopCommand {
     /// Print shell `export` lines for the desktop (use with `eval $(ufo desktop env)`).
     Env {
         /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
+        #[arg(
+            long,
+            visible_alias = "desktop",
+            env = "UFO_DESKTOP",
+            default_value = "default"
+        )]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]
@@ -58,7 +73,12 @@ pub(crate) enum DesktopCommand {
     /// Print the desktop's state as JSON.
     Status {
         /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
+        #[arg(
+            long,
+            visible_alias = "desktop",
+            env = "UFO_DESKTOP",
+            default_value = "default"
+        )]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]
@@ -67,7 +87,12 @@ pub(crate) enum DesktopCommand {
     /// Stop the desktop and everything that runs on it.
     Stop {
         /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(long, env = "UFO_DESKTOP", default_value = "default")]
+        #[arg(
+            long,
+            visible_alias = "desktop",
+            env = "UFO_DESKTOP",
+            default_value = "default"
+        )]
         name: String,
         /// Directory for desktop state.
         #[arg(long)]

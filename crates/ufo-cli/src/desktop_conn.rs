@@ -49,6 +49,7 @@ pub(crate) async fn pick_window(
                 .iter()
                 .map(|w| format!("{} ({}: {:?})", w.id, w.app_name, w.title))
                 .collect(),
+            silent: backend.unresponsive_apps(),
         }
         .report()
     };

@@ -56,6 +56,8 @@ pub(crate) enum CliError {
         what: String,
         /// What is open.
         open: Vec<String>,
+        /// Applications that did not answer (hung or busy).
+        silent: Vec<String>,
     },
     /// The demo's cassettes cannot be written.
     #[error("cannot write the demo cassettes: {0}")]
@@ -89,6 +91,14 @@ impl Diagnostic for CliError {
                 Some("check that the directory exists and is writable".into())
             }
             CliError::Json(_) => None,
+            CliError::WindowNotFound { silent, open, .. } if !silent.is_empty() => Some(format!(
+                "{} does not answer the accessibility bus (hung or busy): wait, or end it; {}",
+                silent.join(", "),
+                match open.is_empty() {
+                    true => "no other application windows are open".to_owned(),
+                    false => format!("open windows: {}", open.join(", ")),
+                }
+            )),
             CliError::WindowNotFound { open, .. } if open.is_empty() => Some(
                 "no application windows are open; launch one (`ufo desktop launch gnome-calculator`)"
                     .into(),

@@ -97,6 +97,8 @@ pub struct AtspiBackend {
     /// bus name → GTK major version (0: not GTK); GTK 4 extents are
     /// window-relative, GTK buttons act late
     toolkits: Mutex<HashMap<String, Toolkit>>,
+    /// Applications that did not answer the last window listing.
+    unresponsive: Mutex<Vec<String>>,
     /// bus name → how to reach the application
     routes: tokio::sync::Mutex<HashMap<String, Route>>,
     /// bus name → the window of that application captured last
@@ -253,6 +255,7 @@ impl AtspiBackend {
             conn,
             x11,
             toolkits: Mutex::new(HashMap::new()),
+            unresponsive: Mutex::new(Vec::new()),
             routes: tokio::sync::Mutex::new(HashMap::new()),
             last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
@@ -511,6 +514,13 @@ impl Backend for AtspiBackend {
 
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
         self.capture_live(window, budget).await
+    }
+
+    fn unresponsive_apps(&self) -> Vec<String> {
+        self.unresponsive
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_default()
     }
 
     fn event_mark(&self) -> Option<u64> {

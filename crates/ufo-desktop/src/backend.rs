@@ -121,6 +121,13 @@ pub trait Backend: Send + Sync {
     /// Windows that are not showing are left out.
     async fn list_windows(&self) -> Result<Vec<WindowInfo>>;
 
+    /// Applications that did not answer during the last
+    /// [`Backend::list_windows`] (hung or busy), described for a person
+    /// (`"kcalc (pid 4373)"`). The default: none known.
+    fn unresponsive_apps(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The showing windows of the application that owns `window` (same
     /// process), dialogs included. The default filters [`Backend::list_windows`].
     async fn app_windows(&self, window: &WindowInfo) -> Result<Vec<WindowInfo>> {

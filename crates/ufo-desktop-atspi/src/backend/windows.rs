@@ -50,6 +50,22 @@ impl AtspiBackend {
             .map(|(_, w)| w)
     }
 
+    /// An application that does not answer, as a person knows it: its
+    /// process's name and id (asked of the bus and /proc, not of it).
+    async fn describe_unanswering(&self, dbus: &zbus::fdo::DBusProxy<'_>, bus: &str) -> String {
+        let pid = match zbus::names::BusName::try_from(bus) {
+            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+            Err(_) => None,
+        };
+        match pid {
+            Some(pid) => {
+                let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                format!("{} (pid {pid})", comm.trim())
+            }
+            None => format!("the application on {bus}"),
+        }
+    }
+
     /// Finds the window containing an element, to focus it for keyboard input.
     pub(super) async fn window_of(&self, h: &ElementHandle) -> Option<WindowInfo> {
         let (bus, _) = split_handle(h).ok()?;
@@ -136,13 +152,13 @@ impl AtspiBackend {
                         Some((name.unwrap_or_default(), pid, gtk4, wins))
                     };
                     // One hung application must not stall the listing of the
-                    // others: it is left out after a bounded wait.
+                    // others: it is left out after a bounded wait, and said.
                     async move {
                         match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
-                            Ok(v) => v,
+                            Ok(v) => Ok(v),
                             Err(_) => {
                                 tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
-                                None
+                                Err(self.describe_unanswering(dbus, &app_bus).await)
                             }
                         }
                     }
@@ -150,8 +166,12 @@ impl AtspiBackend {
         )
         .await;
 
+        let (answered, silent): (Vec<_>, Vec<_>) = per_app.into_iter().partition(Result::is_ok);
+        if let Ok(mut m) = self.unresponsive.lock() {
+            *m = silent.into_iter().filter_map(Result::err).collect();
+        }
         let mut out = Vec::new();
-        for (app_name, pid, gtk4, wins) in per_app.into_iter().flatten() {
+        for (app_name, pid, gtk4, wins) in answered.into_iter().filter_map(Result::ok).flatten() {
             for (wh, title, states, role, ext) in wins.into_iter().flatten() {
                 if !(states.contains(State::Visible) || states.contains(State::Showing)) {
                     continue;

@@ -26,6 +26,19 @@ impl HeadlessDesktop {
             .map_or_else(|| "app".into(), |s| s.to_string_lossy().to_string());
         let log = apps_dir.join(format!("{base}-{launch_id}.log"));
         let mut cmd = Command::new(program_path);
+        // LibreOffice is one process per user profile: launched on a second
+        // desktop with the same profile it hands the document to the first
+        // desktop's process. Each desktop gets a profile of its own unless
+        // the command names one.
+        if is_office(&base) && !args.iter().any(|a| a.starts_with("-env:UserInstallation")) {
+            let dir = self.state.state_dir.join("office-profile");
+            let arg = match dir.join("user").exists() {
+                // Kept as LibreOffice left it.
+                true => format!("-env:UserInstallation=file://{}", dir.display()),
+                false => office_profile(&dir).map_err(io_err("writing the LibreOffice profile"))?,
+            };
+            cmd.arg(arg);
+        }
         cmd.args(args)
             .envs(self.state.env())
             .env(DESKTOP_ID_VAR, &self.state.id)
@@ -152,6 +165,14 @@ pub(super) fn package_for(program: &str) -> &'static str {
         "xfwm4" => "xfwm4",
         _ => "the package that provides it",
     }
+}
+
+/// True for the programs that start LibreOffice.
+fn is_office(program: &str) -> bool {
+    matches!(
+        program,
+        "soffice" | "libreoffice" | "localc" | "lowriter" | "loimpress" | "lodraw" | "lobase"
+    ) || program.starts_with("libreoffice")
 }
 
 /// Writes a LibreOffice user profile into `dir` that starts without the tip
