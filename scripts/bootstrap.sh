@@ -31,6 +31,11 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # LibreOffice (VCL on GTK 3) and Firefox
           gedit gnome-calculator gtk-3-examples mousepad gnome-text-editor featherpad
           libreoffice-calc libreoffice-writer libreoffice-gtk3 firefox-esr
+          # widget classes on applications outside the original four
+          # (crates/ufo-desktop-atspi/tests/classes.rs): a calculator with
+          # animated keys, a file manager's rows and menus, a PDF viewer, a
+          # password dialog
+          galculator thunar evince zenity
           # an optional window manager (ufo desktop start --wm xfwm4)
           xfwm4
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,

@@ -552,8 +552,17 @@ impl X11 {
         let _guard = self.input.lock();
         let b = button_code(button);
         self.motion(p)?;
-        for _ in 0..(if double { 2 } else { 1 }) {
+        for i in 0..(if double { 2 } else { 1 }) {
+            if i > 0 {
+                // A person's second click comes a moment after the first;
+                // views that treat a press as the start of a drag or a
+                // rubber band (Thunar's) miss a double click sent at once.
+                self.sync()?;
+                std::thread::sleep(DOUBLE_CLICK_GAP);
+            }
             self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
+            self.sync()?;
+            std::thread::sleep(CLICK_HOLD);
             self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
         }
         self.sync()
@@ -719,6 +728,13 @@ impl X11 {
         Ok(())
     }
 }
+
+/// How long a click holds the button down.
+const CLICK_HOLD: Duration = Duration::from_millis(15);
+
+/// Between the two clicks of a double click (well inside every toolkit's
+/// double-click time, 250 ms and more).
+const DOUBLE_CLICK_GAP: Duration = Duration::from_millis(60);
 
 /// Most wheel clicks sent for one scroll (the tool catalog accepts up to this).
 pub const MAX_WHEEL_CLICKS: u32 = 1000;

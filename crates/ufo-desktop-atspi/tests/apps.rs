@@ -354,8 +354,9 @@ async fn qt_menu_opens_a_modal_dialog_that_saves() {
     )
     .await;
 
-    // File → Save As: Qt answers the menu item's action only when the dialog
-    // it opens closes; the tool reports it sent and names the new window.
+    // File → Save As: Qt's menu items are clicked with the pointer (their
+    // action answers only when the dialog it opens closes, and leaves the
+    // menu open); the tool names the window the click opened.
     let file = wait_for(&b, &mut ctx, ControlType::MenuItem, "File").await;
     ok(&b, &mut ctx, "click_input", on(&file, json!({}))).await;
     let save_as = wait_for(&b, &mut ctx, ControlType::MenuItem, "Save As").await;
@@ -427,7 +428,14 @@ async fn a_gtk3_modal_dialog_opened_by_an_action_is_driven_by_the_same_backend()
         "Dialogs and Message Boxes",
     )
     .await;
-    ok(&b, &mut ctx, "click_input", on(&demo, json!({}))).await;
+    // A click selects the demo's row; a double click runs it, as for a person.
+    ok(
+        &b,
+        &mut ctx,
+        "click_input",
+        on(&demo, json!({"double": true})),
+    )
+    .await;
     wait_window(&b, &mut ctx, "Dialogs and Message Boxes").await;
     let open = wait_for(&b, &mut ctx, ControlType::Button, "Interactive Dialog").await;
     ok(&b, &mut ctx, "click_input", on(&open, json!({}))).await;

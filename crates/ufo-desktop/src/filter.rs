@@ -335,7 +335,7 @@ fn within(tree: &UiTree, i: usize, ancestor: usize) -> bool {
 
 /// Drops the controls an open menu or popover is drawn over: a person sees
 /// the popup's items there, not what lies under them. A control counts as
-/// covered when its centre is inside a popup it is not part of.
+/// covered when its centre is inside a popup and it is part of no popup.
 fn drop_covered(
     tree: &UiTree,
     picked: &mut Vec<(usize, Control)>,
@@ -345,11 +345,18 @@ fn drop_covered(
     if popups.is_empty() {
         return;
     }
+    // What lies in any popup is what a person sees on top (a toolkit may
+    // expose one popup twice: GTK's combo list under the combo and as a
+    // window of its own). A popup does not cover the control it hangs from
+    // either (Firefox reports a closed select's list where the select is).
     picked.retain(|(i, c)| {
+        if popups.iter().any(|(p, _)| within(tree, *i, *p)) {
+            return true;
+        }
         let centre = c.rect.center();
         !popups
             .iter()
-            .any(|(p, r)| r.contains(centre) && !within(tree, *i, *p))
+            .any(|(p, r)| r.contains(centre) && !within(tree, *p, *i))
     });
 }
 

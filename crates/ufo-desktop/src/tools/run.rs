@@ -311,9 +311,21 @@ async fn click_input(
     }
     raise(b, ctx).await;
     let p = rect.center();
+    let before = ctx.window.as_ref().map(|w| w.handle.clone());
     b.click_at(p, button, double).await?;
     settle(b, ctx, mark).await;
-    Ok(json!({ "method": "click", "point": { "x": p.x, "y": p.y } }))
+    let mut result = json!({ "method": "click", "point": { "x": p.x, "y": p.y } });
+    // A menu item or button that opened a window (a dialog) says which.
+    if matches!(c.control_type, ControlType::MenuItem | ControlType::Button)
+        && follow_app(b, ctx).await.is_ok()
+        && let Some(w) = ctx
+            .window
+            .as_ref()
+            .filter(|w| Some(&w.handle) != before.as_ref())
+    {
+        result["opened"] = json!(describe(w));
+    }
+    Ok(result)
 }
 
 /// Rows of lists, trees and tables: their accessibility action (GTK's
@@ -335,16 +347,7 @@ async fn click_row(
     c: &Control,
     mark: Option<u64>,
 ) -> Result<Value> {
-    let now = b.refresh_node(&c.handle, 0).await?;
-    let rect = now
-        .rect
-        .and_then(|r| {
-            window_rect(ctx)
-                .ok()
-                .and_then(|w| r.intersection(&w))
-                .or(Some(r))
-        })
-        .unwrap_or(c.rect);
+    let rect = c.rect;
     raise(b, ctx).await;
     let p = rect.center();
     b.click_at(p, MouseButton::Left, false).await?;
@@ -352,8 +355,11 @@ async fn click_row(
     let after = b.refresh_node(&c.handle, 0).await.ok();
     let selectable = after.as_ref().is_some_and(|n| n.has_state("selectable"));
     let mut selected = after.as_ref().is_some_and(|n| n.has_state("selected"));
+    // A spreadsheet's cell under the cursor is focused, not selected; making
+    // it a selection would keep Enter inside it.
+    let current = after.as_ref().is_some_and(|n| n.has_state("focused"));
     let mut method = "click";
-    if selectable && !selected && b.select_element(&c.handle).await.is_ok() {
+    if selectable && !selected && !current && b.select_element(&c.handle).await.is_ok() {
         method = "select";
         settle(b, ctx, b.event_mark()).await;
         selected = b

@@ -1,0 +1,433 @@
+//! Widget classes on applications outside the original suite, each effect
+//! read back independently of ufo (a pyatspi process, the application's own
+//! output, the window's title): typing into a calculator loses no key, a row
+//! click selects and a double click opens, a short side pane lists every
+//! row, an open menu hides what it covers and is on screen, a PDF's text
+//! reaches the agent without taking the viewer down, a password field is
+//! verified by its masks, a window's closed popovers are not walked, and a
+//! hung application is named.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::*;
+use serde_json::json;
+use std::process::{Command as Proc, Stdio};
+use std::time::Duration;
+use ufo_core::ControlType;
+use ufo_desktop::Backend;
+use ufo_desktop_atspi::HeadlessDesktop;
+
+/// Runs a pyatspi snippet (Debian's python3) against `d`'s buses; its stdout.
+fn pyatspi(d: &HeadlessDesktop, code: &str) -> String {
+    let out = Proc::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(format!("import pyatspi\n{code}"))
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .envs(ufo_testkit::desktop_env(d))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "pyatspi failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A pyatspi walk printing `role<TAB>name<TAB>text<TAB>states` of every
+/// element of application `app`, depth first.
+fn dump(d: &HeadlessDesktop, app: &str) -> Vec<(String, String, String, String)> {
+    let code = format!(
+        r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        t = ""
+        try:
+            if c.getState().contains(pyatspi.STATE_SHOWING):
+                t = c.queryText().getText(0, -1)
+        except Exception: pass
+        st = ",".join(pyatspi.stateToString(s) for s in c.getState().getStates())
+        print("%s\t%s\t%s\t%s" % (c.getRoleName(), c.name, t.replace("\n", " ").replace("\t", " "), st))
+        if depth < 25 and c.childCount < 400: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == {app:?}:
+        walk(a)
+"#
+    );
+    pyatspi(d, &code)
+        .lines()
+        .map(|l| {
+            let mut p = l.split('\t').map(str::to_owned);
+            (
+                p.next().unwrap_or_default(),
+                p.next().unwrap_or_default(),
+                p.next().unwrap_or_default(),
+                p.next().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_into_a_calculator_loses_no_key() {
+    let (d, b) = desktop_with("galculator").await;
+    let w = main_window(&b, "galculator").await;
+    // Repeated digits and a key struck again a few keys later: galculator
+    // dropped both when keys came 2 ms apart (98-19 read 97).
+    for (keys, want) in [
+        ("98-19", "79"),
+        ("7766-5544", "2222"),
+        ("1122-33", "1089"),
+        ("321-123", "198"),
+        ("9988-1", "9987"),
+        ("1000-1", "999"),
+    ] {
+        let mut ctx = observe(&b, &w).await;
+        let r = act(
+            &b,
+            &mut ctx,
+            "keyboard_input",
+            json!({"keys": format!("{{ESC}}{keys}{{ENTER}}")}),
+        )
+        .await;
+        assert!(r.is_success(), "{r:?}");
+        // The display, read by pyatspi: galculator's only showing text.
+        let shown = dump(&d, "galculator")
+            .into_iter()
+            .find(|(role, _, text, st)| {
+                role == "text" && st.contains("showing") && !text.is_empty()
+            })
+            .map(|(_, _, text, _)| text.trim().to_owned())
+            .unwrap_or_default();
+        assert_eq!(shown, want, "{keys} typed into galculator");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_click_selects_a_double_click_opens_and_short_lists_show_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["alpha", "beta", "gamma"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    let d = ufo_testkit::start_desktop("thunar").await;
+    let path = dir.path().to_string_lossy().to_string();
+    let (d, b, w, pid) = fresh_thunar(d, &path, None).await;
+    let mut ctx = observe(&b, &w).await;
+    // The side pane is a short tree: its rows after the first are listed.
+    find(
+        &ctx,
+        |c| c.name == "File System",
+        "the side pane's File System row",
+    );
+
+    let beta = find(
+        &ctx,
+        |c| c.control_type == ControlType::DataItem && c.name == "beta",
+        "row beta",
+    )
+    .clone();
+    let title = |rows: &[(String, String, String, String)]| {
+        rows.iter()
+            .find(|(role, _, _, _)| role == "frame")
+            .map(|(_, n, _, _)| n.clone())
+            .unwrap_or_default()
+    };
+    let r = act(&b, &mut ctx, "click_input", args(&beta, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    // Selected, not opened: pyatspi sees the row selected and the folder
+    // still the one opened.
+    let rows = dump(&d, "thunar");
+    assert!(
+        rows.iter().any(|(role, name, _, st)| role == "table cell"
+            && name == "beta"
+            && st.contains("selected")),
+        "beta not selected: {rows:?}"
+    );
+    let dirname = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(title(&rows).starts_with(&dirname), "{:?}", title(&rows));
+
+    // A double click opens the row's folder. (FIXME: right after ufo's
+    // single click on another row, Thunar opens it in about half the runs;
+    // xdotool's clicks always do: not understood yet. A fresh view opens
+    // 6 of 6.)
+    let (d, b, w, _) = fresh_thunar(d, &path, Some(pid)).await;
+    let mut ctx = observe(&b, &w).await;
+    let gamma = find(
+        &ctx,
+        |c| c.control_type == ControlType::DataItem && c.name == "gamma",
+        "row gamma",
+    )
+    .clone();
+    let r = act(
+        &b,
+        &mut ctx,
+        "click_input",
+        args(&gamma, json!({"double": true})),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let opened = eventually("gamma - Thunar", || async {
+        let rows = dump(&d, "thunar");
+        title(&rows)
+    })
+    .await;
+    assert_eq!(opened, "gamma - Thunar");
+
+    // An open menu: its items listed, what it covers not, and it is on
+    // screen (the window was raised for the screenshot without burying it).
+    let mut ctx = observe(&b, &w).await;
+    let before = b
+        .screenshot(&ufo_desktop::ScreenshotTarget::Desktop)
+        .await
+        .unwrap();
+    let file = find(&ctx, |c| c.name == "File", "File menu").clone();
+    let r = act(&b, &mut ctx, "click_input", args(&file, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let ctx = observe(&b, &w).await;
+    let item = find(&ctx, |c| c.name == "Close Window", "menu item Close Window").clone();
+    assert!(
+        !ctx.controls.iter().any(|c| c.name == "File System"),
+        "the side pane's rows under the menu are still listed: {:?}",
+        ctx.controls.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let after = b
+        .screenshot(&ufo_desktop::ScreenshotTarget::Desktop)
+        .await
+        .unwrap();
+    // The item's text is drawn where the item is: pixels there changed.
+    let r = item.rect;
+    let changed = (r.y..r.bottom())
+        .flat_map(|y| (r.x..r.right()).map(move |x| (x as u32, y as u32)))
+        .filter(|&(x, y)| before.image.get_pixel(x, y) != after.image.get_pixel(x, y))
+        .count();
+    assert!(changed > 20, "the open menu is not on screen at {r:?}");
+    d.stop().ok();
+}
+
+/// Thunar showing `path` on `d`; the Thunar started before (`previous`,
+/// its pid) is ended first.
+async fn fresh_thunar(
+    d: HeadlessDesktop,
+    path: &str,
+    previous: Option<u32>,
+) -> (
+    HeadlessDesktop,
+    ufo_desktop_atspi::AtspiBackend,
+    ufo_core::WindowInfo,
+    u32,
+) {
+    if let Some(pid) = previous {
+        let _ = Proc::new("kill").arg(pid.to_string()).status();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let app = ufo_testkit::launch(&d, &["thunar", path]).await;
+    let b = ufo_desktop_atspi::AtspiBackend::connect(
+        &ufo_desktop_atspi::DesktopTarget::from_private(&d),
+    )
+    .await
+    .unwrap();
+    let w = main_window(&b, "thunar").await;
+    (d, b, w, app.pid)
+}
+
+/// A one-page PDF showing `text` (Helvetica, ASCII).
+fn pdf(text: &str) -> Vec<u8> {
+    let stream = format!("BT /F1 24 Tf 72 700 Td ({text}) Tj ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
+        format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).bytes());
+    }
+    let xref = out.len();
+    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).bytes());
+    for o in offsets {
+        out.extend(format!("{o:010} 00000 n \n").bytes());
+    }
+    out.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .bytes(),
+    );
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pdf_page_text_reaches_the_agent_and_the_viewer_stays_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.pdf");
+    std::fs::write(&file, pdf("Quarterly report for the board")).unwrap();
+    let d = ufo_testkit::start_desktop("evince").await;
+    let b = ufo_desktop_atspi::AtspiBackend::connect(
+        &ufo_desktop_atspi::DesktopTarget::from_private(&d),
+    )
+    .await
+    .unwrap();
+    // Observed right after each launch, while the viewer lays its pages out
+    // (asking a page it had not laid out for its text killed Evince).
+    for _ in 0..3 {
+        let app = ufo_testkit::launch(&d, &["evince", &file.to_string_lossy()]).await;
+        let w = main_window(&b, "evince").await;
+        let _ = b
+            .capture_tree(&w, &ufo_desktop::TreeBudget::default())
+            .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(
+            std::path::Path::new(&format!("/proc/{}", app.pid)).exists()
+                && !std::fs::read_to_string(format!("/proc/{}/stat", app.pid))
+                    .unwrap_or_default()
+                    .contains(") Z "),
+            "evince died under observation"
+        );
+        let _ = Proc::new("kill").arg(app.pid.to_string()).status();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    ufo_testkit::launch(&d, &["evince", &file.to_string_lossy()]).await;
+    let w = main_window(&b, "evince").await;
+    // The text as pyatspi reads it from the page.
+    let page = eventually("Quarterly report for the board", || async {
+        dump(&d, "evince")
+            .into_iter()
+            .find(|(role, _, _, _)| role == "page")
+            .map(|(_, _, t, _)| t.trim().to_owned())
+            .unwrap_or_default()
+    })
+    .await;
+    assert_eq!(page, "Quarterly report for the board");
+    let mut ctx = observe(&b, &w).await;
+    let doc = find(
+        &ctx,
+        |c| c.control_type == ControlType::Document,
+        "the document view",
+    )
+    .clone();
+    assert!(
+        doc.value
+            .as_deref()
+            .unwrap_or_default()
+            .contains("Quarterly report"),
+        "the control list carries no excerpt: {doc:?}"
+    );
+    let r = act(&b, &mut ctx, "texts", args(&doc, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    assert!(
+        r.result
+            .as_str()
+            .unwrap_or_default()
+            .contains("Quarterly report for the board"),
+        "{r:?}"
+    );
+    d.stop().ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_field_is_verified_by_its_masks_and_the_dialog_returns_it() {
+    let d = ufo_testkit::start_desktop("zenity").await;
+    let b = ufo_desktop_atspi::AtspiBackend::connect(
+        &ufo_desktop_atspi::DesktopTarget::from_private(&d),
+    )
+    .await
+    .unwrap();
+    // zenity prints the password it was given: the independent read-back.
+    let child = Proc::new("zenity")
+        .args(["--password", "--title", "Unlock"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("NO_AT_BRIDGE", "0")
+        .env("GSETTINGS_BACKEND", "memory")
+        .envs(ufo_testkit::desktop_env(&d))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("zenity starts");
+    let mut w = None;
+    for _ in 0..100 {
+        if let Some(found) = b
+            .list_windows()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .find(|w| w.app_name == "zenity")
+        {
+            w = Some(found);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let w = w.expect("zenity's dialog shows");
+    let mut ctx = observe(&b, &w).await;
+    let field = find(&ctx, |c| c.role == "password text", "the password field").clone();
+    let r = act(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        args(&field, json!({"text": "s3cret!"})),
+    )
+    .await;
+    assert!(
+        r.is_success(),
+        "a password that went in was reported: {r:?}"
+    );
+    assert_eq!(r.result["verified"], json!(true), "{r:?}");
+    assert!(
+        !r.result.to_string().contains("s3cret"),
+        "the result repeats the password: {r:?}"
+    );
+    let ok = find(
+        &ctx,
+        |c| c.control_type == ControlType::Button && c.name == "OK",
+        "OK",
+    )
+    .clone();
+    let r = act(&b, &mut ctx, "click_input", args(&ok, json!({}))).await;
+    assert!(r.is_success(), "{r:?}");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "s3cret!");
+    d.stop().ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_popovers_are_not_walked_and_a_hung_application_is_named() {
+    let (d, b) = ufo_testkit::desktop_with_apps("gedit-mousepad", &["gedit", "mousepad"]).await;
+    let w = main_window(&b, "gedit").await;
+    let tree = b
+        .capture_tree(&w, &ufo_desktop::TreeBudget::default())
+        .await
+        .unwrap();
+    // gedit's closed popovers (children of its window that are not showing)
+    // held a 152-row list that made every observation truncated.
+    assert!(!tree.truncated, "{:?}", tree.truncation);
+    assert!(tree.nodes.len() < 150, "{} nodes read", tree.nodes.len());
+
+    let pad = main_window(&b, "mousepad").await;
+    let pid = pad.pid.expect("mousepad's pid");
+    let _ = Proc::new("kill").args(["-STOP", &pid.to_string()]).status();
+    let listed = b.list_windows().await.unwrap();
+    let _ = Proc::new("kill").args(["-CONT", &pid.to_string()]).status();
+    assert!(!listed.iter().any(|w| w.app_name == "mousepad"));
+    let silent = b.unresponsive_apps();
+    assert!(
+        silent
+            .iter()
+            .any(|s| s.contains("mousepad") && s.contains(&pid.to_string())),
+        "{silent:?}"
+    );
+    d.stop().ok();
+}
