@@ -5,6 +5,7 @@
 //! server read. The lists below are facts about UFO's protocol, written here
 //! so that a change on our side that UFO's code would trip over fails in CI.
 //! Frames travel over real WebSockets.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
