@@ -115,12 +115,11 @@ def rs_reply(function, arguments, status, result=""):
 
 
 def ufo_reply(function, arguments, status, result=""):
-    # UFO's LinuxAgent reads the lower-case reply; its llm_call also checks
-    # the HostAgent's capitalised fields (an upstream quirk), so both are there.
-    return {"observation": "scripted", "thought": "scripted", "plan": [], "result": result,
+    """A reply in the shape of UFO's LinuxAgent examples
+    (ufo/prompts/third_party/linux_agent_example.yaml)."""
+    return {"observation": "scripted", "thought": "scripted",
             "action": {"function": function, "arguments": arguments, "status": status},
-            "Observation": "scripted", "Thought": "scripted", "CurrentSubtask": "", "Message": [],
-            "Status": status, "Plan": [], "Questions": [], "Comment": ""}
+            "plan": [], "result": result}
 
 
 def main():
@@ -227,7 +226,7 @@ def main():
         # ---------------- (b) `ufo client` under UFO's server ----------------
         print("== (b) `ufo client` under UFO's real server", flush=True)
         base_b, log_b = model(run, "model-b", [
-            ufo_reply("execute_command", {"command": f"cat {data}/gamma.txt", "api_key": "not-needed", "timeout": 30}, "CONTINUE"),
+            ufo_reply("execute_command", {"command": f"cat {data}/gamma.txt", "timeout": 30}, "CONTINUE"),
             ufo_reply("", {}, "FINISH", "gamma read"),
         ])
         agent = (f"  VISUAL_MODE: False\n  REASONING_MODEL: False\n  API_TYPE: openai\n  API_BASE: {base_b}\n"
@@ -260,8 +259,11 @@ def main():
         out = out.decode(errors="replace")
         print(out.strip(), flush=True)
         run.check(p.returncode == 0, f"interop-b1: `ufo client` exited {p.returncode} ({dt:.1f} s)")
-        run.check(any(tok["gamma"] in q for q in requests_text(log_b)),
-                  f"interop-b1: UFO's LinuxAgent read the command's output {tok['gamma']!r} from the ufo-rs device")
+        reqs_b = requests_text(log_b)
+        run.check(len(reqs_b) == 2 and tok["gamma"] not in reqs_b[0] and tok["gamma"] in reqs_b[1],
+                  f"interop-b1: UFO's LinuxAgent ran the scripted execute_command on the ufo-rs device "
+                  f"(the file's content {tok['gamma']!r} reached UFO's model in its next call; {len(reqs_b)} model calls)")
+        run.check("interop-b1: FINISH" in out, "interop-b1: the client reported UFO's TASK_END as finished")
         run.check(dt < 60, f"interop-b1: no command waited out a timeout ({dt:.1f} s)")
     except Exception as e:  # noqa: BLE001
         run.check(False, f"the run stopped: {e}")

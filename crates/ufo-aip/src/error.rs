@@ -88,6 +88,17 @@ pub enum AipError {
         /// The timeout.
         seconds: f64,
     },
+    /// The device answered a tool with a result in neither ufo-rs's shape
+    /// nor UFO's.
+    #[error("device {client_id:?} answered {tool} with a result that cannot be read: {message}")]
+    BadResult {
+        /// The device.
+        client_id: String,
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The device went away with commands outstanding.
     #[error("device {client_id:?} disconnected before answering {tool}")]
     DeviceGone {
@@ -113,6 +124,7 @@ impl Diagnostic for AipError {
             AipError::BadTaskName { .. } => "ufo::aip::bad_task_name",
             AipError::CommandTimeout { .. } => "ufo::aip::command_timeout",
             AipError::DeviceGone { .. } => "ufo::aip::device_gone",
+            AipError::BadResult { .. } => "ufo::aip::bad_result",
         }
     }
 
@@ -146,6 +158,7 @@ impl Diagnostic for AipError {
             AipError::DeviceGone { .. } => {
                 "restart the device with `ufo client`; the task must be sent again".into()
             }
+            AipError::BadResult { .. } => "the device runs tools that answer in a shape neither ufo-rs nor UFO uses: run `ufo client` or UFO's own client (ufo.client.client) with UFO's tool servers, and read the device's log".into(),
         })
     }
 }

@@ -10,13 +10,20 @@
 //! no room for (a screenshot's frame, the window the controls belong to,
 //! the controls' handles and states) travels beside it in the result's
 //! `ufo_rs` field, which UFO ignores; [`from_ufo`] puts a ufo-rs device's
-//! results back together on the server.
+//! results back together on the server, and reads UFO's own device's bare
+//! results (its Windows client) into the same types.
 //!
 //! [`tool_list`] is the device's answer to UFO's `list_tools`: its tools as
 //! UFO's `MCPToolInfo` entries.
 
-use serde_json::{Value, json};
-use ufo_core::{ToolSpec, ToolType};
+use serde_json::{Map, Value, json};
+use ufo_core::geometry::Frame;
+use ufo_core::ui::Capabilities;
+use ufo_core::{
+    Control, ControlType, ElementHandle, Point, Rect, Screen, ToolSpec, ToolType, WindowInfo,
+};
+use ufo_desktop::encode::decode_data_url;
+use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo};
 
 /// The field of a wire result that carries what UFO's shape leaves out.
 pub const EXTRA_FIELD: &str = "ufo_rs";
@@ -79,11 +86,34 @@ pub fn to_ufo(tool: &str, result: Value) -> (Value, Option<Value>) {
     }
 }
 
-/// A result from a device in the shape the ufo-rs agents read: a ufo-rs
-/// device's UFO-shaped result with its `extra` put back; anything else as
-/// it came.
-pub fn from_ufo(tool: &str, result: Value, extra: Option<Value>) -> Value {
-    match (tool, result, extra) {
+/// A result from a device in the shape the ufo-rs agents read, or why it
+/// cannot be read.
+///
+/// A ufo-rs device's UFO-shaped result comes with its `extra` and is put
+/// back together. UFO's own device (its Windows client with the UI tool
+/// servers) sends UFO's bare shapes, which are read into ours:
+///
+/// - a screenshot is a `data:image/…;base64,…` string: its frame is the
+///   selected window's top-left corner (`selected`, from the last
+///   `select_application_window`) for `capture_window_screenshot`, the
+///   screen's origin for `capture_desktop_screenshot`, unscaled; a string
+///   that is not a data URL (UFO's tool answers "Error: …") is an error;
+/// - `get_app_window_controls_target_info` is a list of target entries
+///   (`{kind, id, name, type, rect: [left, top, right, bottom]}`): each a
+///   control with that label, in the selected window;
+/// - `get_desktop_app_info` items (`{id, name, type, kind}`) name a window by
+///   its title only: the title is its application name too;
+/// - `select_application_window`'s `window_info` (UFO's `WindowInfo`) is read
+///   into the ufo-rs window beside it.
+///
+/// Anything else comes through as it came.
+pub fn from_ufo(
+    tool: &str,
+    result: Value,
+    extra: Option<Value>,
+    selected: Option<&WindowInfo>,
+) -> Result<Value, String> {
+    Ok(match (tool, result, extra) {
         (
             "capture_window_screenshot" | "capture_desktop_screenshot",
             Value::String(url),
@@ -92,23 +122,200 @@ pub fn from_ufo(tool: &str, result: Value, extra: Option<Value>) -> Value {
             m.insert("image_url".into(), Value::String(url));
             Value::Object(m)
         }
+        ("capture_window_screenshot" | "capture_desktop_screenshot", Value::String(url), None) => {
+            let origin = match (tool, selected.and_then(|w| w.rect)) {
+                ("capture_window_screenshot", Some(r)) => Point::new(r.x, r.y),
+                _ => Point::new(0, 0),
+            };
+            screenshot(url, Frame::at(origin))?
+        }
         ("get_app_window_controls_target_info", Value::Array(_), Some(rich @ Value::Object(_))) => {
             rich
+        }
+        ("get_app_window_controls_target_info", Value::Array(items), None) => {
+            controls(&items, selected)?
         }
         ("get_desktop_app_info", Value::Array(items), _) => Value::Array(
             items
                 .into_iter()
                 .map(|i| match i {
-                    Value::Object(mut m) => {
+                    Value::Object(mut m) if m.contains_key("window") => {
                         m.remove("kind");
                         Value::Object(m)
                     }
+                    Value::Object(m) => app_entry(&m),
                     other => other,
                 })
                 .collect(),
         ),
+        ("select_application_window", Value::Object(mut m), _)
+            if !m.contains_key("window") && m.get("window_info").is_some_and(Value::is_object) =>
+        {
+            let w = m
+                .get("window_info")
+                .map(|i| own_window(i, ""))
+                .unwrap_or(Value::Null);
+            m.insert("window".into(), w);
+            Value::Object(m)
+        }
         (_, other, _) => other,
+    })
+}
+
+/// UFO's screenshot (a data URL) as a ufo-rs screenshot result.
+fn screenshot(url: String, frame: Frame) -> Result<Value, String> {
+    let not_image = || {
+        let shown: String = url.chars().take(120).collect();
+        format!("expected a screenshot as a data:image/…;base64 URL, got {shown:?}")
+    };
+    let (mime, bytes) = decode_data_url(&url).map_err(|_| not_image())?;
+    if !mime.starts_with("image/") {
+        return Err(not_image());
     }
+    let (width, height) = image::ImageReader::new(std::io::Cursor::new(&bytes))
+        .with_guessed_format()
+        .map_err(|e| format!("cannot read the screenshot ({mime}): {e}"))?
+        .into_dimensions()
+        .map_err(|e| format!("cannot read the screenshot ({mime}): {e}"))?;
+    let info = ScreenshotInfo {
+        image_url: url,
+        frame,
+        width,
+        height,
+    };
+    serde_json::to_value(info).map_err(|e| e.to_string())
+}
+
+/// UFO's control list (`TargetInfo` entries) as a ufo-rs control list.
+fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, String> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, t) in items.iter().enumerate() {
+        let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default();
+        let id = match t.get("id") {
+            Some(Value::String(s)) => s.trim().parse::<u32>().ok(),
+            Some(Value::Number(n)) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            format!(
+                "control {} has no numeric id (UFO labels controls \"1\"..\"N\"): {t}",
+                i + 1
+            )
+        })?;
+        let rect = match t.get("rect") {
+            Some(Value::Array(c)) => {
+                let n: Vec<i64> = c.iter().filter_map(Value::as_i64).collect();
+                match n[..] {
+                    [l, tp, r, b] => clamp_rect(l, tp, r, b),
+                    _ => {
+                        return Err(format!(
+                            "control {id}: rect must be [left, top, right, bottom], got {}",
+                            Value::Array(c.clone())
+                        ));
+                    }
+                }
+            }
+            _ => Rect::new(0, 0, 0, 0),
+        };
+        let kind = text("type");
+        let Ok(control_type) = kind.parse::<ControlType>();
+        out.push(Control {
+            id,
+            name: text("name").to_owned(),
+            control_type,
+            value: None,
+            rect,
+            handle: ElementHandle(format!("ufo-target:{id}")),
+            role: kind.to_owned(),
+            states: Vec::new(),
+            actions: Vec::new(),
+            capabilities: Capabilities {
+                component: true,
+                ..Capabilities::default()
+            },
+        });
+    }
+    let window = match selected {
+        Some(w) => w.clone(),
+        None => serde_json::from_value(own_window(&Value::Null, "")).map_err(|e| e.to_string())?,
+    };
+    serde_json::to_value(ControlsInfo {
+        window,
+        controls: out,
+        truncated: false,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// A screen rectangle from UFO's corners (a reversed one is empty).
+fn clamp_rect(l: i64, t: i64, r: i64, b: i64) -> Rect<Screen> {
+    let c = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    Rect::new(c(l), c(t), c(r - l).max(0), c(b - t).max(0))
+}
+
+/// A `get_desktop_app_info` item of UFO's (`{id, name, type, kind}`) as a
+/// ufo-rs one: the title is all UFO says of the window.
+fn app_entry(m: &Map<String, Value>) -> Value {
+    let text = |k: &str| {
+        m.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let id = match m.get("id") {
+        Some(Value::Number(n)) => n.to_string(),
+        _ => text("id"),
+    };
+    let name = text("name");
+    let window = own_window(&json!({"annotation_id": id, "name": name}), &name);
+    json!({
+        "id": id,
+        "name": name,
+        "type": m.get("type").and_then(Value::as_str).unwrap_or("Window"),
+        "app_name": name,
+        "window": window,
+    })
+}
+
+/// UFO's `WindowInfo` (or what of it is known) as a ufo-rs window.
+fn own_window(i: &Value, app_name: &str) -> Value {
+    let text = |k: &str| i.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let title = text("title").or(text("name")).unwrap_or_default();
+    let handle = i.get("handle").and_then(Value::as_u64);
+    let id = match (text("annotation_id"), handle) {
+        (Some(a), _) => a.to_owned(),
+        (None, Some(h)) => h.to_string(),
+        (None, None) => String::new(),
+    };
+    let app = text("process_name")
+        .or(Some(app_name).filter(|s| !s.is_empty()))
+        .unwrap_or(title);
+    let mut w = json!({
+        "id": id,
+        "app_name": app,
+        "title": title,
+        "focused": i.get("is_active").and_then(Value::as_bool).unwrap_or(false),
+        "handle": match handle {
+            Some(h) => format!("ufo-window:{h}"),
+            None => format!("ufo-window:{id}"),
+        },
+    });
+    if let Some(pid) = i.get("process_id").and_then(Value::as_u64) {
+        w["pid"] = json!(pid);
+    }
+    if let Some(h) = handle {
+        w["native_id"] = json!(h);
+    }
+    let r = &i["rectangle"];
+    if let (Some(x), Some(y), Some(wd), Some(ht)) = (
+        r["x"].as_i64(),
+        r["y"].as_i64(),
+        r["width"].as_i64(),
+        r["height"].as_i64(),
+    ) {
+        w["rect"] = json!({"x": x, "y": y, "width": wd.max(0), "height": ht.max(0)});
+    }
+    w
 }
 
 /// A ufo-rs window as UFO's `WindowInfo`.
@@ -214,5 +421,190 @@ fn kind_name(t: ToolType) -> &'static str {
     match t {
         ToolType::DataCollection => "data_collection",
         ToolType::Action => "action",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! UFO's own device's results, in the shapes its UI tool servers
+    //! document (`TargetInfo`: kind, id, name, type, rect as [left, top,
+    //! right, bottom]; `WindowInfo`: annotation_id, name, title, handle,
+    //! class_name, rectangle {x, y, width, height}, control_type,
+    //! process_id, process_name, is_visible, is_minimized, is_maximized,
+    //! is_active, text_content; screenshots as a data URL string), read into
+    //! the types the ufo-rs agents parse.
+    use super::*;
+    use ufo_desktop::encode::{PngCompression, png_data_url};
+    use ufo_desktop::tools::WindowEntry;
+
+    fn png(w: u32, h: u32) -> String {
+        png_data_url(&image::RgbImage::new(w, h), PngCompression::Fast).unwrap()
+    }
+
+    /// UFO's `WindowInfo` of a Notepad window at (10, 20).
+    fn ufo_window_info() -> Value {
+        json!({"annotation_id": null, "name": "Untitled - Notepad", "title": "Untitled - Notepad",
+            "handle": 1234, "class_name": "Notepad",
+            "rectangle": {"x": 10, "y": 20, "width": 800, "height": 600},
+            "control_type": "Window", "automation_id": null, "is_enabled": null,
+            "is_visible": true, "source": null, "text_content": "Untitled - Notepad",
+            "process_id": 42, "process_name": null, "is_minimized": false,
+            "is_maximized": false, "is_active": true})
+    }
+
+    fn selected() -> WindowInfo {
+        let r = from_ufo(
+            "select_application_window",
+            json!({"root_name": "notepad.exe", "window_info": ufo_window_info()}),
+            None,
+            None,
+        )
+        .unwrap();
+        serde_json::from_value(r["window"].clone()).unwrap()
+    }
+
+    #[test]
+    fn select_application_window_reads_window_info() {
+        let r = from_ufo(
+            "select_application_window",
+            json!({"root_name": "notepad.exe", "window_info": ufo_window_info()}),
+            None,
+            None,
+        )
+        .unwrap();
+        // UFO's fields stay for whoever reads them.
+        assert_eq!(r["root_name"], "notepad.exe");
+        assert_eq!(r["window_info"]["handle"], 1234);
+        let w: WindowInfo = serde_json::from_value(r["window"].clone()).unwrap();
+        assert_eq!(w.title, "Untitled - Notepad");
+        // No process_name from UFO's tool: the window's name stands in, as
+        // UFO's server itself names the process by the selected target.
+        assert_eq!(w.app_name, "Untitled - Notepad");
+        assert_eq!(w.pid, Some(42));
+        assert_eq!(w.native_id, Some(1234));
+        assert!(w.focused);
+        assert_eq!(w.rect, Some(Rect::new(10, 20, 800, 600)));
+    }
+
+    #[test]
+    fn screenshots_as_data_url_strings() {
+        let w = selected();
+        let got = from_ufo(
+            "capture_window_screenshot",
+            json!(png(4, 3)),
+            None,
+            Some(&w),
+        )
+        .unwrap();
+        let info: ScreenshotInfo = serde_json::from_value(got).unwrap();
+        assert_eq!((info.width, info.height), (4, 3));
+        // The window's pixels sit at the window's corner.
+        assert_eq!(info.frame, Frame::at(Point::new(10, 20)));
+        assert_eq!(info.decode().unwrap().image.dimensions(), (4, 3));
+        let got = from_ufo(
+            "capture_desktop_screenshot",
+            json!(png(8, 6)),
+            None,
+            Some(&w),
+        )
+        .unwrap();
+        let info: ScreenshotInfo = serde_json::from_value(got).unwrap();
+        assert_eq!(info.frame, Frame::at(Point::new(0, 0)));
+        assert_eq!((info.width, info.height), (8, 6));
+        // With no window selected the frame is the screen's.
+        let got = from_ufo("capture_window_screenshot", json!(png(2, 2)), None, None).unwrap();
+        assert_eq!(got["frame"]["origin"], json!({"x": 0, "y": 0}));
+        // UFO's tool answers a failure as text.
+        let e = from_ufo(
+            "capture_window_screenshot",
+            json!("Error: No window selected"),
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("data:image") && e.contains("No window selected"),
+            "{e}"
+        );
+        let e = from_ufo(
+            "capture_window_screenshot",
+            json!("data:text/plain;base64,aGk="),
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("data:image"), "{e}");
+    }
+
+    #[test]
+    fn control_lists_as_target_info() {
+        let w = selected();
+        let items = json!([
+            {"kind": "control", "id": "1", "name": "Text editor", "type": "Edit", "rect": [10, 50, 810, 600]},
+            {"kind": "control", "id": "2", "name": "File", "type": "MenuItem", "rect": [12, 22, 40, 44]},
+            {"kind": "control", "id": "3", "name": "Odd", "type": "SemanticZoom", "rect": null}
+        ]);
+        let got = from_ufo("get_app_window_controls_target_info", items, None, Some(&w)).unwrap();
+        let info: ControlsInfo = serde_json::from_value(got).unwrap();
+        assert_eq!(info.window, w);
+        assert!(!info.truncated);
+        let c = &info.controls;
+        assert_eq!(c.len(), 3);
+        assert_eq!((c[0].id, c[0].name.as_str()), (1, "Text editor"));
+        assert_eq!(c[0].control_type, ControlType::Edit);
+        assert_eq!(c[0].rect, Rect::new(10, 50, 800, 550));
+        assert_eq!(c[1].control_type, ControlType::MenuItem);
+        assert_eq!(c[1].rect, Rect::new(12, 22, 28, 22));
+        assert_eq!(c[2].control_type, ControlType::Other("SemanticZoom".into()));
+        assert_eq!(c[2].rect, Rect::new(0, 0, 0, 0));
+        // An empty window.
+        let got = from_ufo("get_app_window_controls_target_info", json!([]), None, None).unwrap();
+        let info: ControlsInfo = serde_json::from_value(got).unwrap();
+        assert!(info.controls.is_empty());
+        // Unreadable entries say which and why.
+        let e = from_ufo(
+            "get_app_window_controls_target_info",
+            json!([{"kind": "control", "id": "a", "name": "x"}]),
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("no numeric id"), "{e}");
+        let e = from_ufo(
+            "get_app_window_controls_target_info",
+            json!([{"kind": "control", "id": "1", "name": "x", "rect": [1, 2, 3]}]),
+            None,
+            None,
+        )
+        .unwrap_err();
+        assert!(e.contains("[left, top, right, bottom]"), "{e}");
+    }
+
+    #[test]
+    fn desktop_app_info_items_with_kind() {
+        let items = json!([
+            {"id": "1", "name": "Untitled - Notepad", "type": "Window", "kind": "window"},
+            {"id": "2", "name": "Calculator", "type": "Window", "kind": "window"}
+        ]);
+        let got = from_ufo("get_desktop_app_info", items, None, None).unwrap();
+        let entries: Vec<WindowEntry> = serde_json::from_value(got).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].id, "1");
+        assert_eq!(entries[0].name, "Untitled - Notepad");
+        assert_eq!(entries[0].app_name, "Untitled - Notepad");
+        assert_eq!(entries[0].window.title, "Untitled - Notepad");
+        assert_eq!(entries[1].control_type, "Window");
+    }
+
+    #[test]
+    fn ufo_rs_results_round_trip() {
+        let window = json!({"id": "w1", "app_name": "gedit", "title": "notes", "focused": true,
+            "handle": "h", "rect": {"x": 1, "y": 2, "width": 3, "height": 4}});
+        let rich = json!({"root_name": "gedit", "window": window});
+        let (wire, extra) = to_ufo("select_application_window", rich);
+        assert!(wire["window_info"].is_object());
+        let back = from_ufo("select_application_window", wire, extra, None).unwrap();
+        // The device's own window is kept, not rebuilt from window_info.
+        assert_eq!(back["window"], window);
     }
 }

@@ -5,6 +5,7 @@
 //! server read. The lists below are facts about UFO's protocol, written here
 //! so that a change on our side that UFO's code would trip over fails in CI.
 //! Frames travel over real WebSockets.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -364,6 +365,153 @@ async fn every_server_frame_has_ufos_fields() {
     let _ = stop_tx.send(());
 }
 
+/// A device that answers as UFO's own Windows client does (its UI tool
+/// servers' bare results: windows as `{id, name, type, kind}`,
+/// `select_application_window`'s `window_info`, controls as `TargetInfo`
+/// lists, screenshots as data-URL strings) drives the ufo-rs agents'
+/// observation over a real WebSocket; a screenshot answered with UFO's
+/// "Error: …" text fails with a stable code instead of an empty picture.
+#[tokio::test]
+async fn ufos_windows_client_results_feed_the_agents() {
+    let server = Server::new(
+        ServerOptions {
+            key: ApiKey::required("key"),
+            hosts: HostCheck::for_bind("127.0.0.1".parse().unwrap(), &[]),
+            limits: Limits::default(),
+        },
+        None,
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop_tx, stop) = tokio::sync::oneshot::channel::<()>();
+    let s2 = server.clone();
+    tokio::spawn(async move {
+        let _ = s2
+            .serve(listener, async {
+                let _ = stop.await;
+            })
+            .await;
+    });
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?token=key"))
+        .await
+        .unwrap();
+    let reg = json!({"type": "register", "status": "ok", "client_type": "device",
+        "client_id": "win1", "metadata": {"platform": "windows"}});
+    ws.send(Message::Text(reg.to_string().into()))
+        .await
+        .unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "heartbeat");
+
+    let d = server.dispatcher("win1").unwrap();
+    let run = tokio::spawn(async move {
+        let apps = d
+            .execute(vec![Command::data("get_desktop_app_info", json!({}))])
+            .await;
+        let apps: Vec<ufo_desktop::tools::WindowEntry> =
+            serde_json::from_value(apps[0].result.clone()).unwrap();
+        let sel = d
+            .execute(vec![Command::action(
+                "select_application_window",
+                json!({"id": apps[0].id, "name": apps[0].name}),
+            )])
+            .await;
+        let seen = ufo_agent::observe_window(&d, false).await.unwrap();
+        let failed = d
+            .execute(vec![Command::data("capture_window_screenshot", json!({}))])
+            .await;
+        (apps, sel, seen, failed)
+    });
+    let reply = |c: &Value, result: Value| {
+        json!({"type": "command_results", "status": "continue", "client_id": "win1",
+            "session_id": c["session_id"], "prev_response_id": c["response_id"],
+            "action_results": c["actions"].as_array().unwrap().iter().zip(result.as_array().unwrap())
+                .map(|(a, r)| json!({"status": "success", "result": r, "call_id": a["call_id"],
+                    "namespace": "UICollector"}))
+                .collect::<Vec<_>>()})
+    };
+    let cmd = next_json(&mut ws).await;
+    assert_eq!(cmd["actions"][0]["tool_name"], "get_desktop_app_info");
+    let r = reply(
+        &cmd,
+        json!([[{"id": "1", "name": "Untitled - Notepad", "type": "Window", "kind": "window"}]]),
+    );
+    ws.send(Message::Text(r.to_string().into())).await.unwrap();
+    let cmd = next_json(&mut ws).await;
+    assert_eq!(cmd["actions"][0]["tool_name"], "select_application_window");
+    assert_eq!(
+        cmd["actions"][0]["parameters"],
+        json!({"id": "1", "name": "Untitled - Notepad"})
+    );
+    let info = json!({"annotation_id": null, "name": "Untitled - Notepad",
+        "title": "Untitled - Notepad", "handle": 1234, "class_name": "Notepad",
+        "rectangle": {"x": 100, "y": 50, "width": 800, "height": 600}, "control_type": "Window",
+        "process_id": 42, "is_visible": true, "is_minimized": false, "is_maximized": false,
+        "is_active": true, "text_content": "Untitled - Notepad"});
+    let r = reply(
+        &cmd,
+        json!([{"root_name": "notepad.exe", "window_info": info}]),
+    );
+    ws.send(Message::Text(r.to_string().into())).await.unwrap();
+    // The AppAgent's observation, named for UFO's client to pick its tool servers.
+    let cmd = next_json(&mut ws).await;
+    server_frame(&cmd);
+    assert_eq!(cmd["agent_name"], "AppAgent");
+    assert_eq!(cmd["root_name"], "notepad.exe");
+    assert_eq!(cmd["process_name"], "Untitled - Notepad");
+    let tools: Vec<&str> = cmd["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["tool_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "get_app_window_controls_target_info",
+            "capture_window_screenshot"
+        ]
+    );
+    let shot = ufo_desktop::encode::png_data_url(
+        &image::RgbImage::new(800, 600),
+        ufo_desktop::encode::PngCompression::Fast,
+    )
+    .unwrap();
+    let r = reply(
+        &cmd,
+        json!([[
+            {"kind": "control", "id": "1", "name": "Text editor", "type": "Edit", "rect": [108, 120, 892, 640]},
+            {"kind": "control", "id": "2", "name": "File", "type": "MenuItem", "rect": [110, 80, 150, 100]}
+        ], shot]),
+    );
+    ws.send(Message::Text(r.to_string().into())).await.unwrap();
+    let cmd = next_json(&mut ws).await;
+    let r = reply(&cmd, json!(["Error: No window selected"]));
+    ws.send(Message::Text(r.to_string().into())).await.unwrap();
+
+    let (apps, sel, seen, failed) = run.await.unwrap();
+    assert_eq!(apps[0].app_name, "Untitled - Notepad");
+    assert!(sel[0].is_success());
+    assert_eq!(seen.controls.len(), 2);
+    assert_eq!(seen.controls[0].name, "Text editor");
+    assert_eq!(seen.controls[0].control_type, ufo_core::ControlType::Edit);
+    assert_eq!(seen.controls[1].rect, ufo_core::Rect::new(110, 80, 40, 20));
+    let window = seen.window.unwrap();
+    assert_eq!(window.title, "Untitled - Notepad");
+    assert_eq!(window.pid, Some(42));
+    let shot = seen.screenshot.expect("the screenshot was read");
+    assert_eq!(shot.image.dimensions(), (800, 600));
+    // Its pixels sit at the window's corner: the menu item maps inside it.
+    assert_eq!(shot.frame.origin, ufo_core::Point::new(100, 50));
+    let e = failed[0].error.as_ref().expect("a failure");
+    assert_eq!(e.code, "ufo::aip::bad_result");
+    assert!(e.message.contains("No window selected"), "{}", e.message);
+    assert!(
+        e.help.as_deref().is_some_and(|h| h.contains("ufo client")),
+        "{e:?}"
+    );
+    let _ = stop_tx.send(());
+}
+
 /// What a ufo-rs device sends: REGISTER's metadata with UFO's
 /// `system_info`, COMMAND_RESULTS entries, `list_tools` as `MCPToolInfo`.
 #[tokio::test]
@@ -472,7 +620,7 @@ fn result_payloads_have_ufos_shapes() {
             ufo.as_str().unwrap().starts_with("data:image/png;base64,"),
             "{ufo}"
         );
-        assert_eq!(from_ufo(tool, ufo, extra), rich);
+        assert_eq!(from_ufo(tool, ufo, extra, None).unwrap(), rich);
     }
     // get_desktop_app_info: items with kind "window".
     let apps = json!([{"id": "1", "name": "Calculator", "type": "Window", "app_name": "gnome-calculator", "window": {}}]);
@@ -483,7 +631,10 @@ fn result_payloads_have_ufos_shapes() {
         }
         assert_eq!(i["kind"], "window");
     }
-    assert_eq!(from_ufo("get_desktop_app_info", ufo, None), apps);
+    assert_eq!(
+        from_ufo("get_desktop_app_info", ufo, None, None).unwrap(),
+        apps
+    );
     // select_application_window: root_name and window_info.
     let window = json!({"id": "w1", "app_name": "gnome-calculator", "pid": 7, "title": "Calculator",
         "rect": {"x": 10, "y": 20, "width": 300, "height": 400}, "focused": true, "handle": "h"});
@@ -517,7 +668,7 @@ fn result_payloads_have_ufos_shapes() {
     assert_eq!(items[0]["kind"], "control");
     assert_eq!(items[0]["rect"], json!([10, 20, 40, 60]));
     assert_eq!(
-        from_ufo("get_app_window_controls_target_info", ufo, extra),
+        from_ufo("get_app_window_controls_target_info", ufo, extra, None).unwrap(),
         controls
     );
     // execute_command: `success` beside the exit code and streams.

@@ -602,6 +602,54 @@ mod tests {
     }
 
     #[test]
+    fn heartbeat_keys_are_read_and_bad_values_named() {
+        use ufo_core::Diagnostic;
+        let parse = |y: &str| UfoConfig::parse(y, Path::new("."), &env);
+        let d = parse("MAX_STEP: 3\n").unwrap();
+        assert_eq!(d.system.heartbeat_interval, HEARTBEAT_INTERVAL);
+        assert_eq!(d.system.heartbeat_timeout, HEARTBEAT_TIMEOUT);
+        let c = parse("HEARTBEAT_INTERVAL: 12.5\nHEARTBEAT_TIMEOUT: 90\n").unwrap();
+        assert_eq!(c.system.heartbeat_interval, 12.5);
+        assert_eq!(c.system.heartbeat_timeout, 90.0);
+        for (yaml, key, says) in [
+            ("HEARTBEAT_INTERVAL: 0\n", "HEARTBEAT_INTERVAL", "above 0"),
+            ("HEARTBEAT_TIMEOUT: -5\n", "HEARTBEAT_TIMEOUT", ""),
+            ("HEARTBEAT_INTERVAL: soon\n", "HEARTBEAT_INTERVAL", ""),
+            (
+                "HEARTBEAT_TIMEOUT: 100000\n",
+                "HEARTBEAT_TIMEOUT",
+                "between 0 and 86400",
+            ),
+        ] {
+            let e = parse(yaml).unwrap_err();
+            assert_eq!(e.code(), "ufo::config::bad_key", "{yaml}: {e}");
+            assert!(e.to_string().contains(key), "{yaml}: {e}");
+            assert!(e.to_string().contains(says), "{yaml}: {e}");
+            assert!(e.help().is_some(), "{yaml}: {e}");
+        }
+    }
+
+    #[test]
+    fn device_tool_arguments_are_read_and_never_shown() {
+        let env = |k: &str| (k == "MCP_KEY").then(|| "mcp-secret-42".to_owned());
+        let c = UfoConfig::parse(
+            "DEVICE_TOOL_ARGUMENTS:\n  api_key: \"${MCP_KEY}\"\n  port: 8010\n",
+            Path::new("."),
+            &env,
+        )
+        .unwrap();
+        let a = &c.system.device_tool_arguments.0;
+        assert_eq!(a["api_key"], "mcp-secret-42");
+        assert_eq!(a["port"], "8010");
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("mcp-secret-42"), "{shown}");
+        assert!(shown.contains("api_key=<redacted>"), "{shown}");
+        let e = UfoConfig::parse("DEVICE_TOOL_ARGUMENTS: [api_key]\n", Path::new("."), &env)
+            .unwrap_err();
+        assert!(e.to_string().contains("DEVICE_TOOL_ARGUMENTS"), "{e}");
+    }
+
+    #[test]
     fn durations_too_large_for_the_clock_are_errors_naming_the_key() {
         for v in ["1e308", "3601", "-1", "NaN"] {
             let e =

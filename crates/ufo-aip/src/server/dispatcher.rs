@@ -62,6 +62,9 @@ fn agent_for(c: &Command) -> &'static str {
 struct Application {
     process_name: Option<String>,
     root_name: Option<String>,
+    /// The window itself: UFO's devices' screenshots and control lists are
+    /// read against it.
+    window: Option<ufo_core::WindowInfo>,
 }
 
 /// Sends commands to one device for one session.
@@ -200,7 +203,10 @@ impl WsDispatcher {
             return self.all_failed(&commands, gone());
         }
         match tokio::time::timeout(self.timeout, rx).await {
-            Ok(Ok(results)) => align(&commands, restore(&commands, results)),
+            Ok(Ok(results)) => align(
+                &commands,
+                restore(&commands, results, app.window.as_ref(), &self.device.id),
+            ),
             Ok(Err(_)) => self.all_failed(&commands, gone()),
             Err(_) => {
                 self.device.forget(&response_id);
@@ -229,6 +235,7 @@ impl WsDispatcher {
             *super::hub::lock(&self.application) = Application {
                 process_name: process,
                 root_name: text(&r.result["root_name"]),
+                window: serde_json::from_value(r.result["window"].clone()).ok(),
             };
         }
     }
@@ -236,8 +243,15 @@ impl WsDispatcher {
 
 /// The device's results in the shapes the agents read: each matched to its
 /// command by `call_id` (else by position) and put back together
-/// ([`from_ufo`]).
-fn restore(commands: &[Command], results: Vec<WireResult>) -> Vec<ActionResult> {
+/// ([`from_ufo`]; UFO's own device's results are read against `selected`,
+/// the window last selected). A result in neither shape fails with
+/// [`AipError::BadResult`].
+fn restore(
+    commands: &[Command],
+    results: Vec<WireResult>,
+    selected: Option<&ufo_core::WindowInfo>,
+    client_id: &str,
+) -> Vec<ActionResult> {
     results
         .into_iter()
         .enumerate()
@@ -250,8 +264,27 @@ fn restore(commands: &[Command], results: Vec<WireResult>) -> Vec<ActionResult> 
                 .map(|c| c.tool_name.as_str())
                 .unwrap_or_default();
             let extra = w.ufo_rs.take();
-            w.result = from_ufo(tool, std::mem::take(&mut w.result), extra);
-            ActionResult::from(w)
+            let failed = w.status == ufo_core::ActionStatus::Failure;
+            match from_ufo(tool, std::mem::take(&mut w.result), extra, selected) {
+                Ok(v) => {
+                    w.result = v;
+                    ActionResult::from(w)
+                }
+                // A failure's payload is whatever the device said; keep the failure.
+                Err(_) if failed => ActionResult::from(w),
+                Err(message) => {
+                    let call_id = w.call_id.unwrap_or_default();
+                    ActionResult::failure(
+                        AipError::BadResult {
+                            client_id: client_id.to_owned(),
+                            tool: tool.to_owned(),
+                            message,
+                        }
+                        .report(),
+                    )
+                    .with_call_id(call_id)
+                }
+            }
         })
         .collect()
 }
