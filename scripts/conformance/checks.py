@@ -1,0 +1,450 @@
+"""The conformance checks as data: app, widget class, launch line, steps through ufo,
+independent verification. Read by run.py (not runnable on its own).
+
+A step or a verification is a small function of a Ctx; the constructors below
+(`act`, `keys`, `verify_text`, ...) build them, so each row of CHECKS reads as
+"launch X; do this through ufo; check that with AT-SPI / the disk / the app's output".
+Controls are found as a model finds them: in `ufo inspect --json`, by type and
+name (a regular expression, case-insensitive).
+"""
+import json
+import os
+import re
+import time
+
+CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog"]
+
+TOOLKIT = {
+    "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
+    "gnumeric": "GTK 3", "thunar": "GTK 3", "evince": "GTK 3", "zenity": "GTK 3", "abiword": "GTK 3",
+    "xfce4-terminal": "GTK 3 + VTE", "gnome-calculator": "GTK 4", "gnome-text-editor": "GTK 4",
+    "gtk4-widget-factory": "GTK 4", "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
+    "qpdfview": "Qt 5", "qt6ct": "Qt 6", "lo-calc": "LibreOffice (VCL gtk3)",
+    "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
+}
+
+REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
+                     "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
+                     "gnome-text-editor", "gtk4-widget-factory", "gtk4-demo", "featherpad", "kcalc",
+                     "qpdfview", "qt6ct", "soffice", "firefox-esr"]
+
+PDF_TEXT = "Conformance page one says hello"
+DOC_TEXT = "The quick brown fox reads conformance text."
+
+
+class Check:
+    def __init__(self, app, cls, title, launch, steps, verify, settle=1.0, key=None):
+        self.app, self.cls, self.title = app, cls, title
+        self.launch, self.steps, self.verify, self.settle = launch, steps, verify, settle
+        self.key = key or f"{app}.{cls}"
+
+
+class Ctx:
+    """What a step sees: the run.py Env (ufo and the verifier), the check, the launched app."""
+
+    def __init__(self, env, chk, launched):
+        self.env, self.chk, self.launched = env, chk, launched
+        self.app = launched.get("app_name") or chk.app
+        self.vars = {}
+
+    def work(self, name):
+        return os.path.join(self.env.work, name)
+
+    def controls(self):
+        return self.env.inspect(self.app)
+
+    def find(self, type=None, name=None, tries=10, state=None):
+        """The first control of `type` (regex on ufo's type) whose name matches `name` (regex)."""
+        last = []
+        for _ in range(tries):
+            last = self.controls()
+            for c in last:
+                if type and not re.fullmatch(type, c.get("type", "") or ""):
+                    continue
+                if name is not None and not re.search(name, c.get("name", "") or "", re.I):
+                    continue
+                if state and state not in (c.get("state") or ""):
+                    continue
+                return c
+            time.sleep(0.5)
+        listing = ", ".join(f"{c.get('type')}:{c.get('name')!r}" for c in last[:60])
+        raise self.fail(f"ufo lists no {type or 'control'} named /{name}/ (it lists {len(last)}: {listing[:300]})")
+
+    def fail(self, msg):
+        return self.env.Fail(msg)
+
+    def act(self, tool, ctl=None, expect_ok=True, **args):
+        a = {k: (v.replace("$WORK", self.env.work) if isinstance(v, str) else v) for k, v in args.items()}
+        if ctl is not None:
+            a = {"id": ctl["id"], "name": ctl.get("name", ""), **a}
+        return self.env.act(self.app, tool, a, expect_ok=expect_ok)
+
+    def atspi_find(self, role=None, name=None):
+        return self.env.atspi_find(self.app, role=role, name=name)
+
+
+# ---------------------------------------------------------------- step builders
+
+def act(tool, type=None, name=None, expect_ok=True, **args):
+    """ufo act TOOL on the control found by type/name (or none)."""
+    def step(ctx):
+        ctl = ctx.find(type, name) if (type or name) else None
+        ctx.vars["last_result"] = ctx.act(tool, ctl, expect_ok=expect_ok, **args)
+    step.__doc__ = f"{tool} {type or ''} /{name or ''}/ {args}"
+    return step
+
+
+def keys(k, type=None, name=None):
+    """keyboard_input KEYS (to a control found by type/name, else the window)."""
+    return act("keyboard_input", type, name, keys=k)
+
+
+def sleep(s):
+    def step(ctx):
+        time.sleep(s)
+    return step
+
+
+def remember_texts(type, name, var="texts"):
+    """ufo act texts on a control; the result is kept for a verification."""
+    def step(ctx):
+        ctl = ctx.find(type, name)
+        res = ctx.act("texts", ctl)
+        ctx.vars[var] = json.dumps(res.get("result", res), ensure_ascii=False)
+        ctx.vars[var + "_ctl"] = ctl
+    return step
+
+
+def remember_listing(var="listing"):
+    def step(ctx):
+        ctx.vars[var] = ctx.controls()
+    return step
+
+
+def run_step(fn):
+    """A custom step written as a function of ctx."""
+    return fn
+
+
+# ---------------------------------------------------------------- verifications (independent of ufo)
+
+def _poll(fn, timeout=6.0, every=0.4):
+    end = time.time() + timeout
+    val = fn()
+    while not val[0] and time.time() < end:
+        time.sleep(every)
+        val = fn()
+    return val
+
+
+def verify_text(role, name=None, expect=None, regex=None, app=None):
+    """AT-SPI (separate process): the first node of role/name has this text (exact, or regex)."""
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(app or ctx.app, role=role, name=name)
+            texts = [n.get("text", n.get("name")) for n in nodes]
+            for t in texts:
+                if expect is not None and t is not None and t.rstrip("\n") == expect:
+                    return True, t
+                if regex is not None and t is not None and re.search(regex, t):
+                    return True, t
+            return False, texts
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI {role} /{name or ''}/ reads {str(got)[:160]!r}, want {expect if expect is not None else '/' + regex + '/'!r}")
+    return v
+
+
+def verify_state(role, name, state, present=True):
+    """AT-SPI: the node of role/name has (or has not) the state."""
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(ctx.app, role=role, name=name)
+            if not nodes:
+                return False, "no such node"
+            return (state in nodes[0]["states"]) == present, nodes[0]["states"]
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI {role} {name!r} states {got}: want {'' if present else 'no '}{state}")
+    return v
+
+
+def verify_file(path, contains=None, regex=None):
+    """The file exists on disk (and holds the text)."""
+    def v(ctx):
+        p = path.replace("$WORK", ctx.env.work)
+
+        def probe():
+            if not os.path.exists(p):
+                return False, "missing"
+            data = open(p, "rb").read().decode("utf-8", "replace")
+            if contains is not None and contains not in data:
+                return False, data[:120]
+            if regex is not None and not re.search(regex, data):
+                return False, data[:120]
+            return True, data
+        ok, got = _poll(probe, timeout=8)
+        if not ok:
+            raise ctx.fail(f"file {os.path.basename(p)}: {got!r}, want {contains or regex!r}")
+    return v
+
+
+def verify_output(regex):
+    """The application's own output (its stdout, in the launch log) matches."""
+    def v(ctx):
+        log = ctx.launched.get("log")
+
+        def probe():
+            try:
+                data = open(log, errors="replace").read()
+            except OSError as e:
+                return False, str(e)
+            lines = [line for line in data.splitlines() if line.strip() and "WARNING" not in line and "Gtk-" not in line]
+            return any(re.fullmatch(regex, line.strip()) for line in lines), lines[-3:]
+        ok, got = _poll(probe, timeout=8)
+        if not ok:
+            raise ctx.fail(f"app printed {got!r}, want /{regex}/")
+    return v
+
+
+def verify_in_texts(expect, var="texts"):
+    """What ufo's `texts` returned holds the ground truth (a fixture's text, known independently)."""
+    def v(ctx):
+        got = ctx.vars.get(var, "")
+        if expect not in got:
+            raise ctx.fail(f"`texts` returned {got[:140]!r}; the document holds {expect!r}")
+    return v
+
+
+def verify_menu_listed(menu_role_names=("menu item", "check menu item", "radio menu item")):
+    """AT-SPI's showing items of the open menu (or popup) are all in ufo's control list."""
+    def v(ctx):
+        nodes = []
+        for r in menu_role_names:
+            nodes += [n for n in ctx.env.atspi_find(ctx.app, role=r) if "showing" in n["states"] and n["name"]]
+        if not nodes:
+            raise ctx.fail("AT-SPI shows no open menu items (the menu did not open)")
+        listing = ctx.vars.get("listing") or ctx.controls()
+        names = {(c.get("name") or "").strip().lower() for c in listing}
+        missing = [n["name"] for n in nodes if n["name"].strip().lower() not in names]
+        if missing:
+            raise ctx.fail(f"{len(missing)} of {len(nodes)} open menu items not in ufo's list: {missing[:5]}")
+    return v
+
+
+def verify_all(*vs):
+    def v(ctx):
+        for x in vs:
+            x(ctx)
+    return v
+
+
+def verify_selected_row(role, name, not_activated=None):
+    """AT-SPI: the row (role/name) is selected; optionally the app did not activate it."""
+    def v(ctx):
+        verify_state(role, name, "selected")(ctx)
+        if not_activated:
+            not_activated(ctx)
+    return v
+
+
+# ---------------------------------------------------------------- fixtures
+
+def make_fixtures(work):
+    with open(os.path.join(work, "doc.txt"), "w") as f:
+        f.write(DOC_TEXT + "\nsecond line\n")
+    for d in ("alpha-folder", "beta-folder", "gamma-folder"):
+        os.makedirs(os.path.join(work, "files", d), exist_ok=True)
+    with open(os.path.join(work, "files", "beta-folder", "inside-beta.txt"), "w") as f:
+        f.write("x\n")
+    with open(os.path.join(work, "doc.pdf"), "wb") as f:
+        f.write(_pdf(PDF_TEXT))
+    with open(os.path.join(work, "form.html"), "w") as f:
+        f.write(FORM_HTML)
+    prof = os.path.join(work, "ffprofile")
+    os.makedirs(prof, exist_ok=True)
+    with open(os.path.join(prof, "user.js"), "w") as f:
+        f.write(FIREFOX_PREFS)
+    lo = os.path.join(work, "lo-profile", "user")
+    os.makedirs(lo, exist_ok=True)
+    with open(os.path.join(lo, "registrymodifications.xcu"), "w") as f:
+        f.write(LO_PREFS)
+
+
+def _pdf(text):
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        None,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    stream = f"BT /F1 24 Tf 72 700 Td ({text}) Tj ET".encode()
+    objs[3] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    out = b"%PDF-1.4\n"
+    offs = []
+    for i, o in enumerate(objs, 1):
+        offs.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for o in offs:
+        out += b"%010d 00000 n \n" % o
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return out
+
+
+FORM_HTML = """<!doctype html>
+<html><head><title>Signup</title></head><body>
+<p>Conformance web page paragraph.</p>
+<form>
+<label for="name">Name</label> <input id="name" type="text"><br>
+<label for="color">Color</label>
+<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
+<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
+</form></body></html>
+"""
+
+FIREFOX_PREFS = """user_pref("browser.aboutwelcome.enabled", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("datareporting.policy.firstRunURL", "");
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("startup.homepage_welcome_url", "");
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
+user_pref("browser.sessionstore.resume_from_crash", false);
+user_pref("browser.startup.page", 0);
+user_pref("browser.newtab.preload", false);
+user_pref("browser.newtabpage.enabled", false);
+"""
+
+LO_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+
+
+# ---------------------------------------------------------------- the table
+
+LO = ["soffice", "-env:UserInstallation=file://$WORK/lo-profile", "--norestore", "--nologo"]
+FF = ["firefox-esr", "--new-instance", "--no-remote", "--profile", "$WORK/ffprofile", "file://$WORK/form.html"]
+TYPED = "conformance typed text"
+
+CHECKS = [
+    # ---- gedit (GTK 3)
+    Check("gedit", "type", "set_edit_text in the document → AT-SPI text of the view",
+          ["gedit", "--new-window", "-s"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("gedit", "read", "`texts` on the document of an opened file → the file's text",
+          ["gedit", "-s", "$WORK/doc.txt"],
+          [remember_texts("Edit|Document", ".*")],
+          verify_in_texts(DOC_TEXT)),
+    Check("gedit", "dialog", "^+s, type the name into Save As, Enter → the file on disk",
+          ["gedit", "-s"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by gedit", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name$", text="$WORK/gedit-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/gedit-saved.txt", contains="saved by gedit")),
+    # ---- mousepad (GTK 3)
+    Check("mousepad", "type", "set_edit_text in the document → AT-SPI text",
+          ["mousepad"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("mousepad", "menu", "click the File menu, observe → every item AT-SPI shows is listed",
+          ["mousepad"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    Check("mousepad", "dialog", "^+s, file name into Save As, Enter → the file on disk",
+          ["mousepad"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by mousepad", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name$", text="$WORK/mousepad-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/mousepad-saved.txt", contains="saved by mousepad")),
+    # ---- galculator (GTK 3)
+    Check("galculator", "calc", "keyboard_input {ESC}98-19{ENTER} → AT-SPI display reads 79",
+          ["galculator"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text("text", None, expect="79")),
+    Check("galculator", "menu", "click the Edit menu → every open item is listed",
+          ["galculator"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- thunar (GTK 3)
+    Check("thunar", "select", "click_input on a folder row → the row is selected, the folder not opened",
+          ["thunar", "$WORK/files"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^beta-folder$"), sleep(1)],
+          verify_all(verify_state("table cell", "^beta-folder$", "selected"),
+                     verify_text("text", None, regex=r"/files/?$"))),
+    Check("thunar", "activate", "double click on a folder row → Thunar is in that folder",
+          ["thunar", "$WORK/files"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^gamma-folder$", double=True), sleep(1)],
+          verify_text("text", None, regex=r"gamma-folder/?$")),
+    Check("thunar", "rows", "the side pane's rows AT-SPI shows are all in ufo's list",
+          ["thunar", "$WORK/files"],
+          [remember_listing()],
+          lambda ctx: verify_rows_listed(ctx, ["Places", "File System"])),
+    # ---- evince (GTK 3)
+    Check("evince", "read", "`texts` on the page of a PDF → the PDF's text",
+          ["evince", "$WORK/doc.pdf"],
+          [sleep(1), remember_texts("Document|Edit|Pane|Custom|Group", ".*")],
+          verify_in_texts(PDF_TEXT), settle=2),
+    # ---- gnome-calculator (GTK 4)
+    Check("gnome-calculator", "calc", "keyboard_input 98-19{ENTER} → AT-SPI display reads 79",
+          ["gnome-calculator"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text("text", None, regex=r"^79$")),
+    # ---- gnome-text-editor (GTK 4)
+    Check("gnome-text-editor", "type", "set_edit_text in the view → AT-SPI text",
+          ["gnome-text-editor", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    # ---- KCalc (Qt 5)
+    Check("kcalc", "calc", "keyboard_input 98-19{ENTER} → KCalc's display (AT-SPI) reads 79",
+          ["kcalc"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text(None, None, regex=r"^79$")),
+    # ---- featherpad (Qt 5)
+    Check("featherpad", "type", "set_edit_text in the editor → AT-SPI text",
+          ["featherpad", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("featherpad", "menu", "click File → every open item is listed",
+          ["featherpad", "--standalone"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- zenity (GTK 3)
+    Check("zenity", "dialog", "zenity --entry: set_edit_text, click OK → zenity prints the text",
+          ["zenity", "--entry", "--text", "Your name"],
+          [act("set_edit_text", "Edit", ".*", text="Ada", clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"Ada")),
+    Check("zenity", "select", "zenity --list: click a row, OK → zenity prints that row",
+          ["zenity", "--list", "--column", "Fruit", "apple", "banana", "cherry"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^banana$"),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"banana")),
+    Check("zenity", "activate", "zenity --list: double click a row → zenity prints it (row activated)",
+          ["zenity", "--list", "--column", "Fruit", "apple", "banana", "cherry"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^cherry$", double=True)],
+          verify_output(r"cherry")),
+    # ---- firefox
+    Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",
+          FF,
+          [act("set_edit_text", "Edit", "^Name$", text="Ada Lovelace", clear_current_text=True)],
+          verify_text("entry", "^Name$", expect="Ada Lovelace"), settle=3),
+]
+
+
+def verify_rows_listed(ctx, names):
+    """AT-SPI's showing rows with these names are all in ufo's list."""
+    listing = ctx.vars.get("listing") or ctx.controls()
+    listed = {(c.get("name") or "").strip() for c in listing}
+    missing = [n for n in names if n not in listed]
+    if missing:
+        raise ctx.fail(f"rows {missing} are on screen but not in ufo's list ({len(listing)} controls)")
