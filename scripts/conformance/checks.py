@@ -126,7 +126,97 @@ def run_step(fn):
     return fn
 
 
+def act_on(choose, tool, pick=0, **args):
+    """ufo act TOOL on a control chosen from ufo's list by a function (pick: index among the matches)."""
+    def step(ctx):
+        found = choose(ctx)
+        if not found:
+            raise ctx.fail(f"ufo lists no control for {tool} (chooser found none)")
+        ctx.vars["acted_on"] = found[pick]
+        ctx.vars["last_result"] = ctx.act(tool, found[pick], **args)
+    return step
+
+
 # ---------------------------------------------------------------- verifications (independent of ufo)
+
+def count_states(ctx, role, name, states):
+    return sum(1 for n in ctx.env.atspi_find(ctx.app, role=role, name=name) if all(s in n["states"] for s in states))
+
+
+def verify_count_change(ctx, role, name, states, delta):
+    before = ctx.vars.get("before")
+    now = None
+    for _ in range(12):
+        now = count_states(ctx, role, name, states)
+        if now == before + delta:
+            return
+        time.sleep(0.4)
+    raise ctx.fail(f"AT-SPI: {now} {role}es {'+'.join(states)} after the click, {before} before; want {before + delta}")
+
+
+def verify_combo_count(ctx, name, want):
+    nodes = [n for n in ctx.env.atspi_find(ctx.app, role="combo box") if n["name"] == name]
+    if len(nodes) < want:
+        raise ctx.fail(f"AT-SPI: {len(nodes)} combo boxes named {name!r}, want {want} (the pick did not land)")
+
+
+def verify_listing_has(ctx, regex, field=None):
+    listing = ctx.vars.get("listing") or ctx.controls()
+    for c in listing:
+        vals = [c.get(field)] if field else [c.get("name"), c.get("value"), c.get("text")]
+        if any(isinstance(v, str) and re.search(regex, v) for v in vals):
+            return
+    raise ctx.fail(f"no control in ufo's list matches /{regex}/ ({len(listing)} controls: "
+                   f"{', '.join(repr(c.get('name')) for c in listing[:25])[:250]})")
+
+
+def verify_tab_names(ctx):
+    tabs = [n for n in ctx.env.atspi_find(ctx.app, role="page tab") if "showing" in n["states"]]
+    if not tabs:
+        raise ctx.fail("AT-SPI shows no page tabs")
+    listing = ctx.vars.get("listing") or ctx.controls()
+    names = [c.get("name") for c in listing if c.get("type") == "TabItem"]
+    if len(set(names)) < len(names) or len(names) < len(tabs):
+        atspi = [(t["name"], [c.get("name") for c in []]) for t in tabs]
+        raise ctx.fail(f"ufo names the tabs {names}; AT-SPI has {len(tabs)} tabs named {[t['name'] for t in tabs]}")
+
+
+def pick_popover_item(ctx):
+    before = {(c.get("type"), c.get("name")) for c in ctx.vars.get("before", [])}
+    new = [c for c in ctx.vars.get("listing", []) if (c.get("type"), c.get("name")) not in before
+           and c.get("type") in ("ListItem", "MenuItem", "RadioButton", "Button", "TreeItem", "DataItem")]
+    if not new:
+        raise ctx.fail("after the click on the drop-down, ufo lists no new item (its popover's items are missing)")
+    target = new[min(2, len(new) - 1)]
+    ctx.vars["picked"] = target.get("name")
+    ctx.act("click_input", target)
+
+
+def verify_popover_pick(ctx):
+    want = ctx.vars.get("picked")
+    nodes = ctx.env.atspi_find(ctx.app, name=re.escape(want) if want else None)
+    combos = [n for n in ctx.env.atspi_find(ctx.app, role="combo box")]
+    if not any(want and want in (n.get("name") or "") for n in combos) and not any(
+            "selected" in n["states"] for n in nodes):
+        raise ctx.fail(f"AT-SPI: no drop-down shows {want!r} after the pick ({[n['name'] for n in combos][:6]})")
+
+
+def verify_odt(ctx, path, text):
+    import zipfile
+    p = path.replace("$WORK", ctx.env.work)
+    for _ in range(20):
+        if os.path.exists(p):
+            break
+        time.sleep(0.4)
+    try:
+        with zipfile.ZipFile(p) as z:
+            xml = z.read("content.xml").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile) as e:
+        raise ctx.fail(f"{os.path.basename(p)}: {e}")
+    if text not in xml:
+        raise ctx.fail(f"{os.path.basename(p)} does not hold {text!r}")
+
+
 
 def _poll(fn, timeout=6.0, every=0.4):
     end = time.time() + timeout
@@ -433,11 +523,188 @@ CHECKS = [
           ["zenity", "--list", "--column", "Fruit", "apple", "banana", "cherry"],
           [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^cherry$", double=True)],
           verify_output(r"cherry")),
+    # ---- gtk3-widget-factory (GTK 3)
+    Check("gtk3-widget-factory", "checkbox", "click_input on the unticked, enabled 'checkbutton' → AT-SPI: one more ticked",
+          ["gtk3-widget-factory"],
+          [run_step(lambda ctx: ctx.vars.__setitem__("before", count_states(ctx, "check box", "^checkbutton$", ["checked", "enabled"]))),
+           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "CheckBox" and c.get("name") == "checkbutton"
+                               and "checked" not in (c.get("state") or "") and "disabled" not in (c.get("state") or "")], "click_input", pick=-1)],
+          lambda ctx: verify_count_change(ctx, "check box", "^checkbutton$", ["checked", "enabled"], +1)),
+    Check("gtk3-widget-factory", "select", "click_input on the tree row 'Otto' → AT-SPI: that cell is selected",
+          ["gtk3-widget-factory"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^Otto$")],
+          verify_state("table cell", "^Otto$", "selected")),
+    Check("gtk3-widget-factory", "combo", "click the combo 'Left', click the item 'Middle' in its popup → AT-SPI combo named 'Middle'",
+          ["gtk3-widget-factory"],
+          [act("click_input", "ComboBox", "^Left$"), sleep(0.8),
+           act("click_input", "MenuItem|ListItem", "^Middle$")],
+          lambda ctx: verify_combo_count(ctx, "Middle", 2)),
+    Check("gtk3-widget-factory", "type", "set_edit_text in the multi-line text view → AT-SPI text",
+          ["gtk3-widget-factory"],
+          [act("set_edit_text", "Edit|Document", "Lorem|^$", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    # ---- gnumeric (GTK 3)
+    Check("gnumeric", "type", "keyboard_input =6*7{ENTER}{UP} into the sheet → the status bar reads 'Sum = 42'",
+          ["gnumeric"],
+          [keys("=6*7{ENTER}{UP}")],
+          verify_text("label", "^Sum", regex=r"Sum = 42$"), settle=2),
+    Check("gnumeric", "menu", "click the Edit menu → every open item is listed",
+          ["gnumeric"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed(), settle=2),
+    # ---- xfce4-terminal (VTE)
+    Check("xfce4-terminal", "type", "keyboard_input 'echo … > file{ENTER}' → the shell wrote the file",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [keys("echo conformance-term > term-out.txt{ENTER}")],
+          verify_file("$WORK/term-out.txt", contains="conformance-term")),
+    Check("xfce4-terminal", "read", "run 'echo MARK', then `texts` on the terminal → holds the output line",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [keys("echo MARK-$((6*7)){ENTER}"), sleep(1), remember_texts("Edit|Document|Terminal|Custom|Pane", ".*")],
+          verify_all(verify_text("terminal", None, regex=r"\nMARK-42"), verify_in_texts("MARK-42"))),
+    Check("xfce4-terminal", "dialog", "set_edit_text into the terminal ('echo hi > f') then {ENTER} → file, and ufo reports success",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [act("set_edit_text", "Edit|Document|Terminal|Custom|Pane", ".*", text="echo set-edit > term-set.txt"),
+           keys("{ENTER}")],
+          verify_file("$WORK/term-set.txt", contains="set-edit")),
+    # ---- abiword (GTK 3)
+    Check("abiword", "type", "keyboard_input text, ^s → the .txt on disk holds it",
+          ["abiword", "$WORK/abi.txt"],
+          [keys("abiword typed text"), keys("^s"), sleep(1.5)],
+          verify_file("$WORK/abi.txt", contains="abiword typed text"), settle=2),
+    Check("abiword", "read", "`texts` on the document of an opened .txt → the file's text",
+          ["abiword", "$WORK/doc.txt"],
+          [remember_texts("Document|Edit|Pane|Custom", ".*")],
+          verify_in_texts(DOC_TEXT), settle=2),
+    Check("abiword", "menu", "click the Format menu → every open item is listed",
+          ["abiword"],
+          [act("click_input", "MenuItem|Menu", "^Format$"), sleep(0.8), remember_listing()],
+          verify_menu_listed(), settle=2),
+    # ---- qt6ct (Qt 6)
+    Check("qt6ct", "combo", "click the combo 'Style:' (Fusion), click 'Windows' → AT-SPI combo named 'Windows'",
+          ["qt6ct"],
+          [act("click_input", "ComboBox", "^Fusion$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem", "^Windows$")],
+          verify_text("combo box", "^Windows$", expect="Windows"), settle=1.5),
+    Check("qt6ct", "checkbox", "click tab 'Interface', click_input 'Enable gui effects' → AT-SPI checked",
+          ["qt6ct"],
+          [act("click_input", "TabItem", "^Interface$"), sleep(0.5),
+           act("click_input", "CheckBox", "^Enable gui effects$")],
+          verify_state("check box", "^Enable gui effects$", "checked"), settle=1.5),
+    Check("qt6ct", "dialog", "tab 'Interface', tick 'Enable gui effects', click OK → qt6ct.conf on disk",
+          ["qt6ct"],
+          [act("click_input", "TabItem", "^Interface$"), sleep(0.5),
+           act("click_input", "CheckBox", "^Enable gui effects$"), act("click_input", "Button", "^OK$")],
+          verify_file("$WORK/config/qt6ct/qt6ct.conf", regex=r"gui_effects=\S"), settle=1.5),
+    # ---- zenity password and calendar
+    Check("zenity", "type", "zenity --password: set_edit_text into the password field, OK → zenity prints it",
+          ["zenity", "--password"],
+          [act("set_edit_text", "Edit", ".*", text="s3cret-pw", clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"s3cret-pw")),
+    Check("zenity", "read", "zenity --calendar --day 17 --month 5 --year 2024: the date is in ufo's list",
+          ["zenity", "--calendar", "--day", "17", "--month", "5", "--year", "2024", "--date-format", "%Y-%m-%d"],
+          [remember_listing(),
+           act("click_input", "Button", "^OK$")],
+          verify_all(verify_output(r"2024-05-17"), lambda ctx: verify_listing_has(ctx, r"\b17\b|2024|May"))),
+    # ---- evince menu? (no menu bar: GTK 3 header bar)
+    # ---- gtk4-widget-factory (GTK 4)
+    Check("gtk4-widget-factory", "checkbox", "click_input on an unticked enabled check box → AT-SPI: one more ticked",
+          ["gtk4-widget-factory"],
+          [run_step(lambda ctx: ctx.vars.__setitem__("before", count_states(ctx, "check box", ".*", ["checked"]))),
+           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "CheckBox"
+                               and "checked" not in (c.get("state") or "") and "disabled" not in (c.get("state") or "")], "click_input", pick=0)],
+          lambda ctx: verify_count_change(ctx, "check box", ".*", ["checked"], +1), settle=2),
+    Check("gtk4-widget-factory", "read", "the page tabs are listed by their visible names (not all 'Tab')",
+          ["gtk4-widget-factory"],
+          [remember_listing()],
+          lambda ctx: verify_tab_names(ctx), settle=2),
+    Check("gtk4-demo", "combo", "gtk4-demo dropdown: click a drop-down, pick an item in its popover → AT-SPI shows the new choice",
+          ["gtk4-demo", "--run=dropdown"],
+          [remember_listing("before"),
+           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "ComboBox"], "click_input", pick=0), sleep(0.8),
+           remember_listing(),
+           run_step(lambda ctx: pick_popover_item(ctx))],
+          lambda ctx: verify_popover_pick(ctx), settle=2),
+    Check("gnome-text-editor", "menu", "click the main menu button → every item of its popover is listed",
+          ["gnome-text-editor", "--standalone"],
+          [act("click_input", "Button|MenuItem", "Main Menu|Menu"), sleep(0.8), remember_listing()],
+          verify_menu_listed(), settle=1.5),
+    Check("gnome-text-editor", "dialog", "type, ^+s, name into Save As, Enter → the file on disk",
+          ["gnome-text-editor", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by gte", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name$", text="$WORK/gte-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/gte-saved.txt", contains="saved by gte"), settle=1.5),
+    # ---- featherpad dialog
+    Check("featherpad", "dialog", "type, ^+s, file name into Save As, Enter → the file on disk",
+          ["featherpad", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by featherpad", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit|ComboBox", "File name|^$", text="$WORK/fp-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/fp-saved.txt", contains="saved by featherpad")),
+    # ---- kcalc read
+    Check("kcalc", "read", "after 6*7{ENTER}, ufo's control list shows the display's 42",
+          ["kcalc"],
+          [keys("{ESC}6*7{ENTER}"), sleep(0.5), remember_listing()],
+          verify_all(verify_text(None, None, regex=r"^42$"), lambda ctx: verify_listing_has(ctx, r"^42$"))),
+    Check("kcalc", "menu", "click the Edit menu → every open item is listed, then it closes on a pick",
+          ["kcalc"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- qpdfview (Qt 5)
+    Check("qpdfview", "read", "`texts` on the PDF page → the PDF's text",
+          ["qpdfview", "--unique", "$WORK/doc.pdf"],
+          [sleep(1), remember_texts("Document|Edit|Pane|Custom|Group|Image", ".*")],
+          verify_in_texts(PDF_TEXT), settle=2),
+    # ---- LibreOffice Calc
+    Check("lo-calc", "type", "Name Box → A1, keyboard_input =6*7{ENTER} → AT-SPI cell A1 reads 42",
+          LO + ["--calc"],
+          [act("set_edit_text", "Edit|ComboBox", "Name Box|^$", text="A1", clear_current_text=True), keys("{ENTER}"),
+           keys("=6*7{ENTER}")],
+          verify_text("table cell", "^A1$", regex=r"^42$"), settle=4),
+    Check("lo-calc", "menu", "click the Format menu → every open item is listed (once)",
+          LO + ["--calc"],
+          [act("click_input", "MenuItem|Menu", "^Format$"), sleep(1), remember_listing()],
+          verify_menu_listed(), settle=4),
+    Check("lo-calc", "read", "the Name Box is listed with a name",
+          LO + ["--calc"],
+          [remember_listing()],
+          lambda ctx: verify_listing_has(ctx, r"Name Box", field="name"), settle=4),
+    # ---- LibreOffice Writer
+    Check("lo-writer", "type", "set_edit_text into the document → AT-SPI paragraph text",
+          LO + ["--writer"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED)],
+          verify_text("paragraph", None, regex=TYPED), settle=4),
+    Check("lo-writer", "dialog", "type, ^+s, name into Save As, Enter (Keep format) → the .odt on disk holds the text",
+          LO + ["--writer"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by writer"),
+           keys("^+s"), sleep(2),
+           act("set_edit_text", "Edit|ComboBox", "^Name$|File name", text="$WORK/writer-saved.odt", clear_current_text=True),
+           keys("{ENTER}")],
+          lambda ctx: verify_odt(ctx, "$WORK/writer-saved.odt", "saved by writer"), settle=4),
+    Check("lo-writer", "read", "`texts` on the document of an opened .txt → the file's text",
+          LO + ["--writer", "$WORK/doc.txt"],
+          [remember_texts("Document|Edit", ".*")],
+          verify_in_texts(DOC_TEXT), settle=4),
     # ---- firefox
     Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",
           FF,
           [act("set_edit_text", "Edit", "^Name$", text="Ada Lovelace", clear_current_text=True)],
           verify_text("entry", "^Name$", expect="Ada Lovelace"), settle=3),
+    Check("firefox", "checkbox", "click_input on 'Subscribe' → AT-SPI checked",
+          FF,
+          [act("click_input", "CheckBox", "^Subscribe$")],
+          verify_state("check box", "^Subscribe$", "checked"), settle=3),
+    Check("firefox", "combo", "click the select 'Color', click 'Blue' → AT-SPI combo shows Blue",
+          FF,
+          [act("click_input", "ComboBox", "Color|Red"), sleep(0.8), act("click_input", "MenuItem|ListItem", "^Blue$")],
+          verify_text("combo box", None, regex="Blue"), settle=3),
+    Check("firefox", "read", "`texts` on the page document → the page's paragraph",
+          FF,
+          [remember_texts("Document|Pane|Group", "Signup|.*")],
+          verify_in_texts("Conformance web page paragraph."), settle=3),
 ]
 
 

@@ -197,6 +197,9 @@ def main():
     os.makedirs(e.work)
     C.make_fixtures(e.work)
     start_desktop(e)
+    # The applications keep their settings in the run's own folder, never the user's.
+    e.env["XDG_CONFIG_HOME"] = os.path.join(e.work, "config")
+    e.env["XDG_DATA_HOME"] = os.path.join(e.work, "data")
     only = set(a.only.split(",")) if a.only else None
     results = []
     try:
