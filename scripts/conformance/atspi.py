@@ -4,9 +4,11 @@
 usage: /usr/bin/python3 scripts/conformance/atspi.py COMMAND APP [options]
 
   dump APP [--depth N] [--showing]     the app's tree: role, name, states, interfaces, actions
-  find APP --role R [--name REGEX]     matching nodes as JSON lines (text, value, states, children)
+  find APP --role R [--name REGEX] [--showing] [--limit N]
+                                       matching nodes as JSON lines (text, value, states, children)
   text APP --role R [--name REGEX]     the text of the first match (Text interface, else name)
   display APP                          a calculator's display (galculator, gnome-calculator, kcalc)
+  combos APP                           each combo box: its name and the labels it shows (JSON lines)
   apps                                 registered application names
 
 APP is matched against the AT-SPI application name (case-insensitive, exact
@@ -25,9 +27,16 @@ except ImportError:
     sys.exit("atspi.py: pyatspi is missing; run with /usr/bin/python3 (Debian's, python3-pyatspi)")
 
 
-def app_named(name):
+def app_named(name, pid=None):
     desktop = pyatspi.Registry.getDesktop(0)
     apps = [a for a in desktop if a is not None]
+    if pid:
+        for a in apps:
+            try:
+                if a.get_process_id() == pid:
+                    return a
+            except Exception:
+                pass
     low = name.lower()
     for a in apps:
         if (a.name or "").lower() == low:
@@ -160,24 +169,22 @@ def calculator_display(app):
             if role == "text" and "editable" in st:
                 return text_of(n)
         elif "kcalc" in name:
-            if role in ("label", "text", "static") and n.name and any(ch.isdigit() for ch in n.name):
+            # KCalc's display is a `frame` whose name is the number shown (KCalcDisplay)
+            if role == "frame" and n.name and "showing" in st and any(ch.isdigit() for ch in n.name):
                 return n.name
-            if role in ("label", "text", "static"):
-                t = text_of(n)
-                if t and any(ch.isdigit() for ch in t):
-                    return t
     return None
 
 
 def main():
     ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[1].strip())
-    ap.add_argument("command", choices=["dump", "find", "text", "display", "apps"])
+    ap.add_argument("command", choices=["dump", "find", "text", "display", "combos", "apps"])
     ap.add_argument("app", nargs="?")
     ap.add_argument("--role")
     ap.add_argument("--name", help="regular expression on the accessible name")
     ap.add_argument("--depth", type=int, default=60)
     ap.add_argument("--showing", action="store_true", help="only nodes with state showing")
     ap.add_argument("--limit", type=int, default=50)
+    ap.add_argument("--pid", type=int, help="prefer the application of this process (several share a name)")
     a = ap.parse_args()
 
     if a.command == "apps":
@@ -188,7 +195,7 @@ def main():
     if not a.app:
         print("atspi.py: APP is required", file=sys.stderr)
         return 2
-    app = app_named(a.app)
+    app = app_named(a.app, a.pid)
     if app is None:
         print(f"atspi.py: no application {a.app!r} on the AT-SPI registry", file=sys.stderr)
         return 1
@@ -203,6 +210,19 @@ def main():
                 extra = f" text={t[:80]!r}"
             print(f"{'  ' * depth}{n.getRoleName()} {n.name!r} st={','.join(st)} if={','.join(ifaces(n))} act={actions(n)}{extra}")
         return 0
+    if a.command == "combos":
+        n_found = 0
+        for _, n in walk(app):
+            if n.getRoleName() != "combo box":
+                continue
+            shown = []
+            for d, c in walk(n, max_depth=8):
+                e = extents(c)
+                if d > 0 and c.getRoleName() in ("label", "text", "menu item", "list item") and e and e[2] > 0 and e[3] > 0:
+                    shown.append(text_of(c) or c.name)
+            print(json.dumps({"name": n.name, "shows": shown, "extents": extents(n)}, ensure_ascii=False))
+            n_found += 1
+        return 0 if n_found else 1
     if a.command == "display":
         t = calculator_display(app)
         if t is None:
@@ -212,7 +232,7 @@ def main():
         return 0
     found = 0
     for _, n in walk(app):
-        if matches(n, a.role, a.name):
+        if matches(n, a.role, a.name) and (not a.showing or "showing" in states(n)):
             if a.command == "text":
                 t = text_of(n)
                 print(t if t is not None else n.name)

@@ -18,14 +18,14 @@ TOOLKIT = {
     "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
     "gnumeric": "GTK 3", "thunar": "GTK 3", "evince": "GTK 3", "zenity": "GTK 3", "abiword": "GTK 3",
     "xfce4-terminal": "GTK 3 + VTE", "gnome-calculator": "GTK 4", "gnome-text-editor": "GTK 4",
-    "gtk4-widget-factory": "GTK 4", "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
+    "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
     "qpdfview": "Qt 5", "qt6ct": "Qt 6", "lo-calc": "LibreOffice (VCL gtk3)",
     "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
 }
 
 REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
-                     "gnome-text-editor", "gtk4-widget-factory", "gtk4-demo", "featherpad", "kcalc",
+                     "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
                      "qpdfview", "qt6ct", "soffice", "firefox-esr"]
 
 PDF_TEXT = "Conformance page one says hello"
@@ -176,14 +176,21 @@ def verify_listing_has(ctx, regex, field=None):
                    f"{', '.join(repr(c.get('name')) for c in listing[:25])[:250]})")
 
 
+def verify_not_listed(ctx, var, type, regex):
+    """Items a person cannot see (a closed popup's) are not in ufo's list."""
+    listing = ctx.vars.get(var) or []
+    bad = [c.get("name") for c in listing if c.get("type") == type and re.search(regex, c.get("name") or "")]
+    if bad:
+        raise ctx.fail(f"with the popup closed, ufo lists its {type}s {bad[:5]}")
+
+
 def verify_tab_names(ctx):
-    tabs = [n for n in ctx.env.atspi_find(ctx.app, role="page tab") if "showing" in n["states"]]
+    tabs = [n for n in ctx.env.atspi_find(ctx.app, role="page tab") if "visible" in n["states"]]
     if not tabs:
         raise ctx.fail("AT-SPI shows no page tabs")
     listing = ctx.vars.get("listing") or ctx.controls()
     names = [c.get("name") for c in listing if c.get("type") == "TabItem"]
     if len(set(names)) < len(names) or len(names) < len(tabs):
-        atspi = [(t["name"], [c.get("name") for c in []]) for t in tabs]
         raise ctx.fail(f"ufo names the tabs {names}; AT-SPI has {len(tabs)} tabs named {[t['name'] for t in tabs]}")
 
 
@@ -199,12 +206,17 @@ def pick_popover_item(ctx):
 
 
 def verify_popover_pick(ctx):
+    """AT-SPI: a drop-down now shows the picked item (its name, or the label it displays)."""
     want = ctx.vars.get("picked")
-    nodes = ctx.env.atspi_find(ctx.app, name=re.escape(want) if want else None)
-    combos = [n for n in ctx.env.atspi_find(ctx.app, role="combo box")]
-    if not any(want and want in (n.get("name") or "") for n in combos) and not any(
-            "selected" in n["states"] for n in nodes):
-        raise ctx.fail(f"AT-SPI: no drop-down shows {want!r} after the pick ({[n['name'] for n in combos][:6]})")
+
+    def probe():
+        rc, out = ctx.env.atspi("combos", ctx.app)
+        combos = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+        ok = any(want and (want == c["name"] or want in c["shows"][:1]) for c in combos)
+        return ok, [(c["name"], c["shows"][:1]) for c in combos]
+    ok, got = _poll(probe)
+    if not ok:
+        raise ctx.fail(f"AT-SPI: no drop-down shows {want!r} after the pick: {got[:5]}")
 
 
 def verify_odt(ctx, path, text):
@@ -317,7 +329,7 @@ def verify_menu_listed(menu_role_names=("menu item", "check menu item", "radio m
     def v(ctx):
         nodes = []
         for r in menu_role_names:
-            nodes += [n for n in ctx.env.atspi_find(ctx.app, role=r)
+            nodes += [n for n in ctx.env.atspi_find(ctx.app, role=r, showing=True)
                       if "showing" in n["states"] and "enabled" in n["states"] and n["name"].strip()]
         if not nodes:
             raise ctx.fail("AT-SPI shows no open menu items (the menu did not open)")
@@ -511,7 +523,7 @@ CHECKS = [
     # ---- evince (GTK 3)
     Check("evince", "read", "`texts` on the page of a PDF → the PDF's text",
           ["evince", "$WORK/doc.pdf"],
-          [sleep(1), remember_texts("Document|Edit|Pane|Custom|Group", ".*")],
+          [sleep(1), remember_texts("Document", ".*")],
           verify_in_texts(PDF_TEXT), settle=2),
     # ---- gnome-calculator (GTK 4)
     Check("gnome-calculator", "calc", "keyboard_input 98-19{ENTER} → AT-SPI display reads 79",
@@ -596,14 +608,12 @@ CHECKS = [
            keys("{ENTER}")],
           verify_file("$WORK/term-set.txt", contains="set-edit")),
     # ---- abiword (GTK 3)
-    Check("abiword", "type", "keyboard_input text, ^s → the .txt on disk holds it",
-          ["abiword", "$WORK/abi.txt"],
-          [keys("abiword typed text"), keys("^s"), sleep(1.5)],
-          verify_file("$WORK/abi.txt", contains="abiword typed text"), settle=2),
-    Check("abiword", "read", "`texts` on the document of an opened .txt → the file's text",
-          ["abiword", "$WORK/doc.txt"],
-          [remember_texts("Document|Edit|Pane|Custom", ".*")],
-          verify_in_texts(DOC_TEXT), settle=2),
+    Check("abiword", "dialog", "keyboard_input text, ^s, name into Save As, Enter → the .abw on disk holds the text",
+          ["abiword"],
+          [keys("abiword typed text"), keys("^s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name:?$", text="$WORK/abi-saved.abw", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/abi-saved.abw", contains="abiword typed text"), settle=2),
     Check("abiword", "menu", "click the Format menu → every open item is listed",
           ["abiword"],
           [act("click_input", "MenuItem|Menu", "^Format$"), sleep(0.8), remember_listing()],
@@ -630,21 +640,19 @@ CHECKS = [
           [act("set_edit_text", "Edit", ".*", text="s3cret-pw", clear_current_text=True),
            act("click_input", "Button", "^OK$")],
           verify_output(r"s3cret-pw")),
-    Check("zenity", "read", "zenity --calendar --day 17 --month 5 --year 2024: the date is in ufo's list",
+    Check("zenity", "read", "zenity --calendar: ufo lists the Calendar control; OK → zenity prints the date it holds",
           ["zenity", "--calendar", "--day", "17", "--month", "5", "--year", "2024", "--date-format", "%Y-%m-%d"],
           [remember_listing(),
            act("click_input", "Button", "^OK$")],
-          verify_all(verify_output(r"2024-05-17"), lambda ctx: verify_listing_has(ctx, r"\b17\b|2024|May"))),
+          verify_all(verify_output(r"2024-05-17"), lambda ctx: verify_listing_has(ctx, r"Calendar", field="type"))),
     # ---- evince menu? (no menu bar: GTK 3 header bar)
     # ---- gtk4-widget-factory (GTK 4)
-    Check("gtk4-widget-factory", "checkbox", "click_input on an unticked enabled check box → AT-SPI: one more ticked",
-          ["gtk4-widget-factory"],
-          [run_step(lambda ctx: ctx.vars.__setitem__("before", count_states(ctx, "check box", ".*", ["checked"]))),
-           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "CheckBox"
-                               and "checked" not in st(c) and "enabled" in st(c)], "click_input", pick=0)],
-          lambda ctx: verify_count_change(ctx, "check box", ".*", ["checked"], +1), settle=2),
-    Check("gtk4-widget-factory", "read", "the page tabs are listed by their visible names (not all 'Tab')",
-          ["gtk4-widget-factory"],
+    Check("gtk4-demo", "checkbox", "gtk4-demo dropdown page: click_input 'Enable search' → AT-SPI checked",
+          ["gtk4-demo", "--run=dropdown"],
+          [act("click_input", "CheckBox", "^Enable search$")],
+          verify_state("check box", "^Enable search$", "checked"), settle=2),
+    Check("gtk4-demo", "read", "the main window's tabs are listed by their visible names (Info, Source, ...), not all 'Tab'",
+          ["gtk4-demo"],
           [remember_listing()],
           lambda ctx: verify_tab_names(ctx), settle=2),
     Check("gtk4-demo", "combo", "gtk4-demo dropdown: click a drop-down, pick an item in its popover → AT-SPI shows the new choice",
@@ -683,10 +691,13 @@ CHECKS = [
           [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
           verify_menu_listed()),
     # ---- qpdfview (Qt 5)
-    Check("qpdfview", "read", "`texts` on the PDF page → the PDF's text",
+    Check("qpdfview", "combo", "the closed zoom combo's items are not listed; click it, click '200 %' → AT-SPI combo reads 200 %",
           ["qpdfview", "--unique", "$WORK/doc.pdf"],
-          [sleep(1), remember_texts("Document|Edit|Pane|Custom|Group|Image", ".*")],
-          verify_in_texts(PDF_TEXT), settle=2),
+          [remember_listing("closed"),
+           act("click_input", "ComboBox", "^100 %$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem", "^200 %$")],
+          verify_all(lambda ctx: verify_not_listed(ctx, "closed", "ListItem", r"^(50|75|150|300|400) %$"),
+                     verify_text("combo box", None, regex=r"^200 %$")), settle=2),
     # ---- LibreOffice Calc
     Check("lo-calc", "type", "Name Box → A1, keyboard_input =6*7{ENTER} → AT-SPI cell A1 reads 42",
           LO + ["--calc"],
@@ -704,18 +715,18 @@ CHECKS = [
     # ---- LibreOffice Writer
     Check("lo-writer", "type", "set_edit_text into the document → AT-SPI paragraph text",
           LO + ["--writer"],
-          [act("set_edit_text", "Edit|Document", ".*", text=TYPED)],
+          [act("set_edit_text", "Document", ".*", text=TYPED)],
           verify_text("paragraph", None, regex=TYPED), settle=4),
     Check("lo-writer", "dialog", "type, ^+s, name into Save As, Enter (Keep format) → the .odt on disk holds the text",
           LO + ["--writer"],
-          [act("set_edit_text", "Edit|Document", ".*", text="saved by writer"),
+          [act("set_edit_text", "Document", ".*", text="saved by writer"),
            keys("^+s"), sleep(2),
            act("set_edit_text", "Edit|ComboBox", "^Name:?$|File name", text="$WORK/writer-saved.odt", clear_current_text=True),
            keys("{ENTER}")],
           lambda ctx: verify_odt(ctx, "$WORK/writer-saved.odt", "saved by writer"), settle=4),
     Check("lo-writer", "read", "`texts` on the document of an opened .txt → the file's text",
           LO + ["--writer", "$WORK/doc.txt"],
-          [remember_texts("Document|Edit", ".*")],
+          [remember_texts("Document", ".*")],
           verify_in_texts(DOC_TEXT), settle=4),
     # ---- firefox
     Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",

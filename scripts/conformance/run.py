@@ -51,6 +51,7 @@ class Env:
         self.work = None
         self.Fail = Fail
         self.desk_id = None
+        self.app_pid = None  # the launched app's process: AT-SPI reads prefer it
 
     # --- ufo -------------------------------------------------------------
     def run(self, argv, timeout=60, check=False):
@@ -66,9 +67,9 @@ class Env:
         shown = " ".join(a if re.fullmatch(r"[\w./:=,@+-]+", a) else repr(a) for a in argv)
         self.log.append(f"$ {shown}   # rc={rc} {dt:.1f}s")
         if out.strip():
-            self.log.append(_clip(out))
+            self.log.append(out.rstrip())
         if err.strip():
-            self.log.append("stderr: " + _clip(err, 1500))
+            self.log.append("stderr: " + err.rstrip())
         if check and rc != 0:
             raise Fail(f"`{argv[1]} {argv[2] if len(argv) > 2 else ''}` exited {rc}: {_first_line(err or out)}")
         return rc, out, err
@@ -99,11 +100,12 @@ class Env:
 
     # --- independent verifier ------------------------------------------------
     def atspi(self, *args, timeout=30):
-        rc, out, err = self.run(["/usr/bin/python3", os.path.join(HERE, "atspi.py"), *args], timeout=timeout)
+        pid = ["--pid", str(self.app_pid)] if self.app_pid else []
+        rc, out, err = self.run(["/usr/bin/python3", os.path.join(HERE, "atspi.py"), *args, *pid], timeout=timeout)
         return rc, out
 
-    def atspi_find(self, app, role=None, name=None, limit=50):
-        args = ["find", app, "--limit", str(limit)]
+    def atspi_find(self, app, role=None, name=None, limit=500, showing=False):
+        args = ["find", app, "--limit", str(limit)] + (["--showing"] if showing else [])
         if role:
             args += ["--role", role]
         if name is not None:
@@ -249,7 +251,7 @@ def run_check(e, chk):
         f.write("\n".join(e.log) + "\n")
     print(f"{status:4} {chk.app:22} {chk.cls:10} {dt:5.1f}s {reason}", flush=True)
     return {"app": chk.app, "cls": chk.cls, "status": status, "reason": reason, "key": chk.key,
-            "title": chk.title, "log": "\n".join(e.log)}
+            "title": chk.title, "log": "\n".join(_clip(x, 1200) for x in e.log)}
 
 
 def launch(e, chk):
@@ -258,6 +260,7 @@ def launch(e, chk):
     if rc != 0:
         raise Fail(f"launch failed: {_first_line(err or out)}")
     info = json.loads(out)
+    e.app_pid = info.get("pid")
     time.sleep(chk.settle)
     return info
 
