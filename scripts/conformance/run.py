@@ -142,6 +142,12 @@ def ufo_commit(ufo):
     except Exception as e:  # noqa: BLE001
         out = f"unknown ({e})"
     try:
+        import hashlib
+        with open(ufo, "rb") as f:
+            out += f", md5 {hashlib.md5(f.read()).hexdigest()[:12]}, built {datetime.datetime.fromtimestamp(os.path.getmtime(ufo)).strftime('%Y-%m-%d %H:%M')}"
+    except OSError:
+        pass
+    try:
         head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     except Exception:  # noqa: BLE001
         head = "?"
