@@ -176,6 +176,17 @@ def verify_listing_has(ctx, regex, field=None):
                    f"{', '.join(repr(c.get('name')) for c in listing[:25])[:250]})")
 
 
+def verify_menu_closed(ctx):
+    """AT-SPI: no menu item is showing any more (the menu closed after the pick)."""
+    def probe():
+        open_items = [n["name"] for n in ctx.env.atspi_find(ctx.app, role="menu item", showing=True)
+                      if n.get("parent", "").startswith(("popup menu", "menu "))]
+        return not open_items, open_items
+    ok, got = _poll(probe, timeout=3)
+    if not ok:
+        raise ctx.fail(f"the menu stayed open after the pick: AT-SPI shows {got[:5]}")
+
+
 def verify_not_listed(ctx, var, type, regex):
     """Items a person cannot see (a closed popup's) are not in ufo's list."""
     listing = ctx.vars.get(var) or []
@@ -324,13 +335,20 @@ def verify_in_texts(expect, var="texts"):
     return v
 
 
-def verify_menu_listed(menu_role_names=("menu item", "check menu item", "radio menu item")):
-    """AT-SPI's showing items of the open menu (or popup) are all in ufo's control list."""
+def verify_menu_listed(menu_role_names=("menu item", "check menu item", "radio menu item"), gtk4=False):
+    """AT-SPI's showing items of the open menu (or popup) are all in ufo's control list.
+
+    GTK 4.8 sets neither `showing` nor `enabled` on anything: there an item counts
+    when it is `visible`, `sensitive` and has a box on screen."""
     def v(ctx):
         nodes = []
         for r in menu_role_names:
-            nodes += [n for n in ctx.env.atspi_find(ctx.app, role=r, showing=True)
-                      if "showing" in n["states"] and "enabled" in n["states"] and n["name"].strip()]
+            for n in ctx.env.atspi_find(ctx.app, role=r, showing=not gtk4):
+                e = n.get("extents") or [0, 0, 0, 0]
+                shown = ("visible" in n["states"] and e[2] > 0 and e[3] > 0) if gtk4 else "showing" in n["states"]
+                usable = "sensitive" in n["states"] if gtk4 else "enabled" in n["states"]
+                if shown and usable and n["name"].strip():
+                    nodes.append(n)
         if not nodes:
             raise ctx.fail("AT-SPI shows no open menu items (the menu did not open)")
         listing = ctx.vars.get("listing") or ctx.controls()
@@ -665,7 +683,7 @@ CHECKS = [
     Check("gnome-text-editor", "menu", "click the main menu button → every item of its popover is listed",
           ["gnome-text-editor", "--standalone"],
           [act("click_input", "Button|MenuItem", "Main Menu|Menu"), sleep(0.8), remember_listing()],
-          verify_menu_listed(), settle=1.5),
+          verify_menu_listed(gtk4=True), settle=1.5),
     Check("gnome-text-editor", "dialog", "type, ^+s, name into Save As, Enter → the file on disk",
           ["gnome-text-editor", "--standalone"],
           [act("set_edit_text", "Edit|Document", ".*", text="saved by gte", clear_current_text=True),
@@ -673,6 +691,12 @@ CHECKS = [
            act("set_edit_text", "Edit", "^Name:?$", text="$WORK/gte-saved.txt", clear_current_text=True),
            keys("{ENTER}")],
           verify_file("$WORK/gte-saved.txt", contains="saved by gte"), settle=1.5),
+    Check("featherpad", "checkbox", "Options menu → click the ticked 'Wrap Lines' → AT-SPI: unticked, and the menu closed",
+          ["featherpad", "--standalone"],
+          [act("click_input", "MenuItem|Menu", "^Options$"), sleep(0.8),
+           act("click_input", "MenuItem|CheckBox", "^Wrap Lines$"), sleep(0.8)],
+          verify_all(verify_state("menu item", "^Wrap Lines$", "checked", present=False),
+                     lambda ctx: verify_menu_closed(ctx))),
     # ---- featherpad dialog
     Check("featherpad", "dialog", "type, ^+s, file name into Save As, Enter → the file on disk",
           ["featherpad", "--standalone"],
