@@ -190,6 +190,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/CONFORMANCE.md"))
     ap.add_argument("--evidence", default=os.path.join(ROOT, "target/conformance"))
     ap.add_argument("--keep", action="store_true", help="leave the desktop running at the end")
+    ap.add_argument("--ufo-source", default="", help="where the binary was built from (recorded in the report)")
     a = ap.parse_args()
 
     ufo = find_ufo(a.ufo)
@@ -313,7 +314,7 @@ def write_report(a, results, version, head, ufo):
              f"- date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}",
              f"- machine: {platform.node()} ({platform.system()} {platform.release()}, {os.cpu_count()} cores, {_os_release()})",
              f"- command: `scripts/conformance/run.py --ufo {ufo}`" + (f" --only {a.only}" if a.only else ""),
-             f"- ufo: `{version}`; repository HEAD {head}",
+             f"- ufo: `{version}`" + (f", built from {a.ufo_source}" if a.ufo_source else "") + f"; suite at {head}",
              f"- result: {sum(r['status'] == 'pass' for r in results)} of {len(results)} checks pass",
              "", "## Table", "",
              "| app (toolkit) | " + " | ".join(classes) + " |",
