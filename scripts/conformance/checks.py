@@ -21,12 +21,13 @@ TOOLKIT = {
     "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
     "qpdfview": "Qt 5", "qt6ct": "Qt 6", "lo-calc": "LibreOffice (VCL gtk3)",
     "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
+    "swing": "Java Swing (OpenJDK 17 + ATK wrapper)",
 }
 
 REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
-                     "qpdfview", "qt6ct", "soffice", "firefox-esr"]
+                     "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
 
 PDF_TEXT = "Conformance page one says hello"
 DOC_TEXT = "The quick brown fox reads conformance text."
@@ -103,6 +104,15 @@ def act(tool, type=None, name=None, expect_ok=True, **args):
 def keys(k, type=None, name=None):
     """keyboard_input KEYS (to a control found by type/name, else the window)."""
     return act("keyboard_input", type, name, keys=k)
+
+
+def remove(path):
+    """Delete a file a check will look for, so an old one cannot pass it."""
+    def step(ctx):
+        p = path.replace("$WORK", ctx.env.work)
+        if os.path.exists(p):
+            os.remove(p)
+    return step
 
 
 def sleep(s):
@@ -485,6 +495,10 @@ LO_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 # ---------------------------------------------------------------- the table
 
 LO = ["soffice", "-env:UserInstallation=file://$WORK/lo-profile", "--norestore", "--nologo"]
+# Java Swing through the ATK bridge (libatk-wrapper-java): a form of our own
+SWING = ["java", "-cp", "/usr/share/java/java-atk-wrapper.jar", "-Djava.library.path=/usr/lib/x86_64-linux-gnu/jni",
+         "-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper",
+         os.path.join(os.path.dirname(os.path.abspath(__file__)), "swing", "ConformanceForm.java"), "$WORK/swing-out.txt"]
 FF = ["firefox-esr", "--new-instance", "--no-remote", "--profile", "$WORK/ffprofile", "file://$WORK/form.html"]
 TYPED = "conformance typed text"
 
@@ -762,6 +776,31 @@ CHECKS = [
           LO + ["--writer", "$WORK/doc.txt"],
           [remember_texts("Document", ".*")],
           verify_in_texts(DOC_TEXT), settle=4),
+    # ---- Java Swing (ATK bridge)
+    Check("swing", "type", "set_edit_text in the field 'Name', click Save → the form's file holds the name",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("set_edit_text", "Edit", "^Name$", text="Ada Swing", clear_current_text=True),
+           act("click_input", "Button", "^Save$")],
+          verify_all(verify_text("text", "^Name$", expect="Ada Swing"),
+                     verify_file("$WORK/swing-out.txt", contains="name=Ada Swing")), settle=2),
+    Check("swing", "checkbox", "click_input on 'Subscribe', click Save → AT-SPI checked and the file says so",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("click_input", "CheckBox", "^Subscribe$"), act("click_input", "Button", "^Save$")],
+          verify_all(verify_state("check box", "^Subscribe$", "checked"),
+                     verify_file("$WORK/swing-out.txt", contains="subscribe=true")), settle=2),
+    Check("swing", "combo", "click the combo 'Red', click 'Blue' in its popup → AT-SPI combo named Blue",
+          SWING,
+          [act("click_input", "ComboBox", "^Red$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem|Text", "^Blue$")],
+          verify_text("combo box", None, regex="^Blue$"), settle=2),
+    Check("swing", "select", "click_input on the list row 'banana', click Save → AT-SPI selected, the file names it",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("click_input", "ListItem|Text|DataItem", "^banana$"), act("click_input", "Button", "^Save$")],
+          verify_all(verify_state("label", "^banana$", "selected"),
+                     verify_file("$WORK/swing-out.txt", contains="fruit=banana")), settle=2),
     # ---- firefox
     Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",
           FF,

@@ -27,6 +27,8 @@ packages=(
   libreoffice-calc libreoffice-writer libreoffice-gtk3
   # a browser
   firefox-esr
+  # Java Swing with the ATK bridge (the suite's own form, scripts/conformance/swing)
+  openjdk-17-jdk libatk-wrapper-java libatk-wrapper-java-jni
 )
 
 case "${1:-}" in

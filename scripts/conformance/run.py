@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Conformance suite: ufo's eyes and hands on a corpus of Debian applications.
 
-usage: scripts/conformance/run.py [--ufo PATH] [--only APP[,APP]] [--class CLS]
+usage: scripts/conformance/run.py [--ufo PATH] [--only APP[,APP]] [--class CLS] [--desktop NAME]
                                   [--out docs/CONFORMANCE.md] [--evidence DIR] [--keep]
 
 For each application x widget class in checks.py, the check's steps run
@@ -182,6 +182,7 @@ def start_desktop(e):
 
 
 def main():
+    global DESKTOP
     ap = argparse.ArgumentParser(usage=__doc__.split("\n\n")[0].split("\n", 1)[1].strip() if False else None,
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ufo", help="the ufo binary (default: $UFO_BIN, target/release/ufo, target/debug/ufo, PATH)")
@@ -190,9 +191,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/CONFORMANCE.md"))
     ap.add_argument("--evidence", default=os.path.join(ROOT, "target/conformance"))
     ap.add_argument("--keep", action="store_true", help="leave the desktop running at the end")
+    ap.add_argument("--desktop", default="conformance", help="name of the private desktop to start (default conformance)")
     ap.add_argument("--ufo-source", default="", help="where the binary was built from (recorded in the report)")
     a = ap.parse_args()
 
+    DESKTOP = a.desktop
     ufo = find_ufo(a.ufo)
     missing = [p for p in C.REQUIRED_PROGRAMS if not shutil.which(p)]
     if missing:
