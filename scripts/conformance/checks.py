@@ -24,6 +24,16 @@ TOOLKIT = {
     "swing": "Java Swing (OpenJDK 17 + ATK wrapper)",
 }
 
+# The Debian package each corpus key comes from (its version goes into the report).
+PACKAGES = {
+    "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples", "galculator": "galculator",
+    "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
+    "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
+    "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
+    "qt6ct": "qt6ct", "lo-calc": "libreoffice-calc", "lo-writer": "libreoffice-writer", "firefox": "firefox-esr",
+    "swing": "openjdk-17-jre",
+}
+
 REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",

@@ -333,7 +333,17 @@ def write_report(a, results, version, head, ufo):
             else:
                 cells.append(f"**FAIL**: {r['reason'][:110].replace('|', '/')}")
         lines.append(f"| {app} ({C.TOOLKIT.get(app, '?')}) | " + " | ".join(cells) + " |")
-    lines += ["", "`n/a`: the application has no such widget class (or none reachable).", "",
+    lines += ["", "`n/a`: no check of that class for this application (it has no such widget, AT-SPI does",
+              "not reach it, or another application of the same toolkit covers it).", "",
+              "## Corpus", "", "| key | toolkit | package | version |", "|---|---|---|---|"]
+    for app in apps:
+        pkg = C.PACKAGES.get(app, "")
+        try:
+            ver = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True).stdout.strip()
+        except OSError:
+            ver = "?"
+        lines.append(f"| {app} | {C.TOOLKIT.get(app, '?')} | {pkg} | {ver or '?'} |")
+    lines += ["",
               "## Checks", "", "| app | class | what is done through ufo → what is verified independently | result |",
               "|---|---|---|---|"]
     for r in results:
