@@ -12,7 +12,7 @@ import os
 import re
 import time
 
-CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog"]
+CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title"]
 
 TOOLKIT = {
     "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
@@ -205,6 +205,26 @@ def verify_menu_closed(ctx):
     ok, got = _poll(probe, timeout=3)
     if not ok:
         raise ctx.fail(f"the menu stayed open after the pick: AT-SPI shows {got[:5]}")
+
+
+def verify_window_title(ctx):
+    """`ufo windows` names the launched app's window as X does (_NET_WM_NAME, read with xprop)."""
+    import subprocess
+    rc, out, err = ctx.env.ufo_cmd("windows", "--desktop", ctx.env.desktop, "--json")
+    try:
+        wins = json.loads(out)
+    except ValueError:
+        raise ctx.fail(f"ufo windows --json printed no JSON: {out[:100]!r}")
+    pid = ctx.launched.get("pid")
+    mine = [w for w in wins if w.get("pid") == pid] or [w for w in wins if w.get("app_name") == ctx.app]
+    if not mine:
+        raise ctx.fail(f"ufo windows does not list the app (pid {pid}): {[(w.get('app_name'), w.get('title')) for w in wins]}")
+    for w in mine:
+        x = subprocess.run(["xprop", "-id", w["id"], "_NET_WM_NAME"], env=ctx.env.env, capture_output=True, text=True).stdout
+        m = re.search(r'= "(.*)"', x)
+        xname = m.group(1) if m else ""
+        if not w.get("title") or (xname and w.get("title") != xname):
+            raise ctx.fail(f"ufo titles window {w['id']} {w.get('title')!r}; X names it {xname!r}")
 
 
 def verify_listed_once(ctx, type, name):
@@ -811,6 +831,15 @@ CHECKS = [
            act("click_input", "ListItem|Text|DataItem", "^banana$"), act("click_input", "Button", "^Save$")],
           verify_all(verify_state("label", "^banana$", "selected"),
                      verify_file("$WORK/swing-out.txt", contains="fruit=banana")), settle=2),
+    # ---- window titles (issue 27: windows named "")
+    Check("kcalc", "title", "`ufo windows` titles KCalc's window as X does (xprop _NET_WM_NAME)",
+          ["kcalc"], [], verify_window_title),
+    Check("qt6ct", "title", "`ufo windows` lists qt6ct (its top level is a `filler`) with X's title",
+          ["qt6ct"], [], verify_window_title),
+    Check("zenity", "title", "`ufo windows` titles zenity's calendar dialog as X does",
+          ["zenity", "--calendar", "--title", "Pick a day"], [], verify_window_title),
+    Check("swing", "title", "`ufo windows` titles the Swing frame as X does",
+          SWING, [], verify_window_title, settle=2),
     # ---- firefox
     Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",
           FF,

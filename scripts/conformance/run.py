@@ -174,6 +174,7 @@ def start_desktop(e):
     if "DISPLAY" not in e.env or not out.strip():
         sys.exit(f"run.py: could not read `ufo desktop env`: {out!r}")
     e.env["UFO_DESKTOP"] = DESKTOP
+    e.desktop = DESKTOP
     rc, out, err = e.ufo_cmd("desktop", "status", "--name", DESKTOP)
     try:
         e.desk_id = json.loads(out)["id"]
