@@ -200,7 +200,8 @@ def verify_menu_closed(ctx):
     """AT-SPI: no menu item is showing any more (the menu closed after the pick)."""
     def probe():
         open_items = [n["name"] for n in ctx.env.atspi_find(ctx.app, role="menu item", showing=True)
-                      if n.get("parent", "").startswith(("popup menu", "menu "))]
+                      if n.get("parent", "").startswith(("popup menu", "menu "))
+                      and not n.get("parent", "").startswith("menu bar")]
         return not open_items, open_items
     ok, got = _poll(probe, timeout=3)
     if not ok:
