@@ -360,7 +360,8 @@ def write_report(a, results, version, head, ufo):
 
 
 def _ascii(s):
-    return s.replace("```", "'''")
+    # The report is read from the repository: paths are relative to its root.
+    return s.replace("```", "'''").replace(ROOT + "/", "")
 
 
 def _os_release():
