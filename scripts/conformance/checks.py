@@ -1,0 +1,870 @@
+"""The conformance checks as data: app, widget class, launch line, steps through ufo,
+independent verification. Read by run.py (not runnable on its own).
+
+A step or a verification is a small function of a Ctx; the constructors below
+(`act`, `keys`, `verify_text`, ...) build them, so each row of CHECKS reads as
+"launch X; do this through ufo; check that with AT-SPI / the disk / the app's output".
+Controls are found as a model finds them: in `ufo inspect --json`, by type and
+name (a regular expression, case-insensitive).
+"""
+import json
+import os
+import re
+import time
+
+CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title"]
+
+TOOLKIT = {
+    "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
+    "gnumeric": "GTK 3", "thunar": "GTK 3", "evince": "GTK 3", "zenity": "GTK 3", "abiword": "GTK 3",
+    "xfce4-terminal": "GTK 3 + VTE", "gnome-calculator": "GTK 4", "gnome-text-editor": "GTK 4",
+    "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
+    "qpdfview": "Qt 5", "qt6ct": "Qt 6", "lo-calc": "LibreOffice (VCL gtk3)",
+    "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
+    "swing": "Java Swing (OpenJDK 17 + ATK wrapper)",
+}
+
+# The Debian package each corpus key comes from (its version goes into the report).
+PACKAGES = {
+    "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples", "galculator": "galculator",
+    "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
+    "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
+    "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
+    "qt6ct": "qt6ct", "lo-calc": "libreoffice-calc", "lo-writer": "libreoffice-writer", "firefox": "firefox-esr",
+    "swing": "openjdk-17-jre",
+}
+
+REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
+                     "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
+                     "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
+                     "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
+
+PDF_TEXT = "Conformance page one says hello"
+DOC_TEXT = "The quick brown fox reads conformance text."
+
+
+class Check:
+    def __init__(self, app, cls, title, launch, steps, verify, settle=1.0, key=None):
+        self.app, self.cls, self.title = app, cls, title
+        self.launch, self.steps, self.verify, self.settle = launch, steps, verify, settle
+        self.key = key or f"{app}.{cls}"
+
+
+class Ctx:
+    """What a step sees: the run.py Env (ufo and the verifier), the check, the launched app."""
+
+    def __init__(self, env, chk, launched):
+        self.env, self.chk, self.launched = env, chk, launched
+        self.app = launched.get("app_name") or chk.app
+        self.vars = {}
+
+    def work(self, name):
+        return os.path.join(self.env.work, name)
+
+    def controls(self):
+        return self.env.inspect(self.app)
+
+    def find(self, type=None, name=None, tries=10, state=None):
+        """The first control of `type` (regex on ufo's type) whose name matches `name` (regex)."""
+        last = []
+        for _ in range(tries):
+            last = self.controls()
+            for c in last:
+                if type and not re.fullmatch(type, c.get("type", "") or ""):
+                    continue
+                if name is not None and not re.search(name, c.get("name", "") or "", re.I):
+                    continue
+                if state and state not in st(c):
+                    continue
+                return c
+            time.sleep(0.5)
+        listing = ", ".join(f"{c.get('type')}:{c.get('name')!r}" for c in last[:60])
+        raise self.fail(f"ufo lists no {type or 'control'} named /{name}/ (it lists {len(last)}: {listing[:300]})")
+
+    def fail(self, msg):
+        return self.env.Fail(msg)
+
+    def act(self, tool, ctl=None, expect_ok=True, **args):
+        a = {k: (v.replace("$WORK", self.env.work) if isinstance(v, str) else v) for k, v in args.items()}
+        if ctl is not None:
+            a = {"id": ctl["id"], "name": ctl.get("name", ""), **a}
+        return self.env.act(self.app, tool, a, expect_ok=expect_ok)
+
+    def atspi_find(self, role=None, name=None):
+        return self.env.atspi_find(self.app, role=role, name=name)
+
+
+def st(c):
+    """A control's states as ufo lists them (`states`, or the prompt's `state` string)."""
+    v = c.get("states", c.get("state")) or []
+    return set(v.split(",")) if isinstance(v, str) else set(v)
+
+
+# ---------------------------------------------------------------- step builders
+
+def act(tool, type=None, name=None, expect_ok=True, **args):
+    """ufo act TOOL on the control found by type/name (or none)."""
+    def step(ctx):
+        ctl = ctx.find(type, name) if (type or name) else None
+        ctx.vars["last_result"] = ctx.act(tool, ctl, expect_ok=expect_ok, **args)
+    step.__doc__ = f"{tool} {type or ''} /{name or ''}/ {args}"
+    return step
+
+
+def keys(k, type=None, name=None):
+    """keyboard_input KEYS (to a control found by type/name, else the window)."""
+    return act("keyboard_input", type, name, keys=k)
+
+
+def remove(path):
+    """Delete a file a check will look for, so an old one cannot pass it."""
+    def step(ctx):
+        p = path.replace("$WORK", ctx.env.work)
+        if os.path.exists(p):
+            os.remove(p)
+    return step
+
+
+def sleep(s):
+    def step(ctx):
+        time.sleep(s)
+    return step
+
+
+def remember_texts(type, name, var="texts"):
+    """ufo act texts on a control; the result is kept for a verification."""
+    def step(ctx):
+        ctl = ctx.find(type, name)
+        res = ctx.act("texts", ctl)
+        ctx.vars[var] = json.dumps(res.get("result", res), ensure_ascii=False)
+        ctx.vars[var + "_ctl"] = ctl
+    return step
+
+
+def remember_listing(var="listing"):
+    def step(ctx):
+        ctx.vars[var] = ctx.controls()
+    return step
+
+
+def run_step(fn):
+    """A custom step written as a function of ctx."""
+    return fn
+
+
+def act_on(choose, tool, pick=0, **args):
+    """ufo act TOOL on a control chosen from ufo's list by a function (pick: index among the matches)."""
+    def step(ctx):
+        found = choose(ctx)
+        if not found:
+            raise ctx.fail(f"ufo lists no control for {tool} (chooser found none)")
+        ctx.vars["acted_on"] = found[pick]
+        ctx.vars["last_result"] = ctx.act(tool, found[pick], **args)
+    return step
+
+
+# ---------------------------------------------------------------- verifications (independent of ufo)
+
+def count_states(ctx, role, name, states):
+    return sum(1 for n in ctx.env.atspi_find(ctx.app, role=role, name=name) if all(s in n["states"] for s in states))
+
+
+def verify_count_change(ctx, role, name, states, delta):
+    before = ctx.vars.get("before")
+    now = None
+    for _ in range(12):
+        now = count_states(ctx, role, name, states)
+        if now == before + delta:
+            return
+        time.sleep(0.4)
+    raise ctx.fail(f"AT-SPI: {now} {role}es {'+'.join(states)} after the click, {before} before; want {before + delta}")
+
+
+def verify_combo_count(ctx, name, want):
+    nodes = [n for n in ctx.env.atspi_find(ctx.app, role="combo box") if n["name"] == name]
+    if len(nodes) < want:
+        raise ctx.fail(f"AT-SPI: {len(nodes)} combo boxes named {name!r}, want {want} (the pick did not land)")
+
+
+def verify_listing_has(ctx, regex, field=None):
+    listing = ctx.vars.get("listing") or ctx.controls()
+    for c in listing:
+        vals = [c.get(field)] if field else [c.get("name"), c.get("value"), c.get("text")]
+        if any(isinstance(v, str) and re.search(regex, v) for v in vals):
+            return
+    raise ctx.fail(f"no control in ufo's list matches /{regex}/ ({len(listing)} controls: "
+                   f"{', '.join(repr(c.get('name')) for c in listing[:25])[:250]})")
+
+
+def verify_menu_closed(ctx):
+    """AT-SPI: no menu item is showing any more (the menu closed after the pick)."""
+    def probe():
+        open_items = [n["name"] for n in ctx.env.atspi_find(ctx.app, role="menu item", showing=True)
+                      if n.get("parent", "").startswith(("popup menu", "menu "))
+                      and not n.get("parent", "").startswith("menu bar")]
+        return not open_items, open_items
+    ok, got = _poll(probe, timeout=3)
+    if not ok:
+        raise ctx.fail(f"the menu stayed open after the pick: AT-SPI shows {got[:5]}")
+
+
+def verify_window_title(ctx):
+    """`ufo windows` names the launched app's window as X does (_NET_WM_NAME, read with xprop)."""
+    import subprocess
+    rc, out, err = ctx.env.ufo_cmd("windows", "--desktop", ctx.env.desktop, "--json")
+    try:
+        wins = json.loads(out)
+    except ValueError:
+        raise ctx.fail(f"ufo windows --json printed no JSON: {out[:100]!r}")
+    pid = ctx.launched.get("pid")
+    mine = [w for w in wins if w.get("pid") == pid] or [w for w in wins if w.get("app_name") == ctx.app]
+    if not mine:
+        raise ctx.fail(f"ufo windows does not list the app (pid {pid}): {[(w.get('app_name'), w.get('title')) for w in wins]}")
+    for w in mine:
+        x = subprocess.run(["xprop", "-id", w["id"], "_NET_WM_NAME"], env=ctx.env.env, capture_output=True, text=True).stdout
+        m = re.search(r'= "(.*)"', x)
+        xname = m.group(1) if m else ""
+        if not w.get("title") or (xname and w.get("title") != xname):
+            raise ctx.fail(f"ufo titles window {w['id']} {w.get('title')!r}; X names it {xname!r}")
+
+
+def verify_listed_once(ctx, type, name):
+    listing = ctx.vars.get("listing") or ctx.controls()
+    same = [c for c in listing if c.get("type") == type and c.get("name") == name]
+    if len(same) != 1:
+        raise ctx.fail(f"ufo lists {len(same)} {type}s named {name!r}: "
+                       f"{[(c.get('id'), c.get('rect')) for c in same]}")
+
+
+def verify_not_listed(ctx, var, type, regex):
+    """Items a person cannot see (a closed popup's) are not in ufo's list."""
+    listing = ctx.vars.get(var) or []
+    bad = [c.get("name") for c in listing if c.get("type") == type and re.search(regex, c.get("name") or "")]
+    if bad:
+        raise ctx.fail(f"with the popup closed, ufo lists its {type}s {bad[:5]}")
+
+
+def verify_tab_names(ctx):
+    tabs = [n for n in ctx.env.atspi_find(ctx.app, role="page tab") if "visible" in n["states"]]
+    if not tabs:
+        raise ctx.fail("AT-SPI shows no page tabs")
+    listing = ctx.vars.get("listing") or ctx.controls()
+    names = [c.get("name") for c in listing if c.get("type") == "TabItem"]
+    if len(set(names)) < len(names) or len(names) < len(tabs):
+        raise ctx.fail(f"ufo names the tabs {names}; AT-SPI has {len(tabs)} tabs named {[t['name'] for t in tabs]}")
+
+
+def pick_popover_item(ctx):
+    before = {(c.get("type"), c.get("name")) for c in ctx.vars.get("before", [])}
+    new = [c for c in ctx.vars.get("listing", []) if (c.get("type"), c.get("name")) not in before
+           and c.get("type") in ("ListItem", "MenuItem", "RadioButton", "Button", "TreeItem", "DataItem")]
+    if not new:
+        raise ctx.fail("after the click on the drop-down, ufo lists no new item (its popover's items are missing)")
+    target = new[min(2, len(new) - 1)]
+    ctx.vars["picked"] = target.get("name")
+    ctx.act("click_input", target)
+
+
+def verify_popover_pick(ctx):
+    """AT-SPI: a drop-down now shows the picked item (its name, or the label it displays)."""
+    want = ctx.vars.get("picked")
+
+    def probe():
+        rc, out = ctx.env.atspi("combos", ctx.app)
+        combos = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+        ok = any(want and (want == c["name"] or want in c["shows"][:1]) for c in combos)
+        return ok, [(c["name"], c["shows"][:1]) for c in combos]
+    ok, got = _poll(probe)
+    if not ok:
+        raise ctx.fail(f"AT-SPI: no drop-down shows {want!r} after the pick: {got[:5]}")
+
+
+def verify_odt(ctx, path, text):
+    import zipfile
+    p = path.replace("$WORK", ctx.env.work)
+    for _ in range(20):
+        if os.path.exists(p):
+            break
+        time.sleep(0.4)
+    try:
+        with zipfile.ZipFile(p) as z:
+            xml = z.read("content.xml").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile) as e:
+        raise ctx.fail(f"{os.path.basename(p)}: {e}")
+    if text not in xml:
+        raise ctx.fail(f"{os.path.basename(p)} does not hold {text!r}")
+
+
+
+def _poll(fn, timeout=6.0, every=0.4):
+    end = time.time() + timeout
+    val = fn()
+    while not val[0] and time.time() < end:
+        time.sleep(every)
+        val = fn()
+    return val
+
+
+def verify_text(role, name=None, expect=None, regex=None, app=None):
+    """AT-SPI (separate process): the first node of role/name has this text (exact, or regex)."""
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(app or ctx.app, role=role, name=name)
+            texts = [n.get("text", n.get("name")) for n in nodes]
+            for t in texts:
+                if expect is not None and t is not None and t.rstrip("\n") == expect:
+                    return True, t
+                if regex is not None and t is not None and re.search(regex, t):
+                    return True, t
+            return False, texts
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI {role} /{name or ''}/ reads {str(got)[:160]!r}, want {expect if expect is not None else '/' + regex + '/'!r}")
+    return v
+
+
+def verify_state(role, name, state, present=True):
+    """AT-SPI: the node of role/name has (or has not) the state."""
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(ctx.app, role=role, name=name)
+            if not nodes:
+                return False, "no such node"
+            return (state in nodes[0]["states"]) == present, nodes[0]["states"]
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI {role} {name!r} states {got}: want {'' if present else 'no '}{state}")
+    return v
+
+
+def verify_file(path, contains=None, regex=None):
+    """The file exists on disk (and holds the text)."""
+    def v(ctx):
+        p = path.replace("$WORK", ctx.env.work)
+
+        def probe():
+            if not os.path.exists(p):
+                return False, "missing"
+            data = open(p, "rb").read().decode("utf-8", "replace")
+            if contains is not None and contains not in data:
+                return False, data[:120]
+            if regex is not None and not re.search(regex, data):
+                return False, data[:120]
+            return True, data
+        ok, got = _poll(probe, timeout=8)
+        if not ok:
+            raise ctx.fail(f"file {os.path.basename(p)}: {got!r}, want {contains or regex!r}")
+    return v
+
+
+def verify_output(regex):
+    """The application's own output (its stdout, in the launch log) matches."""
+    def v(ctx):
+        log = ctx.launched.get("log")
+
+        def probe():
+            try:
+                data = open(log, errors="replace").read()
+            except OSError as e:
+                return False, str(e)
+            lines = [line for line in data.splitlines() if line.strip() and "WARNING" not in line and "Gtk-" not in line]
+            return any(re.fullmatch(regex, line.strip()) for line in lines), lines[-3:]
+        ok, got = _poll(probe, timeout=8)
+        if not ok:
+            raise ctx.fail(f"app printed {got!r}, want /{regex}/")
+    return v
+
+
+def verify_in_texts(expect, var="texts"):
+    """What ufo's `texts` returned holds the ground truth (a fixture's text, known independently)."""
+    def v(ctx):
+        got = ctx.vars.get(var, "")
+        if expect not in got:
+            raise ctx.fail(f"`texts` returned {got[:140]!r}; the document holds {expect!r}")
+    return v
+
+
+def verify_menu_listed(menu_role_names=("menu item", "check menu item", "radio menu item"), gtk4=False):
+    """AT-SPI's showing items of the open menu (or popup) are all in ufo's control list.
+
+    GTK 4.8 sets neither `showing` nor `enabled` on anything: there an item counts
+    when it is `visible`, `sensitive` and has a box on screen."""
+    def v(ctx):
+        nodes = []
+        for r in menu_role_names:
+            for n in ctx.env.atspi_find(ctx.app, role=r, showing=not gtk4):
+                e = n.get("extents") or [0, 0, 0, 0]
+                shown = ("visible" in n["states"] and e[2] > 0 and e[3] > 0) if gtk4 else "showing" in n["states"]
+                usable = "sensitive" in n["states"] if gtk4 else "enabled" in n["states"]
+                if shown and usable and n["name"].strip():
+                    nodes.append(n)
+        if not nodes:
+            raise ctx.fail("AT-SPI shows no open menu items (the menu did not open)")
+        listing = ctx.vars.get("listing") or ctx.controls()
+        names = {(c.get("name") or "").strip().lower() for c in listing}
+        missing = [n["name"] for n in nodes if n["name"].strip().lower() not in names]
+        if missing:
+            raise ctx.fail(f"{len(missing)} of {len(nodes)} open menu items not in ufo's list: {missing[:5]}")
+        # What the open menu covers is not to be listed: a person cannot see or click it.
+        groups = {}
+        for n in nodes:  # the popup's box: the union of its open items' boxes, per parent menu
+            e = n.get("extents")
+            if e and e[2] > 0 and e[3] > 0:
+                g = groups.setdefault(n.get("parent"), [e[0], e[1], e[0] + e[2], e[1] + e[3]])
+                g[:] = [min(g[0], e[0]), min(g[1], e[1]), max(g[2], e[0] + e[2]), max(g[3], e[1] + e[3])]
+        boxes = [(g[0], g[1], g[2] - g[0], g[3] - g[1]) for g in groups.values() if g[3] - g[1] > 40]
+        covered = []
+        for c in listing:
+            if c.get("type") in ("MenuItem", "Menu", "MenuBar", "Separator"):
+                continue
+            r = c.get("rect") or {}
+            if not r:
+                continue
+            cx, cy = r.get("x", 0) + r.get("width", 0) / 2, r.get("y", 0) + r.get("height", 0) / 2
+            if any(b[0] <= cx <= b[0] + b[2] and b[1] <= cy <= b[1] + b[3] for b in boxes):
+                covered.append(f"{c.get('type')}:{c.get('name')!r}")
+        if covered:
+            raise ctx.fail(f"{len(covered)} controls under the open menu are still listed: {covered[:4]}")
+    return v
+
+
+def verify_all(*vs):
+    def v(ctx):
+        for x in vs:
+            x(ctx)
+    return v
+
+
+def verify_selected_row(role, name, not_activated=None):
+    """AT-SPI: the row (role/name) is selected; optionally the app did not activate it."""
+    def v(ctx):
+        verify_state(role, name, "selected")(ctx)
+        if not_activated:
+            not_activated(ctx)
+    return v
+
+
+# ---------------------------------------------------------------- fixtures
+
+def make_fixtures(work):
+    with open(os.path.join(work, "doc.txt"), "w") as f:
+        f.write(DOC_TEXT + "\nsecond line\n")
+    for d in ("alpha-folder", "beta-folder", "gamma-folder"):
+        os.makedirs(os.path.join(work, "files", d), exist_ok=True)
+    with open(os.path.join(work, "files", "beta-folder", "inside-beta.txt"), "w") as f:
+        f.write("x\n")
+    with open(os.path.join(work, "doc.pdf"), "wb") as f:
+        f.write(_pdf(PDF_TEXT))
+    with open(os.path.join(work, "form.html"), "w") as f:
+        f.write(FORM_HTML)
+    prof = os.path.join(work, "ffprofile")
+    os.makedirs(prof, exist_ok=True)
+    with open(os.path.join(prof, "user.js"), "w") as f:
+        f.write(FIREFOX_PREFS)
+    lo = os.path.join(work, "lo-profile", "user")
+    os.makedirs(lo, exist_ok=True)
+    with open(os.path.join(lo, "registrymodifications.xcu"), "w") as f:
+        f.write(LO_PREFS)
+
+
+def _pdf(text):
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        None,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    stream = f"BT /F1 24 Tf 72 700 Td ({text}) Tj ET".encode()
+    objs[3] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    out = b"%PDF-1.4\n"
+    offs = []
+    for i, o in enumerate(objs, 1):
+        offs.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for o in offs:
+        out += b"%010d 00000 n \n" % o
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return out
+
+
+FORM_HTML = """<!doctype html>
+<html><head><title>Signup</title></head><body>
+<p>Conformance web page paragraph.</p>
+<form>
+<label for="name">Name</label> <input id="name" type="text"><br>
+<label for="color">Color</label>
+<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
+<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
+</form></body></html>
+"""
+
+FIREFOX_PREFS = """user_pref("browser.aboutwelcome.enabled", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("datareporting.policy.firstRunURL", "");
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("startup.homepage_welcome_url", "");
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
+user_pref("browser.sessionstore.resume_from_crash", false);
+user_pref("browser.startup.page", 0);
+user_pref("browser.newtab.preload", false);
+user_pref("browser.newtabpage.enabled", false);
+"""
+
+LO_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+</oor:items>
+"""
+
+
+# ---------------------------------------------------------------- the table
+
+LO = ["soffice", "-env:UserInstallation=file://$WORK/lo-profile", "--norestore", "--nologo"]
+# Java Swing through the ATK bridge (libatk-wrapper-java): a form of our own
+SWING = ["java", "-cp", "/usr/share/java/java-atk-wrapper.jar", "-Djava.library.path=/usr/lib/x86_64-linux-gnu/jni",
+         "-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper",
+         os.path.join(os.path.dirname(os.path.abspath(__file__)), "swing", "ConformanceForm.java"), "$WORK/swing-out.txt"]
+FF = ["firefox-esr", "--new-instance", "--no-remote", "--profile", "$WORK/ffprofile", "file://$WORK/form.html"]
+TYPED = "conformance typed text"
+
+CHECKS = [
+    # ---- gedit (GTK 3)
+    Check("gedit", "type", "set_edit_text in the document → AT-SPI text of the view",
+          ["gedit", "--new-window", "-s"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("gedit", "read", "`texts` on the document of an opened file → the file's text",
+          ["gedit", "-s", "$WORK/doc.txt"],
+          [remember_texts("Edit|Document", ".*")],
+          verify_in_texts(DOC_TEXT)),
+    Check("gedit", "dialog", "^+s, type the name into Save As, Enter → the file on disk",
+          ["gedit", "-s"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by gedit", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name:?$", text="$WORK/gedit-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/gedit-saved.txt", contains="saved by gedit")),
+    # ---- mousepad (GTK 3)
+    Check("mousepad", "type", "set_edit_text in the document → AT-SPI text",
+          ["mousepad"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("mousepad", "menu", "click the File menu, observe → every item AT-SPI shows is listed",
+          ["mousepad"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    Check("mousepad", "dialog", "^+s, file name into Save As, Enter → the file on disk",
+          ["mousepad"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by mousepad", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name:?$", text="$WORK/mousepad-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/mousepad-saved.txt", contains="saved by mousepad")),
+    # ---- galculator (GTK 3)
+    Check("galculator", "calc", "keyboard_input {ESC}98-19{ENTER} → AT-SPI display reads 79",
+          ["galculator"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text("text", None, expect="79")),
+    Check("galculator", "menu", "click the Edit menu → every open item is listed",
+          ["galculator"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- thunar (GTK 3)
+    Check("thunar", "select", "click_input on a folder row → the row is selected, the folder not opened",
+          ["thunar", "$WORK/files"],
+          [keys("^2"), sleep(1),  # the details view: Thunar's icon view has no accessible items
+           act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^beta-folder$"), sleep(1)],
+          verify_all(verify_state("table cell", "^beta-folder$", "selected"),
+                     verify_text("text", None, regex=r"/files/?$"))),
+    Check("thunar", "activate", "double click on a folder row → Thunar is in that folder",
+          ["thunar", "$WORK/files"],
+          [keys("^2"), sleep(1),
+           act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^gamma-folder$", double=True), sleep(1)],
+          verify_text("text", None, regex=r"gamma-folder/?$")),
+    Check("thunar", "rows", "the side pane's rows AT-SPI shows are all in ufo's list",
+          ["thunar", "$WORK/files"],
+          [remember_listing()],
+          lambda ctx: verify_rows_listed(ctx, ["Places", "root", "File System"])),
+    # ---- evince (GTK 3)
+    Check("evince", "read", "`texts` on the page of a PDF → the PDF's text",
+          ["evince", "$WORK/doc.pdf"],
+          [sleep(1), remember_texts("Document", ".*")],
+          verify_in_texts(PDF_TEXT), settle=2),
+    # ---- gnome-calculator (GTK 4)
+    Check("gnome-calculator", "calc", "keyboard_input 98-19{ENTER} → AT-SPI display reads 79",
+          ["gnome-calculator"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text("text", None, regex=r"^79$")),
+    # ---- gnome-text-editor (GTK 4)
+    Check("gnome-text-editor", "type", "set_edit_text in the view → AT-SPI text",
+          ["gnome-text-editor", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    # ---- KCalc (Qt 5)
+    Check("kcalc", "calc", "keyboard_input 98-19{ENTER} → KCalc's display (AT-SPI) reads 79",
+          ["kcalc"],
+          [keys("{ESC}98-19{ENTER}")],
+          verify_text(None, None, regex=r"^79$")),
+    # ---- featherpad (Qt 5)
+    Check("featherpad", "type", "set_edit_text in the editor → AT-SPI text",
+          ["featherpad", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    Check("featherpad", "menu", "click File → every open item is listed",
+          ["featherpad", "--standalone"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- zenity (GTK 3)
+    Check("zenity", "dialog", "zenity --entry: set_edit_text, click OK → zenity prints the text",
+          ["zenity", "--entry", "--text", "Your name"],
+          [act("set_edit_text", "Edit", ".*", text="Ada", clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"Ada")),
+    Check("zenity", "select", "zenity --list: click a row, OK → zenity prints that row",
+          ["zenity", "--list", "--column", "Fruit", "apple", "banana", "cherry"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^banana$"),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"banana")),
+    Check("zenity", "activate", "zenity --list: double click a row → zenity prints it (row activated)",
+          ["zenity", "--list", "--column", "Fruit", "apple", "banana", "cherry"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^cherry$", double=True)],
+          verify_output(r"cherry")),
+    # ---- gtk3-widget-factory (GTK 3)
+    Check("gtk3-widget-factory", "checkbox", "click_input on the unticked, enabled 'checkbutton' → AT-SPI: one more ticked",
+          ["gtk3-widget-factory"],
+          [run_step(lambda ctx: ctx.vars.__setitem__("before", count_states(ctx, "check box", "^checkbutton$", ["checked", "enabled"]))),
+           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "CheckBox" and c.get("name") == "checkbutton"
+                               and "checked" not in st(c) and "enabled" in st(c)], "click_input", pick=0)],
+          lambda ctx: verify_count_change(ctx, "check box", "^checkbutton$", ["checked", "enabled"], +1)),
+    Check("gtk3-widget-factory", "select", "click_input on the tree row 'Otto' → AT-SPI: that cell is selected",
+          ["gtk3-widget-factory"],
+          [act("click_input", "ListItem|TreeItem|DataItem|TableItem", "^Otto$")],
+          verify_state("table cell", "^Otto$", "selected")),
+    Check("gtk3-widget-factory", "combo", "click the combo 'Left', click the item 'Middle' in its popup → AT-SPI combo named 'Middle'",
+          ["gtk3-widget-factory"],
+          [act("click_input", "ComboBox", "^Left$"), sleep(0.8),
+           act("click_input", "MenuItem|ListItem", "^Middle$")],
+          lambda ctx: verify_combo_count(ctx, "Middle", 2)),
+    Check("gtk3-widget-factory", "type", "set_edit_text in the multi-line text view → AT-SPI text",
+          ["gtk3-widget-factory"],
+          [act("set_edit_text", "Edit|Document", "Lorem|^$", text=TYPED, clear_current_text=True)],
+          verify_text("text", None, expect=TYPED)),
+    # ---- gnumeric (GTK 3)
+    Check("gnumeric", "type", "keyboard_input =6*7{ENTER}{UP} into the sheet → the status bar reads 'Sum = 42'",
+          ["gnumeric"],
+          [keys("=6*7{ENTER}{UP}")],
+          verify_text("label", "^Sum", regex=r"Sum = 42$"), settle=2),
+    Check("gnumeric", "menu", "click the Edit menu → every open item is listed",
+          ["gnumeric"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed(), settle=2),
+    # ---- xfce4-terminal (VTE)
+    Check("xfce4-terminal", "type", "keyboard_input 'echo … > file{ENTER}' → the shell wrote the file",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [keys("echo conformance-term > term-out.txt{ENTER}")],
+          verify_file("$WORK/term-out.txt", contains="conformance-term")),
+    Check("xfce4-terminal", "read", "run 'echo MARK', then `texts` on the terminal → holds the output line",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [keys("echo MARK-$((6*7)){ENTER}"), sleep(1), remember_texts("Edit|Document|Terminal|Custom|Pane", ".*")],
+          verify_all(verify_text("terminal", None, regex=r"\nMARK-42"), verify_in_texts("MARK-42"))),
+    Check("xfce4-terminal", "dialog", "set_edit_text into the terminal ('echo hi > f') then {ENTER} → file, and ufo reports success",
+          ["xfce4-terminal", "--disable-server", "--working-directory", "$WORK"],
+          [act("set_edit_text", "Edit|Document|Terminal|Custom|Pane", ".*", text="echo set-edit > term-set.txt"),
+           keys("{ENTER}")],
+          verify_file("$WORK/term-set.txt", contains="set-edit")),
+    # ---- abiword (GTK 3)
+    Check("abiword", "dialog", "keyboard_input text, ^s, name into Save As, Enter → the .abw on disk holds the text",
+          ["abiword"],
+          [keys("abiword typed text"), keys("^s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name:?$", text="$WORK/abi-saved.abw", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/abi-saved.abw", contains="abiword typed text"), settle=2),
+    Check("abiword", "menu", "click the Format menu → every open item is listed",
+          ["abiword"],
+          [act("click_input", "MenuItem|Menu", "^Format$"), sleep(0.8), remember_listing()],
+          verify_menu_listed(), settle=2),
+    # ---- qt6ct (Qt 6)
+    Check("qt6ct", "combo", "click the combo 'Style:' (Fusion), click 'Windows' → AT-SPI combo named 'Windows'",
+          ["qt6ct"],
+          [act("click_input", "ComboBox", "^Fusion$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem", "^Windows$")],
+          verify_text("combo box", "^Windows$", expect="Windows"), settle=1.5),
+    Check("qt6ct", "checkbox", "click tab 'Interface', click_input 'Enable gui effects' → AT-SPI checked",
+          ["qt6ct"],
+          [act("click_input", "TabItem", "^Interface$"), sleep(0.5),
+           act("click_input", "CheckBox", "^Enable gui effects$")],
+          verify_state("check box", "^Enable gui effects$", "checked"), settle=1.5),
+    Check("qt6ct", "dialog", "tab 'Interface', tick 'Enable gui effects', click OK → qt6ct.conf on disk",
+          ["qt6ct"],
+          [act("click_input", "TabItem", "^Interface$"), sleep(0.5),
+           act("click_input", "CheckBox", "^Enable gui effects$"), act("click_input", "Button", "^OK$")],
+          verify_file("$WORK/config/qt6ct/qt6ct.conf", regex=r"gui_effects=\S"), settle=1.5),
+    # ---- zenity password and calendar
+    Check("zenity", "type", "zenity --password: set_edit_text into the password field, OK → zenity prints it",
+          ["zenity", "--password"],
+          [act("set_edit_text", "Edit", ".*", text="s3cret-pw", clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(r"s3cret-pw")),
+    Check("zenity", "read", "zenity --calendar: ufo lists the Calendar control; OK → zenity prints the date it holds",
+          ["zenity", "--calendar", "--day", "17", "--month", "5", "--year", "2024", "--date-format", "%Y-%m-%d"],
+          [remember_listing(),
+           act("click_input", "Button", "^OK$")],
+          verify_all(verify_output(r"2024-05-17"), lambda ctx: verify_listing_has(ctx, r"Calendar", field="type"))),
+    # ---- evince menu? (no menu bar: GTK 3 header bar)
+    # ---- gtk4-widget-factory (GTK 4)
+    Check("gtk4-demo", "checkbox", "gtk4-demo dropdown page: click_input 'Enable search' → AT-SPI checked",
+          ["gtk4-demo", "--run=dropdown"],
+          [act("click_input", "CheckBox", "^Enable search$")],
+          verify_state("check box", "^Enable search$", "checked"), settle=2),
+    Check("gtk4-demo", "read", "the main window's tabs are listed by their visible names (Info, Source, ...), not all 'Tab'",
+          ["gtk4-demo"],
+          [remember_listing()],
+          lambda ctx: verify_tab_names(ctx), settle=2),
+    Check("gtk4-demo", "combo", "gtk4-demo dropdown: click a drop-down, pick an item in its popover → AT-SPI shows the new choice",
+          ["gtk4-demo", "--run=dropdown"],
+          [remember_listing("before"),
+           act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "ComboBox"], "click_input", pick=0), sleep(0.8),
+           remember_listing(),
+           run_step(lambda ctx: pick_popover_item(ctx))],
+          lambda ctx: verify_popover_pick(ctx), settle=2),
+    Check("gnome-text-editor", "menu", "click the main menu button → every item of its popover is listed",
+          ["gnome-text-editor", "--standalone"],
+          [act("click_input", "Button|MenuItem", "Main Menu|Menu"), sleep(0.8), remember_listing()],
+          verify_menu_listed(gtk4=True), settle=1.5),
+    Check("gnome-text-editor", "dialog", "type, ^+s, name into Save As, Enter → the file on disk",
+          ["gnome-text-editor", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by gte", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit", "^Name:?$", text="$WORK/gte-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/gte-saved.txt", contains="saved by gte"), settle=1.5),
+    Check("featherpad", "checkbox", "Options menu → click the ticked 'Wrap Lines' → AT-SPI: unticked, and the menu closed",
+          ["featherpad", "--standalone"],
+          [act("click_input", "MenuItem|Menu", "^Options$"), sleep(0.8),
+           act("click_input", "MenuItem|CheckBox", "^Wrap Lines$"), sleep(0.8)],
+          verify_all(verify_state("menu item", "^Wrap Lines$", "checked", present=False),
+                     lambda ctx: verify_menu_closed(ctx))),
+    # ---- featherpad dialog
+    Check("featherpad", "dialog", "type, ^+s, file name into Save As, Enter → the file on disk",
+          ["featherpad", "--standalone"],
+          [act("set_edit_text", "Edit|Document", ".*", text="saved by featherpad", clear_current_text=True),
+           keys("^+s"), sleep(1.5),
+           act("set_edit_text", "Edit|ComboBox", "File name|^$", text="$WORK/fp-saved.txt", clear_current_text=True),
+           keys("{ENTER}")],
+          verify_file("$WORK/fp-saved.txt", contains="saved by featherpad")),
+    # ---- kcalc read
+    Check("kcalc", "read", "after 6*7{ENTER}, ufo's control list shows the display's 42",
+          ["kcalc"],
+          [keys("{ESC}6*7{ENTER}"), sleep(0.5), remember_listing()],
+          verify_all(verify_text(None, None, regex=r"^42$"), lambda ctx: verify_listing_has(ctx, r"^42$"))),
+    Check("kcalc", "menu", "click the Edit menu → every open item is listed, then it closes on a pick",
+          ["kcalc"],
+          [act("click_input", "MenuItem|Menu", "^Edit$"), sleep(0.8), remember_listing()],
+          verify_menu_listed()),
+    # ---- qpdfview (Qt 5)
+    Check("qpdfview", "combo", "the closed zoom combo's items are not listed; click it, click '200 %' → AT-SPI combo reads 200 %",
+          ["qpdfview", "--unique", "$WORK/doc.pdf"],
+          [remember_listing("closed"),
+           act("click_input", "ComboBox", "^100 %$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem", "^200 %$")],
+          verify_all(lambda ctx: verify_not_listed(ctx, "closed", "ListItem", r"^(50|75|150|300|400) %$"),
+                     verify_text("combo box", None, regex=r"^200 %$")), settle=2),
+    # ---- LibreOffice Calc
+    Check("lo-calc", "type", "Name Box → A1, keyboard_input =6*7{ENTER} → AT-SPI cell A1 reads 42",
+          LO + ["--calc"],
+          [act_on(lambda ctx: [c for c in ctx.controls() if c.get("type") == "Edit" and c.get("value") == "A1"],
+                  "set_edit_text", text="A1", clear_current_text=True), keys("{ENTER}"),
+           keys("=6*7{ENTER}")],
+          verify_text("table cell", "^A1$", regex=r"^42$"), settle=4),
+    Check("lo-calc", "menu", "click the Format menu → every open item is listed (once)",
+          LO + ["--calc"],
+          [act("click_input", "MenuItem|Menu", "^Format$"), sleep(1), remember_listing()],
+          verify_menu_listed(), settle=4),
+    Check("lo-calc", "read", "the menu bar is listed once (AT-SPI shows one on screen), the Name Box with a name",
+          LO + ["--calc"],
+          [remember_listing()],
+          verify_all(lambda ctx: verify_listed_once(ctx, "MenuItem", "File"),
+                     lambda ctx: verify_listing_has(ctx, r"Name Box", field="name")), settle=4),
+    # ---- LibreOffice Writer
+    Check("lo-writer", "type", "set_edit_text into the document → AT-SPI paragraph text",
+          LO + ["--writer"],
+          [act("set_edit_text", "Document", ".*", text=TYPED)],
+          verify_text("paragraph", None, regex=TYPED), settle=4),
+    Check("lo-writer", "dialog", "type, ^+s, name into Save As, Enter (Keep format) → the .odt on disk holds the text",
+          LO + ["--writer"],
+          [act("set_edit_text", "Document", ".*", text="saved by writer"),
+           keys("^+s"), sleep(2),
+           act("set_edit_text", "Edit|ComboBox", "^Name:?$|File name", text="$WORK/writer-saved.odt", clear_current_text=True),
+           keys("{ENTER}")],
+          lambda ctx: verify_odt(ctx, "$WORK/writer-saved.odt", "saved by writer"), settle=4),
+    Check("lo-writer", "read", "`texts` on the document of an opened .txt → the file's text",
+          LO + ["--writer", "$WORK/doc.txt"],
+          [remember_texts("Document", ".*")],
+          verify_in_texts(DOC_TEXT), settle=4),
+    # ---- Java Swing (ATK bridge)
+    Check("swing", "type", "set_edit_text in the field 'Name', click Save → the form's file holds the name",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("set_edit_text", "Edit", "^Name$", text="Ada Swing", clear_current_text=True),
+           act("click_input", "Button", "^Save$")],
+          verify_all(verify_text("text", "^Name$", expect="Ada Swing"),
+                     verify_file("$WORK/swing-out.txt", contains="name=Ada Swing")), settle=2),
+    Check("swing", "checkbox", "click_input on 'Subscribe', click Save → AT-SPI checked and the file says so",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("click_input", "CheckBox", "^Subscribe$"), act("click_input", "Button", "^Save$")],
+          verify_all(verify_state("check box", "^Subscribe$", "checked"),
+                     verify_file("$WORK/swing-out.txt", contains="subscribe=true")), settle=2),
+    Check("swing", "combo", "click the combo 'Red', click 'Blue' in its popup → AT-SPI combo named Blue",
+          SWING,
+          [act("click_input", "ComboBox", "^Red$"), sleep(0.8),
+           act("click_input", "ListItem|MenuItem|Text", "^Blue$")],
+          verify_text("combo box", None, regex="^Blue$"), settle=2),
+    Check("swing", "select", "click_input on the list row 'banana', click Save → AT-SPI selected, the file names it",
+          SWING,
+          [remove("$WORK/swing-out.txt"),
+           act("click_input", "ListItem|Text|DataItem", "^banana$"), act("click_input", "Button", "^Save$")],
+          verify_all(verify_state("label", "^banana$", "selected"),
+                     verify_file("$WORK/swing-out.txt", contains="fruit=banana")), settle=2),
+    # ---- window titles (issue 27: windows named "")
+    Check("kcalc", "title", "`ufo windows` titles KCalc's window as X does (xprop _NET_WM_NAME)",
+          ["kcalc"], [], verify_window_title),
+    Check("qt6ct", "title", "`ufo windows` lists qt6ct (its top level is a `filler`) with X's title",
+          ["qt6ct"], [], verify_window_title),
+    Check("zenity", "title", "`ufo windows` titles zenity's calendar dialog as X does",
+          ["zenity", "--calendar", "--title", "Pick a day"], [], verify_window_title),
+    Check("swing", "title", "`ufo windows` titles the Swing frame as X does",
+          SWING, [], verify_window_title, settle=2),
+    # ---- firefox
+    Check("firefox", "type", "set_edit_text in a web form field → AT-SPI text",
+          FF,
+          [act("set_edit_text", "Edit", "^Name:?$", text="Ada Lovelace", clear_current_text=True)],
+          verify_text("entry", "^Name:?$", expect="Ada Lovelace"), settle=3),
+    Check("firefox", "checkbox", "click_input on 'Subscribe' → AT-SPI checked",
+          FF,
+          [act("click_input", "CheckBox", "^Subscribe$")],
+          verify_state("check box", "^Subscribe$", "checked"), settle=3),
+    Check("firefox", "combo", "click the select 'Color', click 'Blue' → AT-SPI combo shows Blue",
+          FF,
+          [act("click_input", "ComboBox", "Color|Red"), sleep(0.8), act("click_input", "MenuItem|ListItem", "^Blue$")],
+          verify_state("menu item", "^Blue$", "selected"), settle=3),
+    Check("firefox", "read", "`texts` on the page document → the page's paragraph",
+          FF,
+          [remember_texts("Document|Pane|Group", "Signup|.*")],
+          verify_in_texts("Conformance web page paragraph."), settle=3),
+]
+
+
+def verify_rows_listed(ctx, names):
+    """AT-SPI's showing rows with these names are all in ufo's list."""
+    listing = ctx.vars.get("listing") or ctx.controls()
+    listed = {(c.get("name") or "").strip() for c in listing}
+    missing = [n for n in names if n not in listed]
+    if missing:
+        raise ctx.fail(f"rows {missing} are on screen but not in ufo's list ({len(listing)} controls)")
