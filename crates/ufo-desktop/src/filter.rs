@@ -162,6 +162,31 @@ pub fn label_controls(
         }
     }
 
+    // The items of a combo box that says it can expand but is not expanded
+    // are not on screen, whatever they say (Qt marks them showing).
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if hidden.get(i).copied().unwrap_or(false) || n.parent.is_none() {
+            continue;
+        }
+        let closed_combo = |a: &UiNode| {
+            a.control_type == ControlType::ComboBox
+                && a.has_state("expandable")
+                && !a.has_state("expanded")
+        };
+        let mut cur = n.parent;
+        for _ in 0..tree.nodes.len() {
+            let Some(p) = cur else { break };
+            let Some(pn) = tree.nodes.get(p) else { break };
+            if closed_combo(pn) {
+                if let Some(h) = hidden.get_mut(i) {
+                    *h = true;
+                }
+                break;
+            }
+            cur = pn.parent;
+        }
+    }
+
     // kept[i] = Some(rect, display name) when node i became a control.
     let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; tree.nodes.len()];
     let mut picked: Vec<(usize, Control)> = Vec::new();
@@ -286,6 +311,19 @@ pub fn label_controls(
 /// menu bar's open menu under its title). Their node indices and the
 /// rectangles they cover.
 fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, Rect<Screen>)> {
+    // Where a popup's items are drawn: the union of its showing children's
+    // boxes (Swing reports its popup over the combo, its list below it); a
+    // popup whose children have no place on screen is closed (Gecko keeps a
+    // closed select's list "showing", its item at -1,-1).
+    let drawn = |n: &UiNode| {
+        n.children
+            .iter()
+            .filter_map(|&c| tree.nodes.get(c))
+            .filter(|c| is_shown(c))
+            .filter_map(|c| c.rect)
+            .filter(|r| r.x >= 0 && r.y >= 0)
+            .reduce(|a, b| a.union(&b))
+    };
     let mut out: Vec<(usize, Rect<Screen>)> = tree
         .nodes
         .iter()
@@ -296,7 +334,13 @@ fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, R
                 && (matches!(n.control_type, ControlType::Menu | ControlType::Window)
                     || n.has_state("modal"))
         })
-        .filter_map(|(i, n)| Some((i, n.rect?)))
+        .filter_map(|(i, n)| {
+            let own = n.rect?;
+            match n.children.is_empty() {
+                true => Some((i, own)),
+                false => Some((i, drawn(n)?)),
+            }
+        })
         .collect();
     for (i, n) in tree.nodes.iter().enumerate() {
         if !matches!(n.control_type, ControlType::MenuItem | ControlType::Menu) || !is_shown(n) {

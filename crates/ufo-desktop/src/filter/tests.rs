@@ -505,3 +505,35 @@ fn an_open_submenu_hides_what_it_covers() {
         .collect();
     assert_eq!(names, ["File", "Edit", "New", "Free row", "Quit"]);
 }
+
+#[test]
+fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Win", s, Some((0, 0, 400, 300))),
+            // Qt: a closed combo's items say "showing".
+            (
+                Some(0),
+                "ComboBox",
+                "Zoom",
+                &format!("{s} expandable"),
+                Some((10, 10, 100, 20)),
+            ),
+            (Some(1), "List", "", "visible", Some((10, 30, 100, 60))),
+            (Some(2), "ListItem", "50%", s, Some((10, 30, 100, 20))),
+            // Gecko: a closed select keeps a "showing" list at -1,-1 over it.
+            (Some(0), "ComboBox", "Color", s, Some((200, 10, 100, 20))),
+            (Some(4), "Menu", "", s, Some((200, 10, 100, 20))),
+            (Some(5), "MenuItem", "Red", "visible", Some((-1, -1, 1, 1))),
+            // Beside them.
+            (Some(0), "Button", "Go", s, Some((150, 200, 40, 20))),
+        ],
+    );
+    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["Zoom", "Color", "Go"]);
+}

@@ -477,6 +477,13 @@ async fn set_edit_text(
     };
     let mut method = "editable_text";
     match direct {
+        // A person who filled a field has the keyboard there: the next
+        // {ENTER} must reach it (Calc's Name Box), not the grid.
+        Ok(()) if c.control_type == ControlType::Edit => {
+            if let Err(e) = b.focus_element(h).await {
+                tracing::debug!(error = %e, "could not focus the field that was set");
+            }
+        }
         Ok(()) => {}
         // No EditableText interface: type it, as UFO's type_keys does.
         Err(DesktopError::Unsupported { .. }) => {
