@@ -296,10 +296,13 @@ impl AtspiBackend {
 /// nearest), else one just above it, overlapping it horizontally.
 fn label_beside(nodes: &[UiNode], i: usize) -> Option<String> {
     let node = nodes.get(i)?;
+    // Fields only: a text view (multi-line) is a document, and what sits
+    // above it is a heading or a window title, not its label.
     if !matches!(
         node.control_type,
         ControlType::Edit | ControlType::ComboBox | ControlType::Spinner | ControlType::Slider
-    ) {
+    ) || node.states.iter().any(|s| s == "multi-line")
+    {
         return None;
     }
     let r = node.rect?;

@@ -427,13 +427,7 @@ impl X11 {
     /// connection.
     fn raise_popups_of(&self, win: u32) -> Result<()> {
         let base = |w: u32| w & !self.conn.setup().resource_id_mask;
-        let order = self
-            .conn
-            .query_tree(self.root)
-            .map_err(cerr("QueryTree"))?
-            .reply()
-            .map_err(xerr("QueryTree"))?
-            .children;
+        let order = self.stacking_order()?;
         let own: Vec<u32> = order
             .into_iter()
             .filter(|&w| w != win && base(w) == base(win))
@@ -455,15 +449,20 @@ impl X11 {
         Ok(())
     }
 
-    /// True when another viewable window overlapping `win` is stacked above it.
-    pub fn is_obscured(&self, win: u32) -> Result<bool> {
-        let order = self
+    /// The root's children, bottom to top.
+    fn stacking_order(&self) -> Result<Vec<u32>> {
+        Ok(self
             .conn
             .query_tree(self.root)
             .map_err(cerr("QueryTree"))?
             .reply()
             .map_err(xerr("QueryTree"))?
-            .children;
+            .children)
+    }
+
+    /// True when another viewable window overlapping `win` is stacked above it.
+    pub fn is_obscured(&self, win: u32) -> Result<bool> {
+        let order = self.stacking_order()?;
         // Under a reparenting window manager the client is inside a frame: find
         // the root child that contains it.
         let top_of = |w: u32| -> u32 {
