@@ -479,7 +479,9 @@ async fn set_edit_text(
     match direct {
         // A person who filled a field has the keyboard there: the next
         // {ENTER} must reach it (Calc's Name Box), not the grid.
-        Ok(()) if c.control_type == ControlType::Edit => {
+        // (Focusing a field that has it already would select its text in
+        // GTK: a Save dialog's name field then ignored the next {ENTER}.)
+        Ok(()) if c.control_type == ControlType::Edit && !c.has_state("focused") => {
             if let Err(e) = b.focus_element(h).await {
                 tracing::debug!(error = %e, "could not focus the field that was set");
             }
