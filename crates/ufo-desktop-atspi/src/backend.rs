@@ -42,8 +42,11 @@ use zbus::proxy::CacheProperties;
 
 mod capture;
 mod children;
+mod content;
 mod live;
+mod toolkit;
 mod windows;
+pub(crate) use toolkit::Toolkit;
 
 use children::Children;
 
@@ -338,155 +341,6 @@ impl AtspiBackend {
         tokio::task::spawn_blocking(move || f(&x))
             .await
             .map_err(|e| DesktopError::Backend(format!("input thread: {e}")))?
-    }
-
-    /// True when the application on `bus_name` is GTK 4 (window-relative extents).
-    async fn is_gtk4(&self, bus_name: &str) -> bool {
-        self.gtk_version(bus_name).await == 4
-    }
-
-    /// The application's GTK major version, 0 when it is not GTK (asked once
-    /// per application; a busy application is asked again next time).
-    async fn gtk_version(&self, bus_name: &str) -> u8 {
-        match self.toolkit(bus_name).await {
-            Toolkit::Gtk(v) => v,
-            _ => 0,
-        }
-    }
-
-    /// The application's toolkit (asked once per application; a busy
-    /// application is asked again next time and counts as `Other` meanwhile).
-    async fn toolkit(&self, bus_name: &str) -> Toolkit {
-        if let Some(v) = self.known_toolkit(bus_name) {
-            return v;
-        }
-        let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
-        let answer = match self.application(&h).await {
-            Ok(app) => {
-                let (tk, ver) = futures::join!(
-                    call(&h, "ToolkitName", app.toolkit_name()),
-                    call(&h, "Version", app.version())
-                );
-                match (tk, ver) {
-                    (Ok(tk), Ok(ver)) => Some(Toolkit::from_name(&tk, &ver)),
-                    // No Application interface at all: not GTK.
-                    (Err(DesktopError::Backend(_)), _) => Some(Toolkit::Other),
-                    _ => None,
-                }
-            }
-            Err(_) => None,
-        };
-        if let Some(v) = answer
-            && let Ok(mut m) = self.toolkits.lock()
-        {
-            m.insert(bus_name.to_owned(), v);
-        }
-        answer.unwrap_or(Toolkit::Other)
-    }
-
-    /// The toolkit already learned for an application, without asking.
-    fn known_toolkit(&self, bus_name: &str) -> Option<Toolkit> {
-        self.toolkits
-            .lock()
-            .ok()
-            .and_then(|m| m.get(bus_name).copied())
-    }
-}
-
-impl AtspiBackend {
-    /// The text a person reads below container `h`: the texts of its showing
-    /// descendants (and the names of its labels) in tree order, breadth
-    /// first, at most [`TEXT_BELOW_NODES`] elements and
-    /// [`TEXT_BELOW_CHARS`] characters.
-    async fn text_below(&self, h: &ElementHandle) -> Result<String> {
-        let mut out = String::new();
-        let mut level = vec![h.clone()];
-        let mut read = 0usize;
-        for _ in 0..TEXT_BELOW_DEPTH {
-            let nodes = futures::future::join_all(
-                level
-                    .iter()
-                    .map(|c| self.read_node(c, TEXT_BELOW_CHARS, Some(TEXT_BELOW_NODES), None)),
-            )
-            .await;
-            let mut next = Vec::new();
-            for (i, raw) in nodes.into_iter().enumerate() {
-                let raw = match raw {
-                    Ok(r) => r,
-                    Err(e @ DesktopError::StaleElement { .. }) if i == 0 && read == 0 => {
-                        return Err(e);
-                    }
-                    Err(_) => continue,
-                };
-                read += 1;
-                let showing = raw.states.contains(State::Showing);
-                if read > 1 && !showing {
-                    continue;
-                }
-                if let Some(t) = raw.text.as_deref().filter(|t| !t.trim().is_empty()) {
-                    push_line(&mut out, t);
-                } else if matches!(raw.role, Role::Label | Role::Static | Role::Heading)
-                    && !raw.name.trim().is_empty()
-                {
-                    push_line(&mut out, &raw.name);
-                }
-                next.extend(raw.children.iter().map(|(b, p)| handle(b, p)));
-            }
-            if out.chars().count() >= TEXT_BELOW_CHARS || read >= TEXT_BELOW_NODES {
-                break;
-            }
-            next.truncate(TEXT_BELOW_NODES.saturating_sub(read));
-            if next.is_empty() {
-                break;
-            }
-            level = next;
-        }
-        Ok(capture::truncate(out, TEXT_BELOW_CHARS))
-    }
-}
-
-/// Appends `t` on a line of its own.
-fn push_line(out: &mut String, t: &str) {
-    if !out.is_empty() && !out.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str(t.trim_end());
-}
-
-/// How deep [`AtspiBackend::text_below`] looks.
-const TEXT_BELOW_DEPTH: usize = 6;
-/// How many elements [`AtspiBackend::text_below`] reads.
-const TEXT_BELOW_NODES: usize = 300;
-/// How many characters [`AtspiBackend::text_below`] returns.
-const TEXT_BELOW_CHARS: usize = 20_000;
-
-/// The toolkit an application is written with, where its quirks differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Toolkit {
-    /// GTK of this major version.
-    Gtk(u8),
-    /// Qt (any version).
-    Qt,
-    /// Anything else (LibreOffice's VCL, Firefox's Gecko, Java, …).
-    Other,
-}
-
-impl Toolkit {
-    /// From the Application interface's `ToolkitName` and `Version`.
-    fn from_name(name: &str, version: &str) -> Self {
-        if name.eq_ignore_ascii_case("gtk") {
-            Toolkit::Gtk(
-                version
-                    .split('.')
-                    .next()
-                    .and_then(|m| m.parse().ok())
-                    .unwrap_or(0),
-            )
-        } else if name.eq_ignore_ascii_case("qt") {
-            Toolkit::Qt
-        } else {
-            Toolkit::Other
-        }
     }
 }
 

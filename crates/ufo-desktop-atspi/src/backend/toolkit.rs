@@ -1,0 +1,88 @@
+//! Which toolkit an application is written with, asked once per
+//! application: the quirks handled elsewhere differ by toolkit.
+
+use super::*;
+
+impl AtspiBackend {
+    /// True when the application on `bus_name` is GTK 4 (window-relative extents).
+    pub(super) async fn is_gtk4(&self, bus_name: &str) -> bool {
+        self.gtk_version(bus_name).await == 4
+    }
+
+    /// The application's GTK major version, 0 when it is not GTK (asked once
+    /// per application; a busy application is asked again next time).
+    pub(super) async fn gtk_version(&self, bus_name: &str) -> u8 {
+        match self.toolkit(bus_name).await {
+            Toolkit::Gtk(v) => v,
+            _ => 0,
+        }
+    }
+
+    /// The application's toolkit (asked once per application; a busy
+    /// application is asked again next time and counts as `Other` meanwhile).
+    pub(super) async fn toolkit(&self, bus_name: &str) -> Toolkit {
+        if let Some(v) = self.known_toolkit(bus_name) {
+            return v;
+        }
+        let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
+        let answer = match self.application(&h).await {
+            Ok(app) => {
+                let (tk, ver) = futures::join!(
+                    call(&h, "ToolkitName", app.toolkit_name()),
+                    call(&h, "Version", app.version())
+                );
+                match (tk, ver) {
+                    (Ok(tk), Ok(ver)) => Some(Toolkit::from_name(&tk, &ver)),
+                    // No Application interface at all: not GTK.
+                    (Err(DesktopError::Backend(_)), _) => Some(Toolkit::Other),
+                    _ => None,
+                }
+            }
+            Err(_) => None,
+        };
+        if let Some(v) = answer
+            && let Ok(mut m) = self.toolkits.lock()
+        {
+            m.insert(bus_name.to_owned(), v);
+        }
+        answer.unwrap_or(Toolkit::Other)
+    }
+
+    /// The toolkit already learned for an application, without asking.
+    pub(super) fn known_toolkit(&self, bus_name: &str) -> Option<Toolkit> {
+        self.toolkits
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bus_name).copied())
+    }
+}
+
+/// The toolkit an application is written with, where its quirks differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Toolkit {
+    /// GTK of this major version.
+    Gtk(u8),
+    /// Qt (any version).
+    Qt,
+    /// Anything else (LibreOffice's VCL, Firefox's Gecko, Java, …).
+    Other,
+}
+
+impl Toolkit {
+    /// From the Application interface's `ToolkitName` and `Version`.
+    pub(super) fn from_name(name: &str, version: &str) -> Self {
+        if name.eq_ignore_ascii_case("gtk") {
+            Toolkit::Gtk(
+                version
+                    .split('.')
+                    .next()
+                    .and_then(|m| m.parse().ok())
+                    .unwrap_or(0),
+            )
+        } else if name.eq_ignore_ascii_case("qt") {
+            Toolkit::Qt
+        } else {
+            Toolkit::Other
+        }
+    }
+}
