@@ -254,6 +254,7 @@ impl AtspiBackend {
             }
         }));
         let labels = tokio::time::timeout(limit, reads).await.unwrap_or_default();
+        let field_labels = texts_on_screen(nodes);
         for (k, &i) in todo.iter().enumerate() {
             // A text area inside a named container (LibreOffice's "Input line"
             // panel around the formula bar's paragraph) is that container; an
@@ -276,7 +277,7 @@ impl AtspiBackend {
                 continue;
             }
             let shown_text = visible_text(nodes, i);
-            let beside = label_beside(nodes, i);
+            let beside = label_beside(&nodes[i], &field_labels);
             let node = &mut nodes[i];
             let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
             let described = Some(node.description.trim().to_owned())
@@ -291,11 +292,28 @@ impl AtspiBackend {
     }
 }
 
-/// The label a person reads beside a field that has no name: a text on the
-/// same line ending at most 120 px before the field's left edge (the
-/// nearest), else one just above it, overlapping it horizontally.
-fn label_beside(nodes: &[UiNode], i: usize) -> Option<String> {
-    let node = nodes.get(i)?;
+/// The short texts on screen that may label a field: their boxes and
+/// words (read once per capture).
+fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, String)> {
+    nodes
+        .iter()
+        .filter(|n| {
+            n.control_type == ControlType::Text
+                && !n.name.trim().is_empty()
+                && n.name.chars().count() <= 60
+                && n.states.iter().any(|s| s == "showing" || s == "visible")
+        })
+        .filter_map(|n| Some((n.rect?, n.name.trim().to_owned())))
+        .collect()
+}
+
+/// The label a person reads beside a field that has no name: one of
+/// `texts` on the same line ending at most 120 px before the field's left
+/// edge (the nearest), else one just above it, overlapping it horizontally.
+fn label_beside(
+    node: &UiNode,
+    texts: &[(ufo_core::Rect<ufo_core::Screen>, String)],
+) -> Option<String> {
     // Fields only: a text view (multi-line) is a document, and what sits
     // above it is a heading or a window title, not its label.
     if !matches!(
@@ -307,34 +325,26 @@ fn label_beside(nodes: &[UiNode], i: usize) -> Option<String> {
     }
     let r = node.rect?;
     let cy = r.y + r.height / 2;
-    let texts = nodes.iter().filter(|n| {
-        n.control_type == ControlType::Text
-            && !n.name.trim().is_empty()
-            && n.name.chars().count() <= 60
-            && n.states.iter().any(|s| s == "showing" || s == "visible")
-    });
     let left = texts
-        .clone()
-        .filter_map(|n| {
-            let t = n.rect?;
+        .iter()
+        .filter_map(|(t, name)| {
             let gap = r.x - t.right();
             let same_line = (t.y..=t.bottom()).contains(&cy);
-            (same_line && (-2..=120).contains(&gap)).then_some((gap, n))
+            (same_line && (-2..=120).contains(&gap)).then_some((gap, name))
         })
         .min_by_key(|(gap, _)| *gap);
     let above = || {
         texts
-            .clone()
-            .filter_map(|n| {
-                let t = n.rect?;
+            .iter()
+            .filter_map(|(t, name)| {
                 let gap = r.y - t.bottom();
                 let overlaps = t.x < r.right() && r.x < t.right();
-                (overlaps && (-2..=30).contains(&gap)).then_some((gap, n))
+                (overlaps && (-2..=30).contains(&gap)).then_some((gap, name))
             })
             .min_by_key(|(gap, _)| *gap)
     };
-    let (_, n) = left.or_else(above)?;
-    Some(n.name.trim().trim_end_matches(':').trim().to_owned()).filter(|s| !s.is_empty())
+    let (_, name) = left.or_else(above)?;
+    Some(name.trim_end_matches(':').trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// The text a person reads on a control that has no name: its labels (up to

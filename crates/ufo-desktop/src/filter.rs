@@ -163,27 +163,23 @@ pub fn label_controls(
     }
 
     // The items of a combo box that says it can expand but is not expanded
-    // are not on screen, whatever they say (Qt marks them showing).
+    // are not on screen, whatever they say (Qt marks them showing). Nodes
+    // come parents first, so one pass carries it down.
+    let mut in_closed_combo = vec![false; tree.nodes.len()];
     for (i, n) in tree.nodes.iter().enumerate() {
-        if hidden.get(i).copied().unwrap_or(false) || n.parent.is_none() {
+        let Some(pn) = n.parent.and_then(|p| tree.nodes.get(p).map(|pn| (p, pn))) else {
             continue;
-        }
-        let closed_combo = |a: &UiNode| {
-            a.control_type == ControlType::ComboBox
-                && a.has_state("expandable")
-                && !a.has_state("expanded")
         };
-        let mut cur = n.parent;
-        for _ in 0..tree.nodes.len() {
-            let Some(p) = cur else { break };
-            let Some(pn) = tree.nodes.get(p) else { break };
-            if closed_combo(pn) {
-                if let Some(h) = hidden.get_mut(i) {
-                    *h = true;
-                }
-                break;
-            }
-            cur = pn.parent;
+        let (p, pn) = pn;
+        let closed = pn.control_type == ControlType::ComboBox
+            && pn.has_state("expandable")
+            && !pn.has_state("expanded");
+        let below = closed || in_closed_combo.get(p).copied().unwrap_or(false);
+        if let Some(slot) = in_closed_combo.get_mut(i) {
+            *slot = below;
+        }
+        if below && let Some(h) = hidden.get_mut(i) {
+            *h = true;
         }
     }
 
