@@ -10,9 +10,8 @@ mod check;
 mod observe;
 pub(crate) use check::check_app_reply;
 use observe::log_pngs;
-pub use observe::{Observation, observe_window};
+use ufo_desktop::dispatch::Observation;
 
-use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory, SavedScreenshot, SubtaskRecord};
@@ -27,6 +26,7 @@ use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, StepStatus};
 use ufo_desktop::Screenshot;
 use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
+use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::encode::{ModelImage, PngCompression, encode_png};
 use ufo_desktop::observe::model_images;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, catalog_for};
@@ -285,7 +285,8 @@ impl AppAgent {
 
         // 1. Data collection.
         let t = Instant::now();
-        let observed = self.dispatcher.observe(self.settings.save_ui_tree).await;
+        let observed = (self.dispatcher.observe(self.settings.save_ui_tree).await)
+            .map_err(AgentError::Observation);
         let Observation {
             controls,
             window,

@@ -10,7 +10,6 @@
 //! `SAFE_GUARD_TOOLS` waits for the user's confirmation as an AppAgent's does.
 
 use crate::app::{AgentSettings, AppStep, StepInput, check_app_reply};
-use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory};
@@ -22,6 +21,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionResult, AppAgentStatus, Diagnostic, StepStatus};
+use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::tools::{BASH_EXECUTOR, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -303,7 +303,7 @@ impl CommandAgent {
             ),
         };
         cmd.call_id = format!("{}-1", rec.session_step);
-        let r = crate::dispatcher::execute_one(self.dispatcher.as_ref(), cmd).await;
+        let r = ufo_desktop::dispatch::execute_one(self.dispatcher.as_ref(), cmd).await;
         let shown = shown_result(&r);
         let failed = !r.is_success() || r.result.get("exit_code") != Some(&json!(0));
         let s = action_string(&call.function, &call.arguments);

@@ -31,20 +31,6 @@ pub enum AgentError {
     /// did not run.
     #[error("declined by the user")]
     Declined,
-    /// A tool gave no result, or failed without saying why.
-    #[error("{tool} gave no result")]
-    NoResult {
-        /// The tool.
-        tool: String,
-    },
-    /// A tool's result is not what it should be.
-    #[error("{tool} returned something unreadable: {message}")]
-    BadResult {
-        /// The tool.
-        tool: String,
-        /// What is wrong.
-        message: String,
-    },
     /// A follower plan names a control the window does not have.
     #[error("no control named {name:?} of type {types:?} in the window ({count} controls)")]
     PlanControlNotFound {
@@ -72,8 +58,6 @@ impl Diagnostic for AgentError {
             AgentError::Observation(_) => "ufo::agent::observation",
             AgentError::StepDeadline { .. } => "ufo::agent::step_deadline",
             AgentError::Declined => "ufo::agent::declined",
-            AgentError::NoResult { .. } => "ufo::agent::no_result",
-            AgentError::BadResult { .. } => "ufo::agent::bad_result",
             AgentError::PlanControlNotFound { .. } => "ufo::agent::plan_control_not_found",
         }
     }
@@ -86,7 +70,6 @@ impl Diagnostic for AgentError {
             AgentError::Observation(r) => r.help.clone().unwrap_or_else(|| "check the desktop with `ufo doctor`".into()),
             AgentError::StepDeadline { .. } => "the model or the application is too slow or hung: raise STEP_TIMEOUT, lower TIMEOUT/MAX_RETRY, or check the model with `ufo llm ping`".into(),
             AgentError::Declined => "nothing to do: the agent was told and chooses its next step; SAFE_GUARD: false runs sensitive actions without asking".into(),
-            AgentError::NoResult { .. } | AgentError::BadResult { .. } => "check the desktop with `ufo doctor`; a remote device may have disconnected".into(),
             AgentError::PlanControlNotFound { .. } => "check the plan's name and control_type against `ufo inspect`".into(),
         })
     }

@@ -2,7 +2,6 @@
 //! and assigns each to an application (`select_application_window`).
 
 use crate::app::{AgentSettings, StepInput};
-use crate::dispatcher::{CommandDispatcher, execute_one};
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
 use crate::memory::{Memory, MemoryItem};
@@ -15,6 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{Diagnostic, HostAgentStatus, StepStatus};
 use ufo_desktop::designate::{Designated, resolve};
+use ufo_desktop::dispatch::{CommandDispatcher, execute_one};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{
@@ -231,7 +231,7 @@ impl HostAgent {
             (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
             (false, e) => {
                 let e = AgentError::Observation(e.unwrap_or_else(|| {
-                    AgentError::NoResult {
+                    ufo_desktop::dispatch::DispatchError::NoResult {
                         tool: Tool::GetDesktopAppInfo.name().to_owned(),
                     }
                     .report()

@@ -25,7 +25,6 @@
 
 pub mod app;
 pub mod command_agent;
-pub mod dispatcher;
 pub mod error;
 pub mod evaluation;
 mod guards;
@@ -41,9 +40,8 @@ pub mod response;
 pub mod step;
 pub mod sub_agent;
 
-pub use app::{AgentSettings, AppAgent, AppStep, Observation, StepInput, observe_window};
+pub use app::{AgentSettings, AppAgent, AppStep, StepInput};
 pub use command_agent::{CommandAgent, CommandAgentSpec};
-pub use dispatcher::CommandDispatcher;
 pub use error::AgentError;
 pub use host::{Assignment, HostAgent, HostStep};
 pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
@@ -52,3 +50,4 @@ pub use prompts::{PromptPaths, PromptSet};
 pub use replay::ReplayAgent;
 pub use step::{AgentKind, StepRecord, request_for_log};
 pub use sub_agent::SubAgent;
+pub use ufo_desktop::dispatch::{CommandDispatcher, Observation, observe_window};

@@ -11,7 +11,6 @@
 //! closes a window) are confirmed the same way.
 
 use crate::app::{AgentSettings, AppStep, StepInput};
-use crate::dispatcher::CommandDispatcher;
 use crate::error::AgentError;
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::Template;
@@ -22,6 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::geometry::Frame;
 use ufo_core::{AppAgentStatus, Command, Diagnostic, Image, Point, StepStatus};
+use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::tools::{ScreenshotInfo, Tool};
 use ufo_llm::computer::{Action, ComputerModel, Display, SafetyCheck, Turn};
 
@@ -151,10 +151,11 @@ impl OperatorAgent {
             false => Tool::CaptureWindowScreenshot,
         };
         let r =
-            crate::dispatcher::execute_one(self.dispatcher.as_ref(), tool.command(json!({}))).await;
+            ufo_desktop::dispatch::execute_one(self.dispatcher.as_ref(), tool.command(json!({})))
+                .await;
         if !r.is_success() {
             return Err(AgentError::Observation(r.error.unwrap_or_else(|| {
-                AgentError::NoResult {
+                ufo_desktop::dispatch::DispatchError::NoResult {
                     tool: tool.name().to_owned(),
                 }
                 .report()

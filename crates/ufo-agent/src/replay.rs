@@ -4,13 +4,13 @@
 //! the control, runs the tool and draws what it acted on into the step's
 //! images.
 
-use crate::app::{AgentSettings, observe_window};
-use crate::dispatcher::{CommandDispatcher, execute_one};
+use crate::app::AgentSettings;
 use crate::error::AgentError;
 use crate::step::StepRecord;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use ufo_core::{ActionResult, Command, Control, Diagnostic, ErrorReport};
+use ufo_desktop::dispatch::{CommandDispatcher, execute_one, observe_window};
 use ufo_desktop::names::names_match;
 
 /// Replays tool calls on the selected window.
@@ -42,7 +42,7 @@ impl ReplayAgent {
     ) -> Result<ActionResult, ErrorReport> {
         let seen = observe_window(self.dispatcher.as_ref(), self.settings.save_ui_tree)
             .await
-            .map_err(|e| e.report())?;
+            .map_err(|e| AgentError::Observation(e).report())?;
         let (controls, shot) = (seen.controls, seen.screenshot);
         rec.ui_tree = seen.ui_tree;
         rec.control_count = controls.len();

@@ -1,8 +1,8 @@
 //! Who may talk to the server: the API key (compared in constant time) and
 //! the Host/Origin checks that stop DNS rebinding.
 
-use axum::http::HeaderMap;
 use subtle::ConstantTimeEq;
+use tokio_tungstenite::tungstenite::http::HeaderMap;
 
 /// The server's API key, or none (`--insecure-no-auth`, loopback only).
 #[derive(Clone)]
@@ -132,7 +132,7 @@ fn host_name(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use tokio_tungstenite::tungstenite::http::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();

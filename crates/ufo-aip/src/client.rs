@@ -21,8 +21,8 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use ufo_agent::CommandDispatcher;
 use ufo_core::{ActionResult, Command};
+use ufo_desktop::dispatch::CommandDispatcher;
 
 /// Close code of a refused key or policy breach (RFC 6455).
 const POLICY: u16 = 1008;

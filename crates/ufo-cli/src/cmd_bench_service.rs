@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use ufo_aip::auth::{ApiKey, HostCheck};
 use ufo_aip::client::{ClientOptions, DispatcherFactory};
-use ufo_aip::server::{Limits, Server, ServerOptions};
+use ufo_aip_server::{Limits, Server, ServerOptions};
 use ufo_core::{ActionResult, Command, Diagnostic, ErrorReport};
 
 /// Arguments of `ufo bench service`.

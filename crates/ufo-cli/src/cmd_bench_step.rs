@@ -490,7 +490,7 @@ async fn bench(
             args.runs
         );
         let services = ufo_session::Services {
-            dispatcher: Arc::new(ufo_session::dispatcher::LocalDispatcher::from_config(
+            dispatcher: Arc::new(ufo_session::dispatcher::local_dispatcher(
                 backend.clone(),
                 &config.system,
             )),

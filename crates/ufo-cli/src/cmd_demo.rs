@@ -15,7 +15,7 @@ use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_session::config::UfoConfig;
 use ufo_session::console::ConsoleIo;
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 use ufo_session::{Mode, RunOptions, Services};
 
 /// The shipped request.
@@ -123,10 +123,7 @@ async fn session(
     );
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::from_config(
-            backend.clone(),
-            &config.system,
-        )),
+        dispatcher: Arc::new(local_dispatcher(backend.clone(), &config.system)),
         io: Arc::new(ConsoleIo),
         prompts: Arc::new(prompts),
         log_root: log_dir.to_path_buf(),

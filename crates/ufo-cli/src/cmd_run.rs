@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_session::config::UfoConfig;
 use ufo_session::console::ConsoleIo;
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 use ufo_session::{Mode, RunOptions, Services, SessionReport, SessionStatus};
 
 /// Arguments of `ufo run`.
@@ -106,7 +106,7 @@ pub(crate) async fn run(args: RunArgs) -> Result<ExitCode, ErrorReport> {
     let backend = Arc::new(connect(&args.desktop).await?);
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
+        dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
         io: Arc::new(ConsoleIo),
         prompts: Arc::new(prompts),
         log_root: args.log_dir.clone(),

@@ -14,9 +14,9 @@ use std::time::Duration;
 use ufo_aip::AipError;
 use ufo_aip::auth::{ApiKey, HostCheck};
 use ufo_aip::client::{ClientOptions, DispatcherFactory, OwnTask};
-use ufo_aip::server::{Limits, Server, ServerOptions, SessionRunner};
+use ufo_aip_server::{Limits, Server, ServerOptions, SessionRunner};
 use ufo_core::{Diagnostic, ErrorReport};
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 
 /// Arguments of `ufo serve`.
 #[derive(Debug, Args)]
@@ -242,7 +242,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let backend = Arc::new(connect(&args.desktop).await?);
     let system = config.system.clone();
     let factory: DispatcherFactory = Arc::new(move || {
-        Arc::new(LocalDispatcher::from_config(backend.clone(), &system))
+        Arc::new(local_dispatcher(backend.clone(), &system))
             as Arc<dyn ufo_agent::CommandDispatcher>
     });
     let task = match args.request.filter(|r| !r.trim().is_empty()) {

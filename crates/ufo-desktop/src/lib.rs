@@ -49,6 +49,7 @@ pub mod backend;
 pub mod commands;
 pub mod compose;
 pub mod designate;
+pub mod dispatch;
 pub mod encode;
 pub mod error;
 pub mod filter;

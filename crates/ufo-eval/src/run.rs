@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_session::config::UfoConfig;
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 use ufo_session::{Mode, RunOptions, ScriptedIo, Services, SessionReport, SessionStatus};
 
 /// How the agent works on each task.
@@ -351,7 +351,7 @@ async fn session(
         }
     };
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
+        dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
         // Nobody answers: CONFIRM is declined, PENDING gets no answer.
         io: Arc::new(ScriptedIo::new(Vec::<String>::new())),
         prompts: opts.prompts.clone(),

@@ -9,8 +9,8 @@ use crate::error::McpError;
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::Arc;
-use ufo_agent::CommandDispatcher;
 use ufo_core::{ActionResult, Command, Diagnostic, ErrorReport, ToolSpec};
+use ufo_desktop::dispatch::CommandDispatcher;
 
 /// The external servers of a session: those that started, and why the
 /// others did not.

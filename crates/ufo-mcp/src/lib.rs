@@ -37,7 +37,7 @@
 //! ([`catalog::external_destructive`]).
 //!
 //! ```no_run
-//! # async fn f(inner: std::sync::Arc<dyn ufo_agent::CommandDispatcher>) {
+//! # async fn f(inner: std::sync::Arc<dyn ufo_desktop::dispatch::CommandDispatcher>) {
 //! use ufo_mcp::client::{ServerSpec, Transport};
 //! use ufo_mcp::dispatch::ExternalTools;
 //! let fs = ServerSpec {

@@ -271,8 +271,8 @@ async fn http_needs_the_key_the_right_host_and_no_foreign_origin() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http_server_with_headers_serves_as_external_tools() {
     use std::time::Duration;
-    use ufo_agent::CommandDispatcher;
     use ufo_core::{ActionStatus, Command, ControlType};
+    use ufo_desktop::dispatch::CommandDispatcher;
     use ufo_mcp::client::{ExternalServer, ServerSpec, Transport};
     use ufo_mcp::dispatch::ExternalTools;
 

@@ -7,10 +7,10 @@
 //! ```no_run
 //! # async fn demo(backend: std::sync::Arc<dyn ufo_desktop::Backend>) -> Result<(), ufo_session::SessionError> {
 //! use std::sync::Arc;
-//! use ufo_session::{config::UfoConfig, dispatcher::LocalDispatcher, session::*};
+//! use ufo_session::{config::UfoConfig, dispatcher::local_dispatcher, session::*};
 //! let config = UfoConfig::load("config.yaml".as_ref())?;
 //! let services = Services {
-//!     dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
+//!     dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
 //!     io: Arc::new(ufo_session::console::ConsoleIo),
 //!     prompts: Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| ufo_session::SessionError::Plan { path: "prompts".into(), message: e.to_string() })?),
 //!     log_root: "logs".into(),

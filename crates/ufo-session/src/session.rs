@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use ufo_agent::dispatcher::execute_one;
 use ufo_agent::{
     AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandAgent, CommandDispatcher,
     HostAgent, HostStep, PromptSet, StepInput, StepRecord, SubAgent, SubtaskRecord,
 };
 use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_desktop::dispatch::execute_one;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::WindowEntry;
@@ -551,7 +551,7 @@ impl<'a> Session<'a> {
         .await;
         if !r.is_success() {
             return Err(r.error.unwrap_or_else(|| {
-                AgentError::NoResult {
+                ufo_desktop::dispatch::DispatchError::NoResult {
                     tool: Tool::GetDesktopAppInfo.name().to_owned(),
                 }
                 .report()
@@ -593,7 +593,7 @@ impl<'a> Session<'a> {
             Ok(w.name.clone())
         } else {
             Err(r.error.unwrap_or_else(|| {
-                AgentError::NoResult {
+                ufo_desktop::dispatch::DispatchError::NoResult {
                     tool: Tool::SelectApplicationWindow.name().to_owned(),
                 }
                 .report()

@@ -12,7 +12,7 @@
 //! # async fn t() {
 //! use ufo_core::{Command, ControlType};
 //! use ufo_testkit::fake::FakeDesktop;
-//! use ufo_agent::CommandDispatcher;
+//! use ufo_desktop::dispatch::CommandDispatcher;
 //! let d = FakeDesktop::new("gedit", "notes.txt", &[(ControlType::Edit, "Text")]);
 //! let r = d.execute(vec![Command::action("click_input", serde_json::json!({"id": "1"}))]).await;
 //! assert!(r[0].is_success());
@@ -24,13 +24,13 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
-use ufo_agent::CommandDispatcher;
 use ufo_core::geometry::Frame;
 use ufo_core::ui::Capabilities;
 use ufo_core::{
     ActionResult, Command, Control, ControlType, ElementHandle, ErrorReport, Point, Rect, ToolType,
     WindowInfo,
 };
+use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, WindowEntry};
 
 /// A desktop of one application window, answered in process.

@@ -1,16 +1,8 @@
-//! The data-collection phase: what a step sees of the selected window
-//! (through the dispatcher's tools, or handed over in process) and the PNGs
-//! of it the log keeps.
+//! The PNGs of a step's observation that the log keeps.
 
-use crate::dispatcher::CommandDispatcher;
-use crate::error::AgentError;
 use crate::step::StepImages;
-use serde_json::{Value, json};
-use ufo_core::{Control, Diagnostic};
-use ufo_desktop::Screenshot;
 use ufo_desktop::encode::{PngCompression, encode_png};
 use ufo_desktop::observe::ModelImages;
-use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, Tool};
 
 /// Encodes a step's log images as PNG on a blocking thread: the clean and
 /// annotated screenshots (reused as they are when the model was sent PNG)
@@ -36,95 +28,5 @@ pub(super) fn log_pngs(
             concat: concat.and_then(done),
             selected: None,
         }
-    })
-}
-
-/// What the data-collection phase sees of the selected window.
-#[derive(Debug)]
-pub struct Observation {
-    /// The labelled controls (ids 1..N).
-    pub controls: Vec<Control>,
-    /// The window they belong to: the application's main window, or the
-    /// dialog it has open.
-    pub window: Option<ufo_core::WindowInfo>,
-    /// The window's screenshot, when it could be taken.
-    pub screenshot: Option<Screenshot>,
-    /// The same screenshot as PNG when it came encoded (over the wire):
-    /// saved and sent as is when PNG is what the model takes, never encoded
-    /// again.
-    pub screenshot_png: Option<Vec<u8>>,
-    /// The full UI tree (`get_ui_tree`), when asked for and available.
-    pub ui_tree: Option<Value>,
-}
-
-/// Observes the selected window through `dispatcher`'s tools:
-/// `get_app_window_controls_target_info`, `capture_window_screenshot` and,
-/// with `ui_tree`, `get_ui_tree`. Only a missing control list is an error; a
-/// missing screenshot or tree leaves that part `None`.
-pub async fn observe_window<D: CommandDispatcher + ?Sized>(
-    dispatcher: &D,
-    ui_tree: bool,
-) -> Result<Observation, AgentError> {
-    let mut commands = vec![
-        // UFO's devices require the field list (the fields its AppAgent asks for).
-        Tool::GetAppWindowControlsTargetInfo.command(json!({
-            "field_list": ["control_text", "control_type", "control_rect", "source"],
-        })),
-        Tool::CaptureWindowScreenshot.command(json!({})),
-    ];
-    if ui_tree {
-        commands.push(Tool::GetUiTree.command(json!({})));
-    }
-    let mut it = dispatcher.execute(commands).await.into_iter();
-    let tool = Tool::GetAppWindowControlsTargetInfo.name();
-    let no_controls = || {
-        AgentError::NoResult {
-            tool: tool.to_owned(),
-        }
-        .report()
-    };
-    let controls_info = match it.next() {
-        Some(r) if r.is_success() => {
-            serde_json::from_value::<ControlsInfo>(r.result).map_err(|e| {
-                AgentError::Observation(
-                    AgentError::BadResult {
-                        tool: tool.to_owned(),
-                        message: e.to_string(),
-                    }
-                    .report(),
-                )
-            })?
-        }
-        Some(r) => return Err(AgentError::Observation(r.error.unwrap_or_else(no_controls))),
-        None => return Err(AgentError::Observation(no_controls())),
-    };
-    let info = it
-        .next()
-        .filter(|r| r.is_success())
-        .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok());
-    // One base64 decoding and one PNG decoding; the PNG bytes are kept.
-    let (screenshot, screenshot_png) = match info.and_then(|i| {
-        let (_, png) = ufo_desktop::encode::decode_data_url(&i.image_url).ok()?;
-        Some((i.frame, png))
-    }) {
-        Some((frame, png)) => match image::load_from_memory(&png) {
-            Ok(img) => (
-                Some(Screenshot {
-                    image: img.to_rgb8(),
-                    frame,
-                }),
-                Some(png),
-            ),
-            Err(_) => (None, None),
-        },
-        None => (None, None),
-    };
-    let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
-    Ok(Observation {
-        controls: controls_info.controls,
-        window: Some(controls_info.window),
-        screenshot,
-        screenshot_png,
-        ui_tree,
     })
 }

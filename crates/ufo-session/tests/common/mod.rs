@@ -17,7 +17,7 @@ use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 use ufo_session::ScriptedIo;
 use ufo_session::config::UfoConfig;
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 use ufo_session::{Mode, RunOptions, Services, SessionReport};
 
 pub(crate) struct Rig {
@@ -78,10 +78,7 @@ pub(crate) async fn run(
     task: &str,
 ) -> Vec<SessionReport> {
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::from_config(
-            rig.backend.clone(),
-            &cfg.system,
-        )),
+        dispatcher: Arc::new(local_dispatcher(rig.backend.clone(), &cfg.system)),
         io,
         prompts: Arc::new(PromptSet::load(&cfg.prompts).unwrap()),
         log_root: rig.logs.path().to_path_buf(),

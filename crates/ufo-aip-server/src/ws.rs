@@ -1,14 +1,9 @@
 //! One device connection: registration, identity pinning, limits, and the
 //! frames of the task sequence.
 
-use super::dispatcher::WsDispatcher;
-use super::hub::{ConnectionSlot, Device, Hub, Outgoing};
-use super::runner::{TaskOutcome, TaskRequest, failed};
-use crate::auth::key_from_headers;
-use crate::messages::{
-    ClientMessage, ClientMessageType, ClientType, ServerMessage, ServerMessageType, TaskStatus,
-    is_safe_task_name, new_id,
-};
+use crate::dispatcher::WsDispatcher;
+use crate::hub::{ConnectionSlot, Device, Hub, Outgoing};
+use crate::runner::{TaskOutcome, TaskRequest, failed};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -18,6 +13,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use ufo_aip::auth::key_from_headers;
+use ufo_aip::messages::{
+    ClientMessage, ClientMessageType, ClientType, ServerMessage, ServerMessageType, TaskStatus,
+    is_safe_task_name, new_id,
+};
 use ufo_session::Mode;
 
 /// Close codes (RFC 6455).
@@ -41,10 +41,10 @@ pub(super) async fn upgrade(
     // The header first; `?token=` is how UFO's own clients send the key.
     let given = key_from_headers(&headers).or_else(|| query.get("token").cloned());
     if !hub.options.key.accepts(given.as_deref()) {
-        return super::http::unauthorized();
+        return crate::http::unauthorized();
     }
     let Some(slot) = hub.open_connection() else {
-        return super::http::refuse(
+        return crate::http::refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "ufo::aip::too_many_connections",
             &format!(

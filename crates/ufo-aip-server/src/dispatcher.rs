@@ -8,21 +8,21 @@
 //! the last `select_application_window`): UFO's devices choose the tool
 //! servers by them and answer nothing without them. Results in UFO's
 //! shapes are put back into the ones the agents read
-//! ([`crate::payloads::from_ufo`]). Arguments the device's tools require
+//! ([`ufo_aip::payloads::from_ufo`]). Arguments the device's tools require
 //! and the configuration supplies (`DEVICE_TOOL_ARGUMENTS`, e.g. UFO's
 //! `api_key`) are added here, so no prompt or log sees them.
 
-use super::hub::Device;
-use crate::error::AipError;
-use crate::messages::{ServerMessage, ServerMessageType, TaskStatus, WireResult, new_id};
-use crate::payloads::{LIST_TOOLS, from_ufo};
+use crate::hub::Device;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use ufo_agent::CommandDispatcher;
+use ufo_aip::error::AipError;
+use ufo_aip::messages::{ServerMessage, ServerMessageType, TaskStatus, WireResult, new_id};
+use ufo_aip::payloads::{LIST_TOOLS, from_ufo};
 use ufo_core::{ActionResult, Command, Diagnostic, ToolSpec, ToolType};
+use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::tools::{
     BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, Tool, UI_COLLECTOR,
 };
@@ -123,7 +123,7 @@ impl WsDispatcher {
 
     /// The device's tools for `agent` (asked once; empty when it cannot say).
     async fn device_tools(&self, agent: &'static str) -> Vec<Value> {
-        if let Some(t) = super::hub::lock(&self.tools).get(agent) {
+        if let Some(t) = crate::hub::lock(&self.tools).get(agent) {
             return t.clone();
         }
         let namespace = match agent {
@@ -142,7 +142,7 @@ impl WsDispatcher {
             .filter(ActionResult::is_success)
             .and_then(|r| r.result.as_array().cloned())
             .unwrap_or_default();
-        super::hub::lock(&self.tools).insert(agent, tools.clone());
+        crate::hub::lock(&self.tools).insert(agent, tools.clone());
         tools
     }
 
@@ -187,7 +187,7 @@ impl WsDispatcher {
         }
         let response_id = new_id();
         let rx = self.device.expect(&response_id);
-        let app = super::hub::lock(&self.application).clone();
+        let app = crate::hub::lock(&self.application).clone();
         let mut msg = ServerMessage::new(ServerMessageType::Command, TaskStatus::Continue);
         msg.agent_name = Some(agent.to_owned());
         if agent != LINUX_AGENT {
@@ -232,7 +232,7 @@ impl WsDispatcher {
             let text = |v: &Value| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned);
             let process = text(&r.result["window_info"]["process_name"])
                 .or_else(|| text(&r.result["window"]["app_name"]));
-            *super::hub::lock(&self.application) = Application {
+            *crate::hub::lock(&self.application) = Application {
                 process_name: process,
                 root_name: text(&r.result["root_name"]),
                 window: serde_json::from_value(r.result["window"].clone()).ok(),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 use ufo_aip::auth::{ApiKey, HostCheck};
-use ufo_aip::server::{Limits, Server, ServerOptions, SessionRunner};
+use ufo_aip_server::{Limits, Server, ServerOptions, SessionRunner};
 use ufo_session::config::UfoConfig;
 use ufo_testkit::scripted::{ScriptedModel, fixed};
 

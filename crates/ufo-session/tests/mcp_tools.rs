@@ -7,14 +7,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-use common::*;
+// The MCP test pieces (pinned third-party servers, AT-SPI read-back) are
+// ufo-mcp's; this test lives here because it runs whole sessions.
+#[path = "../../ufo-mcp/tests/common/mod.rs"]
+mod mcp_common;
+use mcp_common::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
 use ufo_agent::PromptSet;
 use ufo_session::config::UfoConfig;
-use ufo_session::dispatcher::LocalDispatcher;
+use ufo_session::dispatcher::local_dispatcher;
 use ufo_session::{Mode, RunOptions, ScriptedIo, Services, SessionReport, SessionStatus};
 use ufo_testkit::scripted::{ScriptedModel, ScriptedRequest, fixed, reply};
 
@@ -35,7 +38,7 @@ async fn session(
     let config = UfoConfig::parse(&yaml, Path::new("."), &|_| None).unwrap();
     let io = Arc::new(ScriptedIo::new(answers.iter().copied()));
     let services = Services {
-        dispatcher: Arc::new(LocalDispatcher::from_config(backend, &config.system)),
+        dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
         io: io.clone(),
         prompts: Arc::new(PromptSet::load(&config.prompts).unwrap()),
         log_root: logs.to_path_buf(),

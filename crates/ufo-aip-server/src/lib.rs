@@ -24,10 +24,10 @@ mod ws;
 pub use dispatcher::WsDispatcher;
 pub use runner::SessionRunner;
 
-use crate::auth::{ApiKey, HostCheck};
 use hub::Hub;
 use std::sync::Arc;
 use std::time::Duration;
+use ufo_aip::auth::{ApiKey, HostCheck};
 
 /// The server's limits. Defaults: 16 MiB frames, 2,048 connections, 50
 /// frames a second per connection (bursts of 100), 120 s per command batch
@@ -142,7 +142,7 @@ impl Server {
         let d = self.hub.device(client_id)?;
         Some(WsDispatcher::new(
             d,
-            &crate::messages::new_id(),
+            &ufo_aip::messages::new_id(),
             "direct",
             self.hub.limits().command_timeout,
         ))

@@ -1,7 +1,6 @@
 //! The REST routes (UFO's `/api/*`) and the checks every request passes.
 
-use super::hub::{Assignment, Hub, TaskState};
-use crate::messages::{ServerMessage, ServerMessageType, TaskStatus, is_safe_task_name, new_id};
+use crate::hub::{Assignment, Hub, TaskState};
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -10,11 +9,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use std::sync::Arc;
+use ufo_aip::messages::{ServerMessage, ServerMessageType, TaskStatus, is_safe_task_name, new_id};
 
 /// All routes, behind the Host/Origin and key checks.
 pub(super) fn router(hub: Arc<Hub>) -> Router {
     Router::new()
-        .route("/ws", get(super::ws::upgrade))
+        .route("/ws", get(crate::ws::upgrade))
         .route("/api/clients", get(clients))
         .route("/api/dispatch", post(dispatch))
         .route("/api/task_result/{task_name}", get(task_result))

@@ -15,7 +15,7 @@ use tokio_tungstenite::tungstenite::Message;
 use ufo_agent::CommandDispatcher;
 use ufo_aip::auth::{ApiKey, HostCheck};
 use ufo_aip::payloads::{from_ufo, to_ufo, tool_list};
-use ufo_aip::server::{Limits, Server, ServerOptions};
+use ufo_aip_server::{Limits, Server, ServerOptions};
 use ufo_core::Command;
 
 /// UFO's `ServerMessage` fields.

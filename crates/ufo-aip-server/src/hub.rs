@@ -1,9 +1,7 @@
 //! The server's shared state: connected devices, their outstanding commands,
 //! and the tasks with their results.
 
-use super::{Limits, ServerOptions, runner::SessionRunner};
-use crate::messages::ServerMessage;
-use crate::messages::WireResult;
+use crate::{Limits, ServerOptions, runner::SessionRunner};
 use axum::extract::ws::Message;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -12,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot, watch};
+use ufo_aip::messages::ServerMessage;
+use ufo_aip::messages::WireResult;
 
 /// How many finished tasks keep their result for `/api/task_result`.
 const KEEP_RESULTS: usize = 10_000;
@@ -56,7 +56,7 @@ impl Device {
         Self {
             id,
             metadata,
-            registered_at: crate::messages::now(),
+            registered_at: ufo_aip::messages::now(),
             out,
             pending: Mutex::new(HashMap::new()),
             task: Mutex::new(None),

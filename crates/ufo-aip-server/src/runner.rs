@@ -1,5 +1,5 @@
 //! Runs a service session for a task: the same agents and session code as a
-//! local run, with the device's [`WsDispatcher`](super::WsDispatcher) and
+//! local run, with the device's [`WsDispatcher`](crate::WsDispatcher) and
 //! nobody at a terminal.
 
 use async_trait::async_trait;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use ufo_aip::auth::{ApiKey, HostCheck};
-use ufo_aip::server::{Limits, Server, ServerOptions};
+use ufo_aip_server::{Limits, Server, ServerOptions};
 use ufo_core::Command;
 
 const KEY: &str = "test-key-123";

@@ -1,8 +1,50 @@
-//! The seam between agents and whatever executes their commands.
+//! The seam between agents and whatever executes their commands: the
+//! [`CommandDispatcher`] contract, the in-process [`LocalDispatcher`] over a
+//! [`crate::Backend`], and the [`Observation`] an AppAgent step reads through
+//! any dispatcher. A remote dispatcher (the AIP server's) implements the same
+//! trait, so agents cannot tell a device across the network from this one.
+
+mod local;
+mod observe;
+
+pub use local::{LocalDispatcher, tool_context};
+pub use observe::{Observation, observe_window};
 
 use async_trait::async_trait;
 use ufo_core::Diagnostic;
-use ufo_core::{ActionResult, Command};
+use ufo_core::{ActionResult, Command, ErrorReport};
+
+/// A dispatcher that came back without what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    /// The dispatcher returned no result for a command.
+    #[error("{tool} gave no result")]
+    NoResult {
+        /// The tool that was called.
+        tool: String,
+    },
+    /// A tool's result did not have the expected shape.
+    #[error("{tool} returned something unreadable: {message}")]
+    BadResult {
+        /// The tool that was called.
+        tool: String,
+        /// What was wrong with it.
+        message: String,
+    },
+}
+
+impl Diagnostic for DispatchError {
+    fn code(&self) -> &'static str {
+        match self {
+            DispatchError::NoResult { .. } => "ufo::dispatch::no_result",
+            DispatchError::BadResult { .. } => "ufo::dispatch::bad_result",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some("check the desktop with `ufo doctor`; a remote device may have disconnected".into())
+    }
+}
 
 /// Executes [`Command`]s for an agent, locally over a backend or remotely over
 /// a transport. Agents know only this trait.
@@ -33,8 +75,8 @@ pub trait CommandDispatcher: Send + Sync {
     /// [`CommandDispatcher::execute`] (the screenshot travels as PNG); a
     /// dispatcher in the same process as the desktop hands the pixels over
     /// as they are.
-    async fn observe(&self, ui_tree: bool) -> Result<crate::app::Observation, crate::AgentError> {
-        crate::app::observe_window(self, ui_tree).await
+    async fn observe(&self, ui_tree: bool) -> Result<Observation, ErrorReport> {
+        observe_window(self, ui_tree).await
     }
 
     /// The tools of `namespace` as the device that executes them describes
@@ -55,7 +97,6 @@ pub async fn execute_one(d: &dyn CommandDispatcher, command: Command) -> ActionR
         .into_iter()
         .next()
         .unwrap_or_else(|| {
-            ActionResult::failure(crate::error::AgentError::NoResult { tool }.report())
-                .with_call_id(id)
+            ActionResult::failure(DispatchError::NoResult { tool }.report()).with_call_id(id)
         })
 }
