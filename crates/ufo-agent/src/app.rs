@@ -68,7 +68,7 @@ pub struct AgentSettings {
     pub external_tools: Vec<ufo_core::ToolSpec>,
     /// Retrieval (`RAG_*`): help documents, online search, experiences and
     /// demonstrations for the prompts; `None` retrieves nothing.
-    pub knowledge: Option<Arc<dyn ufo_knowledge::Retrieve>>,
+    pub knowledge: Option<Arc<dyn crate::retrieve::Retrieve>>,
 }
 
 impl Default for AgentSettings {
@@ -194,7 +194,7 @@ pub struct AppAgent {
     pending: Option<Pending>,
     answers: Vec<(String, String)>,
     /// What was retrieved for the current sub-task (queried once per sub-task).
-    retrieved: Option<(String, ufo_knowledge::Retrieved)>,
+    retrieved: Option<(String, crate::retrieve::Retrieved)>,
 }
 
 impl AppAgent {

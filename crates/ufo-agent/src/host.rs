@@ -69,7 +69,7 @@ pub struct HostAgent {
     launchable: Vec<String>,
     third_party: Vec<(String, String)>,
     /// What was retrieved for the current request (queried once per request).
-    retrieved: Option<(String, ufo_knowledge::Retrieved)>,
+    retrieved: Option<(String, crate::retrieve::Retrieved)>,
 }
 
 /// What the HostAgent may assign a sub-task to: a listed window, or an

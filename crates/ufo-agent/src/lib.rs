@@ -37,6 +37,7 @@ pub mod prompter;
 pub mod prompts;
 pub mod replay;
 pub mod response;
+pub mod retrieve;
 pub mod step;
 pub mod sub_agent;
 

@@ -227,7 +227,7 @@ fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, Str
             rect,
             handle: ElementHandle(format!("ufo-target:{id}")),
             role: kind.to_owned(),
-            states: Vec::new(),
+            states: ufo_core::States::empty(),
             actions: Vec::new(),
             capabilities: Capabilities {
                 component: true,

@@ -361,7 +361,7 @@ mod tests {
             rect: Rect::<Screen>::new(10 * id as i32, 20, 30, 40),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),
-            states: states.iter().map(|s| (*s).to_owned()).collect(),
+            states: ufo_core::States::from_names(states.iter().copied()),
             actions: vec![],
             capabilities: Capabilities::default(),
         }

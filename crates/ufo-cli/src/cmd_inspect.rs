@@ -128,7 +128,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                     "  ".repeat(n.depth as usize),
                     n.role,
                     quoted(&n.name),
-                    n.states.join(","),
+                    n.states.names().collect::<Vec<_>>().join(","),
                     r,
                     if n.actions.is_empty() {
                         String::new()

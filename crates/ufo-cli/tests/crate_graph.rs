@@ -63,7 +63,10 @@ fn graph() -> Graph {
 impl Graph {
     /// Every crate `root` links, its tests included, with the path to each.
     fn reach(&self, root: &str) -> BTreeMap<String, Vec<String>> {
-        assert!(self.deps.contains_key(root), "{root} is not in the workspace");
+        assert!(
+            self.deps.contains_key(root),
+            "{root} is not in the workspace"
+        );
         let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let mut queue = VecDeque::from([(root.to_owned(), vec![root.to_owned()], true)]);
         while let Some((name, path, is_root)) = queue.pop_front() {
@@ -145,7 +148,14 @@ fn the_vocabulary_and_the_contract_know_no_os_or_agent() {
 #[test]
 fn the_agents_do_not_know_the_backend_or_the_transport() {
     let g = graph();
-    let banned = ["atspi", "zbus", "x11rb", "ufo-desktop-atspi", "ufo-aip", "ufo-aip-server"];
+    let banned = [
+        "atspi",
+        "zbus",
+        "x11rb",
+        "ufo-desktop-atspi",
+        "ufo-aip",
+        "ufo-aip-server",
+    ];
     for agents in ["ufo-agent", "ufo-llm"] {
         let reach = g.reach(agents);
         let found: Vec<String> = banned

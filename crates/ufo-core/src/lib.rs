@@ -15,6 +15,7 @@
 pub mod command;
 pub mod error;
 pub mod geometry;
+pub mod states;
 pub mod status;
 pub mod tool;
 pub mod ui;
@@ -22,6 +23,7 @@ pub mod ui;
 pub use command::{ActionResult, ActionStatus, Command, ToolType};
 pub use error::{Diagnostic, ErrorReport};
 pub use geometry::{Image, Point, Rect, Screen, Window};
+pub use states::States;
 pub use status::{AppAgentStatus, HostAgentStatus, StepStatus};
 pub use tool::ToolSpec;
 pub use ui::{Control, ControlType, ElementHandle, UiNode, UiTree, WindowInfo};

@@ -6,6 +6,7 @@
 //! shown and what `id` arguments of UI tools refer to.
 
 use crate::geometry::{Rect, Screen};
+use crate::states::States;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -217,8 +218,8 @@ pub struct UiNode {
     /// Current value (text content or numeric value), bounded in length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// State names (`"enabled"`, `"showing"`, `"checked"`, ...).
-    pub states: Vec<String>,
+    /// What the element says about itself (enabled, showing, checked, ...).
+    pub states: States,
     /// On-screen rectangle, when the element has a geometry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rect: Option<Rect<Screen>>,
@@ -227,13 +228,6 @@ pub struct UiNode {
     pub actions: Vec<String>,
     /// Optional interfaces present.
     pub capabilities: Capabilities,
-}
-
-impl UiNode {
-    /// True when the node reports state `name` (e.g. `"showing"`).
-    pub fn has_state(&self, name: &str) -> bool {
-        self.states.iter().any(|s| s == name)
-    }
 }
 
 /// A top-level window as listed on the desktop.
@@ -337,7 +331,7 @@ pub struct Control {
     /// The toolkit's own role name.
     pub role: String,
     /// States at capture time.
-    pub states: Vec<String>,
+    pub states: States,
     /// Action names at capture time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
@@ -380,23 +374,19 @@ impl Control {
     /// The states a model needs to decide (see [`PromptControl::state`]).
     pub fn visible_state(&self) -> Option<String> {
         let mut words: Vec<&str> = Vec::new();
+        let st = self.states;
         let checkable = matches!(
             self.control_type,
             ControlType::CheckBox | ControlType::RadioButton
-        ) || self.has_state("checkable")
-            || matches!(
-                self.role.as_str(),
-                "check menu item" | "radio menu item" | "toggle button"
-            );
-        if self.has_state("checked") || (self.role == "toggle button" && self.has_state("pressed"))
-        {
+        ) || st.contains(States::CHECKABLE);
+        if st.contains(States::CHECKED) {
             words.push("checked");
-        } else if self.has_state("indeterminate") && checkable {
+        } else if st.contains(States::INDETERMINATE) && checkable {
             words.push("mixed");
         } else if checkable {
             words.push("unchecked");
         }
-        if self.has_state("selected")
+        if st.contains(States::SELECTED)
             && matches!(
                 self.control_type,
                 ControlType::ListItem
@@ -408,22 +398,17 @@ impl Control {
         {
             words.push("selected");
         }
-        if self.has_state("expandable") || self.has_state("expanded") {
-            words.push(if self.has_state("expanded") {
+        if st.intersects(States::EXPANDABLE | States::EXPANDED) {
+            words.push(if st.contains(States::EXPANDED) {
                 "expanded"
             } else {
                 "collapsed"
             });
         }
-        if self.has_state("focused") {
+        if st.contains(States::FOCUSED) {
             words.push("focused");
         }
         (!words.is_empty()).then(|| words.join(","))
-    }
-
-    /// True when the control reports state `name`.
-    pub fn has_state(&self, name: &str) -> bool {
-        self.states.iter().any(|s| s == name)
     }
 }
 
@@ -458,7 +443,7 @@ mod tests {
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle("a|/b".into()),
             role: role.into(),
-            states: states.iter().map(|s| (*s).to_owned()).collect(),
+            states: States::from_names(states.iter().copied()),
             actions: vec![],
             capabilities: Capabilities::default(),
         };
@@ -477,11 +462,17 @@ mod tests {
             Some("checked,focused")
         );
         assert_eq!(
-            state(c(ControlType::MenuItem, "check menu item", &["checked"])).as_deref(),
-            Some("checked")
+            state(c(ControlType::MenuItem, "check menu item", &["checkable"])).as_deref(),
+            Some("unchecked")
         );
+        // A toggle button held in: the backend reports it checked and checkable.
         assert_eq!(
-            state(c(ControlType::Button, "toggle button", &["pressed"])).as_deref(),
+            state(c(
+                ControlType::Button,
+                "toggle button",
+                &["checked", "checkable"]
+            ))
+            .as_deref(),
             Some("checked")
         );
         assert_eq!(
@@ -515,7 +506,7 @@ mod tests {
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle("a|/b".into()),
             role: "push button".into(),
-            states: vec![],
+            states: States::empty(),
             actions: vec![],
             capabilities: Capabilities::default(),
         };

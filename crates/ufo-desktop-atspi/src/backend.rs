@@ -662,7 +662,7 @@ impl Backend for AtspiBackend {
                         node.control_type,
                         ufo_core::ControlType::Edit | ufo_core::ControlType::Document
                     );
-                if typable && !node.states.iter().any(|s| s == "focused") {
+                if typable && !node.states.contains(ufo_core::States::FOCUSED) {
                     let rect = node.rect.ok_or_else(|| DesktopError::Unsupported {
                         what: format!("focusing (the toolkit said: {e}; the control has no rectangle to click)"),
                         handle: h.0.clone(),

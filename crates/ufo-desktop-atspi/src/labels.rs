@@ -301,7 +301,8 @@ fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, S
             n.control_type == ControlType::Text
                 && !n.name.trim().is_empty()
                 && n.name.chars().count() <= 60
-                && n.states.iter().any(|s| s == "showing" || s == "visible")
+                && n.states
+                    .intersects(ufo_core::States::SHOWING | ufo_core::States::VISIBLE)
         })
         .filter_map(|n| Some((n.rect?, n.name.trim().to_owned())))
         .collect()
@@ -319,7 +320,7 @@ fn label_beside(
     if !matches!(
         node.control_type,
         ControlType::Edit | ControlType::ComboBox | ControlType::Spinner | ControlType::Slider
-    ) || node.states.iter().any(|s| s == "multi-line")
+    ) || node.states.contains(ufo_core::States::MULTI_LINE)
     {
         return None;
     }

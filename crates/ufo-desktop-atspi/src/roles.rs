@@ -1,7 +1,7 @@
 //! AT-SPI roles → UFO (UI Automation) control types.
 
-use atspi::Role;
-use ufo_core::ControlType;
+use atspi::{Role, State, StateSet};
+use ufo_core::{ControlType, States};
 
 /// Maps an AT-SPI role to the control type UFO's prompts and `CONTROL_LIST` use.
 pub fn control_type(role: Role) -> ControlType {
@@ -103,5 +103,80 @@ mod tests {
         assert_eq!(control_type(Role::PageTab), ControlType::TabItem);
         assert_eq!(control_type(Role::Frame), ControlType::Window);
         assert_eq!(Role::ToggleButton.name(), "toggle button");
+    }
+}
+
+/// AT-SPI's states of an element with `role`, as ufo's [`States`]. A
+/// toggle button held in is `checked` (AT-SPI says `pressed`), and toggle
+/// buttons and check/radio menu items are `checkable` whether or not
+/// AT-SPI says so, so nothing past the backend needs the role to tell a
+/// ticked control.
+pub fn states(set: StateSet, role: Role) -> States {
+    let mut out = States::empty();
+    for st in set.iter() {
+        let s = match st {
+            State::Enabled => States::ENABLED,
+            State::Sensitive => States::SENSITIVE,
+            State::Showing => States::SHOWING,
+            State::Visible => States::VISIBLE,
+            State::Focused => States::FOCUSED,
+            State::Focusable => States::FOCUSABLE,
+            State::Selected => States::SELECTED,
+            State::Selectable => States::SELECTABLE,
+            State::Checked => States::CHECKED,
+            State::Checkable => States::CHECKABLE,
+            State::Pressed => States::PRESSED,
+            State::Indeterminate => States::INDETERMINATE,
+            State::Expanded => States::EXPANDED,
+            State::Expandable => States::EXPANDABLE,
+            State::Modal => States::MODAL,
+            State::Defunct => States::DEFUNCT,
+            State::Horizontal => States::HORIZONTAL,
+            State::Vertical => States::VERTICAL,
+            State::Editable => States::EDITABLE,
+            State::MultiLine => States::MULTI_LINE,
+            State::SingleLine => States::SINGLE_LINE,
+            State::ReadOnly => States::READ_ONLY,
+            State::Active => States::ACTIVE,
+            State::ManagesDescendants => States::MANAGES_DESCENDANTS,
+            State::Multiselectable => States::MULTISELECTABLE,
+            State::Busy => States::BUSY,
+            State::Required => States::REQUIRED,
+            State::InvalidEntry => States::INVALID,
+            State::HasPopup => States::HAS_POPUP,
+            State::Visited => States::VISITED,
+            _ => States::empty(),
+        };
+        out |= s;
+    }
+    if matches!(
+        role,
+        Role::ToggleButton | Role::CheckMenuItem | Role::RadioMenuItem
+    ) {
+        out |= States::CHECKABLE;
+    }
+    if role == Role::ToggleButton && out.contains(States::PRESSED) {
+        out |= States::CHECKED;
+    }
+    out
+}
+
+#[cfg(test)]
+mod state_tests {
+    use super::*;
+
+    #[test]
+    fn a_toggle_button_held_in_is_checked() {
+        let set = StateSet::new(State::Pressed | State::Enabled | State::Showing);
+        let s = states(set, Role::ToggleButton);
+        assert!(s.contains(States::CHECKED | States::CHECKABLE | States::ENABLED));
+        let plain = states(set, Role::Button);
+        assert!(!plain.intersects(States::CHECKED | States::CHECKABLE));
+        assert!(states(StateSet::empty(), Role::CheckMenuItem).contains(States::CHECKABLE));
+        let multi = states(
+            StateSet::new(State::MultiLine | State::InvalidEntry),
+            Role::Text,
+        );
+        assert_eq!(multi, States::MULTI_LINE | States::INVALID);
     }
 }

@@ -253,7 +253,7 @@ async fn firefox_form_fields_take_text_choice_and_check() {
         chosen = tree
             .nodes
             .iter()
-            .find(|n| n.role == "menu item" && n.has_state("selected"))
+            .find(|n| n.role == "menu item" && n.states.contains(ufo_core::States::SELECTED))
             .map(|n| n.name.clone());
         if chosen.as_deref() == Some("Green") {
             break;

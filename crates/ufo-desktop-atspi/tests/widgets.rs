@@ -17,8 +17,8 @@ fn horizontal_slider(ctx: &ufo_desktop::ToolContext) -> ufo_core::Control {
         ctx,
         |c| {
             c.control_type == ControlType::Slider
-                && c.has_state("horizontal")
-                && c.has_state("enabled")
+                && c.states.contains(ufo_core::States::HORIZONTAL)
+                && c.states.contains(ufo_core::States::ENABLED)
         },
         "horizontal slider",
     )
@@ -31,13 +31,13 @@ async fn click_and_expect_toggle(
     ctx: &mut ufo_desktop::ToolContext,
     c: &ufo_core::Control,
 ) {
-    let was = c.has_state("checked");
+    let was = c.states.contains(ufo_core::States::CHECKED);
     let r = act(b, ctx, "click_input", args(c, json!({}))).await;
     assert!(r.is_success(), "{r:?}");
     let now = eventually(&(!was).to_string(), || async {
         states(b, c)
             .await
-            .contains(&"checked".to_owned())
+            .contains(ufo_core::States::CHECKED)
             .to_string()
     })
     .await;
@@ -53,7 +53,7 @@ async fn toggles_values_and_combo_selection_change_state() {
     // A check button flips its "checked" state.
     let check = find(
         &ctx,
-        |c| c.control_type == ControlType::CheckBox && c.has_state("enabled"),
+        |c| c.control_type == ControlType::CheckBox && c.states.contains(ufo_core::States::ENABLED),
         "enabled check button",
     )
     .clone();
@@ -65,7 +65,7 @@ async fn toggles_values_and_combo_selection_change_state() {
         |c| {
             c.role == "toggle button"
                 && c.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle"))
-                && c.has_state("enabled")
+                && c.states.contains(ufo_core::States::ENABLED)
         },
         "switch",
     )
@@ -75,7 +75,7 @@ async fn toggles_values_and_combo_selection_change_state() {
     // The spin button goes up by two with the keyboard.
     let spin = find(
         &ctx,
-        |c| c.control_type == ControlType::Spinner && c.has_state("enabled"),
+        |c| c.control_type == ControlType::Spinner && c.states.contains(ufo_core::States::ENABLED),
         "spin button",
     )
     .clone();

@@ -361,7 +361,7 @@ mod tests {
             rect: Rect::<Screen>::new(x, y, w, h),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),
-            states: vec![],
+            states: ufo_core::States::empty(),
             actions: vec![],
             capabilities: Capabilities::default(),
         }

@@ -121,7 +121,7 @@ mod tests {
             rect: Rect::new(x, 110, 20, 20),
             handle: ElementHandle(String::new()),
             role: String::new(),
-            states: vec![],
+            states: ufo_core::States::empty(),
             actions: vec![],
             capabilities: Capabilities::default(),
         };

@@ -138,7 +138,7 @@ mod tests {
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle(format!(":1.1|/{id}")),
             role: "push button".into(),
-            states: Vec::new(),
+            states: ufo_core::States::empty(),
             actions: Vec::new(),
             capabilities: Default::default(),
         }

@@ -17,6 +17,7 @@
 
 use crate::names::{names_match, undouble};
 use serde::{Deserialize, Serialize};
+use ufo_core::States;
 use ufo_core::ui::{DEFAULT_CONTROL_LIST, PromptControl};
 use ufo_core::{Control, ControlType, Rect, Screen, UiNode, UiTree};
 
@@ -119,24 +120,26 @@ pub fn label_controls(
         .or(tree.window.rect)
         .or_else(|| tree.root().and_then(|r| r.rect));
     let below_root = tree.nodes.iter().filter(|n| n.parent.is_some());
-    let showing_reported = below_root.clone().any(|n| n.has_state("showing"));
+    let showing_reported = below_root
+        .clone()
+        .any(|n| n.states.contains(States::SHOWING));
     let enabled_reported = tree
         .nodes
         .iter()
-        .any(|n| n.has_state("enabled") || n.has_state("sensitive"));
+        .any(|n| n.states.contains(States::ENABLED) || n.states.contains(States::SENSITIVE));
 
     let is_shown = |n: &UiNode| {
         if !cfg.require_showing {
             return true;
         }
-        n.has_state("showing")
-            || (cfg.visible_fallback && !showing_reported && n.has_state("visible"))
+        n.states.contains(States::SHOWING)
+            || (cfg.visible_fallback && !showing_reported && n.states.contains(States::VISIBLE))
     };
     let is_enabled = |n: &UiNode| {
         !cfg.require_enabled
             || !enabled_reported
-            || n.has_state("enabled")
-            || n.has_state("sensitive")
+            || n.states.contains(States::ENABLED)
+            || n.states.contains(States::SENSITIVE)
     };
 
     // hidden[i]: an ancestor of node i says it is not showing (a notebook's
@@ -150,11 +153,11 @@ pub fn label_controls(
             let p_node = tree.nodes.get(p);
             let p_off = p_node.is_some_and(|pn| {
                 pn.parent.is_some()
-                    && !pn.has_state("showing")
-                    && !pn.has_state("defunct")
-                    && (pn.has_state("visible")
-                        || pn.has_state("enabled")
-                        || pn.has_state("sensitive"))
+                    && !pn.states.contains(States::SHOWING)
+                    && !pn.states.contains(States::DEFUNCT)
+                    && (pn.states.contains(States::VISIBLE)
+                        || pn.states.contains(States::ENABLED)
+                        || pn.states.contains(States::SENSITIVE))
             });
             if let Some(h) = hidden.get_mut(i) {
                 *h = parent_hidden || p_off;
@@ -172,8 +175,8 @@ pub fn label_controls(
         };
         let (p, pn) = pn;
         let closed = pn.control_type == ControlType::ComboBox
-            && pn.has_state("expandable")
-            && !pn.has_state("expanded");
+            && pn.states.contains(States::EXPANDABLE)
+            && !pn.states.contains(States::EXPANDED);
         let below = closed || in_closed_combo.get(p).copied().unwrap_or(false);
         if let Some(slot) = in_closed_combo.get_mut(i) {
             *slot = below;
@@ -266,7 +269,7 @@ pub fn label_controls(
                 rect,
                 handle: node.handle.clone(),
                 role: node.role.clone(),
-                states: node.states.clone(),
+                states: node.states,
                 actions: node.actions.clone(),
                 capabilities: node.capabilities,
             },
@@ -280,8 +283,8 @@ pub fn label_controls(
     let empty_cell = |c: &Control| {
         c.control_type == ControlType::DataItem
             && c.value.is_none()
-            && !c.has_state("focused")
-            && !c.has_state("selected")
+            && !c.states.contains(States::FOCUSED)
+            && !c.states.contains(States::SELECTED)
     };
     if picked.iter().filter(|(_, c)| empty_cell(c)).count() > cfg.max_empty_cells {
         picked.retain(|(_, c)| !empty_cell(c));
@@ -328,7 +331,7 @@ fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, R
             n.parent.is_some()
                 && is_shown(n)
                 && (matches!(n.control_type, ControlType::Menu | ControlType::Window)
-                    || n.has_state("modal"))
+                    || n.states.contains(States::MODAL))
         })
         .filter_map(|(i, n)| {
             let own = n.rect?;
@@ -424,7 +427,7 @@ fn content_excerpt(tree: &UiTree, i: usize, cfg: &FilterConfig) -> String {
             break;
         }
         let Some(n) = tree.nodes.get(c) else { continue };
-        if !n.has_state("showing") && !n.has_state("visible") {
+        if !n.states.contains(States::SHOWING) && !n.states.contains(States::VISIBLE) {
             continue;
         }
         if cfg.control_types.contains(&n.control_type) && n.control_type != ControlType::Text {

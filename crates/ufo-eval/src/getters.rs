@@ -152,7 +152,7 @@ fn node_xml(tree: &ufo_core::UiTree, i: usize, out: &mut String) {
     };
     attr("name", &n.name);
     attr("description", &n.description);
-    attr("states", &n.states.join(" "));
+    attr("states", &n.states.names().collect::<Vec<_>>().join(" "));
     out.push('>');
     // The node's value (a field's or a display's text) is the element's text.
     out.push_str(&escape(n.value.as_deref().unwrap_or_default()));

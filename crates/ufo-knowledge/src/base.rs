@@ -6,8 +6,8 @@ use crate::error::KnowledgeError;
 use crate::records::example_of_summary;
 use crate::search::{OnlineSearch, SearchSettings};
 use crate::store::{Hit, Record, Store, app_key};
-use serde_json::Value;
 use std::path::PathBuf;
+use ufo_agent::retrieve::{Retrieve, Retrieved};
 
 /// A knowledge source (one store each, except online search).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,28 +84,6 @@ impl Settings {
             || self.demonstration.is_some()
             || self.online_search.is_some()
     }
-}
-
-/// What was retrieved for one prompt.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Retrieved {
-    /// Help documents `{title, text, application, source}`, best first.
-    pub help_docs: Vec<Value>,
-    /// Online search results `{title, url, text}`.
-    pub online: Vec<Value>,
-    /// Experiences then demonstrations as prompt examples
-    /// `{Request, Sub-task, Tips, Response}`.
-    pub examples: Vec<Value>,
-    /// What failed (retrieval never fails a step).
-    pub warnings: Vec<String>,
-}
-
-/// Retrieval as the agents see it.
-#[async_trait::async_trait]
-pub trait Retrieve: Send + Sync + std::fmt::Debug {
-    /// What the enabled sources hold for `query`; only knowledge about `app`
-    /// when given (the AppAgent), any application's otherwise (the HostAgent).
-    async fn retrieve(&self, query: &str, app: Option<&str>) -> Retrieved;
 }
 
 /// The stores under the knowledge directory.

@@ -51,11 +51,8 @@ pub enum KnowledgeError {
         message: String,
     },
     /// The embeddings endpoint failed.
-    #[error("embeddings: {message}")]
-    Embeddings {
-        /// What happened.
-        message: String,
-    },
+    #[error("embeddings: {0}")]
+    Embeddings(#[from] ufo_llm::LlmError),
 }
 
 impl KnowledgeError {
@@ -82,7 +79,7 @@ impl Diagnostic for KnowledgeError {
             Self::Format { .. } => "ufo::knowledge::format",
             Self::NotFound { .. } => "ufo::knowledge::not_found",
             Self::Search { .. } => "ufo::knowledge::search",
-            Self::Embeddings { .. } => "ufo::knowledge::embeddings",
+            Self::Embeddings(_) => "ufo::knowledge::embeddings",
             Self::Summary { .. } => "ufo::knowledge::summary",
         }
     }
@@ -95,7 +92,7 @@ impl Diagnostic for KnowledgeError {
             Self::NotFound { .. } => "`ufo knowledge list` shows the ids".into(),
             Self::Search { .. } => "check RAG_ONLINE_SEARCH_PROVIDER (searxng, brave, tavily), RAG_ONLINE_SEARCH_ENDPOINT (a SearXNG instance with the JSON format enabled) and RAG_ONLINE_SEARCH_API_KEY; private and loopback addresses need RAG_ONLINE_ALLOW_PRIVATE: true".into(),
             Self::Summary { .. } => "check the APP_AGENT model (it writes the summaries) and the template under prompts/experience or prompts/demonstration".into(),
-            Self::Embeddings { .. } => "check RAG_EMBEDDINGS (API_TYPE, API_BASE, API_MODEL) or set RAG_EMBEDDINGS: false to use BM25 alone".into(),
+            Self::Embeddings(_) => "check RAG_EMBEDDINGS (API_TYPE, API_BASE, API_MODEL) or set RAG_EMBEDDINGS: false to use BM25 alone".into(),
         })
     }
 }

@@ -35,6 +35,7 @@ pub mod search;
 mod store;
 pub mod text;
 
-pub use base::{KnowledgeBase, Retrieve, Retrieved, Settings, Source};
+pub use base::{KnowledgeBase, Settings, Source};
 pub use error::KnowledgeError;
 pub use store::{Hit, Record, Store, app_key};
+pub use ufo_agent::retrieve::{Retrieve, Retrieved};

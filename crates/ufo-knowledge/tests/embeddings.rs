@@ -6,9 +6,14 @@ use axum::Json;
 use axum::Router;
 use axum::routing::post;
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 use ufo_knowledge::embed::{EmbeddingApi, EmbeddingSettings};
 use ufo_knowledge::records::{record_of_summary, summary_record};
 use ufo_knowledge::{KnowledgeBase, Settings, Source};
+use ufo_llm::{RetryPolicy, Secret};
+
+static BUSY_CALLS: AtomicUsize = AtomicUsize::new(0);
 
 /// A toy embedding: [mentions a colour, mentions a number, 1].
 fn vector(text: &str) -> Value {
@@ -46,6 +51,34 @@ async fn serve() -> String {
             }),
         )
         .route(
+            // Busy once (503), then answers: the client must retry.
+            "/busy/embeddings",
+            post(|Json(b): Json<Value>| async move {
+                if BUSY_CALLS.fetch_add(1, Ordering::SeqCst) == 0 {
+                    return (
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                        Json(json!({"error": {"message": "overloaded"}})),
+                    );
+                }
+                let data: Vec<Value> = inputs(&b)
+                    .iter()
+                    .map(|t| json!({"embedding": vector(t)}))
+                    .collect();
+                (axum::http::StatusCode::OK, Json(json!({"data": data})))
+            }),
+        )
+        .route(
+            // Refuses, quoting the key back.
+            "/refuse/embeddings",
+            post(|headers: axum::http::HeaderMap| async move {
+                let auth = headers["authorization"].to_str().unwrap().to_owned();
+                (
+                    axum::http::StatusCode::UNAUTHORIZED,
+                    Json(json!({"error": {"message": format!("bad key in {auth}")}})),
+                )
+            }),
+        )
+        .route(
             "/api/embed",
             post(|Json(b): Json<Value>| async move {
                 Json(
@@ -64,7 +97,9 @@ async fn kb(api: EmbeddingApi, base: String) -> (tempfile::TempDir, KnowledgeBas
         api,
         base,
         model: "toy-embed".into(),
-        key: Some("k".into()),
+        key: Some(Secret::new("k")),
+        retry: RetryPolicy::immediate(0),
+        timeout: Duration::from_secs(10),
     });
     let kb = KnowledgeBase::open(s).unwrap();
     let rec = |id: &str, req: &str| {
@@ -135,6 +170,8 @@ async fn an_unreachable_endpoint_is_an_error_with_help() {
         base: "http://127.0.0.1:9".into(),
         model: "m".into(),
         key: None,
+        retry: RetryPolicy::immediate(0),
+        timeout: Duration::from_secs(10),
     });
     let kb = KnowledgeBase::open(s).unwrap();
     let e = kb
@@ -147,4 +184,27 @@ async fn an_unreachable_endpoint_is_an_error_with_help() {
             .unwrap()
             .contains("RAG_EMBEDDINGS")
     );
+}
+
+#[tokio::test]
+async fn a_busy_endpoint_is_retried_and_a_refusal_never_shows_the_key() {
+    let base = serve().await;
+    let settings = |path: &str, retries: u32| EmbeddingSettings {
+        api: EmbeddingApi::OpenAi,
+        base: format!("{base}/{path}"),
+        model: "toy-embed".into(),
+        key: Some(Secret::new("sk-secret-embedding-key")),
+        retry: RetryPolicy::immediate(retries),
+        timeout: Duration::from_secs(10),
+    };
+    let e = ufo_llm::embed::Embedder::new(settings("busy", 2)).unwrap();
+    let v = e.embed(&["red".to_owned()]).await.unwrap();
+    assert_eq!(v, vec![vec![1.0, 0.0, 0.1]]);
+    assert_eq!(BUSY_CALLS.load(Ordering::SeqCst), 2, "one 503, one retry");
+
+    let e = ufo_llm::embed::Embedder::new(settings("refuse", 2)).unwrap();
+    let err = e.embed(&["red".to_owned()]).await.unwrap_err();
+    let shown = format!("{err} {:?}", ufo_core::Diagnostic::report(&err));
+    assert!(shown.contains("401"), "{shown}");
+    assert!(!shown.contains("sk-secret-embedding-key"), "{shown}");
 }

@@ -199,29 +199,8 @@ impl HttpModel {
                 req = req.header(k, v);
             }
         }
-        let limit = self.cfg.timeout();
-        let transport = |e: reqwest::Error| LlmError::Transport {
-            provider: provider.to_owned(),
-            timeout: e.is_timeout(),
-            message: scrub(&transport_message(&e, limit), &[secret, &self.cfg.api_key]),
-        };
-        let mut resp = req.send().await.map_err(transport)?;
-        let status = resp.status();
-        let headers = resp.headers().clone();
-        // Read at most MAX_RESPONSE_BYTES: a misconfigured API_BASE may stream
-        // anything.
-        let mut body: Vec<u8> = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
-            body.extend_from_slice(&chunk);
-            if body.len() > MAX_RESPONSE_BYTES {
-                return Err(LlmError::TooLarge {
-                    what: "response",
-                    verb: "read",
-                    bytes: body.len(),
-                    limit: MAX_RESPONSE_BYTES,
-                });
-            }
-        }
+        let secrets = [secret, &self.cfg.api_key];
+        let (status, headers, body) = exchange(req, provider, self.cfg.timeout(), &secrets).await?;
         if status.is_success() {
             provider::parse_success(wire, &body)
         } else {
@@ -230,7 +209,7 @@ impl HttpModel {
                 status.as_u16(),
                 &headers,
                 &body,
-                &[secret, &self.cfg.api_key],
+                &secrets,
             )))
         }
     }
@@ -341,6 +320,41 @@ pub(crate) const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
 
 /// The largest response body read.
 pub(crate) const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Sends `req` and reads its reply: status, headers and at most
+/// [`MAX_RESPONSE_BYTES`] of body. A transport failure (timeout included)
+/// is an [`LlmError::Transport`] that names `provider` and leaks none of
+/// `secrets`.
+pub(crate) async fn exchange(
+    req: reqwest::RequestBuilder,
+    provider: &str,
+    limit: std::time::Duration,
+    secrets: &[&Secret],
+) -> Result<(reqwest::StatusCode, reqwest::header::HeaderMap, Vec<u8>), LlmError> {
+    let transport = |e: reqwest::Error| LlmError::Transport {
+        provider: provider.to_owned(),
+        timeout: e.is_timeout(),
+        message: scrub(&transport_message(&e, limit), secrets),
+    };
+    let mut resp = req.send().await.map_err(transport)?;
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    // Read at most MAX_RESPONSE_BYTES: a misconfigured API_BASE may stream
+    // anything.
+    let mut body: Vec<u8> = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_RESPONSE_BYTES {
+            return Err(LlmError::TooLarge {
+                what: "response",
+                verb: "read",
+                bytes: body.len(),
+                limit: MAX_RESPONSE_BYTES,
+            });
+        }
+    }
+    Ok((status, headers, body))
+}
 
 /// What went wrong with a request, said the way a user can act on it: a
 /// timeout is not a refused connection, and reqwest's own text ("error

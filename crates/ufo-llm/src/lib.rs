@@ -61,6 +61,7 @@ mod client;
 pub mod computer;
 pub mod config;
 mod cost;
+pub mod embed;
 mod error;
 pub mod extract;
 pub mod format;

@@ -76,7 +76,9 @@ impl FakeDesktop {
                 rect: Rect::new(10, 30 + 24 * i as i32, 40, 20),
                 handle: ElementHandle(format!(":1.1|/{app}/{i}")),
                 role: t.as_str().to_ascii_lowercase(),
-                states: vec!["enabled".into(), "showing".into(), "visible".into()],
+                states: ufo_core::States::ENABLED
+                    | ufo_core::States::SHOWING
+                    | ufo_core::States::VISIBLE,
                 actions: vec!["click".into()],
                 capabilities: Capabilities {
                     component: true,

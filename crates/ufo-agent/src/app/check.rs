@@ -145,7 +145,7 @@ mod tests {
             rect: Rect::new(0, 0, 5, 5),
             handle: ElementHandle(format!("h{id}")),
             role: "push button".into(),
-            states: vec![],
+            states: ufo_core::States::empty(),
             actions: vec![],
             capabilities: Capabilities::default(),
         }

@@ -43,10 +43,6 @@ pub(crate) struct RawNode {
     value: Option<f64>,
 }
 
-pub(super) fn state_names(s: StateSet) -> Vec<String> {
-    s.iter().map(|st| st.to_static_str().to_owned()).collect()
-}
-
 pub(super) fn truncate(s: String, max: usize) -> String {
     if s.chars().count() <= max {
         s
@@ -339,7 +335,7 @@ impl AtspiBackend {
             name: raw.name,
             description: raw.description,
             value,
-            states: state_names(raw.states),
+            states: crate::roles::states(raw.states, raw.role),
             rect,
             actions: raw.actions,
             capabilities: Capabilities {
@@ -520,7 +516,7 @@ impl AtspiBackend {
                 let hidden_branch = !raw.states.contains(State::Showing)
                     && !raw.states.contains(State::Defunct)
                     && (nodes[parent].parent.is_some() || shown_parents.contains(&parent))
-                    && nodes[parent].states.iter().any(|s| s == "showing");
+                    && nodes[parent].states.contains(ufo_core::States::SHOWING);
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);
                 if kids.is_empty() || hidden_branch {

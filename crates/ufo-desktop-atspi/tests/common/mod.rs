@@ -91,7 +91,7 @@ where
 }
 
 /// Re-reads a control's states.
-pub async fn states(b: &AtspiBackend, c: &Control) -> Vec<String> {
+pub async fn states(b: &AtspiBackend, c: &Control) -> ufo_core::States {
     b.refresh_node(&c.handle, 100).await.unwrap().states
 }
 pub mod agent;

@@ -27,7 +27,7 @@ fn tree(window_rect: Option<(i32, i32, i32, i32)>, specs: &[Spec<'_>]) -> UiTree
             name: (*name).into(),
             description: String::new(),
             value: None,
-            states: states.split_whitespace().map(String::from).collect(),
+            states: ufo_core::States::from_names(states.split_whitespace()),
             rect: rect.map(|(x, y, w, h)| Rect::new(x, y, w, h)),
             actions: vec![],
             capabilities: Capabilities::default(),
@@ -147,7 +147,7 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
     }
     let mut t = tree(w, &specs);
     t.nodes[1].value = Some("5".into());
-    t.nodes[3].states.push("focused".into());
+    t.nodes[3].states |= ufo_core::States::FOCUSED;
     let got: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
         .iter()
         .map(|c| c.name.clone())

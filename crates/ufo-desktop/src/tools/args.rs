@@ -137,7 +137,7 @@ mod tests {
             rect: Rect::new(0, 0, 10, 10),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),
-            states: vec![],
+            states: ufo_core::States::empty(),
             actions: actions.iter().map(|s| (*s).to_owned()).collect(),
             capabilities: Capabilities::default(),
         }

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
+use ufo_core::States;
 use ufo_core::{Control, ControlType, ElementHandle, Rect, Screen, WindowInfo};
 
 /// Longest `wait`.
@@ -353,11 +354,17 @@ async fn click_row(
     b.click_at(p, MouseButton::Left, false).await?;
     settle(b, ctx, mark).await;
     let after = b.refresh_node(&c.handle, 0).await.ok();
-    let selectable = after.as_ref().is_some_and(|n| n.has_state("selectable"));
-    let mut selected = after.as_ref().is_some_and(|n| n.has_state("selected"));
+    let selectable = after
+        .as_ref()
+        .is_some_and(|n| n.states.contains(States::SELECTABLE));
+    let mut selected = after
+        .as_ref()
+        .is_some_and(|n| n.states.contains(States::SELECTED));
     // A spreadsheet's cell under the cursor is focused, not selected; making
     // it a selection would keep Enter inside it.
-    let current = after.as_ref().is_some_and(|n| n.has_state("focused"));
+    let current = after
+        .as_ref()
+        .is_some_and(|n| n.states.contains(States::FOCUSED));
     let mut method = "click";
     if selectable && !selected && !current && b.select_element(&c.handle).await.is_ok() {
         method = "select";
@@ -365,7 +372,7 @@ async fn click_row(
         selected = b
             .refresh_node(&c.handle, 0)
             .await
-            .is_ok_and(|n| n.has_state("selected"));
+            .is_ok_and(|n| n.states.contains(States::SELECTED));
     }
     Ok(json!({
         "method": method,
@@ -481,7 +488,7 @@ async fn set_edit_text(
         // {ENTER} must reach it (Calc's Name Box), not the grid.
         // (Focusing a field that has it already would select its text in
         // GTK: a Save dialog's name field then ignored the next {ENTER}.)
-        Ok(()) if c.control_type == ControlType::Edit && !c.has_state("focused") => {
+        Ok(()) if c.control_type == ControlType::Edit && !c.states.contains(States::FOCUSED) => {
             if let Err(e) = b.focus_element(h).await {
                 tracing::debug!(error = %e, "could not focus the field that was set");
             }

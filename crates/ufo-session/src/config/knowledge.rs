@@ -268,7 +268,9 @@ fn embeddings(keys: &Keys<'_>) -> Result<Option<EmbeddingSettings>, SessionError
         api,
         base: need("API_BASE")?,
         model: need("API_MODEL")?,
-        key: s("API_KEY").map(str::to_owned),
+        key: s("API_KEY").map(ufo_llm::Secret::new),
+        retry: ufo_llm::RetryPolicy::default(),
+        timeout: std::time::Duration::from_secs(60),
     }))
 }
 
