@@ -23,15 +23,16 @@ use crate::bus;
 mod error;
 mod launch;
 mod processes;
+mod start;
 
 pub use error::HeadlessError;
 use error::{Result, io_err};
 pub use launch::office_profile;
 
-use launch::package_for;
 use processes::{kill_marked, process_has_marker, process_has_var, signal};
 pub use processes::{marked_pids, process_alive};
 use serde::{Deserialize, Serialize};
+use start::Starting;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -293,227 +294,19 @@ impl HeadlessDesktop {
         let _ = std::fs::remove_dir_all(&state_dir);
         let runtime_dir = state_dir.join("runtime");
         create_private_dir(&runtime_dir)?;
-        let id = random_id();
-
-        let base_env = |cmd: &mut Command| {
-            cmd.env(DESKTOP_ID_VAR, &id)
-                .env("XDG_RUNTIME_DIR", &runtime_dir)
-                .env("GSETTINGS_BACKEND", "memory")
-                .env("NO_AT_BRIDGE", "0")
-                .env_remove("GTK_A11Y")
-                .env_remove("DBUS_SESSION_BUS_ADDRESS")
-                .env_remove("AT_SPI_BUS_ADDRESS")
-                .env_remove("DISPLAY")
-                .env_remove("WAYLAND_DISPLAY")
-                .process_group(0);
-        };
-        use std::os::unix::process::CommandExt;
-
-        // 1. Xvfb picks a free display itself and prints its number.
-        let xvfb_log = state_dir.join("xvfb.log");
-        let mut cmd = Command::new(&xvfb);
-        base_env(&mut cmd);
-        let (w, h, d) = opts.screen;
-        cmd.args(["-displayfd", "1", "-screen", "0"])
-            .arg(format!("{w}x{h}x{d}"))
-            .args(["-nolisten", "tcp", "-noreset", "+extension", "XTEST"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(open_log(&xvfb_log)?);
-        let mut xvfb_child = cmd.spawn().map_err(io_err("starting Xvfb"))?;
-        let display = match xvfb_child
-            .stdout
-            .take()
-            .map(|o| read_line_within(o, opts.start_timeout))
-        {
-            Some(Ok(n)) if n.parse::<u32>().is_ok() => format!(":{n}"),
-            other => {
-                let _ = xvfb_child.kill();
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::StartFailed {
-                    component: "Xvfb".into(),
-                    detail: format!(
-                        "{:?}; log: {}",
-                        other.map(|r| r.err()),
-                        log_tail(&xvfb_log, 5)
-                    ),
-                });
-            }
-        };
-
-        // 2. The private session bus.
-        let socket = state_dir.join("session_bus");
-        let mut cmd = Command::new(&dbus_daemon);
-        base_env(&mut cmd);
-        cmd.arg("--session")
-            .arg("--nofork")
-            .arg("--nopidfile")
-            .arg(format!("--address=unix:path={}", socket.display()))
-            .arg("--print-address=1")
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(open_log(&state_dir.join("dbus.log"))?);
-        let mut dbus_child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::Io {
-                    what: "starting dbus-daemon".into(),
-                    source: e,
-                });
-            }
-        };
-        let session_bus = match dbus_child
-            .stdout
-            .take()
-            .map(|o| read_line_within(o, opts.start_timeout))
-        {
-            Some(Ok(addr)) => addr,
-            other => {
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::StartFailed {
-                    component: "dbus-daemon (session bus)".into(),
-                    detail: format!("{:?}", other.map(|r| r.err())),
-                });
-            }
-        };
-
-        // 3. The accessibility bus.
-        let mut cmd = Command::new(&launcher);
-        base_env(&mut cmd);
-        cmd.args(["--launch-immediately", "--a11y=1"])
-            .env("DISPLAY", &display)
-            .env("DBUS_SESSION_BUS_ADDRESS", &session_bus)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(open_log(&state_dir.join("at-spi-bus-launcher.log"))?);
-        let launcher_child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::Io {
-                    what: "starting at-spi-bus-launcher".into(),
-                    source: e,
-                });
-            }
-        };
-
-        // Wait until our launcher owns org.a11y.Bus before calling it: calling
-        // the name earlier would make the session bus activate a second
-        // launcher, which could win the name.
+        let run = Starting::new(random_id(), state_dir.clone(), runtime_dir.clone());
+        let (xvfb_child, display) = run.xvfb(&xvfb, &opts)?;
+        let (dbus_child, session_bus) =
+            run.session_bus(&dbus_daemon, &display, opts.start_timeout)?;
+        let launcher_child = run.a11y_launcher(&launcher, &display, &session_bus)?;
         let deadline = Instant::now() + opts.start_timeout;
-        // The daemon printed its address, so it is listening: one connection
-        // serves every question to the session bus below.
-        let session = match bus::connect(&session_bus).await {
-            Ok(c) => c,
-            Err(e) => {
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::StartFailed {
-                    component: "dbus-daemon (session bus)".into(),
-                    detail: e.to_string(),
-                });
-            }
-        };
-        let launcher_pid = loop {
-            match bus::a11y_bus_owner(&session).await {
-                Ok(Some(pid)) => break pid,
-                _ if Instant::now() > deadline => {
-                    kill_marked(&id, Duration::from_secs(1));
-                    return Err(HeadlessError::StartFailed {
-                        component: "at-spi-bus-launcher (accessibility bus)".into(),
-                        detail: format!(
-                            "it never took the name org.a11y.Bus; log: {}",
-                            log_tail(&state_dir.join("at-spi-bus-launcher.log"), 5)
-                        ),
-                    });
-                }
-                _ => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        };
-        let a11y_bus = loop {
-            match bus::a11y_address(&session).await {
-                Ok(addr) => break addr,
-                Err(e) if Instant::now() > deadline => {
-                    kill_marked(&id, Duration::from_secs(1));
-                    return Err(HeadlessError::StartFailed {
-                        component: "at-spi-bus-launcher (accessibility bus)".into(),
-                        detail: format!(
-                            "{e}; log: {}",
-                            log_tail(&state_dir.join("at-spi-bus-launcher.log"), 5)
-                        ),
-                    });
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        };
-        // 4. Activate the registry daemon and wait until it answers.
-        let mut a11y: Option<zbus::Connection> = None;
-        loop {
-            if a11y.is_none() {
-                a11y = bus::connect(&a11y_bus).await.ok();
-            }
-            let count = match &a11y {
-                Some(c) => bus::registry_app_count(c).await,
-                None => Err(bus::BusError::NoConnection),
-            };
-            match count {
-                Ok(_) => break,
-                Err(e) if Instant::now() > deadline => {
-                    kill_marked(&id, Duration::from_secs(1));
-                    return Err(HeadlessError::StartFailed {
-                        component: "at-spi2-registryd".into(),
-                        detail: e.to_string(),
-                    });
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
-            }
-        }
-
-        // 5. Optionally, a window manager; wait until it announces itself.
+        let (launcher_pid, a11y_bus) = run.a11y_bus(&session_bus, deadline).await?;
+        run.registry(&a11y_bus, deadline).await?;
         if let Some(wm) = &opts.window_manager {
-            let wm_path = match which(wm) {
-                Some(p) => p,
-                None => {
-                    kill_marked(&id, Duration::from_secs(1));
-                    return Err(HeadlessError::MissingProgram {
-                        program: wm.clone(),
-                        package: package_for(wm).into(),
-                    });
-                }
-            };
-            let mut cmd = Command::new(wm_path);
-            base_env(&mut cmd);
-            if wm == "xfwm4" {
-                cmd.arg("--compositor=off");
-            }
-            cmd.env("DISPLAY", &display)
-                .env("DBUS_SESSION_BUS_ADDRESS", &session_bus)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(open_log(&state_dir.join("window-manager.log"))?);
-            if let Err(e) = cmd.spawn() {
-                kill_marked(&id, Duration::from_secs(1));
-                return Err(HeadlessError::Io {
-                    what: format!("starting {wm}"),
-                    source: e,
-                });
-            }
-            loop {
-                if crate::x11::X11::connect(&display).is_ok_and(|x| x.has_window_manager()) {
-                    break;
-                }
-                if Instant::now() > deadline {
-                    kill_marked(&id, Duration::from_secs(1));
-                    return Err(HeadlessError::StartFailed {
-                        component: wm.clone(),
-                        detail: log_tail(&state_dir.join("window-manager.log"), 5),
-                    });
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
+            run.window_manager(wm, &display, &session_bus, deadline)
+                .await?;
         }
-
+        let id = run.id.clone();
         let state = DesktopState {
             name: opts.name.clone(),
             id,
@@ -544,6 +337,7 @@ impl HeadlessDesktop {
         } else {
             None
         };
+        run.done();
         Ok(Self {
             state,
             children: std::sync::Mutex::new(vec![xvfb_child, dbus_child, launcher_child]),
