@@ -52,19 +52,45 @@ pub struct EvaluationResult {
     pub cost: f64,
 }
 
+/// Which screenshots an evaluation is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// None (`EVALUATION_AGENT.VISUAL_MODE: false`): the template's
+    /// `system_nonvisual`, no images.
+    Nonvisual,
+    /// The first and the final screenshot (`screenshots_head_tail`).
+    FirstAndLast,
+    /// Every step's screenshot (`EVA_ALL_SCREENSHOTS`, `screenshots_all`).
+    EveryStep,
+}
+
 /// Asks the evaluation model about `request` given the `trajectory` (one
-/// JSON object per step) and screenshot data URLs.
+/// JSON object per step) and screenshot data URLs, introduced as `evidence`
+/// says (with [`Evidence::Nonvisual`] the screenshots are not sent).
 pub async fn evaluate(
     model: &Arc<dyn ChatModel>,
     prompts: &PromptSet,
     request: &str,
     trajectory: &[Value],
     screenshots: &[String],
+    evidence: Evidence,
     retries: u32,
 ) -> Result<Evaluation, AgentError> {
     let t = &prompts.evaluation;
     let apis = tools_to_llm_prompt(&catalog_for(APP_UI_EXECUTOR), false);
-    let system = render(t.get("system")?, &[("apis", &apis)]);
+    let system = match evidence {
+        Evidence::Nonvisual => t.text_or(
+            crate::prompts::EVALUATION,
+            "system_nonvisual",
+            &[("apis", &apis)],
+        ),
+        _ => render(t.get("system")?, &[("apis", &apis)]),
+    };
+    let (screenshots, heading) = match evidence {
+        Evidence::Nonvisual => (&[][..], None),
+        Evidence::FirstAndLast => (screenshots, t.opt("screenshots_head_tail")),
+        Evidence::EveryStep => (screenshots, t.opt("screenshots_all")),
+    };
     let traj = trajectory
         .iter()
         .map(Value::to_string)
@@ -76,7 +102,7 @@ pub async fn evaluate(
     );
     let mut parts = Vec::new();
     if !screenshots.is_empty() {
-        if let Some(h) = t.opt("screenshots_head_tail") {
+        if let Some(h) = heading {
             parts.push(Part::text(h));
         }
         for s in screenshots {

@@ -80,6 +80,24 @@ fn pick(path: &Option<PathBuf>, name: &str, builtin: &str) -> Result<Template, A
     }
 }
 
+/// An agent's main template (`PROMPT`): without its `system` or `user` text
+/// the agent would send an empty prompt, so a file missing either is an
+/// error naming the key.
+fn pick_main(path: &Option<PathBuf>, name: &str, builtin: &str) -> Result<Template, AgentError> {
+    let t = pick(path, name, builtin)?;
+    for key in ["system", "user"] {
+        if t.opt(key).is_none_or(|v| v.trim().is_empty()) {
+            return Err(AgentError::Template {
+                source_name: t.source_name.clone(),
+                message: format!(
+                    "the key `{key}` is missing, empty or not a string; an agent's PROMPT template needs `system` and `user` texts (UFO's keys)"
+                ),
+            });
+        }
+    }
+    Ok(t)
+}
+
 impl PromptSet {
     /// The built-in templates.
     pub fn builtin() -> Result<Self, AgentError> {
@@ -89,7 +107,7 @@ impl PromptSet {
     /// User templates where given, built-ins elsewhere.
     pub fn load(paths: &PromptPaths) -> Result<Self, AgentError> {
         Ok(Self {
-            host: pick(&paths.host, "host_agent.yaml", HOST_AGENT)?,
+            host: pick_main(&paths.host, "host_agent.yaml", HOST_AGENT)?,
             host_examples: match paths.host_nonvisual {
                 false => pick(
                     &paths.host_examples,
@@ -102,7 +120,7 @@ impl PromptSet {
                     HOST_EXAMPLES_NONVISUAL,
                 )?,
             },
-            app: pick(&paths.app, "app_agent.yaml", APP_AGENT)?,
+            app: pick_main(&paths.app, "app_agent.yaml", APP_AGENT)?,
             app_examples: match paths.app_nonvisual {
                 false => pick(&paths.app_examples, "app_agent_example.yaml", APP_EXAMPLES)?,
                 true => pick(
@@ -123,7 +141,7 @@ impl PromptSet {
                     APP_EXAMPLES_AS_NONVISUAL,
                 )?,
             },
-            evaluation: pick(&paths.evaluation, "evaluate.yaml", EVALUATION)?,
+            evaluation: pick_main(&paths.evaluation, "evaluate.yaml", EVALUATION)?,
         })
     }
 }
@@ -158,5 +176,38 @@ mod tests {
         }
         assert!(crate::prompter::examples_prompt(&blind.host_examples).contains("run_shell"));
         assert!(crate::prompter::examples_prompt(&p.host_examples).contains("run_shell"));
+    }
+
+    #[test]
+    fn a_user_prompt_without_system_or_user_is_an_error_not_an_empty_prompt() {
+        use ufo_core::Diagnostic;
+        let dir = std::env::temp_dir().join(format!("ufo-prompts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (text, key) in [
+            ("user: \"{user_request}\"\n", "system"),
+            ("system: \"You are an agent.\"\n", "user"),
+            ("system: \"\"\nuser: \"x\"\n", "system"),
+        ] {
+            let f = dir.join("app.yaml");
+            std::fs::write(&f, text).unwrap();
+            for paths in [
+                PromptPaths {
+                    app: Some(f.clone()),
+                    ..PromptPaths::default()
+                },
+                PromptPaths {
+                    host: Some(f.clone()),
+                    ..PromptPaths::default()
+                },
+            ] {
+                let e = PromptSet::load(&paths).unwrap_err();
+                assert_eq!(e.code(), "ufo::agent::template");
+                let shown = e.to_string();
+                assert!(shown.contains(&format!("`{key}`")), "{shown}");
+                assert!(shown.contains("app.yaml"), "{shown}");
+                assert!(e.help().unwrap().contains("PROMPT"), "{e:?}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,8 +21,8 @@ pub(crate) struct RunArgs {
     /// The request (normal mode); asked on the terminal when omitted.
     #[arg(short = 'r', long)]
     pub(crate) request: Option<String>,
-    /// normal, follower, batch_normal, operator or normal_operator (service
-    /// and linux_service run on `ufo serve`).
+    /// normal, follower, batch_normal, operator, normal_operator or
+    /// batch_normal_operator (service and linux_service run on `ufo serve`).
     #[arg(short = 'm', long, default_value = "normal")]
     pub(crate) mode: String,
     /// Plan file or folder (follower, batch_normal).
@@ -102,9 +102,16 @@ pub(crate) async fn run(args: RunArgs) -> Result<ExitCode, ErrorReport> {
         .mode
         .parse()
         .map_err(|e: ufo_session::SessionError| e.report())?;
+    if matches!(mode, Mode::Service | Mode::LinuxService) {
+        return Err(crate::error::CliError::ServiceOutsideServer {
+            mode: args.mode.trim().to_ascii_lowercase(),
+        }
+        .report());
+    }
     let config = load_config(args.config.as_ref(), args.lenient)?;
-    let backend = Arc::new(connect(&args.desktop).await?);
+    // The templates are checked before the desktop is touched.
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
+    let backend = Arc::new(connect(&args.desktop).await?);
     let services = Services {
         dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
         io: Arc::new(ConsoleIo),

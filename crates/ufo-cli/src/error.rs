@@ -59,6 +59,15 @@ pub(crate) enum CliError {
         /// Applications that did not answer (hung or busy).
         silent: Vec<String>,
     },
+    /// `ufo run -m service` (or `linux_service`): those modes run inside a
+    /// server, on a device's desktop.
+    #[error(
+        "the {mode} mode runs inside a server, not from `ufo run`: its commands are carried out by a device connected to `ufo serve`"
+    )]
+    ServiceOutsideServer {
+        /// The mode asked for.
+        mode: String,
+    },
     /// The demo's cassettes cannot be written.
     #[error("cannot write the demo cassettes: {0}")]
     DemoCassette(String),
@@ -77,6 +86,7 @@ impl Diagnostic for CliError {
             CliError::BadOption { .. } => "ufo::cli::bad_args",
             // The same code as the desktop's own.
             CliError::WindowNotFound { .. } => "ufo::desktop::window_not_found",
+            CliError::ServiceOutsideServer { .. } => "ufo::cli::service_outside_server",
             CliError::DemoCassette(_) => "ufo::demo::cassette",
             CliError::DemoUnverified(_) => "ufo::demo::unverified",
         }
@@ -91,6 +101,9 @@ impl Diagnostic for CliError {
                 Some("check that the directory exists and is writable".into())
             }
             CliError::Json(_) => None,
+            CliError::ServiceOutsideServer { mode } => Some(format!(
+                "start the agents with `ufo serve` and connect the desktop with `ufo client --server ws://HOST:5000/ws --client-id NAME` (add `-r \"...\" -m {mode}` to send a request); on this desktop alone, use `ufo run -m normal`"
+            )),
             CliError::WindowNotFound { silent, open, .. } if !silent.is_empty() => Some(format!(
                 "{} does not answer the accessibility bus (hung or busy): wait, or end it; {}",
                 silent.join(", "),

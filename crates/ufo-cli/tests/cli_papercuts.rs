@@ -174,3 +174,64 @@ fn a_misspelt_config_key_is_named_and_lenient_loading_warns_instead() {
     assert!(!err.contains("unknown_key"), "{err}");
     assert!(err.contains("no-such-desktop"), "{err}");
 }
+
+#[test]
+fn service_mode_outside_a_server_and_a_prompt_without_its_texts_are_refused_before_the_desktop() {
+    // `ufo run -m service`: the mode belongs to a server.
+    for mode in ["service", "linux_service"] {
+        let out = ufo_in_shell(
+            &[],
+            &[
+                "run",
+                "-m",
+                mode,
+                "-r",
+                "hello",
+                "--desktop",
+                "no-such-desktop",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            err.contains("error[ufo::cli::service_outside_server]"),
+            "{err}"
+        );
+        assert!(err.contains("help:") && err.contains("ufo serve"), "{err}");
+        assert!(err.contains("ufo client"), "{err}");
+        assert!(!err.contains("no-such-desktop"), "{err}");
+    }
+    // A PROMPT template without `user`: an error naming the key and the file.
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = dir.path().join("app_prompt.yaml");
+    std::fs::write(&prompt, "system: \"You are an agent.\"\n").unwrap();
+    let cfg = dir.path().join("config.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "APP_AGENT:\n  API_TYPE: openai\n  API_MODEL: gpt-4o\n  PROMPT: {}\n",
+            prompt.display()
+        ),
+    )
+    .unwrap();
+    let out = ufo_in_shell(
+        &[],
+        &[
+            "run",
+            "--config",
+            cfg.to_str().unwrap(),
+            "-r",
+            "hello",
+            "--desktop",
+            "no-such-desktop",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("error[ufo::agent::template]"), "{err}");
+    assert!(
+        err.contains("app_prompt.yaml") && err.contains("`user`"),
+        "{err}"
+    );
+    assert!(err.contains("help:"), "{err}");
+}

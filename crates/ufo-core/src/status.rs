@@ -65,8 +65,11 @@ status_enum! {
         Continue => "CONTINUE",
         /// Hand a subtask to an AppAgent.
         Assign => "ASSIGN",
-        /// Ask the user a question.
+        /// Wait for the user: answers to its questions, or (without
+        /// questions) the confirmation of a safety-critical step.
         Pending => "PENDING",
+        /// A safety-critical step is next; the user confirms it first.
+        Confirm => "CONFIRM",
         /// The whole request is done.
         Finish => "FINISH",
         /// The request cannot be done.
@@ -121,6 +124,7 @@ impl From<HostAgentStatus> for StepStatus {
             HostAgentStatus::Continue => StepStatus::Continue,
             HostAgentStatus::Assign => StepStatus::Assign,
             HostAgentStatus::Pending => StepStatus::Pending,
+            HostAgentStatus::Confirm => StepStatus::Confirm,
             HostAgentStatus::Finish => StepStatus::Finish,
             HostAgentStatus::Fail => StepStatus::Fail,
             HostAgentStatus::Error => StepStatus::Error,

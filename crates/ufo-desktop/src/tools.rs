@@ -55,8 +55,8 @@ pub use args::{
     CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
 };
 pub use spec::{
-    APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, OPERATOR_EXECUTOR,
-    Tool, UI_COLLECTOR, catalog, catalog_for,
+    APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, LEGACY_NAMES,
+    OPERATOR_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for,
 };
 
 use crate::backend::{Backend, TreeBudget};

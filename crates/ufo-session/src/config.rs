@@ -56,6 +56,9 @@ pub struct SystemConfig {
     /// `EVA_ALL_SCREENSHOTS` (false): the evaluation sees every step's
     /// screenshot (at most 40), not only the first and the final one.
     pub eva_all_screenshots: bool,
+    /// `TASK_STATUS` (true): `batch_normal` keeps `tasks_status.json` and
+    /// skips the tasks it records as finished.
+    pub task_status: bool,
     /// `LOG_TO_MARKDOWN` (true): write `output.md`.
     pub log_to_markdown: bool,
     /// `SAVE_UI_TREE` (false): write `ui_trees/`.
@@ -108,6 +111,7 @@ impl Default for SystemConfig {
             eva_session: true,
             eva_round: false,
             eva_all_screenshots: false,
+            task_status: true,
             log_to_markdown: true,
             save_ui_tree: false,
             save_full_screen: false,
@@ -331,6 +335,7 @@ impl UfoConfig {
             eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
             eva_round: keys.bool("EVA_ROUND", d.eva_round)?,
             eva_all_screenshots: keys.bool("EVA_ALL_SCREENSHOTS", d.eva_all_screenshots)?,
+            task_status: keys.bool("TASK_STATUS", d.task_status)?,
             log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
             save_ui_tree: agent.save_ui_tree,
             save_full_screen: keys.bool("SAVE_FULL_SCREEN", d.save_full_screen)?,
@@ -369,13 +374,18 @@ impl UfoConfig {
             host_nonvisual: host.as_ref().and_then(|h| h.visual_mode) == Some(false),
             app_nonvisual: !visual,
         };
+        let mut warnings: Vec<String> = unknown::ACCEPTED
+            .iter()
+            .filter(|(k, _)| keys.get(k).is_some())
+            .map(|(k, why)| format!("config key `{k}` is accepted and not used: {why}"))
+            .collect();
         let read = keys.read.borrow().clone();
         let unknown = unknown::unknown_keys(&top, &read);
-        let warnings = match (unknown.is_empty(), lenient) {
-            (true, _) => Vec::new(),
-            (false, true) => unknown::warnings(&unknown),
+        match (unknown.is_empty(), lenient) {
+            (true, _) => {}
+            (false, true) => warnings.extend(unknown::warnings(&unknown)),
             (false, false) => return Err(unknown::error(&unknown)),
-        };
+        }
         Ok(Self {
             host,
             app,
@@ -512,6 +522,42 @@ mod tests {
         assert_eq!(c.system.max_step, 4);
         assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
         assert!(c.warnings.iter().any(|w| w.contains("CONTROL_BACKEND")));
+    }
+
+    #[test]
+    fn ufo_keys_the_seeds_name_are_read_or_accepted_with_a_reason() {
+        let yaml = "API_PROMPT: ufo/prompts/share/base/api.yaml\nUSE_APIS: true\nPRINT_LOG: false\nLOG_LEVEL: DEBUG\nCONTROL_BACKEND: [uia]\nEXPERIENCE_SAVED_PATH: vectordb/experience/\nRAG_DEMONSTRATION_COMPLETION_N: 3\nTASK_STATUS: false\n";
+        // Strict loading: none of them is refused.
+        let c = UfoConfig::parse(yaml, Path::new("."), &env).unwrap();
+        assert!(!c.system.task_status);
+        assert!(
+            UfoConfig::parse("MAX_STEP: 3\n", Path::new("."), &env)
+                .unwrap()
+                .system
+                .task_status
+        );
+        // Each key not read says why.
+        for (key, why) in [
+            ("API_PROMPT", "tool catalog"),
+            ("USE_APIS", "COM"),
+            ("PRINT_LOG", "console"),
+            ("LOG_LEVEL", "RUST_LOG"),
+            ("CONTROL_BACKEND", "AT-SPI"),
+            ("EXPERIENCE_SAVED_PATH", "KNOWLEDGE_DIR"),
+            ("RAG_DEMONSTRATION_COMPLETION_N", "one model completion"),
+        ] {
+            assert!(
+                c.warnings
+                    .iter()
+                    .any(|w| w.contains(&format!("`{key}` is accepted")) && w.contains(why)),
+                "{key}: {:?}",
+                c.warnings
+            );
+        }
+        assert_eq!(c.warnings.len(), 7, "{:?}", c.warnings);
+        // Under SYSTEM too.
+        let c = UfoConfig::parse("SYSTEM:\n  USE_APIS: false\n", Path::new("."), &env).unwrap();
+        assert_eq!(c.warnings.len(), 1);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::user_io::UserIo;
 use async_trait::async_trait;
 use std::io::{BufRead, IsTerminal, Write};
-use ufo_agent::StepRecord;
+use ufo_agent::{AgentKind, StepRecord};
 
 /// Asks on the terminal. When stdin is not a terminal nobody can answer:
 /// confirmations are declined and questions get no answer (never hangs).
@@ -92,6 +92,9 @@ pub fn present(rec: &StepRecord) -> String {
     if !rec.subtask.is_empty() {
         s.push_str(&format!("  subtask: {}\n", rec.subtask));
     }
+    if rec.agent_type == AgentKind::HostAgent {
+        host_decision(rec, &mut s);
+    }
     if !rec.observation.is_empty() {
         s.push_str(&format!("  observation: {}\n", clip(&rec.observation)));
     }
@@ -115,8 +118,54 @@ pub fn present(rec: &StepRecord) -> String {
         s.push_str(&format!("  comment: {}\n", clip(&rec.comment)));
     }
     s.push_str(&format!(
-        "  cost: ${:.4} · {:.2}s",
-        rec.cost, rec.total_time
+        "  {} · {:.2}s",
+        cost_line("cost", rec.cost, rec.usage.unpriced_calls, 4),
+        rec.total_time
     ));
     s
+}
+
+/// What the HostAgent decided, as UFO prints it: the plan (the current
+/// sub-task first), the application chosen and the message to its agent.
+fn host_decision(rec: &StepRecord, s: &mut String) {
+    let plan: Vec<&String> = std::iter::once(&rec.subtask)
+        .filter(|t| !t.is_empty())
+        .chain(rec.plan.iter())
+        .collect();
+    if !plan.is_empty() {
+        let items: Vec<String> = plan
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("({}) {}", i + 1, clip(p)))
+            .collect();
+        s.push_str(&format!("  plan: {}\n", items.join(" ")));
+    }
+    if !rec.application.is_empty() {
+        s.push_str(&format!("  application: {}\n", rec.application));
+    }
+    let message = match rec.parsed_response.get("message") {
+        Some(serde_json::Value::String(m)) => m.clone(),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => String::new(),
+    };
+    if !message.trim().is_empty() {
+        s.push_str(&format!("  message: {}\n", clip(&message)));
+    }
+}
+
+/// `label: $cost` with `decimals` places, or `label is not available` when
+/// the model calls had no price (`unpriced` of them; UFO's "Cost is not
+/// available" instead of a misleading $0).
+pub fn cost_line(label: &str, cost: f64, unpriced: u32, decimals: usize) -> String {
+    match (unpriced, cost > 0.0) {
+        (0, _) => format!("{label}: ${cost:.decimals$}"),
+        (_, false) => format!("{label} is not available"),
+        (n, true) => {
+            format!("{label}: ${cost:.decimals$} (+{n} model calls without a price)")
+        }
+    }
 }

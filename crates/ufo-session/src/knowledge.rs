@@ -57,11 +57,14 @@ pub async fn summarise(
         true => "system",
         false => "system_nonvisual",
     };
-    let system = t
-        .opt(key)
-        .or(t.opt("system"))
-        .ok_or_else(|| summary_err(format!("{}: no `system`", t.source_name)))?
-        .to_owned();
+    // Rendered like every template: its `{{`/`}}` are the JSON braces the
+    // model is shown.
+    let system = render(
+        t.opt(key)
+            .or(t.opt("system"))
+            .ok_or_else(|| summary_err(format!("{}: no `system`", t.source_name)))?,
+        vars,
+    );
     let user = render(
         t.opt("user")
             .ok_or_else(|| summary_err(format!("{}: no `user`", t.source_name)))?,

@@ -65,6 +65,9 @@ pub enum Mode {
     /// Normal mode in which the HostAgent may also assign sub-tasks to the
     /// operator.
     NormalOperator,
+    /// `batch_normal` in which the HostAgent may also assign sub-tasks to
+    /// the operator (UFO's `batch_normal_operator`).
+    BatchNormalOperator,
 }
 
 impl FromStr for Mode {
@@ -78,10 +81,11 @@ impl FromStr for Mode {
             "linux_service" => Ok(Mode::LinuxService),
             "operator" => Ok(Mode::Operator),
             "normal_operator" => Ok(Mode::NormalOperator),
+            "batch_normal_operator" => Ok(Mode::BatchNormalOperator),
             other => Err(SessionError::BadKey {
                 key: "--mode".into(),
                 message: format!(
-                    "unknown mode {other:?}; use normal, follower, batch_normal, service, linux_service, operator or normal_operator"
+                    "unknown mode {other:?}; use normal, follower, batch_normal, service, linux_service, operator, normal_operator or batch_normal_operator"
                 ),
             }),
         }
@@ -220,7 +224,7 @@ pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, 
     let reports = match opts.mode {
         Mode::Normal => normal::run(s, opts).await,
         Mode::Follower => follower::run(s, opts).await,
-        Mode::BatchNormal => batch::run(s, opts).await,
+        Mode::BatchNormal | Mode::BatchNormalOperator => batch::run(s, opts).await,
         Mode::Service | Mode::LinuxService => service::run(s, opts).await,
         Mode::Operator | Mode::NormalOperator => operator::run(s, opts).await,
     };

@@ -223,3 +223,41 @@ async fn follower_steps_are_sub_tasks_of_the_app_agent() {
     assert_eq!(r.result, "84");
     rig.desktop.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seed_plan_with_ufo_legacy_action_names_replays() {
+    let rig = rig("sess-legacy", &["gnome-calculator"]).await;
+    let plans = tempfile::tempdir().unwrap();
+    let plan = plans.path().join("legacy.json");
+    // The plan file format of UFO's session documentation, action names and
+    // all (`select_application`, `click_element` with a `label`).
+    std::fs::write(
+        &plan,
+        serde_json::json!({
+            "request": "Enter 12 in the calculator",
+            "actions": [
+                {"agent": "HostAgent", "action": "select_application", "parameters": {"app_name": "gnome-calculator"}},
+                {"agent": "AppAgent", "action": "click_element", "parameters": {"label": "1"}},
+                {"agent": "AppAgent", "action": "click_element", "parameters": {"label": "2"}}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let cfg = config("SLEEP_TIME: 0\nEVA_SESSION: false\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Follower,
+        None,
+        Some(plan),
+        None,
+        "legacy",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert_eq!(calculator_display(&rig.backend).await, "12");
+    rig.desktop.stop().unwrap();
+}

@@ -71,6 +71,15 @@ async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
         "{sum}"
     );
     assert!(sum.contains("click_input"), "{sum}");
+    // The template's escaped braces reach the model as the JSON they stand for.
+    let system = reqs.last().unwrap().system();
+    assert!(
+        system.contains("You summarise how a desktop agent"),
+        "{system}"
+    );
+    assert!(!system.contains("{{") && !system.contains("}}"), "{system}");
+    assert!(system.contains("{\"Observation\": "), "{system}");
+    assert!(system.contains("\"Args\": {}, "), "{system}");
     // Stored in UFO's record shape.
     let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
     let recs = kb.store(Source::Experience).records().unwrap();

@@ -182,8 +182,15 @@ async fn run_opts(
     opts: &RunOptions,
 ) -> Outcome {
     let model = ScriptedModel::start(replies).await;
+    // `{m}` in `extra` is this model's agent section.
+    let extra = extra.replace("{m}", &model.agent_yaml());
+    // An `APP_AGENT:` section in `extra` replaces the default one.
+    let app = match extra.lines().any(|l| l == "APP_AGENT:") {
+        true => String::new(),
+        false => format!("APP_AGENT:\n{}", model.agent_yaml()),
+    };
     let yaml = format!(
-        "HOST_AGENT:\n{m}APP_AGENT:\n{m}SLEEP_TIME: 0\n{eva}{extra}",
+        "HOST_AGENT:\n{m}{app}SLEEP_TIME: 0\n{eva}{extra}",
         m = model.agent_yaml(),
         eva = match extra.contains("EVA_SESSION") {
             true => "",
@@ -320,6 +327,28 @@ async fn the_round_machine_case_by_case() {
                 finish(),
             ],
             answers: &["hello"],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &["set_edit_text", "summary"],
+            logged: &["PENDING", "CONTINUE", "FINISH"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "PENDING without questions asks to go on; nobody answers, the sub-task ends",
+            replies: vec![app(None, "PENDING")],
+            answers: &[],
+            config: "",
+            status: SessionStatus::Finish,
+            error: None,
+            actions: &[],
+            logged: &["PENDING"],
+            on_disk_when_asked: &[1],
+        },
+        Case {
+            name: "PENDING without questions, confirmed, goes on",
+            replies: vec![app(None, "PENDING"), type_text("CONTINUE"), finish()],
+            answers: &["y"],
             config: "",
             status: SessionStatus::Finish,
             error: None,
@@ -476,7 +505,7 @@ async fn a_log_that_cannot_be_written_stops_the_session_at_that_step() {
 #[tokio::test]
 async fn the_host_assigns_the_editor_and_finishes_after_it() {
     let logs = tempfile::tempdir().unwrap();
-    let host_assign = json!({"observation": "an editor is open", "thought": "assign", "current_subtask": "write hello", "message": [], "plan": [], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": "1", "name": "notes.txt"}});
+    let host_assign = json!({"observation": "an editor is open", "thought": "assign", "current_subtask": "write hello", "message": ["use the Text field"], "plan": ["save it"], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": "1", "name": "notes.txt"}});
     let host_finish = json!({"observation": "done", "thought": "all done", "status": "FINISH", "result": "hello written"});
     let replies = [host_assign, type_text("CONTINUE"), finish(), host_finish]
         .iter()
@@ -485,6 +514,18 @@ async fn the_host_assigns_the_editor_and_finishes_after_it() {
     let o = run_on(replies, &[], "", logs.path(), editor(), None).await;
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
     assert_eq!(o.report.result, "hello written");
+    // The console shows what the HostAgent decided (UFO's print_response).
+    assert!(
+        o.shown.contains("  plan: (1) write hello (2) save it\n"),
+        "{}",
+        o.shown
+    );
+    assert!(o.shown.contains("  application: editor\n"), "{}", o.shown);
+    assert!(
+        o.shown.contains("  message: use the Text field\n"),
+        "{}",
+        o.shown
+    );
     assert_eq!(
         statuses(&o.report.log_dir),
         ["ASSIGN", "CONTINUE", "FINISH", "FINISH"]
@@ -505,7 +546,7 @@ async fn no_request_and_nobody_to_ask_is_an_error_not_a_silent_success() {
 }
 
 #[tokio::test]
-async fn a_round_that_ends_in_error_does_not_end_the_session() {
+async fn a_round_that_ends_in_error_ends_the_session() {
     let logs = tempfile::tempdir().unwrap();
     let replies = [app(None, "ERROR"), finish()]
         .iter()
@@ -520,9 +561,13 @@ async fn a_round_that_ends_in_error_does_not_end_the_session() {
         Some("editor"),
     )
     .await;
-    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
-    assert_eq!(o.report.requests.len(), 2);
-    assert_eq!(statuses(&o.report.log_dir), ["ERROR", "FINISH"]);
+    // UFO's `is_finished`: an error ends the session; the user is not asked
+    // for another request and the session reports the error.
+    assert_eq!(o.report.status, SessionStatus::Error, "{:?}", o.report);
+    assert_eq!(o.report.requests.len(), 1);
+    assert_eq!(statuses(&o.report.log_dir), ["ERROR"]);
+    assert!(o.asked.is_empty(), "{:?}", o.asked);
+    assert_eq!(o.model.remaining(), 1);
     // Each step is announced before it runs, and shown when it is done.
     assert!(
         o.shown
@@ -538,14 +583,30 @@ async fn a_round_that_ends_in_error_does_not_end_the_session() {
         "{}",
         o.shown
     );
-    assert_eq!(
-        o.shown.matches("Round 2 ended: FINISH").count(),
-        1,
+    assert!(!o.shown.contains("Round 2"), "{}", o.shown);
+    assert!(
+        o.shown.contains("ended: ERROR after 1 steps"),
         "{}",
         o.shown
     );
     assert!(o.shown.contains("in 1 model calls)"), "{}", o.shown);
-    assert!(o.shown.contains("Total cost: $"), "{}", o.shown);
+    // The scripted model has no price: the cost is said to be unknown, not $0.
+    assert!(
+        o.shown.contains("Total cost is not available"),
+        "{}",
+        o.shown
+    );
+    assert!(
+        o.shown.contains("Round cost is not available"),
+        "{}",
+        o.shown
+    );
+    assert!(
+        o.shown.contains("  cost is not available · "),
+        "{}",
+        o.shown
+    );
+    assert!(!o.shown.contains("$0.0000"), "{}", o.shown);
     // The failed round's error stays in the report.
     assert_eq!(o.report.error.unwrap().code, "ufo::session::model_error");
 }
@@ -630,6 +691,53 @@ async fn rounds_and_sessions_are_evaluated_and_a_failed_all_screenshot_evaluatio
     assert_eq!(o.model.remaining(), 0);
     assert_eq!(o.model.requests().len(), 5);
     assert!(o.report.evaluation.is_some());
+    // The prompt says which screenshots it holds.
+    let reqs = o.model.requests();
+    for i in [2, 4] {
+        assert!(
+            reqs[i].contains("Screenshots of every step:"),
+            "{}",
+            reqs[i].text()
+        );
+        assert!(!reqs[i].contains("The first and the last screenshot"));
+        assert!(reqs[i].image_count() > 0);
+    }
+    assert!(
+        reqs[3].contains("The first and the last screenshot of the application:"),
+        "{}",
+        reqs[3].text()
+    );
+    assert!(!reqs[3].contains("Screenshots of every step:"));
+}
+
+#[tokio::test]
+async fn an_evaluation_agent_without_visual_mode_gets_no_screenshots() {
+    let logs = tempfile::tempdir().unwrap();
+    let verdict = json!({"reason": "hello is in the editor", "sub_scores": [], "complete": "yes"});
+    let replies = [type_text("CONTINUE"), finish(), verdict]
+        .iter()
+        .map(|v| fixed(v.to_string()))
+        .collect();
+    let o = run_case(
+        replies,
+        &[],
+        "EVA_SESSION: true\nEVA_ALL_SCREENSHOTS: true\nEVALUATION_AGENT:\n{m}  VISUAL_MODE: false\n",
+        logs.path(),
+        editor(),
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert!(o.report.evaluation.is_some());
+    let reqs = o.model.requests();
+    assert_eq!(reqs.len(), 3);
+    let eva = &reqs[2];
+    assert_eq!(eva.image_count(), 0);
+    assert!(
+        !eva.text().to_lowercase().contains("screenshot"),
+        "{}",
+        eva.text()
+    );
+    assert!(eva.contains("hello"), "{}", eva.text());
 }
 
 #[tokio::test]
@@ -694,4 +802,193 @@ async fn a_follower_plan_without_an_app_lets_the_host_start_one_first() {
     assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
     let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
     assert_eq!(done, ["run_shell", "set_edit_text"]);
+}
+
+#[tokio::test]
+async fn the_host_waits_for_the_user_on_pending_without_questions_and_on_confirm() {
+    let host = |status: &str, comment: &str| json!({"observation": "an editor is open", "thought": "careful", "status": status, "questions": [], "comment": comment});
+    let host_assign = json!({"observation": "an editor is open", "thought": "assign", "current_subtask": "write hello", "message": [], "plan": [], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": "1", "name": "notes.txt"}});
+    let host_finish = json!({"observation": "done", "thought": "all done", "status": "FINISH", "result": "hello written"});
+    // Declined: the round ends there, nothing reaches the application.
+    let logs = tempfile::tempdir().unwrap();
+    let replies = [
+        host("PENDING", "I will overwrite notes.txt"),
+        host_assign.clone(),
+    ]
+    .iter()
+    .map(|v| fixed(v.to_string()))
+    .collect();
+    let o = run_on(replies, &["n"], "", logs.path(), editor(), None).await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert!(o.report.result.contains("declined"), "{:?}", o.report);
+    assert_eq!(statuses(&o.report.log_dir), ["PENDING"]);
+    assert_eq!(o.model.remaining(), 1);
+    assert!(o.desktop.actions().is_empty());
+    let asked: Vec<&String> = o
+        .asked
+        .iter()
+        .map(|a| &a.0)
+        .filter(|a| !a.contains("new request"))
+        .collect();
+    assert_eq!(asked.len(), 1, "{:?}", o.asked);
+    assert!(
+        asked[0].contains("[HostAgent]") && asked[0].contains("I will overwrite notes.txt"),
+        "{asked:?}"
+    );
+    // UFO's CONFIRM, confirmed: the HostAgent goes on.
+    let logs = tempfile::tempdir().unwrap();
+    let replies = [
+        host("CONFIRM", "I will overwrite notes.txt"),
+        host_assign,
+        type_text("CONTINUE"),
+        finish(),
+        host_finish,
+    ]
+    .iter()
+    .map(|v| fixed(v.to_string()))
+    .collect();
+    let o = run_on(replies, &["y"], "", logs.path(), editor(), None).await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert_eq!(
+        statuses(&o.report.log_dir),
+        ["CONFIRM", "ASSIGN", "CONTINUE", "FINISH", "FINISH"]
+    );
+    let asked: Vec<&String> = o
+        .asked
+        .iter()
+        .map(|a| &a.0)
+        .filter(|a| !a.contains("new request"))
+        .collect();
+    assert_eq!(asked.len(), 1, "{:?}", o.asked);
+}
+
+#[tokio::test]
+async fn a_nonvisual_app_agent_is_never_told_of_screenshots() {
+    for (extra, says) in [
+        ("", "Each turn you see the list of controls"),
+        ("ACTION_SEQUENCE: true\n", "SEQUENCE of actions"),
+    ] {
+        let logs = tempfile::tempdir().unwrap();
+        let sequence = json!({"observation": "an editor", "thought": "type, then done", "action": [
+            {"function": "set_edit_text", "arguments": {"id": "1", "name": "Text", "text": "hello"}, "status": "CONTINUE"},
+            {"function": "summary", "arguments": {"text": "done"}, "status": "FINISH"}
+        ]});
+        let replies = match extra.is_empty() {
+            true => vec![type_text("CONTINUE"), finish()],
+            false => vec![sequence],
+        };
+        let o = run_case(
+            replies.iter().map(|v| fixed(v.to_string())).collect(),
+            &[],
+            &format!("APP_AGENT:\n{{m}}  VISUAL_MODE: false\n{extra}"),
+            logs.path(),
+            editor(),
+        )
+        .await;
+        assert_eq!(
+            o.report.status,
+            SessionStatus::Finish,
+            "{extra}: {:?}",
+            o.report
+        );
+        let done: Vec<String> = o.desktop.actions().into_iter().map(|a| a.0).collect();
+        assert_eq!(done, ["set_edit_text", "summary"], "{extra}");
+        for r in o.model.requests() {
+            assert_eq!(r.image_count(), 0, "{extra}");
+            let text = r.text();
+            assert!(text.contains(says), "{extra}: {text}");
+            assert!(
+                text.contains("<Available Control Item:>"),
+                "{extra}: {text}"
+            );
+            assert!(
+                !text.to_lowercase().contains("screenshot"),
+                "{extra}: {text}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn batch_normal_operator_offers_the_operator_to_the_host_and_task_status_can_be_off() {
+    let logs = tempfile::tempdir().unwrap();
+    let tasks = logs.path().join("tasks");
+    std::fs::create_dir_all(&tasks).unwrap();
+    std::fs::write(tasks.join("t1.json"), r#"{"request": "write hello"}"#).unwrap();
+    let mode: Mode = "batch_normal_operator".parse().unwrap();
+    assert_eq!(mode, Mode::BatchNormalOperator);
+    let host = ufo_testkit::scripted::reply(|r| {
+        let targets = r.list_after("<Available Applications/Agents:>");
+        assert!(
+            targets.iter().any(|t| t["name"] == "OperatorAgent"),
+            "{targets:?}"
+        );
+        json!({"observation": "", "thought": "nothing to do", "status": "FINISH", "result": "ok"})
+            .to_string()
+    });
+    let opts = RunOptions {
+        task: "t".into(),
+        mode,
+        request: None,
+        plan: Some(tasks.clone()),
+        app: None,
+    };
+    let operator = "OPERATOR:\n  API_TYPE: operator\n  API_BASE: http://127.0.0.1:9/v1\n  API_KEY: sk-test\n  API_MODEL: cu-model\nTASK_STATUS: false\n";
+    let o = run_opts(vec![host], &[], operator, logs.path(), editor(), &opts).await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert_eq!(o.model.remaining(), 0);
+    // TASK_STATUS: false keeps no status file.
+    assert!(!logs.path().join("t/tasks_status.json").exists());
+}
+
+#[tokio::test]
+async fn a_batch_task_opens_its_object_before_its_round() {
+    let logs = tempfile::tempdir().unwrap();
+    // UFO's layout: the task files in tasks/, the files they are about in files/.
+    let (tasks, files) = (logs.path().join("tasks"), logs.path().join("files"));
+    std::fs::create_dir_all(&tasks).unwrap();
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("notes.txt"), "old").unwrap();
+    std::fs::write(
+        tasks.join("t1.json"),
+        r#"{"request": "write hello in the editor", "object": "notes.txt", "app": "editor", "close": false}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        tasks.join("t2.json"),
+        r#"{"request": "write hello in the editor", "object": "missing.txt", "app": "editor"}"#,
+    )
+    .unwrap();
+    let opts = RunOptions {
+        task: "t".into(),
+        mode: Mode::BatchNormal,
+        request: None,
+        plan: Some(tasks.clone()),
+        app: None,
+    };
+    let o = run_opts(
+        vec![fixed(finish().to_string())],
+        &[],
+        "",
+        logs.path(),
+        editor(),
+        &opts,
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    let done = o.desktop.actions();
+    assert_eq!(done[0].0, "run_shell", "{done:?}");
+    let command = done[0].1["bash_command"].as_str().unwrap();
+    let expected = files.join("notes.txt").canonicalize().unwrap();
+    assert_eq!(command, format!("editor {}", expected.display()));
+    assert_eq!(done[1].0, "summary", "{done:?}");
+    // A missing object is the task's error, said with the file and where it
+    // was looked for; no model call is made for it.
+    let status: Value = serde_json::from_str(
+        &std::fs::read_to_string(logs.path().join("t/tasks_status.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(status, json!({"t1": "finished", "t2": "failed"}));
+    assert!(o.shown.contains("missing.txt"), "{}", o.shown);
+    assert_eq!(o.model.remaining(), 0);
 }

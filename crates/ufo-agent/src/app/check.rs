@@ -39,7 +39,11 @@ pub(crate) fn check_app_reply(
         if c.function.trim().is_empty() {
             continue;
         }
+        // UFO's older names (`click_element`) are read as the tool they name.
         let f = c.function.trim();
+        let f = f
+            .parse::<ufo_desktop::tools::Tool>()
+            .map_or(f, |t| t.name());
         // `ns.*` stands for every tool of an external server that did not
         // start: the call goes through and fails with that server's error.
         let spec = specs
@@ -187,6 +191,15 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.starts_with("$.action.function: unknown tool"), "{e}");
+        // UFO's older name of a tool is read as that tool.
+        let r = check_app_reply(
+            reply(json!({"function": "click_element", "arguments": {"id": "1", "name": "1"}})),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap();
+        assert_eq!(r.reply.action.unwrap().calls()[0].function, "click_input");
         let e = check_app_reply(
             reply(json!([{"function": "click_input", "arguments": {"id": "1", "name": "1"}, "status": "DONE"}])),
             &cs,

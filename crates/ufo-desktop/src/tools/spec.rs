@@ -100,12 +100,43 @@ macro_rules! tools {
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 match s.trim() {
                     $( $s => Ok(Tool::$v), )+
-                    other => Err(crate::error::DesktopError::UnknownTool(other.to_owned())),
+                    other => LEGACY_NAMES
+                        .iter()
+                        .find(|(legacy, _)| *legacy == other)
+                        .map(|(_, t)| *t)
+                        .ok_or_else(|| crate::error::DesktopError::UnknownTool(other.to_owned())),
                 }
             }
         }
     };
 }
+
+/// UFO's older names for tools of the catalog, accepted wherever a tool name
+/// is parsed (recorded plans, model replies, remote commands) and read as the
+/// tool they name; everything past parsing uses [`Tool::name`].
+///
+/// * `click_element`, `select_application`: the follower plan format of UFO's
+///   session documentation;
+/// * `set_text`, `type_keys`: the pywinauto calls behind `set_edit_text`
+///   (UFO's `INPUT_TEXT_API`);
+/// * `ClickInputCommand`, `SetEditTextCommand`, ...: UFO's command classes
+///   (`ufo/automator/ui_control/controller.py`), as its older logs name
+///   actions.
+pub const LEGACY_NAMES: &[(&str, Tool)] = &[
+    ("click_element", Tool::ClickInput),
+    ("select_application", Tool::SelectApplicationWindow),
+    ("set_text", Tool::SetEditText),
+    ("type_keys", Tool::SetEditText),
+    ("ClickInputCommand", Tool::ClickInput),
+    ("ClickOnCoordinatesCommand", Tool::ClickOnCoordinates),
+    ("DragOnCoordinatesCommand", Tool::DragOnCoordinates),
+    ("SetEditTextCommand", Tool::SetEditText),
+    ("keyboardInputCommand", Tool::KeyboardInput),
+    ("KeyboardInputCommand", Tool::KeyboardInput),
+    ("WheelMouseInputCommand", Tool::WheelMouseInput),
+    ("GetTextsCommand", Tool::Texts),
+    ("SummaryCommand", Tool::Summary),
+];
 
 tools! {
     /// Click a listed control.
@@ -476,6 +507,15 @@ mod tests {
             ToolType::DataCollection
         );
         assert_eq!(Tool::ClickInput.tool_type(), ToolType::Action);
+        // UFO's older names read as the tool they name, and only as that.
+        for (legacy, tool) in LEGACY_NAMES {
+            assert_eq!(legacy.parse::<Tool>().unwrap(), *tool, "{legacy}");
+            assert!(Tool::ALL.iter().all(|t| t.name() != *legacy), "{legacy}");
+        }
+        assert_eq!(
+            "click_element".parse::<Tool>().unwrap().name(),
+            "click_input"
+        );
         assert!(matches!(
             "nope".parse::<Tool>(),
             Err(crate::error::DesktopError::UnknownTool(n)) if n == "nope"

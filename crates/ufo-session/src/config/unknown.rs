@@ -15,6 +15,39 @@ pub(super) const SECTIONS: &[&str] = &[
     "OPERATOR",
 ];
 
+/// UFO keys that ufo-rs accepts without reading them, and why; a config
+/// that sets one gets a note with the reason, never an error.
+pub(super) const ACCEPTED: &[(&str, &str)] = &[
+    (
+        "API_PROMPT",
+        "the tools' descriptions come from ufo-rs's tool catalog (one definition per tool), not from an API prompt file",
+    ),
+    (
+        "USE_APIS",
+        "UFO's application APIs are Windows COM servers (Word, Excel, PowerPoint); ufo-rs acts through the accessibility tree and through MCP servers (`mcp:`)",
+    ),
+    (
+        "PRINT_LOG",
+        "the console always shows each step, and the logs are always written under logs/<task>/",
+    ),
+    (
+        "LOG_LEVEL",
+        "ufo-rs's diagnostics follow the RUST_LOG environment variable (e.g. RUST_LOG=debug)",
+    ),
+    (
+        "CONTROL_BACKEND",
+        "there is one accessibility backend per platform: AT-SPI on Linux, UI Automation on Windows",
+    ),
+    (
+        "EXPERIENCE_SAVED_PATH",
+        "experiences are stored in the knowledge base under KNOWLEDGE_DIR (`ufo knowledge` lists and edits them)",
+    ),
+    (
+        "RAG_DEMONSTRATION_COMPLETION_N",
+        "a demonstration is summarised with one model completion",
+    ),
+];
+
 /// The known key closest to `key` (edit distance at most a third of its
 /// length, at least 2), for "did you mean".
 pub(super) fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {

@@ -1,5 +1,6 @@
 //! `batch_normal`: a folder of task files, one session and log folder each,
-//! resumable through `tasks_status.json`.
+//! resumable through `tasks_status.json` (unless `TASK_STATUS: false`). A
+//! task's `object` (UFO's) is opened in its application before its round.
 
 use super::*;
 
@@ -8,6 +9,11 @@ pub(super) async fn run(
     opts: &RunOptions,
 ) -> Result<Vec<SessionReport>, SessionError> {
     let files = plan_files_of(opts, "batch_normal runs the task files of a folder")?;
+    // batch_normal_operator: the operator is among the HostAgent's targets.
+    let operator = match opts.mode {
+        Mode::BatchNormalOperator => Some(operator::setup(s, None)?),
+        _ => None,
+    };
     let dir = s.log_root.join(crate::logs::sanitize_task_name(&opts.task));
     std::fs::create_dir_all(&dir).map_err(|e| SessionError::Logs {
         path: dir.display().to_string(),
@@ -35,7 +41,8 @@ pub(super) async fn run(
     for (i, f) in files.iter().enumerate() {
         let name = stem(f);
         let progress = format!("[{}/{}] {name}", i + 1, files.len());
-        if status.get(&name).and_then(Value::as_str) == Some("finished") {
+        let task_status = s.config.system.task_status;
+        if task_status && status.get(&name).and_then(Value::as_str) == Some("finished") {
             s.io.show(&format!("{progress}: already finished, skipped"));
             out.push(SessionReport {
                 skipped: true,
@@ -51,7 +58,14 @@ pub(super) async fn run(
         let report = match Plan::load(f) {
             Ok(plan) => {
                 let mut session = Session::new(s, &[&opts.task, &name])?;
-                session.run_plan(&plan, opts.app.as_deref()).await
+                session.operator = operator.clone();
+                match session.open_object(&plan, f, opts.app.as_deref()).await {
+                    Ok(()) => session.run_plan(&plan, opts.app.as_deref()).await,
+                    Err(e) => {
+                        let st = session.fail_with(&e);
+                        session.finish(st).await
+                    }
+                }
             }
             Err(e) => {
                 s.io.show(&format!("{progress}: {e}"));
@@ -67,12 +81,14 @@ pub(super) async fn run(
             "failed"
         };
         s.io.show(&format!("{progress}: {}", report.status.as_str()));
-        status.insert(name, Value::String(st.into()));
-        let text = serde_json::to_string_pretty(&status).unwrap_or_default();
-        std::fs::write(&status_path, text).map_err(|e| SessionError::Logs {
-            path: status_path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        if task_status {
+            status.insert(name, Value::String(st.into()));
+            let text = serde_json::to_string_pretty(&status).unwrap_or_default();
+            std::fs::write(&status_path, text).map_err(|e| SessionError::Logs {
+                path: status_path.display().to_string(),
+                message: e.to_string(),
+            })?;
+        }
         let interrupted = report
             .error
             .as_ref()
@@ -90,4 +106,62 @@ pub(super) fn stem(p: &Path) -> String {
     p.file_stem()
         .map(|x| x.to_string_lossy().into_owned())
         .unwrap_or_else(|| "task".into())
+}
+
+impl Session<'_> {
+    /// UFO's `object`: the task's file, opened in its application (`--app`
+    /// or the plan's `app`) before the round. It is looked for where UFO
+    /// keeps it (the plan's folder with `tasks` read as `files`), then next
+    /// to the plan.
+    async fn open_object(
+        &mut self,
+        plan: &Plan,
+        plan_file: &Path,
+        app: Option<&str>,
+    ) -> Result<(), ErrorReport> {
+        let Some(object) = plan
+            .object
+            .as_deref()
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+        else {
+            return Ok(());
+        };
+        let fail = |message: String| {
+            SessionError::Plan {
+                path: plan_file.display().to_string(),
+                message,
+            }
+            .report()
+        };
+        let dir = plan_file.parent().unwrap_or(Path::new("."));
+        let files = PathBuf::from(dir.to_string_lossy().replace("tasks", "files"));
+        let path = [files.join(object), dir.join(object)]
+            .into_iter()
+            .find(|p| p.is_file())
+            .and_then(|p| p.canonicalize().ok())
+            .ok_or_else(|| {
+                fail(format!(
+                    "its object {object:?} is neither in {} nor next to the plan",
+                    files.display()
+                ))
+            })?;
+        let app = app.map(str::to_owned).or_else(|| plan.app.clone()).ok_or_else(|| {
+            fail(format!(
+                "it names the object {object:?} but no application to open it with: add \"app\": \"<program>\" (e.g. \"gedit\")"
+            ))
+        })?;
+        let command = format!("{app} {}", path.display());
+        let r = execute_one(
+            self.s.dispatcher.as_ref(),
+            Tool::RunShell.command(json!({ "bash_command": command })),
+        )
+        .await;
+        match r.is_success() {
+            true => Ok(()),
+            false => Err(r
+                .error
+                .unwrap_or_else(|| fail(format!("{command:?} did not start")))),
+        }
+    }
 }

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The round's result when the user stops an agent that waited for them.
+const DECLINED: &str = "The user declined to go on (declined by the user).";
+
 /// The state of a round's machine: which agent acts and in which status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum State {
@@ -68,7 +71,8 @@ impl Session<'_> {
                             if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
                                 self.result = h.result.clone();
                             }
-                            let st = h.status;
+                            let mut st = h.status;
+                            let comment = h.record.comment.clone();
                             if st == HostAgentStatus::Error {
                                 let said = if h.result.is_empty() {
                                     h.record.comment.clone()
@@ -81,10 +85,17 @@ impl Session<'_> {
                             if let Err(end) = self.record(h.record).await {
                                 return end;
                             }
-                            if st == HostAgentStatus::Pending {
-                                let qa = self.ask_questions(&h.questions).await;
-                                if let Some(host) = self.host.as_mut() {
-                                    host.add_answers(qa);
+                            if matches!(st, HostAgentStatus::Pending | HostAgentStatus::Confirm) {
+                                match self.user_turn("HostAgent", &h.questions, &comment).await {
+                                    Some(qa) => {
+                                        if let Some(host) = self.host.as_mut() {
+                                            host.add_answers(qa);
+                                        }
+                                    }
+                                    None => {
+                                        self.result = DECLINED.to_owned();
+                                        st = HostAgentStatus::Finish;
+                                    }
                                 }
                             }
                             State::Host(st)
@@ -104,8 +115,10 @@ impl Session<'_> {
                     },
                     None => State::Host(HostAgentStatus::Continue),
                 },
-                // Answers were recorded right after the step.
-                State::Host(HostAgentStatus::Pending) => State::Host(HostAgentStatus::Continue),
+                // Answers (or the confirmation) were given right after the step.
+                State::Host(HostAgentStatus::Pending | HostAgentStatus::Confirm) => {
+                    State::Host(HostAgentStatus::Continue)
+                }
                 State::Host(HostAgentStatus::Finish) => State::End(SessionStatus::Finish),
                 State::Host(HostAgentStatus::Fail) => State::End(SessionStatus::Fail),
                 State::Host(HostAgentStatus::Error) => State::End(SessionStatus::Error),
@@ -113,7 +126,8 @@ impl Session<'_> {
                     let key = self.current_app.clone().unwrap_or_default();
                     match self.app_step(&key, round, request).await {
                         Some(step) => {
-                            let st = step.status;
+                            let mut st = step.status;
+                            let comment = step.record.comment.clone();
                             // Every step is on disk before the user is asked
                             // anything. A CONFIRM step is written as it waits;
                             // its completed record follows after the answer.
@@ -125,9 +139,15 @@ impl Session<'_> {
                                 return end;
                             }
                             if st == AppAgentStatus::Pending {
-                                let qa = self.ask_questions(&step.questions).await;
-                                if let Some(agent) = self.apps.get_mut(&key) {
-                                    agent.add_answers(qa);
+                                let who = self.apps.get(&key).map(|a| a.name().to_owned());
+                                let who = who.unwrap_or_default();
+                                match self.user_turn(&who, &step.questions, &comment).await {
+                                    Some(qa) => {
+                                        if let Some(agent) = self.apps.get_mut(&key) {
+                                            agent.add_answers(qa);
+                                        }
+                                    }
+                                    None => st = AppAgentStatus::Finish,
                                 }
                             }
                             State::App(st)
@@ -241,6 +261,30 @@ impl Session<'_> {
     /// Writes a step that waits for the user's confirmation.
     fn awaiting(&mut self, rec: &StepRecord) -> Result<(), SessionStatus> {
         self.rec.awaiting(rec).map_err(|e| self.fail_with(&e))
+    }
+
+    /// PENDING (and the HostAgent's CONFIRM): the agent waits for the user.
+    /// Its questions are asked and the answers returned; without questions
+    /// it asks to go on with what its comment says (a safety-critical step):
+    /// `Some(vec![])` when the user confirms, `None` when they stop it (or
+    /// nobody can answer), so that a PENDING without questions never loops.
+    async fn user_turn(
+        &mut self,
+        who: &str,
+        questions: &[String],
+        comment: &str,
+    ) -> Option<Vec<(String, String)>> {
+        if !questions.is_empty() {
+            return Some(self.ask_questions(questions).await);
+        }
+        let what = match comment.trim() {
+            "" => "it gave no questions and no comment".to_owned(),
+            c => c.to_owned(),
+        };
+        let prompt = format!(
+            "[{who}] waits for your confirmation before it goes on: {what}. Do you want to proceed?"
+        );
+        self.s.io.confirm(&prompt).await.then(Vec::new)
     }
 
     async fn ask_questions(&mut self, questions: &[String]) -> Vec<(String, String)> {

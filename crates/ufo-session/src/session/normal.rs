@@ -1,5 +1,6 @@
 //! Normal mode: the request given (`-r`) or asked for, then a new request
-//! after each round until the user answers `N`, `MAX_ROUND` or `MAX_STEP`.
+//! after each round until the user answers `N`, a round ends in ERROR,
+//! `MAX_ROUND` or `MAX_STEP`.
 //! With `--app`, each round is a single-tier session on that application.
 
 use super::*;
@@ -57,18 +58,26 @@ impl Session<'_> {
             }
             let spent = self.rec.usage();
             self.s.io.show(&format!(
-                "Round {} ended: {}. Round cost: ${:.4} ({} tokens in {} model calls).",
+                "Round {} ended: {}. {} ({} tokens in {} model calls).",
                 round + 1,
                 status.as_str(),
-                spent.cost - before.cost,
+                crate::console::cost_line(
+                    "Round cost",
+                    spent.cost - before.cost,
+                    spent.unpriced_calls - before.unpriced_calls,
+                    4
+                ),
                 spent.usage.total_tokens - before.usage.total_tokens,
                 spent.calls - before.calls
             ));
             round += 1;
-            // A round that ended in ERROR does not end the session: the next
-            // request may still run (the seed's recovery). Its error stays in
-            // the report.
-            if round >= self.s.config.system.max_round || self.max_step_reached() {
+            // A round that ended in ERROR ends the session in ERROR (UFO's
+            // `is_finished`: an error finishes the session); no new request
+            // is asked for.
+            if status == SessionStatus::Error
+                || round >= self.s.config.system.max_round
+                || self.max_step_reached()
+            {
                 break;
             }
             next = self

@@ -1,7 +1,8 @@
 //! The operator modes: `operator` (UFO's `OpenAIOperatorSession`: the
 //! operator alone, on the desktop or on `--app`'s window) and
-//! `normal_operator` (normal mode, with the operator among the HostAgent's
-//! targets beside the windows and third-party agents).
+//! `normal_operator` and `batch_normal_operator` (normal and batch mode, with
+//! the operator among the HostAgent's targets beside the windows and
+//! third-party agents).
 
 use super::*;
 use ufo_agent::operator::{OPERATOR_AGENT, OperatorAgent, operator_template};
@@ -26,10 +27,12 @@ impl OperatorSetup {
     }
 }
 
-pub(super) async fn run(
+/// The operator of an operator mode, working on `window_app` (else the
+/// desktop); an error when the config has no `OPERATOR` model.
+pub(super) fn setup(
     s: &Services,
-    opts: &RunOptions,
-) -> Result<Vec<SessionReport>, SessionError> {
+    window_app: Option<String>,
+) -> Result<OperatorSetup, SessionError> {
     if s.config.operator.is_none() {
         return Err(SessionError::MissingKey {
             key: "OPERATOR".into(),
@@ -40,15 +43,23 @@ pub(super) async fn run(
         key: "OPERATOR".into(),
         message: e.report().message,
     })?;
-    let mut session = Session::new(s, &[&opts.task])?;
+    Ok(OperatorSetup {
+        window_app,
+        template,
+    })
+}
+
+pub(super) async fn run(
+    s: &Services,
+    opts: &RunOptions,
+) -> Result<Vec<SessionReport>, SessionError> {
     let (window_app, single) = match opts.mode {
         Mode::Operator => (opts.app.clone(), true),
         _ => (None, false),
     };
-    session.operator = Some(OperatorSetup {
-        window_app,
-        template,
-    });
+    let setup = setup(s, window_app)?;
+    let mut session = Session::new(s, &[&opts.task])?;
+    session.operator = Some(setup);
     let app = single.then_some(OPERATOR_AGENT);
     Ok(vec![session.run_normal(opts.request.clone(), app).await])
 }

@@ -1,7 +1,7 @@
 //! The end of a session: evaluation, the summary line, `output.md`.
 
 use super::*;
-use ufo_agent::evaluation::{EvaluationLevel, EvaluationResult};
+use ufo_agent::evaluation::{EvaluationLevel, EvaluationResult, Evidence};
 
 impl Session<'_> {
     pub(super) async fn finish(&mut self, status: SessionStatus) -> SessionReport {
@@ -17,11 +17,11 @@ impl Session<'_> {
         self.save_experience(evaluation.as_ref()).await;
         let usage = self.rec.usage();
         self.s.io.show(&format!(
-            "Session {} ended: {} after {} steps. Total cost: ${:.4} ({} tokens in {} model calls).",
+            "Session {} ended: {} after {} steps. {} ({} tokens in {} model calls).",
             self.task,
             status.as_str(),
             self.step,
-            usage.cost,
+            crate::console::cost_line("Total cost", usage.cost, usage.unpriced_calls, 4),
             usage.usage.total_tokens,
             usage.calls
         ));
@@ -82,10 +82,20 @@ impl Session<'_> {
             Some(r) => self.requests.get(r).cloned().unwrap_or_default(),
             None => self.requests.join("\n"),
         };
-        let all = self.s.config.system.eva_all_screenshots;
-        let mut outcome = self.ask_evaluation(&model, &request, round, all).await;
-        if all && outcome.is_err() {
-            outcome = self.ask_evaluation(&model, &request, round, false).await;
+        // EVALUATION_AGENT.VISUAL_MODE: false sends no screenshots.
+        let evidence = match (
+            cfg.visual_mode.unwrap_or(true),
+            self.s.config.system.eva_all_screenshots,
+        ) {
+            (false, _) => Evidence::Nonvisual,
+            (true, true) => Evidence::EveryStep,
+            (true, false) => Evidence::FirstAndLast,
+        };
+        let mut outcome = self.ask_evaluation(&model, &request, round, evidence).await;
+        if evidence == Evidence::EveryStep && outcome.is_err() {
+            outcome = self
+                .ask_evaluation(&model, &request, round, Evidence::FirstAndLast)
+                .await;
         }
         let level = match round {
             Some(_) => EvaluationLevel::Round,
@@ -122,15 +132,16 @@ impl Session<'_> {
         }
     }
 
-    /// One evaluation of `round` (or the session) with every screenshot
-    /// (`all`) or the first and the final one.
+    /// One evaluation of `round` (or the session) with the screenshots
+    /// `evidence` says.
     async fn ask_evaluation(
         &self,
         model: &Arc<dyn ChatModel>,
         request: &str,
         round: Option<usize>,
-        all: bool,
+        evidence: Evidence,
     ) -> Result<ufo_agent::evaluation::Evaluation, AgentError> {
+        let all = evidence == Evidence::EveryStep;
         let (traj, shots) = self.rec.evaluation_input(round, all);
         let images: Vec<String> = shots
             .iter()
@@ -142,6 +153,7 @@ impl Session<'_> {
             request,
             &traj,
             &images,
+            evidence,
             self.s.config.system.agent.json_parsing_retry,
         )
         .await
