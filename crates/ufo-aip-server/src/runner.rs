@@ -78,10 +78,7 @@ impl SessionRunner {
         match ufo_session::run(&services, &opts).await {
             Ok(reports) => match reports.into_iter().next() {
                 Some(r) => {
-                    let error = r
-                        .error
-                        .as_ref()
-                        .map(|e| format!("error[{}]: {}", e.code, e.message));
+                    let error = r.error.as_ref().map(|e| e.headline());
                     TaskOutcome {
                         completed: r.status == SessionStatus::Finish,
                         // UFO's shape: one `{request, result}` per round;
@@ -102,11 +99,7 @@ impl SessionRunner {
                 }
                 None => failed(task, "the session produced no report".into(), None),
             },
-            Err(e) => failed(
-                task,
-                format!("error[{}]: {}", e.code(), e),
-                Some(e.report()),
-            ),
+            Err(e) => failed(task, e.report().headline(), Some(e.report())),
         }
     }
 }

@@ -83,7 +83,7 @@ pub(crate) fn summary(reports: &[SessionReport]) -> ExitCode {
             outln!("  result: {}", r.result);
         }
         if let Some(e) = &r.error {
-            outln!("  error[{}]: {}", e.code, e.message);
+            outln!("  {}", e.headline());
         }
         outln!("  logs: {}", r.log_dir.display());
         if let Some(md) = &r.markdown {

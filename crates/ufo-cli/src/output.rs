@@ -30,10 +30,7 @@ pub(crate) use {out, outln};
 
 /// Prints an error with its code and help line to stderr.
 pub(crate) fn print_error(report: &ErrorReport) {
-    eprintln!("error[{}]: {}", report.code, report.message);
-    if let Some(help) = &report.help {
-        eprintln!("  help: {help}");
-    }
+    eprintln!("{}", report.rendered());
 }
 
 /// Prints a value as pretty JSON to stdout.

@@ -61,6 +61,21 @@ impl ErrorReport {
         self.help = Some(help.into());
         self
     }
+
+    /// The one-line form a person reads: `error[code]: message`.
+    pub fn headline(&self) -> String {
+        format!("error[{}]: {}", self.code, self.message)
+    }
+
+    /// The whole form a person reads, the one renderer every front end uses:
+    /// `error[code]: message`, then `  help: …` on its own line when there is
+    /// help.
+    pub fn rendered(&self) -> String {
+        match &self.help {
+            Some(h) => format!("{}\n  help: {h}", self.headline()),
+            None => self.headline(),
+        }
+    }
 }
 
 /// `[code] message`. The help line is not part of it: whoever shows the error
@@ -102,5 +117,10 @@ mod tests {
         let back: ErrorReport = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
         assert_eq!(Diagnostic::report(&back), r);
+        assert_eq!(r.rendered(), "error[ufo::x::y]: it broke\n  help: do z");
+        assert_eq!(
+            ErrorReport::new("ufo::x::y", "it broke").rendered(),
+            "error[ufo::x::y]: it broke"
+        );
     }
 }

@@ -112,7 +112,7 @@ pub fn present(rec: &StepRecord) -> String {
     }
     if let Some(e) = &rec.error {
         // The help line is printed once, with the error that ends the session.
-        s.push_str(&format!("  error[{}]: {}\n", e.code, e.message));
+        s.push_str(&format!("  {}\n", e.headline()));
     }
     if !rec.comment.is_empty() {
         s.push_str(&format!("  comment: {}\n", clip(&rec.comment)));

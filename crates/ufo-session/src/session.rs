@@ -438,21 +438,14 @@ impl<'a> Session<'a> {
             detail,
         }
         .report();
-        self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
+        self.s.io.show(&e.headline());
         self.error = Some(e);
     }
 
     fn fail_with(&mut self, e: &dyn Diagnostic) -> SessionStatus {
         // The report carries the real code also when `e` forwards one.
         let report = e.report();
-        let help = report
-            .help
-            .as_deref()
-            .map(|h| format!("\n  help: {h}"))
-            .unwrap_or_default();
-        self.s
-            .io
-            .show(&format!("error[{}]: {}{help}", report.code, report.message));
+        self.s.io.show(&report.rendered());
         self.error = Some(report);
         SessionStatus::Error
     }

@@ -24,8 +24,8 @@ impl Session<'_> {
             }
             Err(e) => {
                 self.s.io.show(&format!(
-                    "warning: knowledge is off for this session: error[{}]: {e}",
-                    e.code()
+                    "warning: knowledge is off for this session: {}",
+                    e.report().rendered()
                 ));
                 None
             }
@@ -111,7 +111,7 @@ impl Session<'_> {
             Err(e) => self
                 .s
                 .io
-                .show(&format!("experience not saved: error[{}]: {e}", e.code())),
+                .show(&format!("experience not saved: {}", e.report().rendered())),
         }
     }
 }

@@ -45,7 +45,7 @@ impl Session<'_> {
                     step: self.step,
                 }
                 .report();
-                self.s.io.show(&format!("error[{}]: {}", e.code, e.message));
+                self.s.io.show(&e.headline());
                 self.error = Some(e);
                 SessionStatus::Error
             }

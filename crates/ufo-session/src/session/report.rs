@@ -38,7 +38,7 @@ impl Session<'_> {
             match self.rec.write_output(&end) {
                 Ok(p) => Some(p),
                 Err(e) => {
-                    self.s.io.show(&format!("error[{}]: {e}", e.code()));
+                    self.s.io.show(&e.report().rendered());
                     None
                 }
             }
@@ -113,7 +113,7 @@ impl Session<'_> {
                     cost: ev.usage.cost,
                 };
                 if let Err(e) = self.rec.write_evaluation(&v) {
-                    self.s.io.show(&format!("error[{}]: {e}", e.code()));
+                    self.s.io.show(&e.report().rendered());
                 }
                 let what = match round {
                     Some(r) => format!("Round {} evaluation", r + 1),

@@ -58,7 +58,7 @@ impl Session<'_> {
             if let Some(b) = bytes
                 && let Err(e) = self.rec.write_snapshot(&name, &b)
             {
-                self.s.io.show(&format!("error[{}]: {e}", e.code()));
+                self.s.io.show(&e.report().rendered());
             }
         }
     }
