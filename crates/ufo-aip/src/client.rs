@@ -362,21 +362,7 @@ where
 {
     let id = opts.client_id.as_str();
     if let Some(t) = opts.task.as_ref().filter(|_| !*task_sent) {
-        let mut m = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
-        m.request = Some(t.request.clone());
-        m.task_name = Some(t.task_name.clone());
-        // UFO's TASK_END names only the session: the own task is found by it.
-        m.session_id = Some(t.session_id.clone());
-        let mut meta = Map::new();
-        meta.insert("platform".into(), json!(std::env::consts::OS));
-        if let Some(mode) = &t.mode {
-            meta.insert("mode".into(), json!(mode));
-        }
-        if let Some(app) = &t.app {
-            meta.insert("app".into(), json!(app));
-        }
-        m.metadata = Some(meta);
-        if tx.send(frame(&m)).await.is_err() {
+        if tx.send(frame(&own_task(t, id))).await.is_err() {
             return Ok(Ended::Lost {
                 registered: true,
                 why: "connection closed".into(),
@@ -396,42 +382,10 @@ where
             }
             m = stream.next() => m,
         };
-        let text = match msg {
-            Some(Ok(Message::Text(t))) => t.to_string(),
-            Some(Ok(Message::Binary(b))) => String::from_utf8_lossy(&b).into_owned(),
-            Some(Ok(Message::Close(Some(c)))) if u16::from(c.code) == POLICY => {
-                return Err(AipError::Unauthorized {
-                    url: opts.server.clone(),
-                    why: format!("closed with 1008 {}", c.reason),
-                });
-            }
-            Some(Ok(Message::Close(c))) => {
-                let why = c
-                    .map(|c| {
-                        format!(
-                            "the server closed the connection ({}: {})",
-                            c.code, c.reason
-                        )
-                    })
-                    .unwrap_or_else(|| "the server closed the connection".into());
-                return Ok(Ended::Lost {
-                    registered: true,
-                    why,
-                });
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(e)) => {
-                return Ok(Ended::Lost {
-                    registered: true,
-                    why: format!("connection broke: {e}"),
-                });
-            }
-            None => {
-                return Ok(Ended::Lost {
-                    registered: true,
-                    why: "the server closed the connection".into(),
-                });
-            }
+        let text = match frame_text(msg, opts) {
+            Incoming::Text(t) => t,
+            Incoming::Skip => continue,
+            Incoming::End(end) => return end,
         };
         let m: ServerMessage = match serde_json::from_str(&text) {
             Ok(m) => m,
@@ -440,73 +394,148 @@ where
                 continue;
             }
         };
-        match m.kind {
-            ServerMessageType::Command => {
-                execute(opts, factory, &current, tx.clone(), m);
-            }
-            ServerMessageType::Task => {
-                // A dispatched task: ask the server to run it here (UFO's flow).
-                let mut t = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
-                t.request = m.user_request;
-                t.task_name = m.task_name;
-                t.session_id = m.session_id;
-                let _ = tx.send(frame(&t)).await;
-            }
-            ServerMessageType::TaskEnd => {
-                // Not acknowledged: UFO's server answers an ack with ERROR.
-                let own = opts.task.as_ref().filter(|t| {
-                    m.session_id.as_deref() == Some(t.session_id.as_str())
-                        || m.task_name.as_deref() == Some(t.task_name.as_str())
-                });
-                let end = TaskEnd {
-                    task_name: m
-                        .task_name
-                        .clone()
-                        .or_else(|| own.map(|t| t.task_name.clone()))
-                        .unwrap_or_default(),
-                    completed: m.status == TaskStatus::Completed,
-                    result: m.result.clone().unwrap_or(Value::Null),
-                    error: m.error.clone(),
-                };
-                if let Ok(mut c) = current.lock() {
-                    *c = None;
-                }
-                tracing::info!(task = %end.task_name, completed = end.completed, "task ended");
-                if own.is_some() {
-                    return Ok(Ended::Done(end));
-                }
-            }
-            ServerMessageType::Error => {
-                let why = m.error.unwrap_or_default();
-                let own = opts
-                    .task
-                    .as_ref()
-                    .filter(|t| m.task_name.as_deref() == Some(&t.task_name));
-                match own {
-                    Some(t) => {
-                        return Ok(Ended::Done(TaskEnd {
-                            task_name: t.task_name.clone(),
-                            completed: false,
-                            result: Value::Null,
-                            error: Some(format!("the server refused the task: {why}")),
-                        }));
-                    }
-                    None => tracing::warn!("server: {why}"),
-                }
-            }
-            ServerMessageType::DeviceInfoRequest => {
-                let mut r =
-                    ClientMessage::new(ClientMessageType::DeviceInfoResponse, TaskStatus::Ok, id);
-                r.metadata = match system_info(id, &opts.server) {
-                    Value::Object(o) => Some(o),
-                    _ => None,
-                };
-                r.prev_response_id = m.response_id;
-                let _ = tx.send(frame(&r)).await;
-            }
-            ServerMessageType::Heartbeat | ServerMessageType::DeviceInfoResponse => {}
+        if let Some(end) = on_frame(opts, factory, &current, tx, m).await {
+            return Ok(end);
         }
     }
+}
+
+/// The TASK frame of the device's own task (`ufo client --request`).
+fn own_task(t: &OwnTask, id: &str) -> ClientMessage {
+    let mut m = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
+    m.request = Some(t.request.clone());
+    m.task_name = Some(t.task_name.clone());
+    // UFO's TASK_END names only the session: the own task is found by it.
+    m.session_id = Some(t.session_id.clone());
+    let mut meta = Map::new();
+    meta.insert("platform".into(), json!(std::env::consts::OS));
+    if let Some(mode) = &t.mode {
+        meta.insert("mode".into(), json!(mode));
+    }
+    if let Some(app) = &t.app {
+        meta.insert("app".into(), json!(app));
+    }
+    m.metadata = Some(meta);
+    m
+}
+
+/// What one read from the socket means for the loop.
+enum Incoming {
+    /// A frame's text.
+    Text(String),
+    /// Nothing to act on (ping, pong).
+    Skip,
+    /// The connection is over.
+    End(Result<Ended, AipError>),
+}
+
+fn frame_text(msg: Option<Result<Message, WsError>>, opts: &ClientOptions) -> Incoming {
+    let lost = |why: String| {
+        Incoming::End(Ok(Ended::Lost {
+            registered: true,
+            why,
+        }))
+    };
+    match msg {
+        Some(Ok(Message::Text(t))) => Incoming::Text(t.to_string()),
+        Some(Ok(Message::Binary(b))) => Incoming::Text(String::from_utf8_lossy(&b).into_owned()),
+        Some(Ok(Message::Close(Some(c)))) if u16::from(c.code) == POLICY => {
+            Incoming::End(Err(AipError::Unauthorized {
+                url: opts.server.clone(),
+                why: format!("closed with 1008 {}", c.reason),
+            }))
+        }
+        Some(Ok(Message::Close(c))) => lost(
+            c.map(|c| {
+                format!(
+                    "the server closed the connection ({}: {})",
+                    c.code, c.reason
+                )
+            })
+            .unwrap_or_else(|| "the server closed the connection".into()),
+        ),
+        Some(Ok(_)) => Incoming::Skip,
+        Some(Err(e)) => lost(format!("connection broke: {e}")),
+        None => lost("the server closed the connection".into()),
+    }
+}
+
+/// Acts on one server frame; the end of the device's own task, if it ended.
+async fn on_frame(
+    opts: &ClientOptions,
+    factory: &DispatcherFactory,
+    current: &Current,
+    tx: &mpsc::Sender<Message>,
+    m: ServerMessage,
+) -> Option<Ended> {
+    let id = opts.client_id.as_str();
+    match m.kind {
+        ServerMessageType::Command => execute(opts, factory, current, tx.clone(), m),
+        ServerMessageType::Task => {
+            // A dispatched task: ask the server to run it here (UFO's flow).
+            let mut t = ClientMessage::new(ClientMessageType::Task, TaskStatus::Continue, id);
+            t.request = m.user_request;
+            t.task_name = m.task_name;
+            t.session_id = m.session_id;
+            let _ = tx.send(frame(&t)).await;
+        }
+        ServerMessageType::TaskEnd => return task_end(opts, current, &m),
+        ServerMessageType::Error => {
+            let why = m.error.unwrap_or_default();
+            let own = opts
+                .task
+                .as_ref()
+                .filter(|t| m.task_name.as_deref() == Some(&t.task_name));
+            match own {
+                Some(t) => {
+                    return Some(Ended::Done(TaskEnd {
+                        task_name: t.task_name.clone(),
+                        completed: false,
+                        result: Value::Null,
+                        error: Some(format!("the server refused the task: {why}")),
+                    }));
+                }
+                None => tracing::warn!("server: {why}"),
+            }
+        }
+        ServerMessageType::DeviceInfoRequest => {
+            let mut r =
+                ClientMessage::new(ClientMessageType::DeviceInfoResponse, TaskStatus::Ok, id);
+            r.metadata = match system_info(id, &opts.server) {
+                Value::Object(o) => Some(o),
+                _ => None,
+            };
+            r.prev_response_id = m.response_id;
+            let _ = tx.send(frame(&r)).await;
+        }
+        ServerMessageType::Heartbeat | ServerMessageType::DeviceInfoResponse => {}
+    }
+    None
+}
+
+/// A TASK_END: the device's session is over; the end of its own task when
+/// the frame names it (UFO's names only the session).
+fn task_end(opts: &ClientOptions, current: &Current, m: &ServerMessage) -> Option<Ended> {
+    // Not acknowledged: UFO's server answers an ack with ERROR.
+    let own = opts.task.as_ref().filter(|t| {
+        m.session_id.as_deref() == Some(t.session_id.as_str())
+            || m.task_name.as_deref() == Some(t.task_name.as_str())
+    });
+    let end = TaskEnd {
+        task_name: m
+            .task_name
+            .clone()
+            .or_else(|| own.map(|t| t.task_name.clone()))
+            .unwrap_or_default(),
+        completed: m.status == TaskStatus::Completed,
+        result: m.result.clone().unwrap_or(Value::Null),
+        error: m.error.clone(),
+    };
+    if let Ok(mut c) = current.lock() {
+        *c = None;
+    }
+    tracing::info!(task = %end.task_name, completed = end.completed, "task ended");
+    own.map(|_| Ended::Done(end))
 }
 
 /// Executes a COMMAND frame in the background (the reader keeps reading and

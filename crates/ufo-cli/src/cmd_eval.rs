@@ -6,7 +6,7 @@ use crate::cmd_run::load_config;
 use crate::error::CliError;
 use crate::output::outln;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,22 +63,7 @@ fn bad(option: &'static str, message: String, help: &'static str) -> ErrorReport
 
 pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     if let Some(runs) = &args.compare {
-        let load = |p: &PathBuf| {
-            report::load(p).map_err(|m| {
-                bad(
-                    "--compare",
-                    m,
-                    "give two folders written by `ufo eval --out`",
-                )
-            })
-        };
-        let (a, b) = (load(&runs[0])?, load(&runs[1])?);
-        let name = |p: &PathBuf| p.display().to_string();
-        outln!(
-            "{}",
-            report::compare(&a, &b, (&name(&runs[0]), &name(&runs[1])))
-        );
-        return Ok(ExitCode::SUCCESS);
+        return compare(runs);
     }
     let Some(tasks_path) = args.tasks.clone() else {
         return Err(bad(
@@ -87,27 +72,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             "give a task file or a folder of them",
         ));
     };
-    let mode = match args.mode.as_str() {
-        "normal" => EvalMode::Normal,
-        "single" | "single_tier" => EvalMode::SingleTier,
-        "operator" => EvalMode::Operator,
-        "follower" => EvalMode::Follower(args.plans.clone().unwrap_or_else(|| {
-            match tasks_path.is_dir() {
-                true => tasks_path.join("plans"),
-                false => tasks_path
-                    .parent()
-                    .map(|p| p.join("plans"))
-                    .unwrap_or_default(),
-            }
-        })),
-        other => {
-            return Err(bad(
-                "--mode",
-                format!("unknown mode {other:?}"),
-                "use normal, single, operator or follower",
-            ));
-        }
-    };
+    let mode = mode(&args, &tasks_path)?;
     if args.parallel == 0 || args.parallel > 16 {
         return Err(bad(
             "--parallel",
@@ -187,4 +152,49 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     outln!("results: {}", args.out.join("results.json").display());
     outln!("report: {}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--compare A B`: the two runs side by side.
+fn compare(runs: &[PathBuf]) -> Result<ExitCode, ErrorReport> {
+    let load = |p: &PathBuf| {
+        report::load(p).map_err(|m| {
+            bad(
+                "--compare",
+                m,
+                "give two folders written by `ufo eval --out`",
+            )
+        })
+    };
+    let (a, b) = (load(&runs[0])?, load(&runs[1])?);
+    let name = |p: &PathBuf| p.display().to_string();
+    outln!(
+        "{}",
+        report::compare(&a, &b, (&name(&runs[0]), &name(&runs[1])))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--mode`, with follower plans beside the tasks unless `--plans` says.
+fn mode(args: &EvalArgs, tasks_path: &Path) -> Result<EvalMode, ErrorReport> {
+    Ok(match args.mode.as_str() {
+        "normal" => EvalMode::Normal,
+        "single" | "single_tier" => EvalMode::SingleTier,
+        "operator" => EvalMode::Operator,
+        "follower" => EvalMode::Follower(args.plans.clone().unwrap_or_else(|| {
+            match tasks_path.is_dir() {
+                true => tasks_path.join("plans"),
+                false => tasks_path
+                    .parent()
+                    .map(|p| p.join("plans"))
+                    .unwrap_or_default(),
+            }
+        })),
+        other => {
+            return Err(bad(
+                "--mode",
+                format!("unknown mode {other:?}"),
+                "use normal, single, operator or follower",
+            ));
+        }
+    })
 }

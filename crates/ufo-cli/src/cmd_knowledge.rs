@@ -116,46 +116,7 @@ pub(crate) async fn run(args: KnowledgeArgs) -> Result<ExitCode, ErrorReport> {
         eprintln!("warning: {w}");
     }
     match args.cmd {
-        KnowledgeCommand::List { source, app, json } => {
-            let sources = match source {
-                Some(s) => vec![source_arg(&s)?],
-                None => Source::ALL.to_vec(),
-            };
-            let key = app.as_deref().map(ufo_knowledge::app_key);
-            let mut rows = Vec::new();
-            for s in sources {
-                for r in kb.store(s).records().map_err(report)? {
-                    if key
-                        .as_ref()
-                        .is_some_and(|k| !r.apps.iter().any(|a| ufo_knowledge::app_key(a) == *k))
-                    {
-                        continue;
-                    }
-                    rows.push((s, r));
-                }
-            }
-            if json {
-                let v: Vec<serde_json::Value> = rows
-                    .iter()
-                    .map(|(s, r)| serde_json::json!({"source": s.name(), "id": r.id, "apps": r.apps, "text": r.text, "body": r.body}))
-                    .collect();
-                print_json(&v)?;
-            } else {
-                for (s, r) in &rows {
-                    let first = r.text.lines().next().unwrap_or_default();
-                    outln!(
-                        "{:<14} {:<32} {:<20} {}",
-                        s.name(),
-                        r.id,
-                        r.apps.join(","),
-                        first
-                    );
-                }
-                if rows.is_empty() {
-                    outln!("(nothing stored in {})", kb.settings().dir.display());
-                }
-            }
-        }
+        KnowledgeCommand::List { source, app, json } => list(&kb, source, app, json)?,
         KnowledgeCommand::Show { id } => {
             let (s, r) = find(&kb, &id)?;
             print_json(
@@ -181,41 +142,7 @@ pub(crate) async fn run(args: KnowledgeArgs) -> Result<ExitCode, ErrorReport> {
                 kb.store(Source::HelpDocs).dir().display()
             );
         }
-        KnowledgeCommand::AddDemo { file } => {
-            let demo = ufo_session::knowledge::read_demonstration(&file).map_err(report)?;
-            let t = ufo_session::knowledge::template(
-                config.system.knowledge.demonstration_prompt.as_deref(),
-                ufo_session::knowledge::DEMONSTRATION_SUMMARY,
-                "demonstration/demonstration_summary.yaml",
-            )
-            .map_err(report)?;
-            let model = match &config.app {
-                Some(cfg) => Some(
-                    ufo_llm::build_with_backup(
-                        cfg,
-                        config.backup.as_ref(),
-                        Some(Arc::new(PriceTable::ufo_defaults())),
-                    )
-                    .map_err(|e| e.report())?,
-                ),
-                None => None,
-            };
-            let mut usage = ufo_llm::UsageTotals::default();
-            let records = ufo_session::knowledge::demonstration_records(
-                model.as_ref(),
-                &t,
-                demo,
-                config.system.agent.json_parsing_retry,
-                &mut usage,
-            )
-            .await
-            .map_err(report)?;
-            let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
-            kb.add(Source::Demonstration, records)
-                .await
-                .map_err(report)?;
-            outln!("added demonstration(s) {}", ids.join(", "));
-        }
+        KnowledgeCommand::AddDemo { file } => add_demo(&kb, &config, &file).await?,
         KnowledgeCommand::Search {
             query,
             source,
@@ -248,4 +175,95 @@ fn find(kb: &KnowledgeBase, id: &str) -> Result<(Source, ufo_knowledge::Record),
         id: id.to_owned(),
     }
     .report())
+}
+
+/// `ufo knowledge list`.
+fn list(
+    kb: &KnowledgeBase,
+    source: Option<String>,
+    app: Option<String>,
+    json: bool,
+) -> Result<(), ErrorReport> {
+    let sources = match source {
+        Some(s) => vec![source_arg(&s)?],
+        None => Source::ALL.to_vec(),
+    };
+    let key = app.as_deref().map(ufo_knowledge::app_key);
+    let mut rows = Vec::new();
+    for s in sources {
+        for r in kb.store(s).records().map_err(report)? {
+            if key
+                .as_ref()
+                .is_some_and(|k| !r.apps.iter().any(|a| ufo_knowledge::app_key(a) == *k))
+            {
+                continue;
+            }
+            rows.push((s, r));
+        }
+    }
+    if json {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(s, r)| serde_json::json!({"source": s.name(), "id": r.id, "apps": r.apps, "text": r.text, "body": r.body}))
+            .collect();
+        print_json(&v)?;
+    } else {
+        for (s, r) in &rows {
+            let first = r.text.lines().next().unwrap_or_default();
+            outln!(
+                "{:<14} {:<32} {:<20} {}",
+                s.name(),
+                r.id,
+                r.apps.join(","),
+                first
+            );
+        }
+        if rows.is_empty() {
+            outln!("(nothing stored in {})", kb.settings().dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// `ufo knowledge add-demo`: a recorded demonstration summarised by the
+/// APP_AGENT model and stored.
+async fn add_demo(
+    kb: &KnowledgeBase,
+    config: &ufo_session::config::UfoConfig,
+    file: &std::path::Path,
+) -> Result<(), ErrorReport> {
+    let demo = ufo_session::knowledge::read_demonstration(file).map_err(report)?;
+    let t = ufo_session::knowledge::template(
+        config.system.knowledge.demonstration_prompt.as_deref(),
+        ufo_session::knowledge::DEMONSTRATION_SUMMARY,
+        "demonstration/demonstration_summary.yaml",
+    )
+    .map_err(report)?;
+    let model = match &config.app {
+        Some(cfg) => Some(
+            ufo_llm::build_with_backup(
+                cfg,
+                config.backup.as_ref(),
+                Some(Arc::new(PriceTable::ufo_defaults())),
+            )
+            .map_err(|e| e.report())?,
+        ),
+        None => None,
+    };
+    let mut usage = ufo_llm::UsageTotals::default();
+    let records = ufo_session::knowledge::demonstration_records(
+        model.as_ref(),
+        &t,
+        demo,
+        config.system.agent.json_parsing_retry,
+        &mut usage,
+    )
+    .await
+    .map_err(report)?;
+    let ids: Vec<String> = records.iter().map(|r| r.id.clone()).collect();
+    kb.add(Source::Demonstration, records)
+        .await
+        .map_err(report)?;
+    outln!("added demonstration(s) {}", ids.join(", "));
+    Ok(())
 }

@@ -83,53 +83,7 @@ const START_FIX: &str =
 pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
     let mut out = Vec::new();
 
-    // X display, XTEST and screenshots.
-    match &target.display {
-        None => {
-            out.push(Check::fail("display", "DISPLAY is not set", START_FIX));
-            out.push(Check::fail("xtest", "no X display", START_FIX));
-            out.push(Check::fail("screenshot", "no X display", START_FIX));
-        }
-        Some(d) => match X11::connect(d) {
-            Err(e) => {
-                out.push(Check::fail(
-                    "display",
-                    format!("cannot open {d}: {e}"),
-                    format!("check that an X server runs on {d} (Xvfb {d}), or {START_FIX}"),
-                ));
-                out.push(Check::fail("xtest", "no X display", START_FIX));
-                out.push(Check::fail("screenshot", "no X display", START_FIX));
-            }
-            Ok(x) => {
-                let r = x.screen_rect();
-                out.push(Check::ok(
-                    "display",
-                    format!("{d} ({}x{})", r.width, r.height),
-                ));
-                if x.has_xtest() {
-                    out.push(Check::ok("xtest", "XTEST extension present"));
-                } else {
-                    out.push(Check::fail(
-                        "xtest",
-                        "the X server has no XTEST extension",
-                        "start Xvfb with +extension XTEST (ufo desktop start does)",
-                    ));
-                }
-                let probe: Rect<Screen> = Rect::new(0, 0, r.width.min(64), r.height.min(64));
-                match x.capture(&probe) {
-                    Ok((img, _)) => out.push(Check::ok(
-                        "screenshot",
-                        format!("captured {}x{} pixels", img.width(), img.height()),
-                    )),
-                    Err(e) => out.push(Check::fail(
-                        "screenshot",
-                        e.to_string(),
-                        "run the X server at depth 24 (Xvfb -screen 0 1280x1024x24)",
-                    )),
-                }
-            }
-        },
-    }
+    display_checks(target.display.as_deref(), &mut out);
 
     // Session bus, accessibility bus, registry.
     let Some(session) = &target.session_bus else {
@@ -182,7 +136,63 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
             return out;
         }
     };
-    match within(bus::registered_apps(&conn)).await {
+    registry_checks(&conn, a11y_fix, &mut out).await;
+    out
+}
+
+/// The X display: it opens, has XTEST, and a screenshot can be taken.
+fn display_checks(display: Option<&str>, out: &mut Vec<Check>) {
+    match display {
+        None => {
+            out.push(Check::fail("display", "DISPLAY is not set", START_FIX));
+            out.push(Check::fail("xtest", "no X display", START_FIX));
+            out.push(Check::fail("screenshot", "no X display", START_FIX));
+        }
+        Some(d) => match X11::connect(d) {
+            Err(e) => {
+                out.push(Check::fail(
+                    "display",
+                    format!("cannot open {d}: {e}"),
+                    format!("check that an X server runs on {d} (Xvfb {d}), or {START_FIX}"),
+                ));
+                out.push(Check::fail("xtest", "no X display", START_FIX));
+                out.push(Check::fail("screenshot", "no X display", START_FIX));
+            }
+            Ok(x) => {
+                let r = x.screen_rect();
+                out.push(Check::ok(
+                    "display",
+                    format!("{d} ({}x{})", r.width, r.height),
+                ));
+                if x.has_xtest() {
+                    out.push(Check::ok("xtest", "XTEST extension present"));
+                } else {
+                    out.push(Check::fail(
+                        "xtest",
+                        "the X server has no XTEST extension",
+                        "start Xvfb with +extension XTEST (ufo desktop start does)",
+                    ));
+                }
+                let probe: Rect<Screen> = Rect::new(0, 0, r.width.min(64), r.height.min(64));
+                match x.capture(&probe) {
+                    Ok((img, _)) => out.push(Check::ok(
+                        "screenshot",
+                        format!("captured {}x{} pixels", img.width(), img.height()),
+                    )),
+                    Err(e) => out.push(Check::fail(
+                        "screenshot",
+                        e.to_string(),
+                        "run the X server at depth 24 (Xvfb -screen 0 1280x1024x24)",
+                    )),
+                }
+            }
+        },
+    }
+}
+
+/// The registry: which applications it lists and whether they answer.
+async fn registry_checks(conn: &zbus::Connection, a11y_fix: &str, out: &mut Vec<Check>) {
+    match within(bus::registered_apps(conn)).await {
         Ok(apps) if apps.is_empty() => out.push(Check::warn(
             "registry",
             "the registry answers but lists no applications",
@@ -211,7 +221,6 @@ pub async fn diagnose(target: &DesktopTarget) -> Vec<Check> {
         }
         Err(e) => out.push(Check::fail("registry", format!("at-spi2-registryd does not answer: {e}"), a11y_fix)),
     }
-    out
 }
 
 /// The command name of a process (`/proc/PID/comm`), when readable.

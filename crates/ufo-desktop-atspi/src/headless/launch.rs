@@ -7,7 +7,6 @@ impl HeadlessDesktop {
     /// Starts `argv` on this desktop and waits (at most `timeout`) until it shows
     /// up on the accessibility registry with at least one window.
     pub async fn launch(&self, argv: &[String], timeout: Duration) -> Result<LaunchedApp> {
-        use std::os::unix::process::CommandExt;
         let Some((program, args)) = argv.split_first() else {
             return Err(HeadlessError::StartFailed {
                 component: "launch".into(),
@@ -25,37 +24,7 @@ impl HeadlessDesktop {
             .file_name()
             .map_or_else(|| "app".into(), |s| s.to_string_lossy().to_string());
         let log = apps_dir.join(format!("{base}-{launch_id}.log"));
-        let mut cmd = Command::new(program_path);
-        // LibreOffice is one process per user profile: launched on a second
-        // desktop with the same profile it hands the document to the first
-        // desktop's process. Each desktop gets a profile of its own unless
-        // the command names one.
-        if is_office(&base) && !args.iter().any(|a| a.starts_with("-env:UserInstallation")) {
-            let dir = self.state.state_dir.join("office-profile");
-            let arg = match dir.join("user").exists() {
-                // Kept as LibreOffice left it.
-                true => format!("-env:UserInstallation=file://{}", dir.display()),
-                false => office_profile(&dir).map_err(io_err("writing the LibreOffice profile"))?,
-            };
-            cmd.arg(arg);
-        }
-        cmd.args(args)
-            .envs(self.state.env())
-            .env(DESKTOP_ID_VAR, &self.state.id)
-            .env(LAUNCH_ID_VAR, &launch_id)
-            .env("GSETTINGS_BACKEND", "memory")
-            .env("NO_AT_BRIDGE", "0")
-            .env_remove("GTK_A11Y")
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .env_remove("WAYLAND_DISPLAY")
-            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
-            .env("QT_ACCESSIBILITY", "1")
-            .env("SAL_USE_VCLPLUGIN", "gtk3")
-            .env("GTK_OVERLAY_SCROLLING", "0")
-            .stdin(Stdio::null())
-            .stdout(open_log(&log)?)
-            .stderr(open_log(&log)?)
-            .process_group(0);
+        let mut cmd = self.app_command(&program_path, &base, args, &launch_id, &log)?;
         let started = Instant::now();
         let conn = tokio::time::timeout(Duration::from_secs(5), bus::connect(&self.state.a11y_bus))
             .await
@@ -131,13 +100,7 @@ impl HeadlessDesktop {
                 }
             }
             if Instant::now() > deadline {
-                for pid in marked_pids(LAUNCH_ID_VAR, &launch_id) {
-                    signal(pid, nix::sys::signal::Signal::SIGKILL);
-                }
-                let until = Instant::now() + Duration::from_secs(2);
-                while !marked_pids(LAUNCH_ID_VAR, &launch_id).is_empty() && Instant::now() < until {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
+                end_launch(&launch_id).await;
                 let _ = child.try_wait();
                 return Err(HeadlessError::LaunchTimeout {
                     command,
@@ -147,6 +110,51 @@ impl HeadlessDesktop {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// The command that starts `program_path` with `args` on this desktop,
+    /// marked with `launch_id`, its output going to `log`.
+    fn app_command(
+        &self,
+        program_path: &Path,
+        base: &str,
+        args: &[String],
+        launch_id: &str,
+        log: &Path,
+    ) -> Result<Command> {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(program_path);
+        // LibreOffice is one process per user profile: launched on a second
+        // desktop with the same profile it hands the document to the first
+        // desktop's process. Each desktop gets a profile of its own unless
+        // the command names one.
+        if is_office(base) && !args.iter().any(|a| a.starts_with("-env:UserInstallation")) {
+            let dir = self.state.state_dir.join("office-profile");
+            let arg = match dir.join("user").exists() {
+                // Kept as LibreOffice left it.
+                true => format!("-env:UserInstallation=file://{}", dir.display()),
+                false => office_profile(&dir).map_err(io_err("writing the LibreOffice profile"))?,
+            };
+            cmd.arg(arg);
+        }
+        cmd.args(args)
+            .envs(self.state.env())
+            .env(DESKTOP_ID_VAR, &self.state.id)
+            .env(LAUNCH_ID_VAR, launch_id)
+            .env("GSETTINGS_BACKEND", "memory")
+            .env("NO_AT_BRIDGE", "0")
+            .env_remove("GTK_A11Y")
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .env_remove("WAYLAND_DISPLAY")
+            .env("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")
+            .env("QT_ACCESSIBILITY", "1")
+            .env("SAL_USE_VCLPLUGIN", "gtk3")
+            .env("GTK_OVERLAY_SCROLLING", "0")
+            .stdin(Stdio::null())
+            .stdout(open_log(log)?)
+            .stderr(open_log(log)?)
+            .process_group(0);
+        Ok(cmd)
     }
 }
 
@@ -192,4 +200,16 @@ pub fn office_profile(dir: &Path) -> std::io::Result<String> {
 "#,
     )?;
     Ok(format!("-env:UserInstallation=file://{}", dir.display()))
+}
+
+/// Ends every process of one launch (they carry its marker) and waits, at
+/// most 2 s, until they are gone.
+async fn end_launch(launch_id: &str) {
+    for pid in marked_pids(LAUNCH_ID_VAR, launch_id) {
+        signal(pid, nix::sys::signal::Signal::SIGKILL);
+    }
+    let until = Instant::now() + Duration::from_secs(2);
+    while !marked_pids(LAUNCH_ID_VAR, launch_id).is_empty() && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
