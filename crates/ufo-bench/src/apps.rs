@@ -1,0 +1,1 @@
+//! `ufo bench apps` (below).
