@@ -215,6 +215,14 @@ pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
 
 /// `ufo bench apps`.
 async fn apps(a: AppsArgs) -> Result<ExitCode, ErrorReport> {
-    let _ = (a.apps, a.runs, a.list, a.json);
+    if a.list {
+        outln!("{}", ufo_bench::apps::list());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let opts = ufo_bench::apps::AppsOptions {
+        apps: a.apps,
+        runs: a.runs,
+    };
+    print(&ufo_bench::apps::run(&opts).await?, a.json)?;
     Ok(ExitCode::SUCCESS)
 }
