@@ -43,10 +43,17 @@ def find_window(pid, name, title):
     by_pid = [a for a in apps if pid and _safe(lambda: a.get_process_id()) == pid]
     by_name = [a for a in apps if a.name == name]
     for app in by_pid + by_name:
-        for i in range(app.childCount):
-            w = app.getChildAtIndex(i)
-            if w is not None and w.name == title:
+        tops = [app.getChildAtIndex(i) for i in range(app.childCount)]
+        tops = [w for w in tops if w is not None]
+        for w in tops:
+            if w.name == title:
                 return app, w
+        # ufo titles a window the toolkit left unnamed (or named otherwise)
+        # by its X title: the application's active, else showing, window.
+        for state in (pyatspi.STATE_ACTIVE, pyatspi.STATE_SHOWING):
+            for w in tops:
+                if _safe(lambda: w.getState().contains(state), False):
+                    return app, w
     return None, None
 
 

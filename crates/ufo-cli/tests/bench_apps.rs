@@ -18,7 +18,15 @@ fn ufo(args: &[&str], state: &std::path::Path) -> std::process::Output {
 fn bench_apps_observes_galculator_and_walks_it_with_pyatspi() {
     let state = tempfile::tempdir().unwrap();
     let out = ufo(
-        &["bench", "apps", "--apps", "galculator", "--runs", "2", "--json"],
+        &[
+            "bench",
+            "apps",
+            "--apps",
+            "galculator",
+            "--runs",
+            "2",
+            "--json",
+        ],
         state.path(),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
