@@ -1,19 +1,14 @@
-//! `ufo bench perception`: how long one observation takes, phase by phase
-//! (`ufo bench service` is in `cmd_bench_service`).
+//! `ufo bench ...`: the arguments of each benchmark and how its report is
+//! printed; the benchmarks themselves are in `ufo-bench`.
 
 use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
-use crate::error::CliError;
-use crate::output::outln;
-use crate::output::print_json;
+use crate::output::{outln, print_json};
 use clap::{Args, Subcommand};
 use serde::Serialize;
+use std::fmt::Display;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use ufo_core::{Diagnostic, ErrorReport};
-use ufo_desktop::TreeBudget;
-use ufo_desktop::annotate::AnnotationStyle;
-use ufo_desktop::encode::{ImageFormat, ModelImage, PngCompression};
-use ufo_desktop::observe::{PhaseTimes, observe};
-use ufo_desktop::tools::ToolContext;
+use ufo_core::ErrorReport;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCommand {
@@ -21,20 +16,23 @@ pub(crate) enum BenchCommand {
     /// application, tree capture (live), filtering, screenshot, annotation and
     /// encoding the model's images.
     Perception(PerceptionArgs),
+    /// Per application, in a private desktop of its own: full and live
+    /// observation of its controls against a pyatspi walk pruned as ufo prunes.
+    Apps(AppsArgs),
     /// Hold N simulated devices on an agent server and time command round trips.
-    Service(crate::cmd_bench_service::ServiceArgs),
+    Service(ServiceArgs),
     /// The simulated devices of `ufo bench service` (started by it).
     #[command(hide = true)]
-    ServiceDevices(crate::cmd_bench_service::DevicesArgs),
+    ServiceDevices(DevicesArgs),
     /// Count the prompt tokens of a window's control list, ours against UFO's layout.
-    Tokens(crate::bench_tokens::TokensArgs),
+    Tokens(TokensArgs),
     /// Run a scripted 10-step session on a real application in a private
     /// desktop and time each step's phases, next to a Python agent doing the
     /// same steps.
-    Step(crate::cmd_bench_step::StepArgs),
+    Step(StepArgs),
     /// The scripted model of `ufo bench step` (started by it).
     #[command(hide = true)]
-    StepModel(crate::cmd_bench_step::StepModelArgs),
+    StepModel(StepModelArgs),
 }
 
 #[derive(Debug, Args)]
@@ -64,195 +62,167 @@ pub(crate) struct PerceptionArgs {
     json: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Stats {
-    follow: f64,
-    tree: f64,
-    filter: f64,
-    screenshot: f64,
-    annotate: f64,
-    encode: f64,
-    /// follow + tree + filter + screenshot + annotate + encode: one full
-    /// observation.
-    total: f64,
-}
-
-/// Reads one phase out of a [`Stats`].
-type Field = fn(&Stats) -> f64;
-
-#[derive(Debug, Serialize)]
-struct Report {
-    app: String,
-    window: String,
-    nodes: usize,
-    controls: usize,
-    truncated: bool,
+#[derive(Debug, Args)]
+pub(crate) struct AppsArgs {
+    /// Only these applications (names from `--list`, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    apps: Vec<String>,
+    /// Observations and walks timed per application (after one warm-up each).
+    #[arg(long, default_value_t = 10)]
     runs: usize,
-    png: String,
+    /// List the applications and whether each is installed, and exit.
+    #[arg(long)]
+    list: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServiceArgs {
+    /// Simulated devices to connect.
+    #[arg(long, default_value_t = 1000)]
+    devices: usize,
+    /// Command batches to time (each one COMMAND → COMMAND_RESULTS).
+    #[arg(long, default_value_t = 5000)]
+    commands: usize,
+    /// Batches in flight at once, on different devices.
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DevicesArgs {
+    /// The server's WebSocket URL.
+    #[arg(long)]
+    url: String,
+    /// How many devices.
+    #[arg(long)]
+    n: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokensArgs {
+    #[command(flatten)]
+    desktop: DesktopArgs,
+    #[command(flatten)]
+    window: WindowArgs,
+    /// Also print the four control-list texts that were counted.
+    #[arg(long)]
+    show: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct StepArgs {
+    /// The application: gnome-calculator, gedit, mousepad or soffice (Writer).
+    #[arg(long)]
+    app: String,
+    /// How many times the 10-step session runs (after one warm-up run).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// The format the model's images are sent in: png, jpeg or webp.
+    #[arg(long, default_value = "png")]
     image_format: String,
-    image_bytes: usize,
-    median_ms: Stats,
-    min_ms: Stats,
-    max_ms: Stats,
+    /// Skip the Python baseline.
+    #[arg(long)]
+    no_baseline: bool,
+    /// Sessions file (default: the shipped assets/bench/step_sessions.json).
+    #[arg(long)]
+    sessions: Option<PathBuf>,
+    /// Keep the session logs here (default: a temporary folder, removed).
+    #[arg(long)]
+    log_dir: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
-fn stat(times: &[PhaseTimes], f: impl Fn(&PhaseTimes) -> f64, pick: fn(&[f64]) -> f64) -> f64 {
-    let mut v: Vec<f64> = times.iter().map(f).collect();
-    v.sort_by(f64::total_cmp);
-    (pick(&v) * 1000.0).round() / 1000.0
+#[derive(Debug, Args)]
+pub(crate) struct StepModelArgs {
+    /// Sessions file.
+    #[arg(long)]
+    sessions: PathBuf,
+    /// Which application's steps to answer with.
+    #[arg(long)]
+    app: String,
 }
 
-fn median(v: &[f64]) -> f64 {
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
-fn stats(times: &[PhaseTimes], pick: fn(&[f64]) -> f64) -> Stats {
-    Stats {
-        follow: stat(times, |t| t.follow, pick),
-        tree: stat(times, |t| t.tree, pick),
-        filter: stat(times, |t| t.filter, pick),
-        screenshot: stat(times, |t| t.screenshot, pick),
-        annotate: stat(times, |t| t.annotate, pick),
-        encode: stat(times, |t| t.encode, pick),
-        total: stat(times, PhaseTimes::observation, pick),
-    }
-}
-
-/// The default budget, less `n + 1` nodes: a budget the live tree has kept
-/// no capture for, so the observation is a full capture (alternate `n` to
-/// get one every time). For benchmarks comparing the two.
-pub(crate) fn full_capture_budget(n: usize) -> TreeBudget {
-    TreeBudget {
-        max_nodes: TreeBudget::default().max_nodes - 1 - n,
-        ..TreeBudget::default()
+/// Prints `report` as JSON or as text.
+fn print<R: Serialize + Display>(report: &R, json: bool) -> Result<(), ErrorReport> {
+    match json {
+        true => print_json(report),
+        false => {
+            outln!("{report}");
+            Ok(())
+        }
     }
 }
 
 pub(crate) async fn run(cmd: BenchCommand) -> Result<ExitCode, ErrorReport> {
-    let args = match cmd {
-        BenchCommand::Perception(a) => a,
-        BenchCommand::Service(a) => return crate::cmd_bench_service::run(a).await,
-        BenchCommand::ServiceDevices(a) => return crate::cmd_bench_service::devices(a).await,
-        BenchCommand::Tokens(a) => return crate::bench_tokens::run(a).await,
-        BenchCommand::Step(a) => return crate::cmd_bench_step::run(a).await,
-        BenchCommand::StepModel(a) => return crate::cmd_bench_step::step_model(a).await,
-    };
-    if args.runs == 0 {
-        return Err(CliError::BadOption {
-            option: "--runs",
-            message: "must be at least 1".into(),
-            help: "pass e.g. --runs 10",
+    match cmd {
+        BenchCommand::Perception(a) => {
+            let b = connect(&a.desktop).await?;
+            let w = pick_window(&b, &a.window).await?;
+            let opts = ufo_bench::perception::PerceptionOptions {
+                runs: a.runs,
+                png: a.png,
+                image_format: a.image_format,
+                max_side: a.max_side,
+                full: a.full,
+            };
+            print(&ufo_bench::perception::run(&b, &w, &opts).await?, a.json)?;
         }
-        .report());
-    }
-    let png = match args.png.as_str() {
-        "fast" => PngCompression::Fast,
-        "default" => PngCompression::Default,
-        other => {
-            return Err(CliError::BadOption {
-                option: "--png",
-                message: format!("unknown PNG compression {other:?}"),
-                help: "use --png fast or --png default",
+        BenchCommand::Apps(a) => return apps(a).await,
+        BenchCommand::Service(a) => {
+            let opts = ufo_bench::service::ServiceOptions {
+                devices: a.devices,
+                commands: a.commands,
+                concurrency: a.concurrency,
+            };
+            let report = ufo_bench::service::run(&opts).await?;
+            print(&report, a.json)?;
+            if report.failed_batches > 0 {
+                return Ok(ExitCode::FAILURE);
             }
-            .report());
         }
-    };
-    let format: ImageFormat = args.image_format.parse().map_err(|e: String| {
-        CliError::BadOption {
-            option: "--image-format",
-            message: e,
-            help: "use --image-format png, jpeg or webp",
+        BenchCommand::ServiceDevices(a) => ufo_bench::service::devices(&a.url, a.n).await,
+        BenchCommand::Tokens(a) => {
+            let b = connect(&a.desktop).await?;
+            let w = pick_window(&b, &a.window).await?;
+            print(&ufo_bench::tokens::run(&b, &w, a.show).await?, a.json)?;
         }
-        .report()
-    })?;
-    let image = ModelImage {
-        format,
-        png,
-        max_side: args.max_side,
-        ..ModelImage::default()
-    };
-    let b = connect(&args.desktop).await?;
-    let w = pick_window(&b, &args.window).await?;
-    let style = AnnotationStyle::default();
-    let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
-    ctx.app_window = Some(w.clone());
-    if args.full {
-        ctx.settings.budget = full_capture_budget(0);
+        BenchCommand::Step(a) => {
+            let opts = ufo_bench::step::StepOptions {
+                app: a.app,
+                runs: a.runs,
+                image_format: a.image_format,
+                no_baseline: a.no_baseline,
+                sessions: a.sessions,
+                log_dir: a.log_dir,
+            };
+            print(&ufo_bench::step::run(&opts).await?, a.json)?;
+        }
+        BenchCommand::StepModel(a) => ufo_bench::step::serve_model(&a.sessions, &a.app).await?,
     }
-    // Warm-up: raises the window if covered, fills caches of the toolkit.
-    let mut last = observe(&b, &mut ctx, &style, &image)
-        .await
-        .map_err(|e| e.report())?;
-    let mut times = Vec::with_capacity(args.runs);
-    for i in 0..args.runs {
-        if args.full {
-            ctx.settings.budget = full_capture_budget(1 + i % 2);
-        }
-        last = observe(&b, &mut ctx, &style, &image)
-            .await
-            .map_err(|e| e.report())?;
-        times.push(last.times);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ufo bench apps`.
+async fn apps(a: AppsArgs) -> Result<ExitCode, ErrorReport> {
+    if a.list {
+        outln!("{}", ufo_bench::apps::list());
+        return Ok(ExitCode::SUCCESS);
     }
-    let min = |v: &[f64]| v.first().copied().unwrap_or(0.0);
-    let max = |v: &[f64]| v.last().copied().unwrap_or(0.0);
-    let report = Report {
-        app: w.app_name.clone(),
-        window: w.title.clone(),
-        nodes: last.tree.nodes.len(),
-        controls: last.controls.len(),
-        truncated: last.tree.truncated,
-        runs: args.runs,
-        png: args.png.clone(),
-        image_format: args.image_format.clone(),
-        image_bytes: last.images.marked.bytes.len(),
-        median_ms: stats(&times, median),
-        min_ms: stats(&times, min),
-        max_ms: stats(&times, max),
+    let opts = ufo_bench::apps::AppsOptions {
+        apps: a.apps,
+        runs: a.runs,
     };
-    if args.json {
-        print_json(&report)?;
-    } else {
-        outln!(
-            "{} ({:?}): {} nodes, {} controls, {} runs",
-            report.app,
-            report.window,
-            report.nodes,
-            report.controls,
-            report.runs
-        );
-        outln!(
-            "{:<11} {:>9} {:>9} {:>9}",
-            "phase (ms)",
-            "median",
-            "min",
-            "max"
-        );
-        let rows: [(&str, Field); 7] = [
-            ("follow", |s| s.follow),
-            ("tree", |s| s.tree),
-            ("filter", |s| s.filter),
-            ("screenshot", |s| s.screenshot),
-            ("annotate", |s| s.annotate),
-            ("encode", |s| s.encode),
-            ("total", |s| s.total),
-        ];
-        for (name, f) in rows {
-            outln!(
-                "{name:<11} {:>9.2} {:>9.2} {:>9.2}",
-                f(&report.median_ms),
-                f(&report.min_ms),
-                f(&report.max_ms)
-            );
-        }
-        outln!(
-            "(total = all phases; the annotated {} image is {} bytes)",
-            report.image_format,
-            report.image_bytes
-        );
-    }
+    print(&ufo_bench::apps::run(&opts).await?, a.json)?;
     Ok(ExitCode::SUCCESS)
 }

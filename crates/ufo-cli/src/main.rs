@@ -1,10 +1,7 @@
 //! The `ufo` binary: a thin layer of argument parsing and presentation over the
 //! library crates.
 
-mod bench_tokens;
 mod cmd_bench;
-mod cmd_bench_service;
-mod cmd_bench_step;
 mod cmd_demo;
 mod cmd_desktop;
 mod cmd_doctor;
@@ -58,7 +55,7 @@ enum Command {
     Serve(cmd_serve::ServeArgs),
     /// Connect this desktop to a `ufo serve` server as a device.
     Client(cmd_serve::ClientArgs),
-    /// Measure performance (perception pipeline, service load).
+    /// Measure performance (perception, applications, a step, service load, prompt tokens).
     Bench {
         #[command(subcommand)]
         cmd: cmd_bench::BenchCommand,

@@ -21,7 +21,7 @@ use axum::extract::State;
 use axum::routing::post;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A recorded request.
 #[derive(Debug, Clone)]
@@ -186,6 +186,13 @@ pub const EXHAUSTED: &str = "(the scripted model has no more replies)";
 struct Inner {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<ScriptedRequest>>,
+    /// Answer the script again from its start once it is used up.
+    cycle: bool,
+}
+
+/// The lock, whether or not a reply panicked while holding it.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A running scripted model server; stops when dropped (with the runtime).
@@ -204,14 +211,22 @@ impl Drop for ScriptedModel {
 /// Answers `body` from the script: the reply text and the token counts.
 fn answer(inner: &Inner, body: Value) -> (String, u64, u64) {
     let req = ScriptedRequest { body };
-    let next = inner.replies.lock().unwrap().pop_front();
+    let next = lock(&inner.replies).pop_front();
     let text = match next {
-        Some(f) => f(&req),
+        Some(f) => {
+            let text = f(&req);
+            if inner.cycle {
+                lock(&inner.replies).push_back(f);
+            }
+            text
+        }
         None => EXHAUSTED.to_owned(),
     };
     let prompt_tokens = (req.text().len() / 4) as u64;
     let completion_tokens = (text.len() / 4) as u64;
-    inner.requests.lock().unwrap().push(req);
+    if !inner.cycle {
+        lock(&inner.requests).push(req);
+    }
     (text, prompt_tokens, completion_tokens)
 }
 
@@ -249,11 +264,22 @@ async fn whole_body(State(inner): State<Arc<Inner>>, Json(body): Json<Value>) ->
 }
 
 impl ScriptedModel {
-    /// Starts the server with `replies`, answered in order across all callers.
+    /// Starts the server with `replies`, answered in order across all
+    /// callers. Panics when no loopback port can be had (a test fixture).
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::try_start(replies, false)
+            .await
+            .expect("bind 127.0.0.1:0 for the scripted model")
+    }
+
+    /// Starts the server with `replies`; with `cycle`, the script starts
+    /// over after its last reply (a benchmark's session run many times) and
+    /// requests are not kept.
+    pub async fn try_start(replies: Vec<Reply>, cycle: bool) -> std::io::Result<Self> {
         let inner = Arc::new(Inner {
             replies: Mutex::new(replies.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
+            cycle,
         });
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(chat))
@@ -263,18 +289,26 @@ impl ScriptedModel {
             .route("/v1/responses", post(whole_body))
             .route("/v1/messages", post(whole_body))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("local addr");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Self {
+        Ok(Self {
             base: format!("http://{addr}/v1"),
             inner,
             task,
-        }
+        })
+    }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.base
+            .trim_end_matches("/v1")
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0)
     }
 
     /// `http://127.0.0.1:PORT/v1`.
@@ -301,11 +335,11 @@ impl ScriptedModel {
 
     /// Every request received so far.
     pub fn requests(&self) -> Vec<ScriptedRequest> {
-        self.inner.requests.lock().unwrap().clone()
+        lock(&self.inner.requests).clone()
     }
 
     /// Replies not yet used.
     pub fn remaining(&self) -> usize {
-        self.inner.replies.lock().unwrap().len()
+        lock(&self.inner.replies).len()
     }
 }

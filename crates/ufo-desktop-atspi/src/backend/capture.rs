@@ -417,27 +417,38 @@ impl AtspiBackend {
         let started = Instant::now();
         let offset = self.extents_offset(window).await?;
         let (bus, _) = split_handle(&window.handle)?;
+        // Open menus and combo-box lists are separate top-levels of the same
+        // application (role "window"); they belong to what the user sees in this
+        // window, so they are captured as extra children of its root.
+        let gtk4 = self.is_gtk4(bus).await;
+        let popups = async {
+            match gtk4 {
+                true => Vec::new(),
+                false => self.open_popups(&window.handle).await,
+            }
+        };
         // The window itself is read live (a stale window must fail here); the
-        // application's cache comes along in the same round.
-        let (root_raw, cache) = futures::join!(
+        // application's cache and its open popups come along in the same round.
+        let (root_raw, cache, popups) = futures::join!(
             self.read_node(
                 &window.handle,
                 budget.max_text_chars,
                 Some(budget.max_children),
                 None
             ),
-            self.app_cache(bus)
+            self.app_cache(bus),
+            popups
         );
         let root_raw = root_raw?;
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            items = cache.items.len(),
+            "capture: window, cache and popups read"
+        );
         let mut nodes = Vec::new();
         let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         let mut root_children = root_raw.children.clone();
-        // Open menus and combo-box lists are separate top-levels of the same
-        // application (role "window"); they belong to what the user sees in this
-        // window, so they are captured as extra children of its root.
-        if !self.is_gtk4(bus).await {
-            root_children.extend(self.open_popups(&window.handle).await);
-        }
+        root_children.extend(popups);
         nodes.push(self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset));
         let mut truncated: Option<String> = None;
         if budget.max_depth == 0 && !root_children.is_empty() {
@@ -476,6 +487,12 @@ impl AtspiBackend {
                 )
             }));
             let results = reads.await;
+            tracing::debug!(
+                depth,
+                n = level.len(),
+                ms = started.elapsed().as_secs_f64() * 1000.0,
+                "capture: level read"
+            );
             // Parents with a child in this level that says it is showing: a
             // sibling that does not is hidden (gedit's closed popovers are
             // children of its window), even right under the window — GTK 4.8
@@ -571,6 +588,11 @@ impl AtspiBackend {
         // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());
         self.name_unnamed(&mut nodes, left.min(NAMING_TIME)).await;
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            nodes = nodes.len(),
+            "capture: named"
+        );
         let mut window = window.clone();
         // Only the on-screen part of a window can be seen or clicked: controls are
         // later filtered against this rectangle.

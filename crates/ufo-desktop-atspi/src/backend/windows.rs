@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Where every application's accessible root is, on its own bus.
+const APP_ROOT: &str = "/org/a11y/atspi/accessible/root";
+
 impl AtspiBackend {
     /// Matches an AT-SPI window to an X window of the same process: the best of
     /// title equality, size agreement and overlap (GTK4 extents are window-relative,
@@ -88,11 +91,22 @@ impl AtspiBackend {
     /// application on bus `only` — each application bounded by its own
     /// deadline (see [`Backend::list_windows`]).
     pub(super) async fn windows_now(&self, only: Option<&str>) -> Result<Vec<WindowInfo>> {
-        let root = bus::registry_root(&self.conn)
-            .await
-            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
-        let rh = handle("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root");
-        let apps = call(&rh, "GetChildren", root.get_children()).await?;
+        // One application's windows need not go through the registry: its
+        // root is at the well-known path on its own bus.
+        let apps: Vec<(String, String)> = match only {
+            Some(bus) => vec![(bus.to_owned(), APP_ROOT.to_owned())],
+            None => {
+                let root = bus::registry_root(&self.conn)
+                    .await
+                    .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+                let rh = handle("org.a11y.atspi.Registry", APP_ROOT);
+                call(&rh, "GetChildren", root.get_children())
+                    .await?
+                    .iter()
+                    .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+                    .collect()
+            }
+        };
         let dbus = zbus::fdo::DBusProxy::new(&self.conn)
             .await
             .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
@@ -101,23 +115,24 @@ impl AtspiBackend {
 
         // Per application: name, pid, windows — all applications at once.
         let per_app = join_all(
-            apps.iter()
-                .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
-                .filter(|(bus, _)| only.is_none_or(|o| o == bus))
+            apps.into_iter()
                 .map(|(bus, path)| {
                     let dbus = &dbus;
                     let app_bus = bus.clone();
                     let one_app = async move {
                         let ah = handle(&bus, &path);
                         let acc = self.accessible(&ah).await.ok()?;
-                        let (name, kids) = futures::join!(
-                            call(&ah, "Name", acc.name()),
-                            call(&ah, "GetChildren", acc.get_children())
-                        );
-                        let pid = match zbus::names::BusName::try_from(bus.as_str()) {
-                            Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
-                            Err(_) => None,
+                        let pid = async {
+                            match zbus::names::BusName::try_from(bus.as_str()) {
+                                Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                                Err(_) => None,
+                            }
                         };
+                        let (name, kids, pid) = futures::join!(
+                            call(&ah, "Name", acc.name()),
+                            call(&ah, "GetChildren", acc.get_children()),
+                            pid
+                        );
                         let gtk4 = self.is_gtk4(&bus).await;
                         let kids = kids.ok()?;
                         let wins = join_all(
@@ -128,23 +143,20 @@ impl AtspiBackend {
                                 .map(|(b, p)| async move {
                                     let wh = handle(&b, &p);
                                     let acc = self.accessible(&wh).await.ok()?;
-                                    let (title, states, role) = futures::join!(
+                                    let ext = async {
+                                        let c = self.component(&wh).await.ok()?;
+                                        call(&wh, "GetExtents", c.get_extents(CoordType::Screen))
+                                            .await
+                                            .ok()
+                                    };
+                                    let (title, states, role, ext) = futures::join!(
                                         call(&wh, "Name", acc.name()),
                                         call(&wh, "GetState", acc.get_state()),
-                                        call(&wh, "GetRole", acc.get_role())
+                                        call(&wh, "GetRole", acc.get_role()),
+                                        ext
                                     );
                                     let states = states.ok()?;
                                     let role = role.unwrap_or(Role::Frame);
-                                    let ext = match self.component(&wh).await {
-                                        Ok(c) => call(
-                                            &wh,
-                                            "GetExtents",
-                                            c.get_extents(CoordType::Screen),
-                                        )
-                                        .await
-                                        .ok(),
-                                        Err(_) => None,
-                                    };
                                     Some((wh, title.unwrap_or_default(), states, role, ext))
                                 }),
                         )

@@ -5,9 +5,10 @@
 //! then runs a scripted 10-step AppAgent session (clicks, typing, a menu:
 //! `assets/bench/step_sessions.json`) `--runs` times through the real
 //! session — local dispatcher, live tree, event-driven settling, prompts,
-//! logs on disk — against a scripted model served over HTTP by a child
-//! process (`ufo bench step-model`), so that the model costs about nothing
-//! and the child's memory is not this process's. Per-phase medians come from
+//! logs on disk — against the scripted model of `ufo-testkit`, served over
+//! HTTP by a child process (`ufo bench step-model`, [`serve_model`]), so
+//! that the model costs about nothing and the child's memory is not this
+//! process's. Per-phase medians come from
 //! the steps' own records. In the same run, the Python baseline
 //! (`scripts/bench/step_baseline.py`, embedded) does the same steps the way
 //! Python agents do: a pyatspi walk, a PIL screenshot, set-of-marks drawing,
@@ -16,16 +17,15 @@
 //! tokens are counted against UFO's layout, and this process's peak memory
 //! is read.
 
-use crate::error::CliError;
-use crate::output::{outln, print_json};
-use clap::Args;
+use crate::error::{BenchError, bad, current_exe, write_err};
+use crate::median;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use ufo_core::{Diagnostic, ErrorReport};
@@ -34,45 +34,26 @@ use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{ImageFormat, ModelImage};
 use ufo_desktop::tools::ToolContext;
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
+use ufo_testkit::scripted::{Reply, ScriptedModel, ScriptedRequest, reply};
 
 const SESSIONS: &str = include_str!("../../../assets/bench/step_sessions.json");
 const BASELINE: &str = include_str!("../../../scripts/bench/step_baseline.py");
 
-/// Arguments of `ufo bench step`.
-#[derive(Debug, Args)]
-pub(crate) struct StepArgs {
+/// What `ufo bench step` is asked.
+#[derive(Debug, Clone)]
+pub struct StepOptions {
     /// The application: gnome-calculator, gedit, mousepad or soffice (Writer).
-    #[arg(long)]
-    app: String,
+    pub app: String,
     /// How many times the 10-step session runs (after one warm-up run).
-    #[arg(long, default_value_t = 3)]
-    runs: usize,
+    pub runs: usize,
     /// The format the model's images are sent in: png, jpeg or webp.
-    #[arg(long, default_value = "png")]
-    image_format: String,
+    pub image_format: String,
     /// Skip the Python baseline.
-    #[arg(long)]
-    no_baseline: bool,
+    pub no_baseline: bool,
     /// Sessions file (default: the shipped assets/bench/step_sessions.json).
-    #[arg(long)]
-    sessions: Option<PathBuf>,
+    pub sessions: Option<PathBuf>,
     /// Keep the session logs here (default: a temporary folder, removed).
-    #[arg(long)]
-    log_dir: Option<PathBuf>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-/// Arguments of the scripted model process.
-#[derive(Debug, Args)]
-pub(crate) struct StepModelArgs {
-    /// Sessions file.
-    #[arg(long)]
-    sessions: PathBuf,
-    /// Which application's steps to answer with.
-    #[arg(long)]
-    app: String,
+    pub log_dir: Option<PathBuf>,
 }
 
 /// One application's scripted session.
@@ -97,19 +78,10 @@ struct Step {
     keys: String,
 }
 
-fn bad(option: &'static str, message: String, help: &'static str) -> ErrorReport {
-    CliError::BadOption {
-        option,
-        message,
-        help,
-    }
-    .report()
-}
-
 fn load_sessions(path: Option<&Path>) -> Result<BTreeMap<String, Session>, ErrorReport> {
     let text = match path {
         Some(p) => std::fs::read_to_string(p).map_err(|e| {
-            CliError::Read {
+            BenchError::Read {
                 what: p.display().to_string(),
                 message: e.to_string(),
                 help: "pass a readable sessions file with --sessions",
@@ -131,19 +103,8 @@ fn load_sessions(path: Option<&Path>) -> Result<BTreeMap<String, Session>, Error
 // The scripted model (child process).
 
 /// The controls listed in an AppAgent prompt: `(id, name, type)`.
-fn listed_controls(prompt: &str) -> Vec<(String, String, String)> {
-    let Some(at) = prompt.find("<Available Control Item:>") else {
-        return Vec::new();
-    };
-    let rest = &prompt[at..];
-    let Some(open) = rest.find('[') else {
-        return Vec::new();
-    };
-    let mut it = serde_json::Deserializer::from_str(&rest[open..]).into_iter::<Vec<Value>>();
-    let Some(Ok(items)) = it.next() else {
-        return Vec::new();
-    };
-    items
+fn listed_controls(req: &ScriptedRequest) -> Vec<(String, String, String)> {
+    req.list_after("<Available Control Item:>")
         .iter()
         .map(|c| {
             let s = |k: &str| c[k].as_str().unwrap_or_default().trim().to_owned();
@@ -152,9 +113,9 @@ fn listed_controls(prompt: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// The reply for `step` given the prompt's controls.
-fn scripted_reply(step: &Step, prompt: &str, last: bool) -> String {
-    let controls = listed_controls(prompt);
+/// The reply for `step` given the request's controls.
+fn scripted_reply(step: &Step, req: &ScriptedRequest, last: bool) -> String {
+    let controls = listed_controls(req);
     let find = || {
         controls
             .iter()
@@ -198,61 +159,33 @@ fn scripted_reply(step: &Step, prompt: &str, last: bool) -> String {
     .to_string()
 }
 
-/// Serves the scripted replies on 127.0.0.1 and prints the port.
-pub(crate) async fn step_model(args: StepModelArgs) -> Result<ExitCode, ErrorReport> {
-    use axum::routing::post;
-    let sessions = load_sessions(Some(&args.sessions))?;
-    let session = sessions.get(&args.app).cloned().ok_or_else(|| {
-        bad(
-            "--app",
-            format!("no session for {:?}", args.app),
-            "see --sessions",
-        )
-    })?;
-    let state = Arc::new((session, AtomicUsize::new(0)));
-    let chat = |axum::extract::State(s): axum::extract::State<Arc<(Session, AtomicUsize)>>,
-                axum::Json(body): axum::Json<Value>| async move {
-        let prompt = body["messages"]
-            .as_array()
-            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
-            .map(|m| match &m["content"] {
-                Value::String(t) => t.clone(),
-                Value::Array(parts) => parts
-                    .iter()
-                    .filter_map(|p| p["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            })
-            .unwrap_or_default();
-        let (session, n) = &*s;
-        let i = n.fetch_add(1, Ordering::SeqCst) % session.steps.len();
-        let text = scripted_reply(&session.steps[i], &prompt, i + 1 == session.steps.len());
-        axum::Json(json!({
-            "id": "bench", "object": "chat.completion", "model": "scripted",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-        }))
-    };
-    let app = axum::Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .with_state(state);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+/// The scripted model of `ufo bench step` (the hidden `ufo bench
+/// step-model`, started by [`run`]): `ufo-testkit`'s scripted model answering
+/// `app`'s session of `sessions` over and over, its port printed on stdout,
+/// until stdin closes.
+pub async fn serve_model(sessions: &Path, app: &str) -> Result<(), ErrorReport> {
+    let sessions = load_sessions(Some(sessions))?;
+    let session = sessions
+        .get(app)
+        .cloned()
+        .ok_or_else(|| bad("--app", format!("no session for {app:?}"), "see --sessions"))?;
+    let n = session.steps.len();
+    let replies: Vec<Reply> = session
+        .steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, step)| reply(move |req| scripted_reply(&step, req, i + 1 == n)))
+        .collect();
+    let model = ScriptedModel::try_start(replies, true)
         .await
         .map_err(|e| bad("--app", format!("cannot listen: {e}"), "free a port"))?;
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-    println!("{port}");
+    println!("{}", model.port());
     // Stops when the parent closes stdin.
-    let stop = async {
-        let mut line = String::new();
-        let _ = BufReader::new(tokio::io::stdin())
-            .read_line(&mut line)
-            .await;
-    };
-    let _ = axum::serve(listener, app)
-        .with_graceful_shutdown(stop)
+    let mut line = String::new();
+    let _ = BufReader::new(tokio::io::stdin())
+        .read_line(&mut line)
         .await;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -277,72 +210,84 @@ impl ufo_session::UserIo for Silent {
 }
 
 /// Medians of one side, in milliseconds.
-#[derive(Debug, Default, Serialize)]
-struct UfoSide {
-    steps: usize,
-    failed_actions: usize,
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct UfoSide {
+    /// Timed steps.
+    pub steps: usize,
+    /// Actions that did not succeed.
+    pub failed_actions: usize,
     /// Timed sessions that did not end in FINISH.
-    unfinished_sessions: usize,
-    data_collection: f64,
-    llm_interaction: f64,
-    action_execution: f64,
-    memory_update: f64,
+    pub unfinished_sessions: usize,
+    /// Observation (the step's data collection).
+    pub data_collection: f64,
+    /// Prompt, the loopback model round trip, parsing.
+    pub llm_interaction: f64,
+    /// The action and its settle.
+    pub action_execution: f64,
+    /// Memory and log.
+    pub memory_update: f64,
     /// Session wall time divided by its steps (logs, session overhead and
     /// the local model round trip included).
-    wall_per_step: f64,
+    pub wall_per_step: f64,
     /// Everything but the model: the median of the steps' summed phases
     /// (the local model's round trip counted in, ~1 ms).
-    non_model_per_step: f64,
+    pub non_model_per_step: f64,
 }
 
-#[derive(Debug, Serialize)]
-struct Report {
-    app: String,
-    window: String,
-    runs: usize,
-    image_format: String,
-    ufo: UfoSide,
-    python: Option<Value>,
+/// The report of `ufo bench step` (its `--json` shape).
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The application's key in the sessions file.
+    pub app: String,
+    /// Its window's title.
+    pub window: String,
+    /// Timed runs.
+    pub runs: usize,
+    /// The model images' format.
+    pub image_format: String,
+    /// ufo-rs's side.
+    pub ufo: UfoSide,
+    /// The Python agent's report, as it printed it.
+    pub python: Option<Value>,
     /// Python step median ÷ ufo non-model step median.
-    speedup: Option<f64>,
-    /// A second observation of the unchanged window: live tree, and with a
-    /// full capture forced.
-    observe_unchanged_ms: f64,
-    observe_full_ms: f64,
-    tokens: crate::bench_tokens::TokenComparison,
-    rss_kib: u64,
-    peak_rss_kib: u64,
+    pub speedup: Option<f64>,
+    /// A second observation of the unchanged window with the live tree.
+    pub observe_unchanged_ms: f64,
+    /// The same with a full capture forced.
+    pub observe_full_ms: f64,
+    /// Prompt tokens of the window's controls, ours against UFO's layouts.
+    pub tokens: crate::tokens::TokenComparison,
+    /// This process's RSS after the runs (KiB).
+    pub rss_kib: u64,
+    /// This process's peak RSS (KiB), before the tokenizer is loaded.
+    pub peak_rss_kib: u64,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let r = match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    };
-    (r * 100.0).round() / 100.0
+/// Median rounded to two decimals.
+fn median2(v: Vec<f64>) -> f64 {
+    crate::round(median(v), 2)
 }
 
-pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
-    if args.runs == 0 {
+/// Runs the benchmark in a private desktop of its own (see the module docs).
+pub async fn run(opts: &StepOptions) -> Result<StepReport, ErrorReport> {
+    if opts.runs == 0 {
         return Err(bad(
             "--runs",
             "must be at least 1".into(),
             "pass e.g. --runs 3",
         ));
     }
-    let format: ImageFormat = args
+    let format: ImageFormat = opts
         .image_format
         .parse()
         .map_err(|e: String| bad("--image-format", e, "use --image-format png, jpeg or webp"))?;
-    let sessions = load_sessions(args.sessions.as_deref())?;
-    let session = sessions.get(&args.app).cloned().ok_or_else(|| {
+    let sessions = load_sessions(opts.sessions.as_deref())?;
+    let session = sessions.get(&opts.app).cloned().ok_or_else(|| {
         bad(
             "--app",
             format!(
                 "no scripted session for {:?}; there are: {}",
-                args.app,
+                opts.app,
                 sessions.keys().cloned().collect::<Vec<_>>().join(", ")
             ),
             "pick one of those, or add one to a sessions file (--sessions)",
@@ -351,7 +296,7 @@ pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
     let work = std::env::temp_dir().join(format!("ufo-bench-step-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| write_err(&work, e))?;
     // The model process and the baseline read the sessions from a file.
-    let sessions_file = match &args.sessions {
+    let sessions_file = match &opts.sessions {
         Some(p) => p.clone(),
         None => {
             let f = work.join("sessions.json");
@@ -371,70 +316,39 @@ pub(crate) async fn run(args: StepArgs) -> Result<ExitCode, ErrorReport> {
     })
     .await
     .map_err(|e| e.report())?;
-    let outcome = bench(&args, &session, &desktop, &work, &sessions_file, format).await;
+    let setup = Setup {
+        opts,
+        session: &session,
+        desktop: &desktop,
+        work: &work,
+        sessions_file: &sessions_file,
+    };
+    let outcome = bench(&setup, format).await;
     if let Err(e) = desktop.stop() {
         eprintln!("warning: could not stop the bench desktop: {e}");
     }
-    if args.log_dir.is_none() {
+    if opts.log_dir.is_none() {
         let _ = std::fs::remove_dir_all(&work);
     }
-    let report = outcome?;
-    if args.json {
-        print_json(&report)?;
-    } else {
-        print_report(&report);
-    }
-    Ok(ExitCode::SUCCESS)
+    outcome
 }
 
-fn write_err(p: &Path, e: std::io::Error) -> ErrorReport {
-    CliError::Write {
-        path: p.display().to_string(),
-        message: e.to_string(),
-    }
-    .report()
+/// What one benchmark run works with.
+struct Setup<'a> {
+    opts: &'a StepOptions,
+    session: &'a Session,
+    desktop: &'a HeadlessDesktop,
+    work: &'a Path,
+    sessions_file: &'a Path,
 }
 
-async fn bench(
-    args: &StepArgs,
-    session: &Session,
-    desktop: &HeadlessDesktop,
-    work: &Path,
+/// Starts the scripted model in a child process; its port.
+async fn start_model(
+    app: &str,
     sessions_file: &Path,
-    format: ImageFormat,
-) -> Result<Report, ErrorReport> {
-    let mut argv = session.launch.clone();
-    if argv.first().is_some_and(|p| p == "soffice") {
-        // A profile of its own: no other LibreOffice takes the launch over,
-        // no first-run dialogs.
-        let dir = work.join("lo-profile");
-        let profile =
-            ufo_desktop_atspi::headless::office_profile(&dir).map_err(|e| write_err(&dir, e))?;
-        argv.insert(1, profile);
-    }
-    desktop
-        .launch(&argv, Duration::from_secs(90))
-        .await
-        .map_err(|e| e.report())?;
-    let backend = Arc::new(
-        AtspiBackend::connect(&DesktopTarget::from_private(desktop))
-            .await
-            .map_err(|e| e.report())?,
-    );
-    // Give the application a moment to finish opening its window.
-    let window = wait_window(backend.as_ref(), &session.app_name).await?;
-
-    // The scripted model, in a child process.
-    let exe = std::env::current_exe().map_err(|e| {
-        CliError::Read {
-            what: "the ufo executable's path".into(),
-            message: e.to_string(),
-            help: "run ufo from its installed path",
-        }
-        .report()
-    })?;
-    let mut model = tokio::process::Command::new(exe)
-        .args(["bench", "step-model", "--app", &args.app, "--sessions"])
+) -> Result<(tokio::process::Child, u16), ErrorReport> {
+    let mut model = tokio::process::Command::new(current_exe()?)
+        .args(["bench", "step-model", "--app", app, "--sessions"])
         .arg(sessions_file)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -462,68 +376,45 @@ async fn bench(
             "run it by hand: ufo bench step-model",
         )
     })?;
+    Ok((model, port))
+}
 
-    let logs = args.log_dir.clone().unwrap_or_else(|| work.join("logs"));
+/// The sessions' configuration: both agents on the scripted model at `port`.
+fn session_config(
+    port: u16,
+    steps: usize,
+    image_format: &str,
+    work: &Path,
+) -> Result<ufo_session::config::UfoConfig, ErrorReport> {
     let agent = format!(
         "  API_TYPE: custom\n  API_BASE: http://127.0.0.1:{port}/v1\n  API_MODEL: scripted\n  MAX_RETRY: 0\n"
     );
     let yaml = format!(
-        "HOST_AGENT:\n{agent}APP_AGENT:\n{agent}MAX_STEP: {}\nMAX_ROUND: 1\nSLEEP_TIME: 0\nEVA_SESSION: false\nSCREENSHOT_FORMAT: {}\nSAFE_GUARD: false\n",
-        session.steps.len(),
-        args.image_format
+        "HOST_AGENT:\n{agent}APP_AGENT:\n{agent}MAX_STEP: {steps}\nMAX_ROUND: 1\nSLEEP_TIME: 0\nEVA_SESSION: false\nSCREENSHOT_FORMAT: {image_format}\nSAFE_GUARD: false\n",
     );
-    let config = ufo_session::config::UfoConfig::parse(&yaml, work, &|k| std::env::var(k).ok())
-        .map_err(|e| e.report())?;
-    let prompts = Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?);
-    let io: Arc<dyn ufo_session::UserIo> = Arc::new(Silent);
+    ufo_session::config::UfoConfig::parse(&yaml, work, &|k| std::env::var(k).ok())
+        .map_err(|e| e.report())
+}
 
-    let mut per_step: Vec<BTreeMap<String, f64>> = Vec::new();
-    let mut walls = Vec::new();
-    let mut failed_actions = 0;
-    let mut unfinished = 0;
-    // One warm-up run (toolkit caches, first-time layout), then the timed ones.
-    for run in 0..=args.runs {
-        eprintln!(
-            "{} {}/{}...",
-            if run == 0 { "warm-up run" } else { "run" },
-            run,
-            args.runs
-        );
-        let services = ufo_session::Services {
-            dispatcher: Arc::new(ufo_session::dispatcher::local_dispatcher(
-                backend.clone(),
-                &config.system,
-            )),
-            io: io.clone(),
-            prompts: prompts.clone(),
-            log_root: logs.clone(),
-            config: config.clone(),
-        };
-        let task = format!("bench-{}-{run}", args.app);
-        let opts = ufo_session::RunOptions {
-            task: task.clone(),
-            mode: ufo_session::Mode::Normal,
-            request: Some(format!("benchmark session on {}", session.app_name)),
-            plan: None,
-            app: Some(session.app_name.clone()),
-        };
-        let t = Instant::now();
-        let reports = ufo_session::run(&services, &opts)
-            .await
-            .map_err(|e| e.report())?;
-        let wall = t.elapsed().as_secs_f64() * 1000.0;
-        let records = read_records(&logs.join(&task));
-        if run == 0 {
-            continue;
-        }
-        unfinished += reports
+/// What the timed sessions' own records say.
+#[derive(Default)]
+struct Timed {
+    per_step: Vec<BTreeMap<String, f64>>,
+    walls: Vec<f64>,
+    failed_actions: usize,
+    unfinished: usize,
+}
+
+impl Timed {
+    /// Adds one timed session: its reports, its step records, its wall time.
+    fn add(&mut self, reports: &[ufo_session::SessionReport], records: &[Value], wall: f64) {
+        self.unfinished += reports
             .iter()
             .filter(|r| r.status != ufo_session::SessionStatus::Finish)
             .count();
-        let steps = records.len().max(1);
-        walls.push(wall / steps as f64);
-        for r in &records {
-            failed_actions += r["actions"]
+        self.walls.push(wall / records.len().max(1) as f64);
+        for r in records {
+            self.failed_actions += r["actions"]
                 .as_array()
                 .map(|a| {
                     a.iter()
@@ -539,56 +430,146 @@ async fn bench(
                         .collect()
                 })
                 .unwrap_or_default();
-            per_step.push(times);
+            self.per_step.push(times);
         }
     }
+
+    /// The medians.
+    fn side(self) -> UfoSide {
+        let phase = |k: &str| {
+            median2(
+                self.per_step
+                    .iter()
+                    .map(|t| t.get(k).copied().unwrap_or(0.0))
+                    .collect(),
+            )
+        };
+        UfoSide {
+            steps: self.per_step.len(),
+            failed_actions: self.failed_actions,
+            unfinished_sessions: self.unfinished,
+            data_collection: phase("DATA_COLLECTION"),
+            llm_interaction: phase("LLM_INTERACTION"),
+            action_execution: phase("ACTION_EXECUTION"),
+            memory_update: phase("MEMORY_UPDATE"),
+            wall_per_step: median2(self.walls.clone()),
+            non_model_per_step: median2(self.per_step.iter().map(|t| t.values().sum()).collect()),
+        }
+    }
+}
+
+/// One warm-up session, then `runs` timed ones, through the real session.
+async fn run_sessions(
+    setup: &Setup<'_>,
+    backend: &Arc<AtspiBackend>,
+    config: &ufo_session::config::UfoConfig,
+    logs: &Path,
+) -> Result<UfoSide, ErrorReport> {
+    let (opts, session) = (setup.opts, setup.session);
+    let prompts = Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?);
+    let io: Arc<dyn ufo_session::UserIo> = Arc::new(Silent);
+    let mut timed = Timed::default();
+    // One warm-up run (toolkit caches, first-time layout), then the timed ones.
+    for run in 0..=opts.runs {
+        eprintln!(
+            "{} {}/{}...",
+            if run == 0 { "warm-up run" } else { "run" },
+            run,
+            opts.runs
+        );
+        let services = ufo_session::Services {
+            dispatcher: Arc::new(ufo_session::dispatcher::local_dispatcher(
+                backend.clone(),
+                &config.system,
+            )),
+            io: io.clone(),
+            prompts: prompts.clone(),
+            log_root: logs.to_path_buf(),
+            config: config.clone(),
+        };
+        let task = format!("bench-{}-{run}", opts.app);
+        let run_opts = ufo_session::RunOptions {
+            task: task.clone(),
+            mode: ufo_session::Mode::Normal,
+            request: Some(format!("benchmark session on {}", session.app_name)),
+            plan: None,
+            app: Some(session.app_name.clone()),
+        };
+        let t = Instant::now();
+        let reports = ufo_session::run(&services, &run_opts)
+            .await
+            .map_err(|e| e.report())?;
+        let wall = t.elapsed().as_secs_f64() * 1000.0;
+        if run > 0 {
+            timed.add(&reports, &read_records(&logs.join(&task)), wall);
+        }
+    }
+    Ok(timed.side())
+}
+
+async fn bench(setup: &Setup<'_>, format: ImageFormat) -> Result<StepReport, ErrorReport> {
+    let (opts, session, work) = (setup.opts, setup.session, setup.work);
+    let mut argv = session.launch.clone();
+    if argv.first().is_some_and(|p| p == "soffice") {
+        // A profile of its own: no other LibreOffice takes the launch over,
+        // no first-run dialogs.
+        let dir = work.join("lo-profile");
+        let profile =
+            ufo_desktop_atspi::headless::office_profile(&dir).map_err(|e| write_err(&dir, e))?;
+        argv.insert(1, profile);
+    }
+    setup
+        .desktop
+        .launch(&argv, Duration::from_secs(90))
+        .await
+        .map_err(|e| e.report())?;
+    let backend = Arc::new(
+        AtspiBackend::connect(&DesktopTarget::from_private(setup.desktop))
+            .await
+            .map_err(|e| e.report())?,
+    );
+    // Give the application a moment to finish opening its window.
+    let window = wait_window(backend.as_ref(), &session.app_name).await?;
+    let (mut model, port) = start_model(&opts.app, setup.sessions_file).await?;
+    let logs = opts.log_dir.clone().unwrap_or_else(|| work.join("logs"));
+    let config = session_config(port, session.steps.len(), &opts.image_format, work)?;
+    let ufo = run_sessions(setup, &backend, &config, &logs).await?;
     drop(model.stdin.take());
     let _ = tokio::time::timeout(Duration::from_secs(5), model.wait()).await;
-
-    let phase = |k: &str| {
-        median(
-            per_step
-                .iter()
-                .map(|t| t.get(k).copied().unwrap_or(0.0))
-                .collect(),
-        )
-    };
-    let ufo = UfoSide {
-        steps: per_step.len(),
-        failed_actions,
-        unfinished_sessions: unfinished,
-        data_collection: phase("DATA_COLLECTION"),
-        llm_interaction: phase("LLM_INTERACTION"),
-        action_execution: phase("ACTION_EXECUTION"),
-        memory_update: phase("MEMORY_UPDATE"),
-        wall_per_step: median(walls),
-        non_model_per_step: median(per_step.iter().map(|t| t.values().sum()).collect()),
-    };
 
     // The unchanged window, observed as a step does: live, and in full.
     let (observe_unchanged_ms, observe_full_ms, controls) =
         observe_unchanged(backend.as_ref(), &window, format).await?;
     // Read before the token counting, whose tokenizer tables are the
     // benchmark's, not the agent's.
-    let (rss_kib, peak_rss_kib) = crate::cmd_bench_service::memory_kib();
-    let tokens = crate::bench_tokens::compare(&controls);
+    let (rss_kib, peak_rss_kib) = crate::memory_kib();
+    let tokens = crate::tokens::compare(&controls);
 
-    let python = if args.no_baseline {
+    let python = if opts.no_baseline {
         None
     } else {
-        eprintln!("Python baseline ({} runs)...", args.runs);
-        Some(baseline(desktop, work, sessions_file, &args.app, args.runs).await?)
+        eprintln!("Python baseline ({} runs)...", opts.runs);
+        Some(
+            baseline(
+                setup.desktop,
+                work,
+                setup.sessions_file,
+                &opts.app,
+                opts.runs,
+            )
+            .await?,
+        )
     };
     let speedup = python
         .as_ref()
         .and_then(|p| p["median_ms"]["step"].as_f64())
         .filter(|_| ufo.non_model_per_step > 0.0)
-        .map(|p| ((p / ufo.non_model_per_step) * 10.0).round() / 10.0);
-    Ok(Report {
-        app: args.app.clone(),
+        .map(|p| crate::round(p / ufo.non_model_per_step, 1));
+    Ok(StepReport {
+        app: opts.app.clone(),
         window: window.title.clone(),
-        runs: args.runs,
-        image_format: args.image_format.clone(),
+        runs: opts.runs,
+        image_format: opts.image_format.clone(),
         ufo,
         python,
         speedup,
@@ -648,13 +629,13 @@ async fn observe_unchanged(
     let mut full = Vec::new();
     for i in 0..5 {
         let mut forced = ctx.clone();
-        forced.settings.budget = crate::cmd_bench::full_capture_budget(i);
+        forced.settings.budget = crate::perception::full_capture_budget(i);
         let o = ufo_desktop::observe::observe(b, &mut forced, &style, &image)
             .await
             .map_err(|e| e.report())?;
         full.push(o.times.observation());
     }
-    Ok((median(live), median(full), first.controls))
+    Ok((median2(live), median2(full), first.controls))
 }
 
 /// The step records of a session's `response.log`.
@@ -709,60 +690,62 @@ async fn baseline(
     })
 }
 
-fn print_report(r: &Report) {
-    outln!(
-        "{} ({:?}): {} timed steps over {} runs, model images {}",
-        r.app,
-        r.window,
-        r.ufo.steps,
-        r.runs,
-        r.image_format
-    );
-    outln!("ufo-rs, median ms per step:");
-    for (k, v) in [
-        ("data collection", r.ufo.data_collection),
-        ("llm interaction (no model)", r.ufo.llm_interaction),
-        ("action execution", r.ufo.action_execution),
-        ("memory update", r.ufo.memory_update),
-        ("non-model total", r.ufo.non_model_per_step),
-        ("wall per step", r.ufo.wall_per_step),
-    ] {
-        outln!("  {k:<28} {v:>9.2}");
-    }
-    if r.ufo.failed_actions > 0 {
-        outln!("  ({} actions failed)", r.ufo.failed_actions);
-    }
-    if r.ufo.unfinished_sessions > 0 {
-        outln!(
-            "  ({} sessions did not finish: see --log-dir)",
-            r.ufo.unfinished_sessions
-        );
-    }
-    if let Some(p) = &r.python {
-        outln!("Python (pyatspi + PIL + xdotool), median ms per step:");
-        if let Some(m) = p["median_ms"].as_object() {
-            for (k, v) in m {
-                outln!("  {k:<28} {:>9.2}", v.as_f64().unwrap_or(0.0));
+impl fmt::Display for StepReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self;
+        writeln!(
+            f,
+            "{} ({:?}): {} timed steps over {} runs, model images {}",
+            r.app, r.window, r.ufo.steps, r.runs, r.image_format
+        )?;
+        writeln!(f, "ufo-rs, median ms per step:")?;
+        for (k, v) in [
+            ("data collection", r.ufo.data_collection),
+            ("llm interaction (no model)", r.ufo.llm_interaction),
+            ("action execution", r.ufo.action_execution),
+            ("memory update", r.ufo.memory_update),
+            ("non-model total", r.ufo.non_model_per_step),
+            ("wall per step", r.ufo.wall_per_step),
+        ] {
+            writeln!(f, "  {k:<28} {v:>9.2}")?;
+        }
+        if r.ufo.failed_actions > 0 {
+            writeln!(f, "  ({} actions failed)", r.ufo.failed_actions)?;
+        }
+        if r.ufo.unfinished_sessions > 0 {
+            writeln!(
+                f,
+                "  ({} sessions did not finish: see --log-dir)",
+                r.ufo.unfinished_sessions
+            )?;
+        }
+        if let Some(p) = &r.python {
+            writeln!(f, "Python (pyatspi + PIL + xdotool), median ms per step:")?;
+            if let Some(m) = p["median_ms"].as_object() {
+                for (k, v) in m {
+                    writeln!(f, "  {k:<28} {:>9.2}", v.as_f64().unwrap_or(0.0))?;
+                }
+            }
+            if let Some(s) = r.speedup {
+                writeln!(f, "speed-up (Python step / ufo non-model step): {s}×")?;
             }
         }
-        if let Some(s) = r.speedup {
-            outln!("speed-up (Python step / ufo non-model step): {s}×");
-        }
+        writeln!(
+            f,
+            "unchanged window observed again: {:.2} ms live, {:.2} ms full capture",
+            r.observe_unchanged_ms, r.observe_full_ms
+        )?;
+        writeln!(
+            f,
+            "prompt tokens of its {} controls (o200k_base): ours {} vs UFO's layout {}",
+            r.tokens.controls, r.tokens.o200k_base.ours, r.tokens.o200k_base.ufo
+        )?;
+        writeln!(
+            f,
+            "ufo process memory: {:.1} MiB now, {:.1} MiB peak",
+            r.rss_kib as f64 / 1024.0,
+            r.peak_rss_kib as f64 / 1024.0
+        )?;
+        Ok(())
     }
-    outln!(
-        "unchanged window observed again: {:.2} ms live, {:.2} ms full capture",
-        r.observe_unchanged_ms,
-        r.observe_full_ms
-    );
-    outln!(
-        "prompt tokens of its {} controls (o200k_base): ours {} vs UFO's layout {}",
-        r.tokens.controls,
-        r.tokens.o200k_base.ours,
-        r.tokens.o200k_base.ufo
-    );
-    outln!(
-        "ufo process memory: {:.1} MiB now, {:.1} MiB peak",
-        r.rss_kib as f64 / 1024.0,
-        r.peak_rss_kib as f64 / 1024.0
-    );
 }

@@ -8,85 +8,66 @@
 //! [`ufo_legacy_layout`] and [`ufo_head_layout`]), so the comparison can be
 //! rerun on any window and any control list.
 
-use crate::desktop_conn::{DesktopArgs, WindowArgs, connect, pick_window};
-use crate::output::{outln, print_json};
-use clap::Args;
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::process::ExitCode;
 use ufo_core::{Control, Diagnostic, ErrorReport};
 use ufo_desktop::TreeBudget;
 use ufo_desktop::filter::{FilterConfig, label_controls};
 
-/// Arguments of `ufo bench tokens`.
-#[derive(Debug, Args)]
-pub(crate) struct TokensArgs {
-    #[command(flatten)]
-    desktop: DesktopArgs,
-    #[command(flatten)]
-    window: WindowArgs,
-    /// Also print the four control-list texts that were counted.
-    #[arg(long)]
-    show: bool,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
-
 /// Token counts of one control list under one encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct EncodingCounts {
+pub struct EncodingCounts {
     /// Our `{control_item}` text.
-    pub(crate) ours: usize,
+    pub ours: usize,
     /// Our text with only the information UFO's layouts carry (ids, names,
     /// types: no values, no states), see [`our_layout_same_info`].
-    pub(crate) ours_same_info: usize,
+    pub ours_same_info: usize,
     /// UFO's classic layout ([`ufo_legacy_layout`]).
-    pub(crate) ufo: usize,
+    pub ufo: usize,
     /// `ours / ufo`, three decimals.
-    pub(crate) ratio: f64,
+    pub ratio: f64,
     /// `ours_same_info / ufo`, three decimals.
-    pub(crate) ratio_same_info: f64,
+    pub ratio_same_info: f64,
     /// UFO's current (v3, HEAD) layout ([`ufo_head_layout`]).
-    pub(crate) ufo_head: usize,
+    pub ufo_head: usize,
     /// `ours / ufo_head`, three decimals.
-    pub(crate) ratio_head: f64,
+    pub ratio_head: f64,
     /// `ours_same_info / ufo_head`, three decimals.
-    pub(crate) ratio_same_info_head: f64,
+    pub ratio_same_info_head: f64,
 }
 
 /// Prompt tokens of a control list, ours against UFO's layouts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct TokenComparison {
+pub struct TokenComparison {
     /// How many controls the list has.
-    pub(crate) controls: usize,
+    pub controls: usize,
     /// Characters of our text and of UFO's two layouts.
-    pub(crate) chars: LayoutChars,
+    pub chars: LayoutChars,
     /// Counted with `o200k_base` (GPT-4o, GPT-4.1, o-series).
-    pub(crate) o200k_base: EncodingCounts,
+    pub o200k_base: EncodingCounts,
     /// Counted with `cl100k_base` (GPT-4, GPT-3.5).
-    pub(crate) cl100k_base: EncodingCounts,
+    pub cl100k_base: EncodingCounts,
 }
 
 /// Character counts of the three texts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub(crate) struct LayoutChars {
+pub struct LayoutChars {
     /// Our text.
-    pub(crate) ours: usize,
+    pub ours: usize,
     /// UFO's classic layout.
-    pub(crate) ufo: usize,
+    pub ufo: usize,
     /// UFO's current layout.
-    pub(crate) ufo_head: usize,
+    pub ufo_head: usize,
 }
 
 /// Our control list as the AppAgent puts it in the prompt.
-pub(crate) fn our_layout(controls: &[Control]) -> String {
+pub fn our_layout(controls: &[Control]) -> String {
     ufo_desktop::filter::prompt_text(controls)
 }
 
 /// Our layout restricted to what UFO's layouts carry: the same objects
 /// without `value` and `state`, so the ratio compares equal information.
-pub(crate) fn our_layout_same_info(controls: &[Control]) -> String {
+pub fn our_layout_same_info(controls: &[Control]) -> String {
     let plain: Vec<_> = ufo_desktop::filter::prompt_controls(controls)
         .into_iter()
         .map(|mut c| {
@@ -113,7 +94,7 @@ pub(crate) fn our_layout_same_info(controls: &[Control]) -> String {
 /// (`ufo/prompter/agent_prompter.py`): `control_item=json.dumps(control_item)`,
 /// i.e. Python's defaults: separators `", "` and `": "`, `ensure_ascii=True`.
 /// No value, state or rectangle is included.
-pub(crate) fn ufo_legacy_layout(controls: &[Control]) -> String {
+pub fn ufo_legacy_layout(controls: &[Control]) -> String {
     py_json_list(controls, |c, out| {
         py_json_object(
             out,
@@ -135,7 +116,7 @@ pub(crate) fn ufo_legacy_layout(controls: &[Control]) -> String {
 /// those keys of `TargetInfo.model_dump()` in field order (`kind, name, id,
 /// type, rect`), so each item is `{"name", "id", "type"}`; then the same
 /// `json.dumps` in `AppAgentPrompter.user_prompt_construction`.
-pub(crate) fn ufo_head_layout(controls: &[Control]) -> String {
+pub fn ufo_head_layout(controls: &[Control]) -> String {
     py_json_list(controls, |c, out| {
         py_json_object(
             out,
@@ -234,7 +215,7 @@ fn counts(bpe: &tiktoken_rs::CoreBPE, t: &Texts) -> EncodingCounts {
 
 /// Counts the prompt tokens of `controls` in our layout and in UFO's, with
 /// `o200k_base` and `cl100k_base`.
-pub(crate) fn compare(controls: &[Control]) -> TokenComparison {
+pub fn compare(controls: &[Control]) -> TokenComparison {
     let t = Texts {
         ours: our_layout(controls),
         same: our_layout_same_info(controls),
@@ -253,91 +234,110 @@ pub(crate) fn compare(controls: &[Control]) -> TokenComparison {
     }
 }
 
-/// One window's comparison, as `--json` prints it.
+/// One window's comparison (the `--json` shape of `ufo bench tokens`).
 #[derive(Debug, Serialize)]
-struct Report {
-    app: String,
-    window: String,
-    nodes: usize,
-    truncated: bool,
+pub struct TokensReport {
+    /// The application.
+    pub app: String,
+    /// Its window's title.
+    pub window: String,
+    /// Nodes captured.
+    pub nodes: usize,
+    /// Whether the capture hit a budget.
+    pub truncated: bool,
+    /// The counts.
     #[serde(flatten)]
-    comparison: TokenComparison,
+    pub comparison: TokenComparison,
+    /// The four texts counted, when asked for (`--show`).
+    #[serde(skip)]
+    pub texts: Option<[String; 4]>,
 }
 
-/// `ufo bench tokens`: captures the window, labels its controls as the
-/// AppAgent does and prints the comparison.
-pub(crate) async fn run(args: TokensArgs) -> Result<ExitCode, ErrorReport> {
-    let b = connect(&args.desktop).await?;
-    let w = pick_window(&b, &args.window).await?;
-    let tree = ufo_desktop::Backend::capture_tree(&b, &w, &TreeBudget::default())
+/// Captures `window`, labels its controls as the AppAgent does and compares
+/// their prompt tokens; with `show`, keeps the texts counted.
+pub async fn run(
+    backend: &dyn ufo_desktop::Backend,
+    window: &ufo_core::WindowInfo,
+    show: bool,
+) -> Result<TokensReport, ErrorReport> {
+    let tree = backend
+        .capture_tree(window, &TreeBudget::default())
         .await
         .map_err(|e| e.report())?;
     let controls = label_controls(&tree, &FilterConfig::default(), None);
-    let report = Report {
-        app: w.app_name.clone(),
-        window: w.title.clone(),
+    Ok(TokensReport {
+        app: window.app_name.clone(),
+        window: window.title.clone(),
         nodes: tree.nodes.len(),
         truncated: tree.truncated,
         comparison: compare(&controls),
-    };
-    if args.show {
-        outln!("ours:\n{}\n", our_layout(&controls));
-        outln!(
-            "ours, same information:\n{}\n",
-            our_layout_same_info(&controls)
-        );
-        outln!("ufo (classic):\n{}\n", ufo_legacy_layout(&controls));
-        outln!("ufo (head):\n{}\n", ufo_head_layout(&controls));
+        texts: show.then(|| {
+            [
+                our_layout(&controls),
+                our_layout_same_info(&controls),
+                ufo_legacy_layout(&controls),
+                ufo_head_layout(&controls),
+            ]
+        }),
+    })
+}
+
+impl std::fmt::Display for TokensReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some([ours, same, ufo, head]) = &self.texts {
+            writeln!(f, "ours:\n{ours}\n")?;
+            writeln!(f, "ours, same information:\n{same}\n")?;
+            writeln!(f, "ufo (classic):\n{ufo}\n")?;
+            writeln!(f, "ufo (head):\n{head}\n")?;
+        }
+        let c = &self.comparison;
+        writeln!(
+            f,
+            "{} ({:?}): {} nodes, {} controls{}",
+            self.app,
+            self.window,
+            self.nodes,
+            c.controls,
+            if self.truncated { " (truncated)" } else { "" }
+        )?;
+        writeln!(
+            f,
+            "{:<12} {:>6} {:>6} {:>6} {:>6}   {:>8} {:>8} {:>9} {:>9}",
+            "tokens",
+            "ours",
+            "same",
+            "ufo",
+            "head",
+            "ours/ufo",
+            "same/ufo",
+            "ours/head",
+            "same/head"
+        )?;
+        for (name, e) in [("o200k_base", c.o200k_base), ("cl100k_base", c.cl100k_base)] {
+            writeln!(
+                f,
+                "{name:<12} {:>6} {:>6} {:>6} {:>6}   {:>8.3} {:>8.3} {:>9.3} {:>9.3}",
+                e.ours,
+                e.ours_same_info,
+                e.ufo,
+                e.ufo_head,
+                e.ratio,
+                e.ratio_same_info,
+                e.ratio_head,
+                e.ratio_same_info_head
+            )?;
+        }
+        writeln!(
+            f,
+            "chars: ours {}, ufo {}, head {}",
+            c.chars.ours, c.chars.ufo, c.chars.ufo_head
+        )?;
+        write!(
+            f,
+            "(ufo = UFO v1-v2 {{control_type, control_text, label}}, head = UFO v3 {{name, id, type}}, \
+             both json.dumps without values or states; same = ours without values and states)"
+        )
     }
-    if args.json {
-        print_json(&report)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let c = &report.comparison;
-    outln!(
-        "{} ({:?}): {} nodes, {} controls{}",
-        report.app,
-        report.window,
-        report.nodes,
-        c.controls,
-        if report.truncated { " (truncated)" } else { "" }
-    );
-    outln!(
-        "{:<12} {:>6} {:>6} {:>6} {:>6}   {:>8} {:>8} {:>9} {:>9}",
-        "tokens",
-        "ours",
-        "same",
-        "ufo",
-        "head",
-        "ours/ufo",
-        "same/ufo",
-        "ours/head",
-        "same/head"
-    );
-    for (name, e) in [("o200k_base", c.o200k_base), ("cl100k_base", c.cl100k_base)] {
-        outln!(
-            "{name:<12} {:>6} {:>6} {:>6} {:>6}   {:>8.3} {:>8.3} {:>9.3} {:>9.3}",
-            e.ours,
-            e.ours_same_info,
-            e.ufo,
-            e.ufo_head,
-            e.ratio,
-            e.ratio_same_info,
-            e.ratio_head,
-            e.ratio_same_info_head
-        );
-    }
-    outln!(
-        "chars: ours {}, ufo {}, head {}",
-        c.chars.ours,
-        c.chars.ufo,
-        c.chars.ufo_head
-    );
-    outln!(
-        "(ufo = UFO v1-v2 {{control_type, control_text, label}}, head = UFO v3 {{name, id, type}}, \
-         both json.dumps without values or states; same = ours without values and states)"
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -9,14 +9,14 @@
 //! is the floor under any protocol: a bare WebSocket echo over loopback with
 //! the same frame size.
 
-use crate::error::CliError;
-use crate::output::{outln, print_json};
+use crate::error::{BenchError, bad, current_exe};
+use crate::memory_kib;
 use async_trait::async_trait;
-use clap::Args;
 use futures::{SinkExt, StreamExt};
 use serde::Serialize;
 use serde_json::json;
-use std::process::{ExitCode, Stdio};
+use std::fmt;
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -25,32 +25,15 @@ use ufo_aip::client::{ClientOptions, DispatcherFactory};
 use ufo_aip_server::{Limits, Server, ServerOptions};
 use ufo_core::{ActionResult, Command, Diagnostic, ErrorReport};
 
-/// Arguments of `ufo bench service`.
-#[derive(Debug, Args)]
-pub(crate) struct ServiceArgs {
+/// What `ufo bench service` is asked.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
     /// Simulated devices to connect.
-    #[arg(long, default_value_t = 1000)]
-    devices: usize,
+    pub devices: usize,
     /// Command batches to time (each one COMMAND → COMMAND_RESULTS).
-    #[arg(long, default_value_t = 5000)]
-    commands: usize,
+    pub commands: usize,
     /// Batches in flight at once, on different devices.
-    #[arg(long, default_value_t = 32)]
-    concurrency: usize,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-/// Arguments of the hidden `ufo bench service-devices` (the child process).
-#[derive(Debug, Args)]
-pub(crate) struct DevicesArgs {
-    /// The server's WebSocket URL.
-    #[arg(long)]
-    url: String,
-    /// How many devices.
-    #[arg(long)]
-    n: usize,
+    pub concurrency: usize,
 }
 
 const BENCH_KEY: &str = "bench-key";
@@ -59,7 +42,7 @@ const BENCH_KEY: &str = "bench-key";
 struct Answering;
 
 #[async_trait]
-impl ufo_agent::CommandDispatcher for Answering {
+impl ufo_desktop::dispatch::CommandDispatcher for Answering {
     async fn execute(&self, commands: Vec<Command>) -> Vec<ActionResult> {
         commands
             .into_iter()
@@ -80,28 +63,15 @@ fn raise_open_files() {
     }
 }
 
-/// `VmRSS` and `VmHWM` of this process in KiB.
-/// This process's resident memory now and at its peak (`VmRSS`, `VmHWM`),
-/// in KiB.
-pub(crate) fn memory_kib() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-pub(crate) async fn devices(args: DevicesArgs) -> Result<ExitCode, ErrorReport> {
+/// The simulated devices (the hidden `ufo bench service-devices`, started
+/// by [`run`]): `n` device clients connected to `url`, until stdin closes.
+pub async fn devices(url: &str, n: usize) {
     raise_open_files();
     let factory: DispatcherFactory =
-        Arc::new(|| Arc::new(Answering) as Arc<dyn ufo_agent::CommandDispatcher>);
-    let mut tasks = Vec::with_capacity(args.n);
-    for i in 0..args.n {
-        let mut o = ClientOptions::new(&args.url, &format!("bench-{i}"));
+        Arc::new(|| Arc::new(Answering) as Arc<dyn ufo_desktop::dispatch::CommandDispatcher>);
+    let mut tasks = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut o = ClientOptions::new(url, &format!("bench-{i}"));
         o.api_key = Some(BENCH_KEY.into());
         o.max_retries = 3;
         let f = factory.clone();
@@ -115,14 +85,17 @@ pub(crate) async fn devices(args: DevicesArgs) -> Result<ExitCode, ErrorReport> 
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut line = String::new();
     let _ = stdin.read_line(&mut line).await;
-    Ok(ExitCode::SUCCESS)
 }
 
-#[derive(Debug, Serialize)]
-struct Latency {
-    p50_ms: f64,
-    p99_ms: f64,
-    max_ms: f64,
+/// Round-trip percentiles in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    /// Median.
+    pub p50_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// Slowest.
+    pub max_ms: f64,
 }
 
 fn latency(mut v: Vec<f64>) -> Latency {
@@ -139,21 +112,35 @@ fn latency(mut v: Vec<f64>) -> Latency {
     }
 }
 
-#[derive(Debug, Serialize)]
-struct Report {
-    devices_asked: usize,
-    devices_held: usize,
-    connect_s: f64,
-    batches: usize,
-    failed_batches: usize,
-    concurrency: usize,
-    throughput_per_s: f64,
-    round_trip: Latency,
-    round_trip_one_in_flight: Latency,
-    baseline_ws_echo: Latency,
-    server_rss_idle_kib: u64,
-    server_rss_held_kib: u64,
-    server_rss_peak_kib: u64,
+/// The report of `ufo bench service` (its `--json` shape).
+#[derive(Debug, Clone, Serialize)]
+pub struct ServiceReport {
+    /// Devices asked for.
+    pub devices_asked: usize,
+    /// Devices the server held.
+    pub devices_held: usize,
+    /// Seconds until they were connected.
+    pub connect_s: f64,
+    /// Batches timed.
+    pub batches: usize,
+    /// Batches that failed (the command exits non-zero when any did).
+    pub failed_batches: usize,
+    /// Batches in flight at once.
+    pub concurrency: usize,
+    /// Batches per second.
+    pub throughput_per_s: f64,
+    /// Round trips with `concurrency` in flight.
+    pub round_trip: Latency,
+    /// Round trips one at a time.
+    pub round_trip_one_in_flight: Latency,
+    /// The baseline: a bare WebSocket echo of the same frame size.
+    pub baseline_ws_echo: Latency,
+    /// The server's RSS before the devices connected (KiB).
+    pub server_rss_idle_kib: u64,
+    /// Its RSS holding them (KiB).
+    pub server_rss_held_kib: u64,
+    /// Its peak RSS (KiB).
+    pub server_rss_peak_kib: u64,
 }
 
 /// The floor: a bare WebSocket echo over loopback, `n` sequential round
@@ -191,18 +178,25 @@ async fn echo_baseline(n: usize, frame: &str) -> Result<Latency, String> {
     Ok(latency(times))
 }
 
-pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
-    if args.devices == 0 || args.commands == 0 || args.concurrency == 0 {
-        return Err(CliError::BadOption {
-            option: "--devices/--commands/--concurrency",
-            message: "must be at least 1".into(),
-            help: "e.g. --devices 1000 --commands 5000 --concurrency 32",
-        }
-        .report());
-    }
-    raise_open_files();
+/// One command batch: a `wait` of nothing.
+fn batch() -> Vec<Command> {
+    vec![Command::action("wait", json!({"seconds": 0}))]
+}
+
+/// The agent server on a loopback port, with room for `devices`; its
+/// address and the sender that stops it.
+async fn start_server(
+    devices: usize,
+) -> Result<
+    (
+        Server,
+        std::net::SocketAddr,
+        tokio::sync::oneshot::Sender<()>,
+    ),
+    ErrorReport,
+> {
     let limits = Limits {
-        max_connections: args.devices + 16,
+        max_connections: devices + 16,
         frames_per_second: 10_000,
         ..Limits::default()
     };
@@ -239,16 +233,63 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
             })
             .await;
     });
+    Ok((server, addr, stop_tx))
+}
+
+/// `commands` batches, `concurrency` at a time on different devices: the
+/// round trips of those that succeeded, batches per second, and failures.
+async fn time_batches(
+    server: &Server,
+    ids: &Arc<Vec<String>>,
+    commands: usize,
+    concurrency: usize,
+) -> (Vec<f64>, f64, usize) {
+    let mut timed = Vec::with_capacity(commands);
+    let mut failed = 0;
+    let t0 = Instant::now();
+    let mut next = 0usize;
+    while next < commands {
+        let wave: Vec<_> = (next..(next + concurrency).min(commands))
+            .map(|i| {
+                let d = server.dispatcher(&ids[i % ids.len()]);
+                let cmds = batch();
+                tokio::spawn(async move {
+                    let d = d?;
+                    let t = Instant::now();
+                    let r = ufo_desktop::dispatch::CommandDispatcher::execute(&d, cmds).await;
+                    let ok = r.iter().all(ActionResult::is_success);
+                    Some((t.elapsed().as_secs_f64() * 1000.0, ok))
+                })
+            })
+            .collect();
+        next += wave.len();
+        for h in wave {
+            match h.await.ok().flatten() {
+                Some((ms, true)) => timed.push(ms),
+                _ => failed += 1,
+            }
+        }
+    }
+    (timed, commands as f64 / t0.elapsed().as_secs_f64(), failed)
+}
+
+/// Serves the agents in this process, connects `opts.devices` simulated
+/// devices from a child process and times command batches, then the echo
+/// baseline.
+pub async fn run(opts: &ServiceOptions) -> Result<ServiceReport, ErrorReport> {
+    let args = opts;
+    if args.devices == 0 || args.commands == 0 || args.concurrency == 0 {
+        return Err(bad(
+            "--devices/--commands/--concurrency",
+            "must be at least 1".into(),
+            "e.g. --devices 1000 --commands 5000 --concurrency 32",
+        ));
+    }
+    raise_open_files();
+    let (server, addr, stop_tx) = start_server(args.devices).await?;
     let (rss_idle, _) = memory_kib();
 
-    let exe = std::env::current_exe().map_err(|e| {
-        CliError::Read {
-            what: "the ufo executable's path".into(),
-            message: e.to_string(),
-            help: "run ufo from its installed path",
-        }
-        .report()
-    })?;
+    let exe = current_exe()?;
     let mut child = tokio::process::Command::new(exe)
         .args(["bench", "service-devices", "--url"])
         .arg(format!("ws://{addr}/ws"))
@@ -259,7 +300,7 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| {
-            CliError::Read {
+            BenchError::Read {
                 what: "the device process".into(),
                 message: e.to_string(),
                 help: "check that ufo can start itself",
@@ -278,50 +319,22 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
     let connect_s = started.elapsed().as_secs_f64();
     let ids = server.devices();
     if ids.is_empty() {
-        return Err(CliError::BadOption {
-            option: "--devices",
-            message: "no simulated device could connect".into(),
-            help: "check the open-files limit (ulimit -n)",
-        }
-        .report());
+        return Err(bad(
+            "--devices",
+            "no simulated device could connect".into(),
+            "check the open-files limit (ulimit -n)",
+        ));
     }
 
-    // Warm-up, then the timed batches, `concurrency` at a time on different devices.
     let ids = Arc::new(ids);
-    let batch = || vec![Command::action("wait", json!({"seconds": 0}))];
-    let mut timed = Vec::with_capacity(args.commands);
-    let mut failed = 0;
-    let t0 = Instant::now();
-    let mut next = 0usize;
-    while next < args.commands {
-        let wave: Vec<_> = (next..(next + args.concurrency).min(args.commands))
-            .map(|i| {
-                let d = server.dispatcher(&ids[i % ids.len()]);
-                let cmds = batch();
-                tokio::spawn(async move {
-                    let d = d?;
-                    let t = Instant::now();
-                    let r = ufo_agent::CommandDispatcher::execute(&d, cmds).await;
-                    let ok = r.iter().all(ActionResult::is_success);
-                    Some((t.elapsed().as_secs_f64() * 1000.0, ok))
-                })
-            })
-            .collect();
-        next += wave.len();
-        for h in wave {
-            match h.await.ok().flatten() {
-                Some((ms, true)) => timed.push(ms),
-                _ => failed += 1,
-            }
-        }
-    }
-    let throughput = args.commands as f64 / t0.elapsed().as_secs_f64();
+    let (timed, throughput, mut failed) =
+        time_batches(&server, &ids, args.commands, args.concurrency).await;
     // One batch at a time, comparable with the echo baseline.
     let mut sequential = Vec::new();
     for i in 0..args.commands.min(2000) {
         if let Some(d) = server.dispatcher(&ids[i % ids.len()]) {
             let t = Instant::now();
-            let r = ufo_agent::CommandDispatcher::execute(&d, batch()).await;
+            let r = ufo_desktop::dispatch::CommandDispatcher::execute(&d, batch()).await;
             match r.iter().all(ActionResult::is_success) {
                 true => sequential.push(t.elapsed().as_secs_f64() * 1000.0),
                 false => failed += 1,
@@ -338,7 +351,7 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
     let baseline = echo_baseline(args.commands.min(5000), &sample)
         .await
         .map_err(|e| {
-            CliError::Read {
+            BenchError::Read {
                 what: "the echo baseline".into(),
                 message: e,
                 help: "rerun; loopback sockets must be available",
@@ -349,7 +362,7 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
     let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
     let _ = stop_tx.send(());
 
-    let report = Report {
+    Ok(ServiceReport {
         devices_asked: args.devices,
         devices_held: held,
         connect_s,
@@ -363,43 +376,44 @@ pub(crate) async fn run(args: ServiceArgs) -> Result<ExitCode, ErrorReport> {
         server_rss_idle_kib: rss_idle,
         server_rss_held_kib: rss_held,
         server_rss_peak_kib: rss_peak,
-    };
-    if args.json {
-        print_json(&report)?;
-    } else {
-        outln!(
-            "devices held: {}/{} (connected in {:.1} s)",
-            report.devices_held,
-            report.devices_asked,
-            report.connect_s
-        );
-        outln!(
-            "command round trip ({} batches, {} in flight, {} failed): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; {:.0} batches/s",
-            report.batches,
-            report.concurrency,
-            report.failed_batches,
-            report.round_trip.p50_ms,
-            report.round_trip.p99_ms,
-            report.round_trip.max_ms,
-            report.throughput_per_s
-        );
-        outln!(
-            "one batch in flight: p50 {:.3} ms, p99 {:.3} ms; baseline (bare WebSocket echo, same frame size): p50 {:.3} ms, p99 {:.3} ms",
-            report.round_trip_one_in_flight.p50_ms,
-            report.round_trip_one_in_flight.p99_ms,
-            report.baseline_ws_echo.p50_ms,
-            report.baseline_ws_echo.p99_ms
-        );
-        outln!(
-            "server RSS: {:.1} MiB idle, {:.1} MiB holding the devices, peak {:.1} MiB ({:.1} KiB per device)",
-            rss_idle as f64 / 1024.0,
-            rss_held as f64 / 1024.0,
-            rss_peak as f64 / 1024.0,
-            (rss_held.saturating_sub(rss_idle)) as f64 / held.max(1) as f64
-        );
-    }
-    Ok(match failed {
-        0 => ExitCode::SUCCESS,
-        _ => ExitCode::FAILURE,
     })
+}
+
+impl fmt::Display for ServiceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self;
+        writeln!(
+            f,
+            "devices held: {}/{} (connected in {:.1} s)",
+            r.devices_held, r.devices_asked, r.connect_s
+        )?;
+        writeln!(
+            f,
+            "command round trip ({} batches, {} in flight, {} failed): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; {:.0} batches/s",
+            r.batches,
+            r.concurrency,
+            r.failed_batches,
+            r.round_trip.p50_ms,
+            r.round_trip.p99_ms,
+            r.round_trip.max_ms,
+            r.throughput_per_s
+        )?;
+        writeln!(
+            f,
+            "one batch in flight: p50 {:.3} ms, p99 {:.3} ms; baseline (bare WebSocket echo, same frame size): p50 {:.3} ms, p99 {:.3} ms",
+            r.round_trip_one_in_flight.p50_ms,
+            r.round_trip_one_in_flight.p99_ms,
+            r.baseline_ws_echo.p50_ms,
+            r.baseline_ws_echo.p99_ms
+        )?;
+        write!(
+            f,
+            "server RSS: {:.1} MiB idle, {:.1} MiB holding the devices, peak {:.1} MiB ({:.1} KiB per device)",
+            r.server_rss_idle_kib as f64 / 1024.0,
+            r.server_rss_held_kib as f64 / 1024.0,
+            r.server_rss_peak_kib as f64 / 1024.0,
+            (r.server_rss_held_kib.saturating_sub(r.server_rss_idle_kib)) as f64
+                / r.devices_held.max(1) as f64
+        )
+    }
 }

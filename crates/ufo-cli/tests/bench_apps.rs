@@ -1,0 +1,83 @@
+//! `ufo bench apps` end to end, as a user runs it: its own private desktop,
+//! one small application, ufo's full and live observations and the pyatspi
+//! walk in the same run. No timing is asserted, only what the report holds.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::process::Command;
+
+fn ufo(args: &[&str], state: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ufo"))
+        .args(args)
+        .env("UFO_STATE_DIR", state)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn bench_apps_observes_galculator_and_walks_it_with_pyatspi() {
+    let state = tempfile::tempdir().unwrap();
+    let out = ufo(
+        &[
+            "bench",
+            "apps",
+            "--apps",
+            "galculator",
+            "--runs",
+            "2",
+            "--json",
+        ],
+        state.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(r["runs"], 2, "{r}");
+    assert_eq!(r["skipped"], serde_json::json!([]), "{r}");
+    let apps = r["apps"].as_array().unwrap();
+    assert_eq!(apps.len(), 1, "{r}");
+    let g = &apps[0];
+    assert_eq!(g["app"], "galculator");
+    assert_eq!(g["toolkit"], "GTK 3");
+    assert!(g["window"].as_str().unwrap().contains("galculator"), "{g}");
+    // Both sides read the window: ufo's capture and the walk found nodes,
+    // and ufo listed the calculator's keys among its controls.
+    let nodes = g["nodes"].as_u64().unwrap();
+    let walk_nodes = g["walk_nodes"].as_u64().unwrap();
+    assert!(nodes > 20 && walk_nodes > 20, "{g}");
+    assert!(g["controls"].as_u64().unwrap() >= 10, "{g}");
+    assert_eq!(g["truncated"], false, "{g}");
+    for k in [
+        "full_ms",
+        "full_tree_ms",
+        "live_ms",
+        "live_tree_ms",
+        "walk_ms",
+        "full_ratio",
+        "live_ratio",
+    ] {
+        assert!(g[k].as_f64().unwrap() > 0.0, "{k}: {g}");
+    }
+    assert!(r["missed"].is_array() && r["machine"].is_string(), "{r}");
+    assert_eq!(r["date"].as_str().unwrap().len(), 10, "{r}");
+}
+
+#[test]
+fn bench_apps_refuses_an_unknown_application_and_names_the_known_ones() {
+    let state = tempfile::tempdir().unwrap();
+    let out = ufo(&["bench", "apps", "--apps", "no-such-app"], state.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ufo::cli::bad_args") && err.contains("gedit") && err.contains("help:"),
+        "{err}"
+    );
+    let list = ufo(&["bench", "apps", "--list"], state.path());
+    assert!(list.status.success());
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.lines().any(|l| l.starts_with("galculator")), "{text}");
+}
