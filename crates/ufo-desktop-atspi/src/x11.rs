@@ -442,6 +442,33 @@ impl X11 {
         Ok(())
     }
 
+    /// The screen rectangles of the open popups (viewable override-redirect
+    /// windows: menus, popovers, combo lists) of the application owning
+    /// `win`, bottom to top. An application's windows share the X
+    /// resource-id base of its connection.
+    pub fn popups_of(&self, win: u32) -> Result<Vec<Rect<Screen>>> {
+        let base = |w: u32| w & !self.conn.setup().resource_id_mask;
+        let mut out = Vec::new();
+        for w in self.stacking_order()? {
+            if w == win || base(w) != base(win) {
+                continue;
+            }
+            let Ok(Ok(a)) = self.conn.get_window_attributes(w).map(|c| c.reply()) else {
+                continue;
+            };
+            if !a.override_redirect || a.map_state != MapState::VIEWABLE {
+                continue;
+            }
+            if let Ok(r) = self.window_rect(w)
+                && r.width > 1
+                && r.height > 1
+            {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
     /// The root's children, bottom to top.
     fn stacking_order(&self) -> Result<Vec<u32>> {
         Ok(self

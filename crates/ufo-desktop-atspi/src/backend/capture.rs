@@ -545,6 +545,16 @@ impl AtspiBackend {
                 break;
             }
         }
+        // GTK 4 reports an open popover's contents where it is not drawn.
+        if self.is_gtk4(bus).await {
+            let placed = self.place_gtk4_popovers(window, &mut nodes);
+            if let Ok(mut m) = self.popover_open.lock() {
+                match placed {
+                    true => m.insert(window.handle.0.clone()),
+                    false => m.remove(&window.handle.0),
+                };
+            }
+        }
         // A frame inside a window is no window: Qt draws panels and displays
         // as frames (KCalc's display is a frame named by what it shows). A
         // named leaf is text a person reads; one with children a pane.
