@@ -197,6 +197,7 @@ fn wants_name(t: &ControlType) -> bool {
             | ControlType::ListItem
             | ControlType::TreeItem
             | ControlType::TabItem
+            | ControlType::Calendar
     )
 }
 
@@ -318,7 +319,11 @@ fn label_beside(
     // above it is a heading or a window title, not its label.
     if !matches!(
         node.control_type,
-        ControlType::Edit | ControlType::ComboBox | ControlType::Spinner | ControlType::Slider
+        ControlType::Edit
+            | ControlType::ComboBox
+            | ControlType::Spinner
+            | ControlType::Slider
+            | ControlType::Calendar
     ) || node.states.iter().any(|s| s == "multi-line")
     {
         return None;

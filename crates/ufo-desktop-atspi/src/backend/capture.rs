@@ -521,9 +521,18 @@ impl AtspiBackend {
                     && !raw.states.contains(State::Defunct)
                     && (nodes[parent].parent.is_some() || shown_parents.contains(&parent))
                     && nodes[parent].states.iter().any(|s| s == "showing");
+                // A menu bar or tool bar without height or width shows none of
+                // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
+                // beside the GTK one: its items would be listed twice).
+                let flat_bar = matches!(
+                    raw.role,
+                    Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
+                ) && raw.states.contains(State::Showing)
+                    && raw.ifaces.contains(Interface::Component)
+                    && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);
-                if kids.is_empty() || hidden_branch {
+                if kids.is_empty() || hidden_branch || flat_bar {
                     continue;
                 }
                 if depth >= budget.max_depth {
