@@ -106,6 +106,11 @@ def describe(node, with_text=True):
         p = node.parent
         d["parent"] = f"{p.getRoleName()} {p.name!r}" if p else None
         d["parent_interfaces"] = ifaces(p) if p else []
+        up = []
+        while p is not None and len(up) < 40:
+            up.append(p.getRoleName())
+            p = p.parent
+        d["ancestor_roles"] = up
     except Exception:
         pass
     if with_text:

@@ -174,6 +174,7 @@ pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "Slider",
     "SplitButton",
     "DataItem",
+    "Calendar",
 ];
 
 /// Which optional interfaces an element implements.

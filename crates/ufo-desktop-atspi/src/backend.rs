@@ -44,6 +44,7 @@ mod capture;
 mod children;
 mod content;
 mod live;
+mod popovers;
 mod toolkit;
 mod windows;
 pub(crate) use toolkit::Toolkit;
@@ -119,6 +120,9 @@ pub struct AtspiBackend {
     events: Option<crate::events::EventWatch>,
     /// window handle → its last capture (see `live.rs`).
     kept: Mutex<HashMap<String, std::sync::Arc<live::Kept>>>,
+    /// Windows whose last capture had a GTK 4 popover moved onto its
+    /// surface: never reused in part (a re-read element would lose the move).
+    popover_open: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -267,6 +271,7 @@ impl AtspiBackend {
             whole_text: Mutex::new(std::collections::HashSet::new()),
             events,
             kept: Mutex::new(HashMap::new()),
+            popover_open: Mutex::new(std::collections::HashSet::new()),
         })
     }
 

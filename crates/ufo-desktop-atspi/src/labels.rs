@@ -197,6 +197,7 @@ fn wants_name(t: &ControlType) -> bool {
             | ControlType::ListItem
             | ControlType::TreeItem
             | ControlType::TabItem
+            | ControlType::Calendar
     )
 }
 
@@ -319,7 +320,11 @@ fn label_beside(
     // above it is a heading or a window title, not its label.
     if !matches!(
         node.control_type,
-        ControlType::Edit | ControlType::ComboBox | ControlType::Spinner | ControlType::Slider
+        ControlType::Edit
+            | ControlType::ComboBox
+            | ControlType::Spinner
+            | ControlType::Slider
+            | ControlType::Calendar
     ) || node.states.contains(ufo_core::States::MULTI_LINE)
     {
         return None;

@@ -14,10 +14,11 @@ use ufo_desktop::{DesktopError, MouseButton};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     self, AtomEnum, ConfigureWindowAux, ConnectionExt as _, ImageFormat, InputFocus, MapState,
-    StackMode,
+    PropMode, StackMode,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
 
 type Result<T> = std::result::Result<T, DesktopError>;
 
@@ -442,6 +443,33 @@ impl X11 {
         Ok(())
     }
 
+    /// The screen rectangles of the open popups (viewable override-redirect
+    /// windows: menus, popovers, combo lists) of the application owning
+    /// `win`, bottom to top. An application's windows share the X
+    /// resource-id base of its connection.
+    pub fn popups_of(&self, win: u32) -> Result<Vec<Rect<Screen>>> {
+        let base = |w: u32| w & !self.conn.setup().resource_id_mask;
+        let mut out = Vec::new();
+        for w in self.stacking_order()? {
+            if w == win || base(w) != base(win) {
+                continue;
+            }
+            let Ok(Ok(a)) = self.conn.get_window_attributes(w).map(|c| c.reply()) else {
+                continue;
+            };
+            if !a.override_redirect || a.map_state != MapState::VIEWABLE {
+                continue;
+            }
+            if let Ok(r) = self.window_rect(w)
+                && r.width > 1
+                && r.height > 1
+            {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
     /// The root's children, bottom to top.
     fn stacking_order(&self) -> Result<Vec<u32>> {
         Ok(self
@@ -539,10 +567,60 @@ impl X11 {
         self.sync()
     }
 
+    /// When the last click on this display ended (Unix time in ms, low 32
+    /// bits), as recorded on the root window by whichever process clicked.
+    fn last_click(&self) -> Option<u32> {
+        let a = self.intern(LAST_CLICK)?;
+        self.prop_u32s(self.root, a, u32::from(AtomEnum::CARDINAL))
+            .first()
+            .copied()
+    }
+
+    /// An atom, created when missing.
+    fn intern(&self, name: &str) -> Option<u32> {
+        self.conn
+            .intern_atom(false, name.as_bytes())
+            .ok()?
+            .reply()
+            .ok()
+            .map(|r| r.atom)
+            .filter(|&a| a != 0)
+    }
+
+    /// Waits until a new press cannot join the previous click into a double
+    /// (or triple) click: toolkits count presses within their double-click
+    /// time as one gesture even across rows (GTK 3's tree view then takes a
+    /// double click on a row right after a click on another for a triple
+    /// click and opens nothing). Each `ufo act` is its own process, so the
+    /// time of the last click is kept on the X server.
+    fn wait_out_multi_click(&self) {
+        let Some(last) = self.last_click() else {
+            return;
+        };
+        let since = unix_ms().wrapping_sub(last);
+        if since < MULTI_CLICK_MS {
+            std::thread::sleep(Duration::from_millis(u64::from(MULTI_CLICK_MS - since)));
+        }
+    }
+
+    /// Records on the root window that a click ended now.
+    fn mark_click(&self) {
+        if let Some(a) = self.intern(LAST_CLICK) {
+            let _ = self.conn.change_property32(
+                PropMode::REPLACE,
+                self.root,
+                a,
+                AtomEnum::CARDINAL,
+                &[unix_ms()],
+            );
+        }
+    }
+
     /// Clicks at a screen point.
     pub fn click(&self, p: Point<Screen>, button: MouseButton, double: bool) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
+        self.wait_out_multi_click();
         self.motion(p)?;
         for i in 0..(if double { 2 } else { 1 }) {
             if i > 0 {
@@ -557,6 +635,7 @@ impl X11 {
             std::thread::sleep(CLICK_HOLD);
             self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
         }
+        self.mark_click();
         self.sync()
     }
 
@@ -570,6 +649,7 @@ impl X11 {
     ) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
+        self.wait_out_multi_click();
         self.motion(from)?;
         self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
         self.sync()?;
@@ -582,6 +662,7 @@ impl X11 {
             std::thread::sleep(duration / steps as u32);
         }
         self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        self.mark_click();
         self.sync()
     }
 
@@ -604,6 +685,21 @@ const CLICK_HOLD: Duration = Duration::from_millis(15);
 /// Between the two clicks of a double click (well inside every toolkit's
 /// double-click time, 250 ms and more).
 const DOUBLE_CLICK_GAP: Duration = Duration::from_millis(60);
+
+/// The longest double-click time of the toolkits (GTK and Qt 400 ms,
+/// Java 500 ms), with a margin: two separate clicks are at least this far
+/// apart.
+const MULTI_CLICK_MS: u32 = 550;
+
+/// The root-window property holding when the last click ended.
+const LAST_CLICK: &str = "_UFO_LAST_CLICK";
+
+/// Unix time in milliseconds, low 32 bits (differences wrap correctly).
+fn unix_ms() -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u32)
+}
 
 /// Most wheel clicks sent for one scroll (the tool catalog accepts up to this).
 pub const MAX_WHEEL_CLICKS: u32 = 1000;

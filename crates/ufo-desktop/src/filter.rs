@@ -165,9 +165,11 @@ pub fn label_controls(
         }
     }
 
-    // The items of a combo box that says it can expand but is not expanded
-    // are not on screen, whatever they say (Qt marks them showing). Nodes
-    // come parents first, so one pass carries it down.
+    // The items of a closed combo box are not on screen, whatever they say
+    // (Qt marks them showing). A combo is closed when it says it can expand
+    // but is not expanded, or — Qt says neither — when the list it holds has
+    // no place on screen (Qt gives an open popup's list its box, a closed
+    // one none). Nodes come parents first, so one pass carries it down.
     let mut in_closed_combo = vec![false; tree.nodes.len()];
     for (i, n) in tree.nodes.iter().enumerate() {
         let Some(pn) = n.parent.and_then(|p| tree.nodes.get(p).map(|pn| (p, pn))) else {
@@ -175,8 +177,10 @@ pub fn label_controls(
         };
         let (p, pn) = pn;
         let closed = pn.control_type == ControlType::ComboBox
-            && pn.states.contains(States::EXPANDABLE)
-            && !pn.states.contains(States::EXPANDED);
+            && !pn.states.contains(States::EXPANDED)
+            && (pn.states.contains(States::EXPANDABLE)
+                || (n.rect.is_none()
+                    && matches!(n.control_type, ControlType::List | ControlType::Menu)));
         let below = closed || in_closed_combo.get(p).copied().unwrap_or(false);
         if let Some(slot) = in_closed_combo.get_mut(i) {
             *slot = below;
@@ -186,6 +190,7 @@ pub fn label_controls(
         }
     }
 
+    let popups = overlays(tree, &is_shown);
     // kept[i] = Some(rect, display name) when node i became a control.
     let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; tree.nodes.len()];
     let mut picked: Vec<(usize, Control)> = Vec::new();
@@ -201,6 +206,12 @@ pub fn label_controls(
         if cfg.require_on_screen
             && let Some(area) = area
         {
+            // A popup may reach past the window it belongs to (a menu
+            // longer than its window): its own items are clipped to it.
+            let area = match rect.intersection(&area) == Some(rect) {
+                true => area,
+                false => popup_area(tree, &popups, i).unwrap_or(area),
+            };
             match rect.intersection(&area) {
                 Some(r) => rect = r,
                 None => continue,
@@ -279,7 +290,7 @@ pub fn label_controls(
     if cfg.drop_duplicates {
         drop_duplicates(&mut picked);
     }
-    drop_covered(tree, &mut picked, &is_shown);
+    drop_covered(tree, &mut picked, &popups);
     let empty_cell = |c: &Control| {
         c.control_type == ControlType::DataItem
             && c.value.is_none()
@@ -376,15 +387,28 @@ fn within(tree: &UiTree, i: usize, ancestor: usize) -> bool {
     false
 }
 
+/// Where node `i` may be seen when it lies in one of `popups`: the popup's
+/// own box and where its items are drawn.
+fn popup_area(tree: &UiTree, popups: &[(usize, Rect<Screen>)], i: usize) -> Option<Rect<Screen>> {
+    popups
+        .iter()
+        .find(|(p, _)| within(tree, i, *p))
+        .map(|(p, drawn)| {
+            tree.nodes
+                .get(*p)
+                .and_then(|n| n.rect)
+                .map_or(*drawn, |own| own.union(drawn))
+        })
+}
+
 /// Drops the controls an open menu or popover is drawn over: a person sees
 /// the popup's items there, not what lies under them. A control counts as
 /// covered when its centre is inside a popup and it is part of no popup.
 fn drop_covered(
     tree: &UiTree,
     picked: &mut Vec<(usize, Control)>,
-    is_shown: &impl Fn(&UiNode) -> bool,
+    popups: &[(usize, Rect<Screen>)],
 ) {
-    let popups = overlays(tree, is_shown);
     if popups.is_empty() {
         return;
     }

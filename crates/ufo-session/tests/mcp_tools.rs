@@ -205,7 +205,10 @@ async fn the_app_agent_types_a_file_read_by_the_npm_filesystem_server_into_gedit
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_that_hang_fail_die_or_never_start_give_error_steps_and_the_session_goes_on() {
     let py = python().display().to_string();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../ufo-mcp/tests/python/flaky_server.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ufo-mcp/tests/python/flaky_server.py"
+    );
     let (d, b) = ufo_testkit::desktop_with_apps("mcp-flaky", &["gedit"]).await;
     let logs = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![

@@ -534,9 +534,18 @@ impl AtspiBackend {
                     && !raw.states.contains(State::Defunct)
                     && (nodes[parent].parent.is_some() || shown_parents.contains(&parent))
                     && nodes[parent].states.contains(ufo_core::States::SHOWING);
+                // A menu bar or tool bar without height or width shows none of
+                // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
+                // beside the GTK one: its items would be listed twice).
+                let flat_bar = matches!(
+                    raw.role,
+                    Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
+                ) && raw.states.contains(State::Showing)
+                    && raw.ifaces.contains(Interface::Component)
+                    && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
                 nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
                 nodes[parent].children.push(idx);
-                if kids.is_empty() || hidden_branch {
+                if kids.is_empty() || hidden_branch || flat_bar {
                     continue;
                 }
                 if depth >= budget.max_depth {
@@ -556,6 +565,16 @@ impl AtspiBackend {
             }
             if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
                 break;
+            }
+        }
+        // GTK 4 reports an open popover's contents where it is not drawn.
+        if self.is_gtk4(bus).await {
+            let placed = self.place_gtk4_popovers(window, &mut nodes);
+            if let Ok(mut m) = self.popover_open.lock() {
+                match placed {
+                    true => m.insert(window.handle.0.clone()),
+                    false => m.remove(&window.handle.0),
+                };
             }
         }
         // A frame inside a window is no window: Qt draws panels and displays

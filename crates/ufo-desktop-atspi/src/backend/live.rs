@@ -178,6 +178,10 @@ impl AtspiBackend {
                 .is_some_and(|t| t.starts_with("deadline"))
             && kept.x_rect == x_rect
             && kept.taken.elapsed() < MAX_AGE
+            && !self
+                .popover_open
+                .lock()
+                .is_ok_and(|m| m.contains(&window.handle.0))
         {
             match plan(&kept, watch, bus) {
                 Plan::Reuse { verify } if self.unmoved(&kept, &verify).await => {

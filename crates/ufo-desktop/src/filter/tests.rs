@@ -529,11 +529,16 @@ fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
             (Some(5), "MenuItem", "Red", "visible", Some((-1, -1, 1, 1))),
             // Beside them.
             (Some(0), "Button", "Go", s, Some((150, 200, 40, 20))),
+            // Qt 5 (qpdfview): neither expandable nor expanded; the closed
+            // popup's list has no box, its items say showing at 0,0.
+            (Some(0), "ComboBox", "100 %", s, Some((200, 100, 100, 20))),
+            (Some(8), "List", "", s, None),
+            (Some(9), "ListItem", "50 %", s, Some((0, 34, 100, 17))),
         ],
     );
     let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
         .into_iter()
         .map(|c| c.name)
         .collect();
-    assert_eq!(names, ["Zoom", "Color", "Go"]);
+    assert_eq!(names, ["Zoom", "Color", "100 %", "Go"]);
 }
