@@ -350,7 +350,7 @@ async fn zenity(
     b: &ufo_desktop_atspi::AtspiBackend,
     args: &[&str],
 ) -> (std::process::Child, ufo_core::WindowInfo) {
-    let child = Proc::new("zenity")
+    let mut child = Proc::new("zenity")
         .args(args)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
@@ -373,6 +373,8 @@ async fn zenity(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    child.kill().ok();
+    child.wait().ok();
     panic!("zenity's dialog does not show");
 }
 
