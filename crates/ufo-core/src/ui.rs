@@ -154,7 +154,8 @@ impl<'de> Deserialize<'de> for ControlType {
 
 /// UFO's default `CONTROL_LIST`, plus `Slider` (which GTK apps use where Windows
 /// apps would use a Spinner), `SplitButton` and `DataItem` (spreadsheet and
-/// table cells; empty cells are listed only in small tables, see the filter).
+/// table cells; empty cells are listed only in small tables, see the filter)
+/// and `Calendar` (a date picker: GTK 3's has no items of its own to list).
 pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "Button",
     "Edit",
