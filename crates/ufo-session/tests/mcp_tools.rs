@@ -84,22 +84,19 @@ fn last_result(r: &ScriptedRequest) -> String {
 
 /// The actions of every step in `response.log`: (function, status, error code).
 fn actions(log_dir: &Path) -> Vec<(String, String, String)> {
-    std::fs::read_to_string(log_dir.join("response.log"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .flat_map(|l| l["actions"].as_array().cloned().unwrap_or_default())
+    let text = std::fs::read_to_string(log_dir.join("response.log")).unwrap();
+    ufo_agent::read_response_log(&text)
+        .map(Result::unwrap)
+        .flat_map(|l| l.actions)
         .map(|a| {
             (
-                a["function"].as_str().unwrap_or_default().to_owned(),
-                a["result"]["status"]
+                a.function,
+                serde_json::to_value(a.result.status)
+                    .unwrap()
                     .as_str()
-                    .unwrap_or_default()
+                    .unwrap()
                     .to_owned(),
-                a["result"]["error"]["code"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                a.result.error.map(|e| e.code).unwrap_or_default(),
             )
         })
         .collect()
@@ -205,7 +202,10 @@ async fn the_app_agent_types_a_file_read_by_the_npm_filesystem_server_into_gedit
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn servers_that_hang_fail_die_or_never_start_give_error_steps_and_the_session_goes_on() {
     let py = python().display().to_string();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/flaky_server.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ufo-mcp/tests/python/flaky_server.py"
+    );
     let (d, b) = ufo_testkit::desktop_with_apps("mcp-flaky", &["gedit"]).await;
     let logs = tempfile::tempdir().unwrap();
     let model = ScriptedModel::start(vec![
