@@ -1,14 +1,19 @@
 //! What one agent step produced: the line written to `response.log`, the
 //! request written to `request.log` and the images saved next to them.
+//!
+//! [`StepRecord`] is the schema of a `response.log` line both ways: the
+//! session writes it, and whatever reads the log back (experience learning,
+//! benchmarks, tests) reads it with [`StepRecord::from_log_line`] or
+//! [`read_response_log`], never by string keys.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use ufo_core::{ActionResult, ErrorReport, StepStatus};
 use ufo_llm::UsageTotals;
 
 /// The processor's phases (UFO's `ProcessingPhase`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Phase {
     /// Observation.
@@ -22,7 +27,7 @@ pub enum Phase {
 }
 
 /// Which agent took a step (`agent_type` in `response.log`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AgentKind {
     /// The HostAgent.
     HostAgent,
@@ -35,19 +40,8 @@ pub enum AgentKind {
     OperatorAgent,
 }
 
-impl AgentKind {
-    /// `HostAgent` or `AppAgent`, as written in plan files (any case);
-    /// anything else is an AppAgent step.
-    pub fn from_plan(agent: &str) -> Self {
-        match agent.trim().eq_ignore_ascii_case("HostAgent") {
-            true => AgentKind::HostAgent,
-            false => AgentKind::AppAgent,
-        }
-    }
-}
-
 /// One executed (or skipped) action.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActionLog {
     /// Tool name.
     pub function: String,
@@ -170,9 +164,12 @@ pub struct RequestLog {
     pub prompts: Vec<Value>,
 }
 
-/// One agent step: a `response.log` line.
-#[derive(Debug, Clone, Serialize)]
+/// One agent step: a `response.log` line, written and read by this type.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepRecord {
+    /// The session that wrote the line (filled by the log writer).
+    #[serde(default)]
+    pub session_id: String,
     /// Session step number (1-based).
     pub session_step: usize,
     /// Round number (0-based).
@@ -242,6 +239,7 @@ impl StepRecord {
     /// An empty record for `agent_name` at `session_step`.
     pub fn new(agent_type: AgentKind, agent_name: &str, session_step: usize) -> Self {
         Self {
+            session_id: String::new(),
             session_step,
             round: 0,
             agent_step: 0,
@@ -297,10 +295,47 @@ impl StepRecord {
             .collect()
     }
 
+    /// Reads one `response.log` line.
+    pub fn from_log_line(line: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+
+    /// The sum of the step's phase times, in seconds.
+    pub fn phase_time(&self, phase: Phase) -> f64 {
+        self.execution_times.get(&phase).copied().unwrap_or(0.0)
+    }
+
     /// Records the time of a phase.
     pub fn time(&mut self, phase: Phase, since: std::time::Instant) {
         *self.execution_times.entry(phase).or_insert(0.0) += since.elapsed().as_secs_f64();
     }
+}
+
+/// A line of `response.log` that is not a step record.
+#[derive(Debug, thiserror::Error)]
+#[error("response.log line {line}: {source}")]
+pub struct LogLineError {
+    /// The line number (1-based).
+    pub line: usize,
+    /// Why it is not a step record.
+    #[source]
+    pub source: serde_json::Error,
+}
+
+/// Reads `response.log` (one [`StepRecord`] per line; blank lines skipped),
+/// each line as a record or the reason it is not one.
+pub fn read_response_log(
+    text: &str,
+) -> impl Iterator<Item = Result<StepRecord, LogLineError>> + '_ {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            StepRecord::from_log_line(l).map_err(|source| LogLineError {
+                line: i + 1,
+                source,
+            })
+        })
 }
 
 /// `[Action] … [Target] … [Status] … [Error] … [Result] …`.

@@ -12,14 +12,16 @@
 use crate::desktop_conn::DesktopArgs;
 use crate::output::outln;
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+use ufo_agent::AgentKind;
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop_atspi::DesktopTarget;
 use ufo_desktop_atspi::headless::default_state_root;
 use ufo_desktop_atspi::record::{EventKind, EventRecorder, RecordedEvent};
+use ufo_session::plan::{Plan, PlanAction, PlanEvent, PlanEventKind};
 
 /// Arguments of `ufo record`.
 #[derive(Debug, Args)]
@@ -90,7 +92,7 @@ pub(crate) async fn run(args: RecordArgs) -> Result<ExitCode, ErrorReport> {
         .clone()
         .unwrap_or_else(|| format!("Demonstration in {}", args.app));
     let demo = demonstration(&request, &args.app, &events);
-    let n = demo["actions"].as_array().map(Vec::len).unwrap_or(0);
+    let n = demo.actions.as_ref().map_or(0, Vec::len);
     let text = serde_json::to_string_pretty(&demo).unwrap_or_default();
     std::fs::write(&args.output, text).map_err(|e| ErrorReport {
         code: "ufo::cli::io".into(),
@@ -122,66 +124,74 @@ fn describe(e: &RecordedEvent) -> String {
 
 /// The demonstration of `events`: a follower plan with `request`, `app`,
 /// replayable `actions` (each with its `description`) and every event.
-pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) -> Value {
-    let mut actions = vec![json!({
-        "agent": "HostAgent",
-        "action": "select_application",
-        "parameters": {"app_name": app},
-        "description": format!("opened {app}"),
-    })];
+pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) -> Plan {
+    let step = |agent, action: &str, parameters: Value, description: String| PlanAction {
+        agent,
+        action: action.to_owned(),
+        parameters: match parameters {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        },
+        description: Some(description),
+    };
+    let mut actions = vec![step(
+        AgentKind::HostAgent,
+        "select_application",
+        json!({"app_name": app}),
+        format!("opened {app}"),
+    )];
     // The step editing a control, while it is the last step.
     let mut editing: Option<String> = None;
     for e in events {
         match &e.kind {
             EventKind::Text(t) => {
-                let step = json!({
-                    "agent": "AppAgent",
-                    "action": "set_edit_text",
-                    "parameters": {"name": e.name, "control_type": e.control_type, "text": t},
-                    "description": describe(e),
-                });
+                let s = step(
+                    AgentKind::AppAgent,
+                    "set_edit_text",
+                    json!({"name": e.name, "control_type": e.control_type, "text": t}),
+                    describe(e),
+                );
                 match (&editing, actions.last_mut()) {
-                    (Some(h), Some(last)) if *h == e.handle => *last = step,
-                    _ => actions.push(step),
+                    (Some(h), Some(last)) if *h == e.handle => *last = s,
+                    _ => actions.push(s),
                 }
                 editing = Some(e.handle.clone());
             }
             EventKind::Press => {
-                actions.push(json!({
-                    "agent": "AppAgent",
-                    "action": "click_input",
-                    "parameters": {"name": e.name, "control_type": e.control_type},
-                    "description": describe(e),
-                }));
+                actions.push(step(
+                    AgentKind::AppAgent,
+                    "click_input",
+                    json!({"name": e.name, "control_type": e.control_type}),
+                    describe(e),
+                ));
                 editing = None;
             }
             _ => {}
         }
     }
-    let recorded: Vec<Value> = events
+    let recorded = events
         .iter()
-        .map(|e| {
-            json!({
-                "event": match e.kind {
-                    EventKind::Focus => "focus",
-                    EventKind::Press => "press",
-                    EventKind::Text(_) => "text",
-                    EventKind::WindowActivated => "window_activate",
-                    EventKind::WindowCreated => "window_create",
-                },
-                "name": e.name,
-                "control_type": e.control_type,
-                "description": describe(e),
-            })
+        .map(|e| PlanEvent {
+            event: match e.kind {
+                EventKind::Focus => PlanEventKind::Focus,
+                EventKind::Press => PlanEventKind::Press,
+                EventKind::Text(_) => PlanEventKind::Text,
+                EventKind::WindowActivated => PlanEventKind::WindowActivate,
+                EventKind::WindowCreated => PlanEventKind::WindowCreate,
+            },
+            name: e.name.clone(),
+            control_type: e.control_type.clone(),
+            description: describe(e),
         })
         .collect();
-    json!({
-        "task": request,
-        "request": request,
-        "app": app,
-        "actions": actions,
-        "events": recorded,
-    })
+    Plan {
+        task: Some(request.to_owned()),
+        request: Some(request.to_owned()),
+        app: Some(app.to_owned()),
+        actions: Some(actions),
+        events: recorded,
+        ..Plan::default()
+    }
 }
 
 #[cfg(test)]
@@ -213,37 +223,34 @@ mod tests {
             t("hi!!", "a"),
         ];
         let d = demonstration("say hi", "mousepad", &events);
-        let steps: Vec<(String, Value)> = d["actions"]
-            .as_array()
-            .unwrap()
+        let actions = d.actions.clone().unwrap();
+        let steps: Vec<(&str, &Map<String, Value>)> = actions
             .iter()
-            .map(|a| {
-                (
-                    a["action"].as_str().unwrap().to_owned(),
-                    a["parameters"].clone(),
-                )
-            })
+            .map(|a| (a.action.as_str(), &a.parameters))
             .collect();
         let texts: Vec<&str> = steps
             .iter()
-            .filter(|(a, _)| a == "set_edit_text")
+            .filter(|(a, _)| *a == "set_edit_text")
             .map(|(_, p)| p["text"].as_str().unwrap())
             .collect();
         assert_eq!(steps[0].0, "select_application");
+        assert_eq!(actions[0].agent, AgentKind::HostAgent);
         assert_eq!(steps[0].1["app_name"], "mousepad");
         assert_eq!(texts, ["hi", "x", "hi!", "hi!!"]);
         assert_eq!(steps[4].0, "click_input");
         assert_eq!(
-            steps[4].1,
+            Value::Object(steps[4].1.clone()),
             json!({"name": "Save", "control_type": "Button"})
         );
-        assert_eq!(d["events"].as_array().unwrap().len(), 8);
+        assert_eq!(d.events.len(), 8);
         assert_eq!(
-            d["events"][0]["description"],
+            d.events[0].description,
             "switched to the window \"Untitled 1\""
         );
-        // The file is a follower plan.
-        let plan = ufo_session::plan::Plan::parse(&d.to_string()).unwrap();
+        // The file, as written, is a follower plan that reads back whole.
+        let text = serde_json::to_string_pretty(&d).unwrap();
+        let plan = Plan::parse(&text).unwrap();
+        assert_eq!(plan, d);
         assert_eq!(plan.actions.unwrap().len(), 6);
         assert_eq!(plan.request.as_deref(), Some("say hi"));
     }

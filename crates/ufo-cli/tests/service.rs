@@ -227,8 +227,11 @@ async fn serve_and_client_run_dispatched_and_own_requests_on_the_device() {
     // Logs are on the server, in the usual layout, screenshots included
     // (they travelled as data).
     let logs = dir.path().join("logs").join("calc-1");
-    let steps = std::fs::read_to_string(logs.join("response.log")).unwrap();
-    assert_eq!(steps.lines().count(), 7, "{steps}");
+    let text = std::fs::read_to_string(logs.join("response.log")).unwrap();
+    let steps: Vec<ufo_agent::StepRecord> = ufo_agent::read_response_log(&text)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(steps.len(), 7, "{text}");
     assert!(logs.join("action_step2.png").exists());
     let clients = api(&addr, "/api/clients").await;
     assert_eq!(clients["clients"][0]["platform"], "linux");
@@ -312,7 +315,7 @@ async fn a_device_killed_mid_task_fails_the_task_and_keeps_its_logs() {
     );
     // What happened up to the loss is on disk.
     let steps = std::fs::read_to_string(dir.path().join("logs/doomed/response.log")).unwrap();
-    assert!(steps.lines().count() >= 2, "{steps}");
+    assert!(ufo_agent::read_response_log(&steps).count() >= 2, "{steps}");
     assert!(steps.contains("device_gone"), "{steps}");
     // And the server lives on.
     assert_eq!(api(&addr, "/api/health").await["status"], "healthy");

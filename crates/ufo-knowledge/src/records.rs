@@ -10,8 +10,11 @@
 
 use crate::error::KnowledgeError;
 use crate::store::Record;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::path::Path;
+use ufo_agent::{AgentKind, StepRecord, read_response_log};
+use ufo_core::{ActionStatus, StepStatus};
 
 /// The keys of UFO's `example` object, in order.
 pub const EXAMPLE_KEYS: &[&str] = &[
@@ -107,7 +110,71 @@ pub fn new_id(prefix: &str, n: usize) -> String {
     format!("{prefix}-{ms}-{n}")
 }
 
-/// The AppAgent steps of one sub-task on one application.
+/// One step of a trajectory to summarise: what the model saw, thought and
+/// did (UFO's capitalised keys, as the summary prompt shows them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrajectoryStep {
+    /// The agent's own step number.
+    #[serde(rename = "Step")]
+    pub step: usize,
+    /// Observation.
+    #[serde(rename = "Observation")]
+    pub observation: String,
+    /// Thought.
+    #[serde(rename = "Thought")]
+    pub thought: String,
+    /// Plan.
+    #[serde(rename = "Plan")]
+    pub plan: Vec<String>,
+    /// Comment.
+    #[serde(rename = "Comment")]
+    pub comment: String,
+    /// The actions with their status and result.
+    #[serde(rename = "Actions")]
+    pub actions: Vec<TrajectoryAction>,
+    /// The step's status.
+    #[serde(rename = "Status")]
+    pub status: StepStatus,
+}
+
+/// One action of a [`TrajectoryStep`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrajectoryAction {
+    /// `fn(k="v")`.
+    pub action: String,
+    /// The control acted on, when the call names one.
+    pub target: Option<Value>,
+    /// The status the model gave this action.
+    pub status: StepStatus,
+    /// What happened.
+    pub result: ActionStatus,
+}
+
+impl TrajectoryStep {
+    /// The part of `rec` a summary needs.
+    pub fn of(rec: &StepRecord) -> Self {
+        Self {
+            step: rec.agent_step,
+            observation: rec.observation.clone(),
+            thought: rec.thought.clone(),
+            plan: rec.plan.clone(),
+            comment: rec.comment.clone(),
+            actions: rec
+                .actions
+                .iter()
+                .map(|a| TrajectoryAction {
+                    action: a.action_string.clone(),
+                    target: a.target.clone(),
+                    status: a.status,
+                    result: a.result.status,
+                })
+                .collect(),
+            status: rec.status,
+        }
+    }
+}
+
+/// The application steps of one sub-task on one application.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Partition {
     /// The user request.
@@ -116,57 +183,29 @@ pub struct Partition {
     pub subtask: String,
     /// The application.
     pub application: String,
-    /// The steps, trimmed to what a summary needs (observation, thought,
-    /// plan, comment, actions with their status and result, status).
-    pub steps: Vec<Value>,
+    /// The steps, trimmed to what a summary needs.
+    pub steps: Vec<TrajectoryStep>,
 }
 
-/// Splits `response.log` (JSON lines) into consecutive runs of AppAgent
-/// steps with the same sub-task and application. HostAgent lines and lines
-/// that are not JSON are skipped.
+/// Splits `response.log` into consecutive runs of steps taken in an
+/// application (AppAgent, operator and third-party agents) with the same
+/// sub-task and application. HostAgent steps, steps without an application
+/// and lines that are not step records are skipped.
 pub fn partition_response_log(text: &str) -> Vec<Partition> {
     let mut out: Vec<Partition> = Vec::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default();
-        if s("agent_type") == "HostAgent" || s("application").is_empty() {
+    for rec in read_response_log(text).filter_map(Result::ok) {
+        if rec.agent_type == AgentKind::HostAgent || rec.application.is_empty() {
             continue;
         }
-        let actions: Vec<Value> = v
-            .get("actions")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|x| {
-                        json!({
-                            "action": x.get("action_string").cloned().unwrap_or(Value::Null),
-                            "target": x.get("target").cloned().unwrap_or(Value::Null),
-                            "status": x.get("status").cloned().unwrap_or(Value::Null),
-                            "result": x.get("result").and_then(|r| r.get("status")).cloned().unwrap_or(Value::Null),
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let step = json!({
-            "Step": v.get("agent_step").cloned().unwrap_or(Value::Null),
-            "Observation": s("observation"),
-            "Thought": s("thought"),
-            "Plan": v.get("plan").cloned().unwrap_or(Value::Null),
-            "Comment": s("comment"),
-            "Actions": actions,
-            "Status": v.get("status").cloned().unwrap_or(Value::Null),
-        });
+        let step = TrajectoryStep::of(&rec);
         match out.last_mut() {
-            Some(p) if p.subtask == s("subtask") && p.application == s("application") => {
+            Some(p) if p.subtask == rec.subtask && p.application == rec.application => {
                 p.steps.push(step)
             }
             _ => out.push(Partition {
-                request: s("request").to_owned(),
-                subtask: s("subtask").to_owned(),
-                application: s("application").to_owned(),
+                request: rec.request,
+                subtask: rec.subtask,
+                application: rec.application,
                 steps: vec![step],
             }),
         }
@@ -235,23 +274,65 @@ fn normalise(v: Value) -> Value {
 mod tests {
     use super::*;
 
+    fn step(kind: AgentKind, app: &str, subtask: &str, status: StepStatus) -> StepRecord {
+        let mut r = StepRecord::new(kind, "agent", 1);
+        r.application = app.into();
+        r.subtask = subtask.into();
+        r.request = "r".into();
+        r.status = status;
+        r
+    }
+
     #[test]
     fn response_log_is_split_per_subtask_and_application() {
+        let mut typed = step(
+            AgentKind::AppAgent,
+            "mousepad",
+            "type hi",
+            StepStatus::Continue,
+        );
+        typed.observation = "o1".into();
+        typed.actions.push(ufo_agent::step::ActionLog::new(
+            "set_edit_text",
+            &Map::from_iter([("text".into(), "hi".into())]),
+            None,
+            StepStatus::Continue,
+            ufo_core::ActionResult::success(Value::Null),
+        ));
         let log = [
-            json!({"agent_type": "HostAgent", "application": "", "subtask": "", "request": "r"}),
-            json!({"agent_type": "AppAgent", "application": "mousepad", "subtask": "type hi", "request": "r", "observation": "o1", "actions": [{"action_string": "set_edit_text(text=\"hi\")", "status": "CONTINUE", "result": {"status": "success"}}], "status": "CONTINUE"}),
-            json!({"agent_type": "AppAgent", "application": "mousepad", "subtask": "type hi", "request": "r", "observation": "o2", "status": "FINISH"}),
-            json!({"agent_type": "AppAgent", "application": "gnome-calculator", "subtask": "add", "request": "r", "status": "FINISH"}),
+            step(AgentKind::HostAgent, "", "", StepStatus::Assign),
+            typed,
+            step(
+                AgentKind::AppAgent,
+                "mousepad",
+                "type hi",
+                StepStatus::Finish,
+            ),
+            step(
+                AgentKind::AppAgent,
+                "gnome-calculator",
+                "add",
+                StepStatus::Finish,
+            ),
+            step(AgentKind::OperatorAgent, "xterm", "ls", StepStatus::Finish),
         ]
         .iter()
-        .map(Value::to_string)
+        .map(|r| serde_json::to_string(r).unwrap())
         .collect::<Vec<_>>()
         .join("\nnot json\n");
         let p = partition_response_log(&log);
-        assert_eq!(p.len(), 2);
+        assert_eq!(p.len(), 3);
         assert_eq!(p[0].steps.len(), 2);
-        assert_eq!(p[0].steps[0]["Actions"][0]["result"], "success");
+        assert_eq!(p[0].steps[0].actions[0].result, ActionStatus::Success);
+        assert_eq!(
+            p[0].steps[0].actions[0].action,
+            "set_edit_text(text=\"hi\")"
+        );
         assert_eq!(p[1].application, "gnome-calculator");
+        assert_eq!(p[2].application, "xterm");
+        let shown = serde_json::to_value(&p[0].steps[0]).unwrap();
+        assert_eq!(shown["Observation"], "o1");
+        assert_eq!(shown["Actions"][0]["result"], "success");
     }
 
     #[test]

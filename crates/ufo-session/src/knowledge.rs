@@ -108,7 +108,7 @@ pub async fn experience_records(
         let trajectory = part
             .steps
             .iter()
-            .map(Value::to_string)
+            .filter_map(|s| serde_json::to_string(s).ok())
             .collect::<Vec<_>>()
             .join("\n");
         let reply = summarise(
@@ -173,23 +173,10 @@ pub fn read_demonstration(path: &Path) -> Result<Demonstration, KnowledgeError> 
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| fmt(&format!("not valid JSON: {e}")))?;
-    let s = |k: &str| {
-        v.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let request = match s("request") {
-        r if r.is_empty() => s("task"),
-        r => r,
-    };
-    let app = s("app");
-    let actions = v
-        .get("actions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let plan = crate::plan::Plan::parse(&text).map_err(|e| fmt(&e))?;
+    let request = plan.request_text();
+    let app = plan.app.clone().unwrap_or_default();
+    let actions = plan.actions.unwrap_or_default();
     if request.is_empty() || app.is_empty() || actions.is_empty() {
         return Err(fmt(
             "a demonstration needs `request`, `app` and `actions` (as `ufo record` writes them)",
@@ -199,19 +186,9 @@ pub fn read_demonstration(path: &Path) -> Result<Demonstration, KnowledgeError> 
         .iter()
         .enumerate()
         .map(|(i, a)| {
-            let d = a
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .unwrap_or_else(|| {
-                    format!(
-                        "{}({})",
-                        a.get("action").and_then(Value::as_str).unwrap_or_default(),
-                        a.get("parameters")
-                            .map(Value::to_string)
-                            .unwrap_or_default()
-                    )
-                });
+            let d = a.description.clone().unwrap_or_else(|| {
+                format!("{}({})", a.action, Value::Object(a.parameters.clone()))
+            });
             format!("{}. {d}", i + 1)
         })
         .collect();

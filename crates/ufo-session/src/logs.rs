@@ -128,6 +128,7 @@ impl TaskLogs {
     /// `response.log` lines and flushes them.
     pub fn write_step(&mut self, rec: &mut StepRecord) -> Result<(), SessionError> {
         let n = rec.session_step;
+        rec.session_id.clone_from(&self.session_id);
         for kind in ImageKind::ALL {
             if let Some(b) = rec.images.take(kind) {
                 let name = kind.file(n);
@@ -289,6 +290,58 @@ mod tests {
         });
         let unique: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(unique.len(), 8, "{names:?}");
+    }
+
+    #[test]
+    fn a_step_line_reads_back_as_the_record_written() {
+        use ufo_agent::step::{ActionLog, AgentKind, Phase};
+        let d = tempfile::tempdir().unwrap();
+        let mut l = TaskLogs::create(d.path(), &["round trip"]).unwrap();
+        let mut r = StepRecord::new(AgentKind::OperatorAgent, "OperatorAgent/xterm", 2);
+        r.round = 1;
+        r.application = "xterm".into();
+        r.subtask = "type ls".into();
+        r.thought = "the terminal is open".into();
+        r.plan = vec!["type".into(), "press enter".into()];
+        r.parsed_response = serde_json::json!({"Thought": "the terminal is open"});
+        r.actions.push(ActionLog::new(
+            "type",
+            &serde_json::Map::from_iter([("text".into(), "ls".into())]),
+            Some(serde_json::json!({"name": "Terminal", "type": "Terminal"})),
+            ufo_core::StepStatus::Continue,
+            ufo_core::ActionResult::success(serde_json::Value::Null),
+        ));
+        r.status = ufo_core::StepStatus::Finish;
+        r.execution_times.insert(Phase::ActionExecution, 0.25);
+        r.error = Some(ufo_core::ErrorReport {
+            code: "ufo::x".into(),
+            message: "m".into(),
+            help: Some("h".into()),
+        });
+        r.images.clean = Some(vec![1]);
+        r.raw_replies = vec!["{}".into()];
+        l.write_step(&mut r).unwrap();
+        let text = std::fs::read_to_string(l.dir().join("response.log")).unwrap();
+        let back: Vec<StepRecord> = ufo_agent::read_response_log(&text)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(back.len(), 1);
+        let b = &back[0];
+        assert_eq!(b.agent_type, AgentKind::OperatorAgent);
+        assert_eq!(b.session_id, l.session_id());
+        assert_eq!(b.actions, r.actions);
+        assert_eq!(b.phase_time(Phase::ActionExecution), 0.25);
+        assert_eq!(b.screenshots["clean"], "action_step2.png");
+        assert_eq!(
+            serde_json::to_value(b).unwrap(),
+            serde_json::to_value(&r).unwrap()
+        );
+        // A line that is not a step record says which line it is.
+        let e = ufo_agent::read_response_log("\n{\"session_step\": 1}\n")
+            .next()
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.line, 2);
     }
 
     #[test]

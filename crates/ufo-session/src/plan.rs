@@ -8,16 +8,18 @@
 //! * `{"task": "...", "request": "..."}`: a request for the HostAgent (batch).
 
 use crate::error::SessionError;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use ufo_agent::AgentKind;
 
 /// One recorded action.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanAction {
-    /// `HostAgent` or `AppAgent`.
-    #[serde(default = "app_agent")]
-    pub agent: String,
+    /// [`AgentKind::HostAgent`] or [`AgentKind::AppAgent`], written
+    /// `"HostAgent"`/`"AppAgent"` (read in any case; `AppAgent` when absent).
+    #[serde(default = "app_agent", deserialize_with = "plan_agent")]
+    pub agent: AgentKind,
     /// `select_application` (HostAgent) or a tool name (AppAgent).
     pub action: String,
     /// Arguments. For AppAgent tools, a control may be named by `id`, or by
@@ -25,36 +27,85 @@ pub struct PlanAction {
     /// `|`, e.g. `"Edit|Document"`), resolved at run time.
     #[serde(default)]
     pub parameters: Map<String, Value>,
+    /// What the step does, in words (`ufo record` writes one per step; a
+    /// demonstration's summary is made of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
-fn app_agent() -> String {
-    "AppAgent".into()
+fn app_agent() -> AgentKind {
+    AgentKind::AppAgent
 }
 
-/// A plan or task file.
-#[derive(Debug, Clone, Deserialize, Default)]
+/// A plan step's agent: `HostAgent` or `AppAgent`, in any case.
+fn plan_agent<'de, D: Deserializer<'de>>(d: D) -> Result<AgentKind, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.trim().to_ascii_lowercase().as_str() {
+        "hostagent" => Ok(AgentKind::HostAgent),
+        "appagent" => Ok(AgentKind::AppAgent),
+        _ => Err(serde::de::Error::custom(format!(
+            "agent {s:?}: a plan step's agent is \"HostAgent\" or \"AppAgent\""
+        ))),
+    }
+}
+
+/// What a recorded event was (`ufo record`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanEventKind {
+    /// A control got the focus.
+    Focus,
+    /// A button or toggle was pressed.
+    Press,
+    /// A text control changed.
+    Text,
+    /// A window was activated.
+    WindowActivate,
+    /// A window opened.
+    WindowCreate,
+}
+
+/// One event a person's work produced, kept in a recorded plan beside its
+/// replayable actions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanEvent {
+    /// What happened.
+    pub event: PlanEventKind,
+    /// The control's (or window's) name.
+    pub name: String,
+    /// The control's type.
+    pub control_type: String,
+    /// The event in words.
+    pub description: String,
+}
+
+/// A plan or task file, written (`ufo record`) and read by this type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Plan {
     /// Task description (UFO's `task`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
     /// The request.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<String>,
     /// Deterministic actions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<Vec<PlanAction>>,
     /// Steps for the AppAgent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<Vec<String>>,
     /// The application to use (our addition; UFO derives it from `object`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app: Option<String>,
     /// UFO's `object` (a file the task is about).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<String>,
-    /// UFO's `close`.
-    #[serde(default)]
+    /// UFO's `close`: close the application when the task is done.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub close: bool,
+    /// Every event of a recorded demonstration (not replayed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<PlanEvent>,
 }
 
 impl Plan {
@@ -81,17 +132,10 @@ impl Plan {
             }
             other => return Err(format!("a plan is a JSON object, not {other}")),
         }
-        let p: Plan = serde_json::from_value(v).map_err(|x| format!("not a valid plan: {x}"))?;
+        let p: Plan = serde_path_to_error::deserialize(v)
+            .map_err(|x| format!("not a valid plan: {}: {}", x.path(), x.inner()))?;
         if p.actions.is_none() && p.steps.is_none() && p.request.is_none() {
             return Err("it needs `actions`, `steps` or `request`".into());
-        }
-        for (i, a) in p.actions.iter().flatten().enumerate() {
-            if !matches!(a.agent.as_str(), "HostAgent" | "AppAgent") {
-                return Err(format!(
-                    "actions[{i}].agent is {:?}; it must be \"HostAgent\" or \"AppAgent\"",
-                    a.agent
-                ));
-            }
         }
         Ok(p)
     }
@@ -140,6 +184,44 @@ mod tests {
         let e = Plan::parse("12").unwrap_err();
         assert!(e.contains("JSON object"), "{e}");
         assert!(Plan::parse(r#"{"request": "x"}"#).is_ok());
+    }
+
+    #[test]
+    fn a_plan_reads_back_as_written() {
+        let p = Plan {
+            request: Some("type hi".into()),
+            app: Some("mousepad".into()),
+            actions: Some(vec![
+                PlanAction {
+                    agent: AgentKind::HostAgent,
+                    action: "select_application".into(),
+                    parameters: Map::from_iter([("app_name".into(), "mousepad".into())]),
+                    description: Some("opened mousepad".into()),
+                },
+                PlanAction {
+                    agent: AgentKind::AppAgent,
+                    action: "set_edit_text".into(),
+                    parameters: Map::from_iter([("text".into(), "hi".into())]),
+                    description: None,
+                },
+            ]),
+            close: true,
+            events: vec![PlanEvent {
+                event: PlanEventKind::WindowActivate,
+                name: "Untitled 1".into(),
+                control_type: "Window".into(),
+                description: "switched".into(),
+            }],
+            ..Plan::default()
+        };
+        let text = serde_json::to_string_pretty(&p).unwrap();
+        assert!(text.contains("\"agent\": \"HostAgent\""), "{text}");
+        assert!(text.contains("\"event\": \"window_activate\""), "{text}");
+        assert_eq!(Plan::parse(&text).unwrap(), p);
+        // Any case, and AppAgent when absent.
+        let q = Plan::parse(r#"{"request": "x", "actions": [{"agent": "hostagent", "action": "a"}, {"action": "b"}]}"#).unwrap();
+        let kinds: Vec<AgentKind> = q.actions.unwrap().iter().map(|a| a.agent).collect();
+        assert_eq!(kinds, [AgentKind::HostAgent, AgentKind::AppAgent]);
     }
 }
 

@@ -75,18 +75,17 @@ async fn the_host_starts_mousepad_when_only_the_calculator_runs() {
         "{:?}",
         app_texts(&rig.backend, "mousepad").await
     );
-    let lines = lines(&r.log_dir.join("response.log"));
+    let lines = steps(&r.log_dir.join("response.log"));
     let launched = lines
         .iter()
-        .flat_map(|l| l["actions"].as_array().cloned().unwrap_or_default())
-        .filter(|a| a["function"] == "run_shell")
-        .map(|a| {
-            a["result"]["status"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned()
-        })
+        .flat_map(|l| &l.actions)
+        .filter(|a| a.function == "run_shell")
+        .map(|a| a.result.status)
         .collect::<Vec<_>>();
-    assert_eq!(launched, ["failure", "success"], "{lines:?}");
+    assert_eq!(
+        launched,
+        [ActionStatus::Failure, ActionStatus::Success],
+        "{lines:?}"
+    );
     rig.desktop.stop().unwrap();
 }

@@ -227,15 +227,9 @@ fn editor() -> Arc<FakeDesktop> {
 }
 
 fn statuses(log_dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(log_dir.join("response.log"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["status"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned()
-        })
+    let text = std::fs::read_to_string(log_dir.join("response.log")).unwrap_or_default();
+    ufo_agent::read_response_log(&text)
+        .map(|l| l.unwrap().status.as_str().to_owned())
         .collect()
 }
 

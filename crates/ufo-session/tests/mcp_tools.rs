@@ -84,22 +84,19 @@ fn last_result(r: &ScriptedRequest) -> String {
 
 /// The actions of every step in `response.log`: (function, status, error code).
 fn actions(log_dir: &Path) -> Vec<(String, String, String)> {
-    std::fs::read_to_string(log_dir.join("response.log"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .flat_map(|l| l["actions"].as_array().cloned().unwrap_or_default())
+    let text = std::fs::read_to_string(log_dir.join("response.log")).unwrap();
+    ufo_agent::read_response_log(&text)
+        .map(Result::unwrap)
+        .flat_map(|l| l.actions)
         .map(|a| {
             (
-                a["function"].as_str().unwrap_or_default().to_owned(),
-                a["result"]["status"]
+                a.function,
+                serde_json::to_value(a.result.status)
+                    .unwrap()
                     .as_str()
-                    .unwrap_or_default()
+                    .unwrap()
                     .to_owned(),
-                a["result"]["error"]["code"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                a.result.error.map(|e| e.code).unwrap_or_default(),
             )
         })
         .collect()

@@ -194,10 +194,10 @@ async fn the_responses_api_operator_computes_12_times_7_by_coordinates() {
     assert_eq!(model.remaining(), 0);
     // Logged like any agent: one line per step, the clicked point drawn on
     // the step's screenshot.
-    let steps = lines(&r.log_dir.join("response.log"));
+    let steps = steps(&r.log_dir.join("response.log"));
     assert_eq!(steps.len(), 6);
-    assert_eq!(steps[0]["agent_type"], "OperatorAgent");
-    assert_eq!(steps[0]["actions"][0]["function"], "click");
+    assert_eq!(steps[0].agent_type, AgentKind::OperatorAgent);
+    assert_eq!(steps[0].actions[0].function, "click");
     let shot = image::open(r.log_dir.join("action_step1.png"))
         .unwrap()
         .to_rgb8();
@@ -205,7 +205,12 @@ async fn the_responses_api_operator_computes_12_times_7_by_coordinates() {
         shot.pixels().any(|p| p.0 == [230, 20, 20]),
         "no mark on the step's screenshot"
     );
-    assert!(r.log_dir.join("output.md").exists());
+    // output.md counts the operator's steps as the operator's.
+    let md = std::fs::read_to_string(r.log_dir.join("output.md")).unwrap();
+    assert!(
+        md.contains("- **Steps:** 6 (0 HostAgent, 0 AppAgent, 6 operator)"),
+        "{md}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -232,11 +237,12 @@ async fn a_pending_safety_check_declined_without_a_terminal_clicks_nothing() {
     // The user was asked, with the provider's reason.
     let asked = io.transcript().join("\n");
     assert!(asked.contains("malicious_instructions"), "{asked}");
-    let steps = lines(&r.log_dir.join("response.log"));
+    let steps = steps(&r.log_dir.join("response.log"));
     assert!(
-        steps
-            .iter()
-            .any(|s| s["error"]["code"] == "ufo::agent::declined"),
+        steps.iter().any(|s| s
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == "ufo::agent::declined")),
         "{steps:?}"
     );
     assert_eq!(model.requests().len(), 1);
@@ -355,13 +361,10 @@ async fn normal_operator_lets_the_host_assign_to_the_operator_and_to_an_app_agen
     assert_eq!(calculator_display(&rig.backend).await, "84");
     assert_eq!(r.subtasks.len(), 2);
     assert_eq!(r.subtasks[0].status.as_str(), "FINISH");
-    let steps = lines(&r.log_dir.join("response.log"));
-    let kinds: Vec<&str> = steps
-        .iter()
-        .filter_map(|s| s["agent_type"].as_str())
-        .collect();
+    let steps = steps(&r.log_dir.join("response.log"));
+    let kinds: Vec<AgentKind> = steps.iter().map(|s| s.agent_type).collect();
     assert!(
-        kinds.contains(&"OperatorAgent") && kinds.contains(&"AppAgent"),
+        kinds.contains(&AgentKind::OperatorAgent) && kinds.contains(&AgentKind::AppAgent),
         "{kinds:?}"
     );
     assert_eq!(model.remaining(), 0);

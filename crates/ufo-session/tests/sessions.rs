@@ -75,29 +75,20 @@ async fn host_app_host_computes_12_times_7() {
 
     // Logs.
     assert_eq!(r.log_dir.file_name().unwrap(), "calc_12_7");
-    let lines = lines(&r.log_dir.join("response.log"));
+    // Every line reads back as a step record.
+    let lines = steps(&r.log_dir.join("response.log"));
     assert_eq!(lines.len(), 8);
     for (i, l) in lines.iter().enumerate() {
-        assert_eq!(l["session_step"], i + 1);
-        for k in [
-            "agent_name",
-            "parsed_response",
-            "actions",
-            "status",
-            "cost",
-            "execution_times",
-            "total_time",
-        ] {
-            assert!(l.get(k).is_some(), "line {i} lacks {k}: {l}");
-        }
-        assert!(l["execution_times"]["LLM_INTERACTION"].is_number(), "{l}");
+        assert_eq!(l.session_step, i + 1);
+        assert!(l.phase_time(Phase::LlmInteraction) > 0.0, "{l:?}");
     }
-    assert_eq!(lines[0]["agent_name"], "HostAgent");
-    assert_eq!(lines[0]["status"], "ASSIGN");
-    assert_eq!(lines[1]["agent_name"], "AppAgent/gnome-calculator");
-    assert_eq!(lines[1]["actions"][0]["result"]["status"], "success");
-    assert_eq!(lines[7]["status"], "FINISH");
-    assert_eq!(lines[0]["screenshots"]["clean"], "action_step1.png");
+    assert_eq!(lines[0].agent_type, AgentKind::HostAgent);
+    assert_eq!(lines[0].agent_name, "HostAgent");
+    assert_eq!(lines[0].status, StepStatus::Assign);
+    assert_eq!(lines[1].agent_name, "AppAgent/gnome-calculator");
+    assert_eq!(lines[1].actions[0].result.status, ActionStatus::Success);
+    assert_eq!(lines[7].status, StepStatus::Finish);
+    assert_eq!(lines[0].screenshots["clean"], "action_step1.png");
     assert!(!r.log_dir.join("ui_trees").exists(), "SAVE_UI_TREE is off");
     for f in [
         "action_step1.png",
@@ -141,19 +132,19 @@ async fn host_app_host_computes_12_times_7() {
     rig.desktop.stop().unwrap();
 }
 
-fn write_demo_cassettes(lines: &[serde_json::Value]) {
+fn write_demo_cassettes(lines: &[StepRecord]) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/demo");
     std::fs::create_dir_all(&dir).unwrap();
     let mut host = String::new();
     let mut app = String::new();
     for l in lines {
-        for raw in l["raw_replies"].as_array().unwrap() {
+        for raw in &l.raw_replies {
             let entry = serde_json::json!({
                 "request": {"recorded": "sequential replay: the request is not compared"},
                 "response": {"text": raw, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
                              "cost": null, "model": "recorded-demo", "provider": "replay", "latency_ms": 0}
             });
-            let target = if l["agent_name"] == "HostAgent" {
+            let target = if l.agent_type == AgentKind::HostAgent {
                 &mut host
             } else {
                 &mut app
@@ -220,11 +211,9 @@ async fn two_applications_pass_the_result_back_through_the_host() {
             .iter()
             .any(|t| t == "84")
     );
-    let lines = lines(&r.log_dir.join("response.log"));
-    let agents: std::collections::BTreeSet<String> = lines
-        .iter()
-        .map(|l| l["agent_name"].as_str().unwrap().to_owned())
-        .collect();
+    let lines = steps(&r.log_dir.join("response.log"));
+    let agents: std::collections::BTreeSet<String> =
+        lines.iter().map(|l| l.agent_name.clone()).collect();
     assert!(
         agents.contains("AppAgent/gnome-calculator") && agents.contains("AppAgent/mousepad"),
         "{agents:?}"
@@ -265,16 +254,20 @@ async fn action_sequence_stops_at_the_failure_and_reports_it() {
     )
     .await;
     assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
-    let lines = lines(&reports[0].log_dir.join("response.log"));
-    let st: Vec<&str> = lines[0]["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["result"]["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(st, ["success", "success", "failure", "skipped"]);
+    let lines = steps(&reports[0].log_dir.join("response.log"));
+    let st: Vec<ActionStatus> = lines[0].actions.iter().map(|a| a.result.status).collect();
     assert_eq!(
-        lines[0]["status"], "CONTINUE",
+        st,
+        [
+            ActionStatus::Success,
+            ActionStatus::Success,
+            ActionStatus::Failure,
+            ActionStatus::Skipped
+        ]
+    );
+    assert_eq!(
+        lines[0].status,
+        StepStatus::Continue,
         "a failed sequence cannot finish"
     );
     assert_eq!(calculator_display(&rig.backend).await, "12");
@@ -320,20 +313,11 @@ async fn malformed_replies_are_repaired_or_re_asked() {
     .await;
     assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
     assert_eq!(calculator_display(&rig.backend).await, "84");
-    let lines = lines(&reports[0].log_dir.join("response.log"));
-    assert_eq!(lines[2]["llm_attempts"], 2);
-    assert!(
-        lines[2]["parse_errors"][0]
-            .as_str()
-            .unwrap()
-            .contains("thought")
-    );
-    assert!(
-        lines[3]["repairs"][0].as_str().unwrap().contains("999"),
-        "{}",
-        lines[3]
-    );
-    assert_eq!(lines[4]["llm_attempts"], 2);
+    let lines = steps(&reports[0].log_dir.join("response.log"));
+    assert_eq!(lines[2].llm_attempts, 2);
+    assert!(lines[2].parse_errors[0].contains("thought"));
+    assert!(lines[3].repairs[0].contains("999"), "{:?}", lines[3]);
+    assert_eq!(lines[4].llm_attempts, 2);
 
     // Replies that never parse: ERROR after JSON_PARSING_RETRY re-asks, logs intact.
     let bad = ScriptedModel::start(vec![
@@ -367,10 +351,10 @@ async fn malformed_replies_are_repaired_or_re_asked() {
     assert!(!shown.contains("ufo::report"), "{shown}");
     assert_eq!(shown.matches("help:").count(), 1, "{shown}");
     assert_eq!(bad.requests().len(), 3);
-    let lines = common::lines(&r.log_dir.join("response.log"));
+    let lines = common::steps(&r.log_dir.join("response.log"));
     assert_eq!(lines.len(), 1);
-    assert_eq!(lines[0]["status"], "ERROR");
-    assert_eq!(lines[0]["parse_errors"].as_array().unwrap().len(), 3);
+    assert_eq!(lines[0].status, StepStatus::Error);
+    assert_eq!(lines[0].parse_errors.len(), 3);
     assert!(r.log_dir.join("output.md").exists());
 
     // A 5 MB reply: refused before any scanning, re-asked, then ERROR with the
@@ -439,11 +423,11 @@ async fn confirm_declined_does_not_execute_the_action() {
             .any(|t| t.contains("OVERWRITTEN"))
     );
     // The step was on disk as it waited (CONFIRM), then completed (FINISH).
-    let lines = lines(&r.log_dir.join("response.log"));
+    let lines = steps(&r.log_dir.join("response.log"));
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["status"], "CONFIRM");
-    assert_eq!(lines[1]["status"], "FINISH");
-    assert!(lines[1]["actions"].as_array().unwrap().is_empty());
+    assert_eq!(lines[0].status, StepStatus::Confirm);
+    assert_eq!(lines[1].status, StepStatus::Finish);
+    assert!(lines[1].actions.is_empty());
 
     // The model does not ask, but replacing the text is sensitive: SAFE_GUARD
     // asks in code, the user says no, the document is untouched.
@@ -505,12 +489,7 @@ async fn save_ui_tree_writes_the_window_tree_of_each_app_step() {
         // The whole tree, not only the labelled controls: buttons and the display.
         assert!(nodes.iter().any(|n| n["name"] == "4"), "{p:?}");
         assert!(nodes.iter().any(|n| n["role"] == "text"), "{p:?}");
-        assert!(
-            nodes.len()
-                > lines(&r.log_dir.join("response.log"))[0]["control_count"]
-                    .as_u64()
-                    .unwrap() as usize
-        );
+        assert!(nodes.len() > steps(&r.log_dir.join("response.log"))[0].control_count);
     }
     // The step-2 tree shows the effect of step 1.
     let after = std::fs::read_to_string(r.log_dir.join("ui_trees/ui_tree_step2.json")).unwrap();
@@ -576,11 +555,11 @@ async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
         .filter(|l| l.ends_with('?'))
         .collect();
     assert_eq!(asked, [host_q, app_q]);
-    let lines = lines(&r.log_dir.join("response.log"));
-    assert_eq!(lines[0]["status"], "PENDING");
-    assert_eq!(lines[0]["agent_name"], "HostAgent");
-    assert_eq!(lines[2]["status"], "PENDING");
-    assert_eq!(lines[2]["agent_name"], "AppAgent/gnome-calculator");
+    let lines = steps(&r.log_dir.join("response.log"));
+    assert_eq!(lines[0].status, StepStatus::Pending);
+    assert_eq!(lines[0].agent_type, AgentKind::HostAgent);
+    assert_eq!(lines[2].status, StepStatus::Pending);
+    assert_eq!(lines[2].agent_name, "AppAgent/gnome-calculator");
     rig.desktop.stop().unwrap();
 }
 
@@ -622,9 +601,9 @@ async fn normal_mode_asks_for_new_requests_until_n_within_max_round() {
             .count()
     };
     assert_eq!(new_request(&io), 2, "asked after each round, until N");
-    let rounds: Vec<u64> = lines(&r.log_dir.join("response.log"))
+    let rounds: Vec<usize> = steps(&r.log_dir.join("response.log"))
         .iter()
-        .map(|l| l["round"].as_u64().unwrap())
+        .map(|l| l.round)
         .collect();
     assert_eq!(rounds, [0, 0, 1, 1]);
 
@@ -696,23 +675,17 @@ async fn unknown_status_values_are_re_asked_with_the_exact_error() {
     let r = &reports[0];
     assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
     assert_eq!(model.remaining(), 0);
-    let lines = lines(&r.log_dir.join("response.log"));
-    let summary: Vec<(&str, u64, Vec<String>)> = lines
+    let lines = steps(&r.log_dir.join("response.log"));
+    let summary: Vec<(StepStatus, u32, Vec<String>)> = lines
         .iter()
-        .map(|l| {
-            (
-                l["status"].as_str().unwrap(),
-                l["llm_attempts"].as_u64().unwrap(),
-                serde_json::from_value(l["parse_errors"].clone()).unwrap(),
-            )
-        })
+        .map(|l| (l.status, l.llm_attempts, l.parse_errors.clone()))
         .collect();
     assert_eq!(
         summary,
         [
-            ("ASSIGN", 2, vec![host_error]),
-            ("FINISH", 2, vec![app_error]),
-            ("FINISH", 1, vec![])
+            (StepStatus::Assign, 2, vec![host_error]),
+            (StepStatus::Finish, 2, vec![app_error]),
+            (StepStatus::Finish, 1, vec![])
         ]
     );
     rig.desktop.stop().unwrap();

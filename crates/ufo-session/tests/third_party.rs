@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 use ufo_session::SessionStatus;
 use ufo_testkit::scripted::{ScriptedModel, ScriptedRequest, reply};
 
@@ -35,25 +35,23 @@ fn linux(command: &str, status: &str) -> String {
     .to_string()
 }
 
-fn executed(lines: &[Value]) -> Vec<(String, String, String)> {
+fn executed(lines: &[StepRecord]) -> Vec<(String, ActionStatus, String)> {
     lines
         .iter()
-        .filter(|l| l["agent_type"] == "ThirdPartyAgent")
-        .flat_map(|l| l["actions"].as_array().cloned().unwrap_or_default())
+        .filter(|l| l.agent_type == AgentKind::ThirdPartyAgent)
+        .flat_map(|l| &l.actions)
         .map(|a| {
             (
-                a["arguments"]["command"]
+                a.arguments["command"]
                     .as_str()
                     .unwrap_or_default()
                     .to_owned(),
-                a["result"]["status"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                a["result"]["error"]["code"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                a.result.status,
+                a.result
+                    .error
+                    .as_ref()
+                    .map(|e| e.code.clone())
+                    .unwrap_or_default(),
             )
         })
         .collect()
@@ -148,25 +146,19 @@ async fn the_host_asks_the_linux_agent_and_types_its_answer_into_mousepad() {
         texts.iter().any(|t| t.contains("notes.txt has 3 lines")),
         "{texts:?}"
     );
-    let lines = lines(&r.log_dir.join("response.log"));
+    let lines = steps(&r.log_dir.join("response.log"));
     let ran = executed(&lines);
-    let codes: Vec<(&str, &str)> = ran
-        .iter()
-        .map(|(_, s, c)| (s.as_str(), c.as_str()))
-        .collect();
+    let codes: Vec<(ActionStatus, &str)> = ran.iter().map(|(_, s, c)| (*s, c.as_str())).collect();
     assert_eq!(
         codes,
         [
-            ("failure", "ufo::tool::command_not_allowed"),
-            ("failure", "ufo::tool::command_not_allowed"),
-            ("success", ""),
+            (ActionStatus::Failure, "ufo::tool::command_not_allowed"),
+            (ActionStatus::Failure, "ufo::tool::command_not_allowed"),
+            (ActionStatus::Success, ""),
         ],
         "{ran:?}"
     );
-    let agents: Vec<&str> = lines
-        .iter()
-        .filter_map(|l| l["agent_name"].as_str())
-        .collect();
+    let agents: Vec<&str> = lines.iter().map(|l| l.agent_name.as_str()).collect();
     assert!(agents.contains(&"LinuxAgent"), "{agents:?}");
     rig.desktop.stop().unwrap();
 }
@@ -205,25 +197,24 @@ async fn a_guarded_command_waits_for_the_user_and_a_declined_one_does_not_run() 
         asked[1].contains("execute_command(command=\"ls /\")"),
         "{asked:?}"
     );
-    let lines = lines(&r.log_dir.join("response.log"));
+    let lines = steps(&r.log_dir.join("response.log"));
     let ran = executed(&lines);
     assert_eq!(ran.len(), 2, "{ran:?}");
     assert_eq!(
-        (ran[0].0.as_str(), ran[0].1.as_str()),
-        ("uname -s", "success")
+        (ran[0].0.as_str(), ran[0].1),
+        ("uname -s", ActionStatus::Success)
     );
     assert_eq!(
         (ran[1].0.as_str(), ran[1].2.as_str()),
         ("ls /", "ufo::agent::declined")
     );
     // The declined step says so; the CONFIRM was on disk before the answer.
-    let statuses: Vec<&str> = lines.iter().filter_map(|l| l["status"].as_str()).collect();
-    assert!(statuses.contains(&"CONFIRM"), "{statuses:?}");
+    let statuses: Vec<StepStatus> = lines.iter().map(|l| l.status).collect();
+    assert!(statuses.contains(&StepStatus::Confirm), "{statuses:?}");
     assert!(
-        lines.iter().any(|l| l["comment"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("declined by the user")),
+        lines
+            .iter()
+            .any(|l| l.comment.contains("declined by the user")),
         "{lines:?}"
     );
     assert_eq!(r.status, SessionStatus::Finish, "{r:?}");

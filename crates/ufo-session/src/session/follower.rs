@@ -122,7 +122,7 @@ impl Session<'_> {
             }
             self.step += 1;
             let started = Instant::now();
-            let kind = AgentKind::from_plan(&a.agent);
+            let kind = a.agent;
             let agent_name = match kind {
                 AgentKind::HostAgent => "HostAgent".to_owned(),
                 // Plans name only HostAgent and AppAgent steps.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use ufo_agent::step::ImageKind;
-use ufo_agent::{StepRecord, SubtaskRecord};
+use ufo_agent::{AgentKind, StepRecord, SubtaskRecord};
 use ufo_core::ErrorReport;
 use ufo_llm::UsageTotals;
 
@@ -18,6 +18,7 @@ use ufo_llm::UsageTotals;
 pub(super) struct StepSummary {
     pub(super) step: usize,
     pub(super) round: usize,
+    pub(super) kind: AgentKind,
     pub(super) agent: String,
     pub(super) subtask: String,
     pub(super) application: String,
@@ -100,6 +101,7 @@ impl Recorder {
         self.steps.push(StepSummary {
             step: rec.session_step,
             round: rec.round,
+            kind: rec.agent_type,
             agent: rec.agent_name.clone(),
             subtask: rec.subtask.clone(),
             application: rec.application.clone(),
@@ -195,6 +197,25 @@ impl Recorder {
         self.logs.write_file("output.md", &self.markdown(end))
     }
 
+    /// The steps per kind of agent: `2 HostAgent, 3 AppAgent, 1 operator`
+    /// (HostAgent and AppAgent always named, the others when they took steps).
+    fn steps_by_agent(&self) -> String {
+        let count = |k: AgentKind| self.steps.iter().filter(|s| s.kind == k).count();
+        let mut parts = vec![
+            format!("{} HostAgent", count(AgentKind::HostAgent)),
+            format!("{} AppAgent", count(AgentKind::AppAgent)),
+        ];
+        for (kind, name) in [
+            (AgentKind::OperatorAgent, "operator"),
+            (AgentKind::ThirdPartyAgent, "third-party agent"),
+        ] {
+            if count(kind) > 0 {
+                parts.push(format!("{} {name}", count(kind)));
+            }
+        }
+        parts.join(", ")
+    }
+
     /// `output.md`: the summary, the evaluation, every step, the timings.
     pub(super) fn markdown(&self, end: &Ending<'_>) -> String {
         let Ending {
@@ -211,22 +232,11 @@ impl Recorder {
         for r in requests {
             md.push_str(&format!("- **Request:** {r}\n"));
         }
-        let host = self.steps.iter().filter(|s| s.agent == "HostAgent").count();
-        let app = self
-            .steps
-            .iter()
-            .filter(|s| s.agent.starts_with("AppAgent"))
-            .count();
-        let others = match self.steps.len() - host - app {
-            0 => String::new(),
-            n => format!(", {n} third-party agent"),
-        };
         md.push_str(&format!(
-            "- **Status:** {}\n- **Steps:** {} ({} HostAgent, {} AppAgent{others})\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
+            "- **Status:** {}\n- **Steps:** {} ({})\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
             status.as_str(),
             self.steps.len(),
-            host,
-            app,
+            self.steps_by_agent(),
             if result.is_empty() { "-" } else { result },
             self.usage.cost,
             self.usage.usage.total_tokens,

@@ -12,7 +12,9 @@
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use ufo_agent::PromptSet;
+pub(crate) use ufo_agent::step::Phase;
+pub(crate) use ufo_agent::{AgentKind, PromptSet, StepRecord};
+pub(crate) use ufo_core::{ActionStatus, StepStatus};
 use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 use ufo_session::ScriptedIo;
@@ -115,12 +117,12 @@ pub(crate) async fn app_texts(b: &AtspiBackend, app: &str) -> Vec<String> {
     out
 }
 
-pub(crate) fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+/// The step records of a `response.log`, each line read as the type that
+/// wrote it.
+pub(crate) fn steps(path: &Path) -> Vec<StepRecord> {
+    ufo_agent::read_response_log(&std::fs::read_to_string(path).unwrap_or_default())
+        .collect::<Result<_, _>>()
+        .unwrap()
 }
 
 pub(crate) fn host_assign(
