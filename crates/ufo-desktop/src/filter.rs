@@ -142,53 +142,7 @@ pub fn label_controls(
             || n.states.contains(States::SENSITIVE)
     };
 
-    // hidden[i]: an ancestor of node i says it is not showing (a notebook's
-    // other pages, a collapsed panel) although it reports being visible or
-    // enabled; nodes in BFS order, parents first.
-    let mut hidden = vec![false; tree.nodes.len()];
-    if cfg.require_showing && showing_reported {
-        for (i, n) in tree.nodes.iter().enumerate() {
-            let Some(p) = n.parent else { continue };
-            let parent_hidden = hidden.get(p).copied().unwrap_or(false);
-            let p_node = tree.nodes.get(p);
-            let p_off = p_node.is_some_and(|pn| {
-                pn.parent.is_some()
-                    && !pn.states.contains(States::SHOWING)
-                    && !pn.states.contains(States::DEFUNCT)
-                    && (pn.states.contains(States::VISIBLE)
-                        || pn.states.contains(States::ENABLED)
-                        || pn.states.contains(States::SENSITIVE))
-            });
-            if let Some(h) = hidden.get_mut(i) {
-                *h = parent_hidden || p_off;
-            }
-        }
-    }
-
-    // The items of a closed combo box are not on screen, whatever they say
-    // (Qt marks them showing). A combo is closed when it says it can expand
-    // but is not expanded, or — Qt says neither — when the list it holds has
-    // no place on screen (Qt gives an open popup's list its box, a closed
-    // one none). Nodes come parents first, so one pass carries it down.
-    let mut in_closed_combo = vec![false; tree.nodes.len()];
-    for (i, n) in tree.nodes.iter().enumerate() {
-        let Some(pn) = n.parent.and_then(|p| tree.nodes.get(p).map(|pn| (p, pn))) else {
-            continue;
-        };
-        let (p, pn) = pn;
-        let closed = pn.control_type == ControlType::ComboBox
-            && !pn.states.contains(States::EXPANDED)
-            && (pn.states.contains(States::EXPANDABLE)
-                || (n.rect.is_none()
-                    && matches!(n.control_type, ControlType::List | ControlType::Menu)));
-        let below = closed || in_closed_combo.get(p).copied().unwrap_or(false);
-        if let Some(slot) = in_closed_combo.get_mut(i) {
-            *slot = below;
-        }
-        if below && let Some(h) = hidden.get_mut(i) {
-            *h = true;
-        }
-    }
+    let hidden = hidden_nodes(tree, cfg.require_showing && showing_reported);
 
     let popups = overlays(tree, &is_shown);
     // kept[i] = Some(rect, display name) when node i became a control.
@@ -251,30 +205,12 @@ pub fn label_controls(
         if let Some(slot) = kept.get_mut(i) {
             *slot = Some((rect, name.clone()));
         }
-        let content = is_content(node);
-        let value = match content {
-            true => Some(content_excerpt(tree, i, cfg)),
-            false => node.value.clone(),
-        };
+        let value = shown_value(tree, i, node, &name, cfg);
         picked.push((
             i,
             Control {
                 id: 0,
-                value: value
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|v| !v.is_empty() && *v != name)
-                    .filter(|v| !(bare_number(v) && numberless(&node.control_type)))
-                    .map(|v| {
-                        truncate(
-                            v,
-                            if content {
-                                cfg.max_content_chars
-                            } else {
-                                cfg.max_value_chars
-                            },
-                        )
-                    }),
+                value,
                 name,
                 control_type: node.control_type.clone(),
                 rect,
@@ -300,6 +236,91 @@ pub fn label_controls(
     if picked.iter().filter(|(_, c)| empty_cell(c)).count() > cfg.max_empty_cells {
         picked.retain(|(_, c)| !empty_cell(c));
     }
+    numbered(picked, cfg)
+}
+
+/// hidden[i]: node i is not on screen whatever it says of itself. With
+/// `check_ancestors`, an ancestor says it is not showing (a notebook's other
+/// pages, a collapsed panel) although it reports being visible or enabled;
+/// always, it is an item of a closed combo box. Nodes come parents first,
+/// so one pass carries both down.
+fn hidden_nodes(tree: &UiTree, check_ancestors: bool) -> Vec<bool> {
+    let mut hidden = vec![false; tree.nodes.len()];
+    if check_ancestors {
+        for (i, n) in tree.nodes.iter().enumerate() {
+            let Some(p) = n.parent else { continue };
+            let parent_hidden = hidden.get(p).copied().unwrap_or(false);
+            let p_node = tree.nodes.get(p);
+            let p_off = p_node.is_some_and(|pn| {
+                pn.parent.is_some()
+                    && !pn.states.contains(States::SHOWING)
+                    && !pn.states.contains(States::DEFUNCT)
+                    && pn
+                        .states
+                        .intersects(States::VISIBLE | States::ENABLED | States::SENSITIVE)
+            });
+            if let Some(h) = hidden.get_mut(i) {
+                *h = parent_hidden || p_off;
+            }
+        }
+    }
+
+    // The items of a closed combo box are not on screen, whatever they say
+    // (Qt marks them showing). A combo is closed when it says it can expand
+    // but is not expanded, or — Qt says neither — when the list it holds has
+    // no place on screen (Qt gives an open popup's list its box, a closed
+    // one none).
+    let mut in_closed_combo = vec![false; tree.nodes.len()];
+    for (i, n) in tree.nodes.iter().enumerate() {
+        let Some((p, pn)) = n.parent.and_then(|p| tree.nodes.get(p).map(|pn| (p, pn))) else {
+            continue;
+        };
+        let closed = pn.control_type == ControlType::ComboBox
+            && !pn.states.contains(States::EXPANDED)
+            && (pn.states.contains(States::EXPANDABLE)
+                || (n.rect.is_none()
+                    && matches!(n.control_type, ControlType::List | ControlType::Menu)));
+        let below = closed || in_closed_combo.get(p).copied().unwrap_or(false);
+        if let Some(slot) = in_closed_combo.get_mut(i) {
+            *slot = below;
+        }
+        if below && let Some(h) = hidden.get_mut(i) {
+            *h = true;
+        }
+    }
+    hidden
+}
+
+/// The value a control shows the model: a document's or terminal's content
+/// excerpt, else its own value; nothing when it only repeats the name or is
+/// a bare number on a control that shows none.
+fn shown_value(
+    tree: &UiTree,
+    i: usize,
+    node: &UiNode,
+    name: &str,
+    cfg: &FilterConfig,
+) -> Option<String> {
+    let content = is_content(node);
+    let value = match content {
+        true => Some(content_excerpt(tree, i, cfg)),
+        false => node.value.clone(),
+    };
+    let max = match content {
+        true => cfg.max_content_chars,
+        false => cfg.max_value_chars,
+    };
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && *v != name)
+        .filter(|v| !(bare_number(v) && numberless(&node.control_type)))
+        .map(|v| truncate(v, max))
+}
+
+/// The picked controls in reading order, numbered 1..N (at most
+/// `max_controls`).
+fn numbered(picked: Vec<(usize, Control)>, cfg: &FilterConfig) -> Vec<Control> {
     let order = reading_order(
         &picked.iter().map(|(_, c)| c.rect).collect::<Vec<_>>(),
         cfg.row_tolerance,

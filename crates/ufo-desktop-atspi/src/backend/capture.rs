@@ -493,69 +493,12 @@ impl AtspiBackend {
                 ms = started.elapsed().as_secs_f64() * 1000.0,
                 "capture: level read"
             );
-            // Parents with a child in this level that says it is showing: a
-            // sibling that does not is hidden (gedit's closed popovers are
-            // children of its window), even right under the window — GTK 4.8
-            // says "showing" of no child at all, and loses nothing here.
-            let shown_parents: std::collections::HashSet<usize> = level
-                .iter()
-                .zip(&results)
-                .filter(|(_, r)| matches!(r, Ok(Ok(raw)) if raw.states.contains(State::Showing)))
-                .map(|((p, _), _)| *p)
-                .collect();
-            let mut deadline_hit = false;
-            for ((parent, h), res) in level.into_iter().zip(results) {
-                let Ok(res) = res else {
-                    deadline_hit = true;
-                    continue;
-                };
-                // Elements that vanished mid-capture are skipped, not fatal.
-                let raw = match res {
-                    Ok(raw) => raw,
-                    Err(_) => {
-                        self.cell_cache.forget(&h);
-                        continue;
-                    }
-                };
-                if let Some(note) = &raw.children_note {
-                    truncated.get_or_insert_with(|| {
-                        format!("container {:?} ({}): {note}", raw.name, raw.role.name())
-                    });
-                }
-                let idx = nodes.len();
-                let kids = raw.children.clone();
-                // What lies under an element that is not showing, while its
-                // parent is (the toolkit reports the state), cannot be seen:
-                // LibreOffice keeps every closed menu's items in the tree.
-                // (Its "defunct" Input line panel still shows its paragraph.)
-                // (GTK 4 says "showing" of the window only: below the root
-                // the parent's own state is what tells.)
-                let hidden_branch = !raw.states.contains(State::Showing)
-                    && !raw.states.contains(State::Defunct)
-                    && (nodes[parent].parent.is_some() || shown_parents.contains(&parent))
-                    && nodes[parent].states.contains(ufo_core::States::SHOWING);
-                // A menu bar or tool bar without height or width shows none of
-                // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
-                // beside the GTK one: its items would be listed twice).
-                let flat_bar = matches!(
-                    raw.role,
-                    Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
-                ) && raw.states.contains(State::Showing)
-                    && raw.ifaces.contains(Interface::Component)
-                    && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
-                nodes.push(self.to_node(raw, h, idx, Some(parent), depth, offset));
-                nodes[parent].children.push(idx);
-                if kids.is_empty() || hidden_branch || flat_bar {
-                    continue;
-                }
-                if depth >= budget.max_depth {
-                    truncated.get_or_insert_with(|| {
-                        format!("depth budget {} reached", budget.max_depth)
-                    });
-                } else {
-                    pending.push((idx, kids));
-                }
-            }
+            let mut walk = Walk {
+                nodes: &mut nodes,
+                pending: &mut pending,
+                truncated: &mut truncated,
+            };
+            let deadline_hit = self.place_level(&mut walk, level, results, depth, budget, offset);
             if deadline_hit {
                 truncated = Some(format!(
                     "deadline of {} ms reached",
@@ -569,41 +512,9 @@ impl AtspiBackend {
         }
         // GTK 4 reports an open popover's contents where it is not drawn.
         if self.is_gtk4(bus).await {
-            let placed = self.place_gtk4_popovers(window, &mut nodes);
-            if let Ok(mut m) = self.popover_open.lock() {
-                match placed {
-                    true => m.insert(window.handle.0.clone()),
-                    false => m.remove(&window.handle.0),
-                };
-            }
+            self.note_popovers(window, &mut nodes);
         }
-        // A frame inside a window is no window: Qt draws panels and displays
-        // as frames (KCalc's display is a frame named by what it shows). A
-        // named leaf is text a person reads; one with children a pane.
-        for n in nodes.iter_mut().skip(1) {
-            if n.role == "frame" {
-                n.control_type = if n.children.is_empty() && !n.name.trim().is_empty() {
-                    ufo_core::ControlType::Text
-                } else {
-                    ufo_core::ControlType::Pane
-                };
-            }
-        }
-        // A "menu" inside a menu bar or another menu is an item that opens a
-        // submenu: UFO (UI Automation) calls that a MenuItem.
-        for i in 0..nodes.len() {
-            if nodes[i].control_type == ufo_core::ControlType::Menu
-                && let Some(p) = nodes[i].parent
-                && matches!(
-                    nodes[p].control_type,
-                    ufo_core::ControlType::MenuBar
-                        | ufo_core::ControlType::Menu
-                        | ufo_core::ControlType::MenuItem
-                )
-            {
-                nodes[i].control_type = ufo_core::ControlType::MenuItem;
-            }
-        }
+        retype_frames_and_submenus(&mut nodes);
         // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());
         self.name_unnamed(&mut nodes, left.min(NAMING_TIME)).await;
@@ -629,6 +540,97 @@ impl AtspiBackend {
             truncated: truncated.is_some(),
             truncation: truncated,
         })
+    }
+
+    /// Places one level's reads under their parents and queues the children
+    /// to read next. True when the deadline cut a read short.
+    fn place_level(
+        &self,
+        walk: &mut Walk<'_>,
+        level: Vec<(usize, ElementHandle)>,
+        results: Vec<std::result::Result<Result<RawNode>, tokio::time::error::Elapsed>>,
+        depth: u32,
+        budget: &TreeBudget,
+        offset: (i32, i32),
+    ) -> bool {
+        // Parents with a child in this level that says it is showing: a
+        // sibling that does not is hidden (gedit's closed popovers are
+        // children of its window), even right under the window — GTK 4.8
+        // says "showing" of no child at all, and loses nothing here.
+        let shown_parents: std::collections::HashSet<usize> = level
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| matches!(r, Ok(Ok(raw)) if raw.states.contains(State::Showing)))
+            .map(|((p, _), _)| *p)
+            .collect();
+        let mut deadline_hit = false;
+        for ((parent, h), res) in level.into_iter().zip(results) {
+            let Ok(res) = res else {
+                deadline_hit = true;
+                continue;
+            };
+            // Elements that vanished mid-capture are skipped, not fatal.
+            let raw = match res {
+                Ok(raw) => raw,
+                Err(_) => {
+                    self.cell_cache.forget(&h);
+                    continue;
+                }
+            };
+            if let Some(note) = &raw.children_note {
+                walk.truncated.get_or_insert_with(|| {
+                    format!("container {:?} ({}): {note}", raw.name, raw.role.name())
+                });
+            }
+            let idx = walk.nodes.len();
+            let kids = raw.children.clone();
+            // What lies under an element that is not showing, while its
+            // parent is (the toolkit reports the state), cannot be seen:
+            // LibreOffice keeps every closed menu's items in the tree.
+            // (Its "defunct" Input line panel still shows its paragraph.)
+            // (GTK 4 says "showing" of the window only: below the root
+            // the parent's own state is what tells.)
+            let hidden_branch = !raw.states.contains(State::Showing)
+                && !raw.states.contains(State::Defunct)
+                && (walk.nodes[parent].parent.is_some() || shown_parents.contains(&parent))
+                && walk.nodes[parent]
+                    .states
+                    .contains(ufo_core::States::SHOWING);
+            // A menu bar or tool bar without height or width shows none of
+            // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
+            // beside the GTK one: its items would be listed twice).
+            let flat_bar = matches!(
+                raw.role,
+                Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
+            ) && raw.states.contains(State::Showing)
+                && raw.ifaces.contains(Interface::Component)
+                && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
+            walk.nodes
+                .push(self.to_node(raw, h, idx, Some(parent), depth, offset));
+            walk.nodes[parent].children.push(idx);
+            if kids.is_empty() || hidden_branch || flat_bar {
+                continue;
+            }
+            if depth >= budget.max_depth {
+                walk.truncated
+                    .get_or_insert_with(|| format!("depth budget {} reached", budget.max_depth));
+            } else {
+                walk.pending.push((idx, kids));
+            }
+        }
+        deadline_hit
+    }
+
+    /// Places GTK 4's open popovers where they are drawn and remembers
+    /// whether `window` has one open (it is then always captured in full).
+    fn note_popovers(&self, window: &WindowInfo, nodes: &mut [UiNode]) {
+        let placed = self.place_gtk4_popovers(window, nodes);
+        if let Ok(mut m) = self.popover_open.lock() {
+            match placed {
+                true => m.insert(window.handle.0.clone()),
+                false => m.remove(&window.handle.0),
+            };
+        }
     }
 
     /// One live read of an element (see [`Backend::refresh_node`]).
@@ -697,4 +699,45 @@ impl AtspiBackend {
         }
         Ok(tree)
     }
+}
+
+/// Control types the role alone gets wrong. A frame inside a window is no
+/// window, and a menu inside a menu bar or menu is an item that opens a
+/// submenu.
+fn retype_frames_and_submenus(nodes: &mut [UiNode]) {
+    // A frame inside a window is no window: Qt draws panels and displays
+    // as frames (KCalc's display is a frame named by what it shows). A
+    // named leaf is text a person reads; one with children a pane.
+    for n in nodes.iter_mut().skip(1) {
+        if n.role == "frame" {
+            n.control_type = if n.children.is_empty() && !n.name.trim().is_empty() {
+                ufo_core::ControlType::Text
+            } else {
+                ufo_core::ControlType::Pane
+            };
+        }
+    }
+    // A "menu" inside a menu bar or another menu is an item that opens a
+    // submenu: UFO (UI Automation) calls that a MenuItem.
+    for i in 0..nodes.len() {
+        if nodes[i].control_type == ufo_core::ControlType::Menu
+            && let Some(p) = nodes[i].parent
+            && matches!(
+                nodes[p].control_type,
+                ufo_core::ControlType::MenuBar
+                    | ufo_core::ControlType::Menu
+                    | ufo_core::ControlType::MenuItem
+            )
+        {
+            nodes[i].control_type = ufo_core::ControlType::MenuItem;
+        }
+    }
+}
+
+/// A capture's walk so far: the nodes read, the children still to read
+/// (parent index, child references) and why it stopped short, if it did.
+struct Walk<'a> {
+    nodes: &'a mut Vec<UiNode>,
+    pending: &'a mut Vec<(usize, Vec<(String, String)>)>,
+    truncated: &'a mut Option<String>,
 }

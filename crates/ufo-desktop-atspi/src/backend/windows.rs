@@ -87,6 +87,28 @@ impl AtspiBackend {
             .find(|w| w.handle.0.starts_with(&format!("{bus}|")))
     }
 
+    /// One top-level of an application: its handle, title, states, role
+    /// and extents, asked at once.
+    async fn read_window(&self, b: String, p: String) -> Option<WindowRead> {
+        let wh = handle(&b, &p);
+        let acc = self.accessible(&wh).await.ok()?;
+        let ext = async {
+            let c = self.component(&wh).await.ok()?;
+            call(&wh, "GetExtents", c.get_extents(CoordType::Screen))
+                .await
+                .ok()
+        };
+        let (title, states, role, ext) = futures::join!(
+            call(&wh, "Name", acc.name()),
+            call(&wh, "GetState", acc.get_state()),
+            call(&wh, "GetRole", acc.get_role()),
+            ext
+        );
+        let states = states.ok()?;
+        let role = role.unwrap_or(Role::Frame);
+        Some((wh, title.unwrap_or_default(), states, role, ext))
+    }
+
     /// The showing top-level windows of every application — or only of the
     /// application on bus `only` — each application bounded by its own
     /// deadline (see [`Backend::list_windows`]).
@@ -140,25 +162,7 @@ impl AtspiBackend {
                                 .filter_map(|k| {
                                     Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned()))
                                 })
-                                .map(|(b, p)| async move {
-                                    let wh = handle(&b, &p);
-                                    let acc = self.accessible(&wh).await.ok()?;
-                                    let ext = async {
-                                        let c = self.component(&wh).await.ok()?;
-                                        call(&wh, "GetExtents", c.get_extents(CoordType::Screen))
-                                            .await
-                                            .ok()
-                                    };
-                                    let (title, states, role, ext) = futures::join!(
-                                        call(&wh, "Name", acc.name()),
-                                        call(&wh, "GetState", acc.get_state()),
-                                        call(&wh, "GetRole", acc.get_role()),
-                                        ext
-                                    );
-                                    let states = states.ok()?;
-                                    let role = role.unwrap_or(Role::Frame);
-                                    Some((wh, title.unwrap_or_default(), states, role, ext))
-                                }),
+                                .map(|(b, p)| self.read_window(b, p)),
                         )
                         .await;
                         Some((name.unwrap_or_default(), pid, gtk4, wins))
@@ -189,17 +193,7 @@ impl AtspiBackend {
                     continue;
                 }
                 let xw = Self::match_x_window(&xwins, pid, &title, ext);
-                let rect = match (xw, ext) {
-                    (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
-                        x.rect.x.saturating_add(ex),
-                        x.rect.y.saturating_add(ey),
-                        w,
-                        h,
-                    )),
-                    (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
-                    (Some(x), _) => Some(x.rect),
-                    _ => None,
-                };
+                let rect = window_rect(xw, ext, gtk4);
                 // Window managers and toolkits park helper windows off screen
                 // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
                 if rect.is_some_and(|r| {
@@ -240,5 +234,34 @@ impl AtspiBackend {
             }
         }
         Ok(out)
+    }
+}
+
+/// A top-level as read: handle, title, states, role, extents.
+type WindowRead = (
+    ElementHandle,
+    String,
+    StateSet,
+    Role,
+    Option<(i32, i32, i32, i32)>,
+);
+
+/// Where a window is on screen: GTK 4 reports extents relative to its X
+/// window; others report screen extents, or none (then the X window's).
+fn window_rect(
+    xw: Option<&XWindow>,
+    ext: Option<(i32, i32, i32, i32)>,
+    gtk4: bool,
+) -> Option<Rect<Screen>> {
+    match (xw, ext) {
+        (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
+            x.rect.x.saturating_add(ex),
+            x.rect.y.saturating_add(ey),
+            w,
+            h,
+        )),
+        (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
+        (Some(x), _) => Some(x.rect),
+        _ => None,
     }
 }
