@@ -14,7 +14,7 @@ use common::*;
 use serde_json::json;
 use std::process::{Command as Proc, Stdio};
 use std::time::Duration;
-use ufo_core::ControlType;
+use ufo_core::{Control, ControlType};
 use ufo_desktop::Backend;
 use ufo_desktop_atspi::HeadlessDesktop;
 
@@ -513,7 +513,18 @@ async fn a_gtk4_popover_lists_every_item_where_it_is_drawn_and_a_ticked_box_read
     .clone();
     let r = act(&b, &mut ctx, "click_input", args(&menu, json!({}))).await;
     assert!(r.is_success(), "{r:?}");
+    // The popover maps a moment after the click on a loaded machine: observe
+    // again, as the next step would, until it is there (at most 5 s).
+    let is_about =
+        |c: &Control| c.control_type == ControlType::MenuItem && c.name == "About Text Editor";
     let mut ctx = observe(&b, &w).await;
+    for _ in 0..50 {
+        if ctx.controls.iter().any(is_about) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        ctx = observe(&b, &w).await;
+    }
     // The popover reaches below the window: its last item is listed whole,
     // below the window's bottom edge.
     let about = find(
