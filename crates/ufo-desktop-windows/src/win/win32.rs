@@ -127,6 +127,16 @@ pub(crate) fn text(h: HWND, max: usize) -> String {
     String::from_utf16_lossy(buf.get(..got).unwrap_or(&[]))
 }
 
+/// A top-level window's title as the system stores it (`GetWindowTextW`
+/// sends no message to another process's window, so a busy or starting
+/// application cannot stall a listing).
+pub(crate) fn title(h: HWND) -> String {
+    let mut buf = [0u16; 512];
+    // SAFETY: the buffer outlives the call and its length is passed.
+    let n = unsafe { wm::GetWindowTextW(h, &mut buf) };
+    String::from_utf16_lossy(buf.get(..usize::try_from(n).unwrap_or(0)).unwrap_or(&[]))
+}
+
 /// Sets the window's text through `WM_SETTEXT`; false when refused or hung.
 pub(crate) fn set_text(h: HWND, text: &str) -> bool {
     let wide: Vec<u16> = text.encode_utf16().chain(Some(0)).collect();
@@ -265,7 +275,7 @@ pub(crate) fn window_info(h: HWND, fg: HWND) -> Option<WindowInfo> {
     if r.width <= 1 || r.height <= 1 {
         return None;
     }
-    let title = text(h, 1024);
+    let title = title(h);
     let own = owner(h);
     let dialog = class == "#32770" || own.is_some();
     if title.is_empty() && !dialog {
