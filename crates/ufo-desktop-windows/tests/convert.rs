@@ -1,5 +1,6 @@
 //! The conversion of what Windows layers read into backend-neutral nodes,
 //! on element data in the shape the captures record (runs on every OS).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde::Deserialize;
 use ufo_core::{ControlType, ElementHandle, Rect, UiTree, WindowInfo};
