@@ -40,7 +40,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           xfwm4
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,
           # not a pyenv shim) and node for the npm reference servers
-          python3-venv)
+          python3-venv
+          # the Windows build (x86_64-pc-windows-gnu) and its tests under Wine
+          mingw-w64 wine64)
 # node and npm from Debian unless node is already there (NodeSource's
 # nodejs package carries npm and conflicts with Debian's npm package).
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
@@ -70,6 +72,11 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "bootstrap: cargo not found. Install Rust 1.95 or newer (https://rustup.rs) and rerun." >&2
   exit 1
+fi
+
+# The Windows target (the device build `ufo.exe`, tested under Wine).
+if command -v rustup >/dev/null 2>&1 && ! rustup target list --installed | grep -qx x86_64-pc-windows-gnu; then
+  rustup target add x86_64-pc-windows-gnu
 fi
 
 if [ "$build" = 1 ]; then

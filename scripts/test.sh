@@ -11,5 +11,11 @@ echo "== cargo fmt --check" >&2
 cargo fmt --all --check
 echo "== cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The Windows build: the backend and the binary with every crate it links,
+# linted for that target, and built for the Wine tests (crates/ufo-cli/tests/wine.rs).
+echo "== cargo clippy (x86_64-pc-windows-gnu)" >&2
+cargo clippy --target x86_64-pc-windows-gnu --locked -p ufo-desktop-windows -p ufo-cli -- -D warnings
+echo "== cargo build (x86_64-pc-windows-gnu)" >&2
+cargo build --target x86_64-pc-windows-gnu --locked -p ufo-cli
 echo "== cargo test" >&2
 cargo test --workspace --locked --no-fail-fast

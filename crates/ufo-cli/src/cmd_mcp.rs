@@ -69,14 +69,17 @@ pub(crate) async fn run(args: McpArgs) -> Result<ExitCode, ErrorReport> {
     };
     // Ctrl-C and SIGTERM stop it cleanly (handlers in place before the
     // URL is printed: a script may signal as soon as it reads it).
-    use tokio::signal::unix::{SignalKind, signal};
-    let signals =
-        signal(SignalKind::interrupt()).and_then(|i| Ok((i, signal(SignalKind::terminate())?)));
+    #[cfg(unix)]
+    let signals = {
+        use tokio::signal::unix::{SignalKind, signal};
+        signal(SignalKind::interrupt()).and_then(|i| Ok((i, signal(SignalKind::terminate())?)))
+    };
     let server = serve_http(options, move || {
         DesktopServer::new(backend.clone(), settings.clone())
     })
     .await
     .map_err(|e| e.report())?;
+    #[cfg(unix)]
     if let Ok((mut int, mut term)) = signals {
         let stop = server.cancel_token();
         tokio::spawn(async move {
@@ -84,6 +87,14 @@ pub(crate) async fn run(args: McpArgs) -> Result<ExitCode, ErrorReport> {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
             }
+            stop.cancel();
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let stop = server.cancel_token();
+        tokio::spawn(async move {
+            let _ = tokio::signal::ctrl_c().await;
             stop.cancel();
         });
     }

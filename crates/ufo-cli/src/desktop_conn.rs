@@ -1,12 +1,21 @@
 //! Connecting to a desktop and picking a window, shared by the perception
 //! commands.
+//!
+//! The one place that chooses the platform backend: AT-SPI and X11 on
+//! Linux (a private desktop or $DISPLAY), UI Automation and Win32 on
+//! Windows (the interactive desktop the program runs on).
 
 use clap::Args;
 use std::path::PathBuf;
 use ufo_core::{Diagnostic, ErrorReport, WindowInfo};
 use ufo_desktop::Backend;
-use ufo_desktop_atspi::headless::default_state_root;
-use ufo_desktop_atspi::{AtspiBackend, DesktopTarget};
+
+/// The backend of the platform this binary is built for.
+#[cfg(not(windows))]
+pub(crate) type PlatformBackend = ufo_desktop_atspi::AtspiBackend;
+/// The backend of the platform this binary is built for.
+#[cfg(windows)]
+pub(crate) type PlatformBackend = ufo_desktop_windows::WindowsBackend;
 
 /// Which desktop to talk to.
 #[derive(Debug, Clone, Args)]
@@ -30,10 +39,33 @@ pub(crate) struct WindowArgs {
     pub(crate) window: Option<String>,
 }
 
-pub(crate) async fn connect(args: &DesktopArgs) -> Result<AtspiBackend, ErrorReport> {
+/// Connects to the desktop `args` name.
+#[cfg(not(windows))]
+pub(crate) async fn connect(args: &DesktopArgs) -> Result<PlatformBackend, ErrorReport> {
+    use ufo_desktop_atspi::DesktopTarget;
+    use ufo_desktop_atspi::headless::default_state_root;
     let root = args.state_dir.clone().unwrap_or_else(default_state_root);
     let target = DesktopTarget::resolve(args.desktop.as_deref(), &root).map_err(|e| e.report())?;
-    AtspiBackend::connect(&target).await.map_err(|e| e.report())
+    PlatformBackend::connect(&target)
+        .await
+        .map_err(|e| e.report())
+}
+
+/// Connects to the desktop this program runs on (Windows has one
+/// interactive desktop per session; `--desktop` names none).
+#[cfg(windows)]
+pub(crate) async fn connect(args: &DesktopArgs) -> Result<PlatformBackend, ErrorReport> {
+    if let Some(d) = &args.desktop {
+        return Err(crate::error::CliError::BadOption {
+            option: "--desktop",
+            message: format!("{d:?}: private desktops are a Linux feature"),
+            help: "leave out --desktop (and UFO_DESKTOP) on Windows",
+        }
+        .report());
+    }
+    PlatformBackend::connect(ufo_desktop_windows::WindowsLayer::Auto)
+        .await
+        .map_err(|e| e.report())
 }
 
 /// Picks the window named by `args`; with neither option, the focused window.

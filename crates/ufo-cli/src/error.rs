@@ -24,6 +24,8 @@ pub(crate) enum CliError {
         /// The OS error.
         message: String,
     },
+    // Only the Linux-only commands (demo, eval, record) raise it.
+    #[cfg_attr(windows, allow(dead_code))]
     /// A file is not valid YAML or JSON.
     #[error("{what} is not valid {format}: {message}")]
     Syntax {
@@ -68,9 +70,13 @@ pub(crate) enum CliError {
         /// The mode asked for.
         mode: String,
     },
+    // Only the Linux-only commands (demo, eval, record) raise it.
+    #[cfg_attr(windows, allow(dead_code))]
     /// The demo's cassettes cannot be written.
     #[error("cannot write the demo cassettes: {0}")]
     DemoCassette(String),
+    // Only the Linux-only commands (demo, eval, record) raise it.
+    #[cfg_attr(windows, allow(dead_code))]
     /// The demo ran but its result is not on screen.
     #[error("{0}")]
     DemoUnverified(String),

@@ -1,17 +1,25 @@
 //! The `ufo` binary: a thin layer of argument parsing and presentation over the
 //! library crates.
 
+#[cfg(not(windows))]
 mod cmd_bench;
+mod cmd_client;
+#[cfg(not(windows))]
 mod cmd_demo;
+#[cfg(not(windows))]
 mod cmd_desktop;
+#[cfg(not(windows))]
 mod cmd_doctor;
+#[cfg(not(windows))]
 mod cmd_eval;
 mod cmd_inspect;
 mod cmd_knowledge;
 mod cmd_llm;
 mod cmd_mcp;
+#[cfg(not(windows))]
 mod cmd_record;
 mod cmd_run;
+#[cfg(not(windows))]
 mod cmd_serve;
 mod desktop_conn;
 mod error;
@@ -32,13 +40,16 @@ struct Cli {
 enum Command {
     /// Run a session: a request carried out on the desktop by the HostAgent and AppAgents.
     Run(cmd_run::RunArgs),
+    #[cfg(not(windows))]
     /// Start a private desktop with gnome-calculator and run a full session on it.
     Demo(cmd_demo::DemoArgs),
+    #[cfg(not(windows))]
     /// Start, use and stop a private headless desktop (Xvfb + D-Bus + AT-SPI).
     Desktop {
         #[command(subcommand)]
         cmd: cmd_desktop::DesktopCommand,
     },
+    #[cfg(not(windows))]
     /// Check that the desktop, the accessibility stack and the model are usable.
     Doctor(cmd_doctor::DoctorArgs),
     /// List the top-level windows of all accessible applications.
@@ -49,12 +60,15 @@ enum Command {
     Screenshot(cmd_inspect::ScreenshotArgs),
     /// Run one UI tool (click_input, set_edit_text, ...) and print its result as JSON.
     Act(cmd_inspect::ActArgs),
+    #[cfg(not(windows))]
     /// Run benchmark tasks (OSWorld's format) on private desktops and score them.
     Eval(cmd_eval::EvalArgs),
+    #[cfg(not(windows))]
     /// Serve the agents over WebSocket (UFO's AIP) to devices and programs.
     Serve(cmd_serve::ServeArgs),
     /// Connect this desktop to a `ufo serve` server as a device.
-    Client(cmd_serve::ClientArgs),
+    Client(cmd_client::ClientArgs),
+    #[cfg(not(windows))]
     /// Measure performance (perception, applications, a step, service load, prompt tokens).
     Bench {
         #[command(subcommand)]
@@ -64,6 +78,7 @@ enum Command {
     Mcp(cmd_mcp::McpArgs),
     /// Curate and search the agents' knowledge: experiences, demonstrations, help documents.
     Knowledge(cmd_knowledge::KnowledgeArgs),
+    #[cfg(not(windows))]
     /// Record a person's work in an application as a demonstration and follower plan.
     Record(cmd_record::RecordArgs),
     /// Inspect and test the configured language models.
@@ -77,10 +92,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // A server and a device say what they do (connections, tasks) unless
     // UFO_LOG says otherwise; other commands only warn.
-    let default_filter = match cli.command {
-        Command::Serve(_) | Command::Client(_) => "warn,ufo_aip=info",
-        _ => "warn",
+    let service = match cli.command {
+        #[cfg(not(windows))]
+        Command::Serve(_) => true,
+        Command::Client(_) => true,
+        _ => false,
     };
+    let default_filter = if service { "warn,ufo_aip=info" } else { "warn" };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("UFO_LOG")
@@ -104,8 +122,11 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Command::Run(args) => cmd_run::run(args).await,
+            #[cfg(not(windows))]
             Command::Demo(args) => cmd_demo::run(args).await,
+            #[cfg(not(windows))]
             Command::Desktop { cmd } => cmd_desktop::run(cmd).await,
+            #[cfg(not(windows))]
             Command::Doctor(args) => cmd_doctor::run(args).await,
             Command::Windows(args) => cmd_inspect::windows(args).await,
             Command::Inspect(args) => cmd_inspect::inspect(args).await,
@@ -113,12 +134,16 @@ fn main() -> ExitCode {
             Command::Act(args) => cmd_inspect::act(args).await,
             Command::Llm { cmd } => cmd_llm::run(cmd).await,
             Command::Knowledge(args) => cmd_knowledge::run(args).await,
+            #[cfg(not(windows))]
             Command::Record(args) => cmd_record::run(args).await,
             Command::Mcp(args) => cmd_mcp::run(args).await,
+            #[cfg(not(windows))]
             Command::Eval(args) => cmd_eval::run(args).await,
+            #[cfg(not(windows))]
             Command::Bench { cmd } => cmd_bench::run(cmd).await,
+            #[cfg(not(windows))]
             Command::Serve(args) => cmd_serve::serve(args).await,
-            Command::Client(args) => cmd_serve::client(args).await,
+            Command::Client(args) => cmd_client::client(args).await,
         }
     });
     match result {

@@ -22,10 +22,12 @@ macro_rules! outln {
 }
 
 /// `print!` that survives a closed pipe (see [`write_stdout`]).
+#[cfg_attr(windows, allow(unused_macros))]
 macro_rules! out {
     ($($t:tt)*) => { $crate::output::write_stdout(format_args!($($t)*)) };
 }
 
+#[cfg_attr(windows, allow(unused_imports))]
 pub(crate) use {out, outln};
 
 /// Prints an error with its code and help line to stderr.

@@ -10,7 +10,11 @@
 use crate::catalog;
 use crate::error::{McpError, Result};
 use axum::http::{HeaderName, HeaderValue};
-use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use process_wrap::tokio::CommandWrap;
+#[cfg(windows)]
+use process_wrap::tokio::JobObject;
+#[cfg(unix)]
+use process_wrap::tokio::ProcessGroup;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
     Implementation, ProtocolVersion, Tool as McpTool,
@@ -139,7 +143,10 @@ impl ExternalServer {
                     let mut wrapped = CommandWrap::from(cmd);
                     // The whole group goes when we stop it: `npx` runs the
                     // server as its own child.
+                    #[cfg(unix)]
                     wrapped.wrap(ProcessGroup::leader());
+                    #[cfg(windows)]
+                    wrapped.wrap(JobObject);
                     let (proc, err) = TokioChildProcess::builder(wrapped)
                         .stderr(Stdio::piped())
                         .spawn()

@@ -1,0 +1,351 @@
+//! One element as a capture reads it, and its conversion to a [`UiNode`].
+//!
+//! Every layer (UI Automation, MSAA, Win32 windows and menus) fills an
+//! [`ElementRecord`] with what it read; [`ElementRecord::to_node`] turns it
+//! into the backend-neutral node. Keeping the raw facts apart from the
+//! conversion lets the conversion be tested on recorded element data on any
+//! OS, and lets `ufo inspect --raw` show what the platform said.
+
+use crate::kinds;
+use serde::{Deserialize, Serialize};
+use ufo_core::ui::Capabilities;
+use ufo_core::{ControlType, ElementHandle, Rect, Screen, UiNode};
+
+/// Which layer read the element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    /// UI Automation.
+    Uia,
+    /// A Win32 window (class, style, text), enriched by MSAA when it answers.
+    #[default]
+    Win32,
+    /// An MSAA object without a window of its own.
+    Msaa,
+    /// An item of a Win32 menu (menu bar or open popup menu).
+    Menu,
+}
+
+/// UIA's `ToggleState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Toggle {
+    /// `ToggleState_Off`.
+    Off,
+    /// `ToggleState_On`.
+    On,
+    /// `ToggleState_Indeterminate`.
+    Indeterminate,
+}
+
+/// UIA's `ExpandCollapseState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expand {
+    /// `ExpandCollapseState_Collapsed`.
+    Collapsed,
+    /// `ExpandCollapseState_Expanded`.
+    Expanded,
+    /// `ExpandCollapseState_PartiallyExpanded`.
+    PartiallyExpanded,
+    /// `ExpandCollapseState_LeafNode`: nothing to expand.
+    LeafNode,
+}
+
+/// The UIA control patterns an element supports (from the cached
+/// `Is*PatternAvailable` properties).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Patterns {
+    /// `InvokePattern`: a click.
+    pub invoke: bool,
+    /// `ValuePattern`: a string value (read, and set unless read-only).
+    pub value: bool,
+    /// `RangeValuePattern`: a number (sliders, spinners).
+    pub range_value: bool,
+    /// `TogglePattern`: check boxes, toggle buttons.
+    pub toggle: bool,
+    /// `SelectionPattern`: a container of selectable items.
+    pub selection: bool,
+    /// `SelectionItemPattern`: an item that can be selected.
+    pub selection_item: bool,
+    /// `ExpandCollapsePattern`: combo boxes, menus, tree items.
+    pub expand_collapse: bool,
+    /// `ScrollPattern`: a scrollable container.
+    pub scroll: bool,
+    /// `TextPattern`: a text document.
+    pub text: bool,
+}
+
+/// What one layer read of one element.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ElementRecord {
+    /// The layer that read it.
+    pub layer: Layer,
+    /// UIA control type id (`UIA_ButtonControlTypeId` = 50000 ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_type_id: Option<i32>,
+    /// MSAA role (`ROLE_SYSTEM_*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub msaa_role: Option<u32>,
+    /// MSAA state bits (`STATE_SYSTEM_*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub msaa_state: Option<u32>,
+    /// MSAA default action (`"Press"`, `"Check"`, `"Open"` ...).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub default_action: String,
+    /// Win32 window class name (UIA's `ClassName` too).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub class_name: String,
+    /// Win32 window style bits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub style: Option<u32>,
+    /// Name: UIA `Name`, MSAA `accName`, a window's text or a menu item's
+    /// label (mnemonic `&` kept; the conversion strips it).
+    pub name: String,
+    /// UIA `AutomationId` or a Win32 control id.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub automation_id: String,
+    /// UIA `HelpText` or MSAA `accDescription`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub help_text: String,
+    /// Screen rectangle `[x, y, width, height]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rect: Option<[i32; 4]>,
+    /// Enabled (UIA `IsEnabled`, no `WS_DISABLED`, no `STATE_SYSTEM_UNAVAILABLE`).
+    pub enabled: bool,
+    /// Visible on screen (not `IsOffscreen`, `IsWindowVisible`).
+    pub visible: bool,
+    /// Has keyboard focus.
+    pub focused: bool,
+    /// Can take keyboard focus.
+    pub focusable: bool,
+    /// A password field.
+    pub password: bool,
+    /// Supported UIA patterns.
+    pub patterns: Patterns,
+    /// Text value (UIA `ValuePattern.Value`, an edit control's text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// Whether the value is read-only.
+    pub read_only: bool,
+    /// Numeric value (UIA `RangeValuePattern.Value`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range_value: Option<f64>,
+    /// Toggle state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toggle: Option<Toggle>,
+    /// Expand/collapse state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expand: Option<Expand>,
+    /// Selected (UIA `SelectionItemPattern.IsSelected`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+    /// A modal dialog (its owner is disabled).
+    pub modal: bool,
+    /// A menu item that opens a submenu.
+    pub submenu: bool,
+}
+
+/// Removes the mnemonic marks of a Win32 label (`"&File"` → `"File"`,
+/// `"&&"` → `"&"`) and its accelerator after a tab (`"&Open...\tCtrl+O"` →
+/// `"Open..."`).
+pub fn strip_mnemonic(label: &str) -> String {
+    let label = label.split('\t').next().unwrap_or(label);
+    let mut out = String::with_capacity(label.len());
+    let mut chars = label.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '&' {
+            if chars.peek() == Some(&'&') {
+                out.push('&');
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out.trim().to_owned()
+}
+
+/// Keeps at most `max` characters of `s`.
+pub fn bounded(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => s[..i].to_owned(),
+        None => s.to_owned(),
+    }
+}
+
+impl ElementRecord {
+    /// The control type and role this record says.
+    pub fn kind(&self) -> (ControlType, &'static str) {
+        let (t, role) = match (self.layer, self.control_type_id, self.msaa_role) {
+            (Layer::Uia, Some(id), _) => kinds::uia_control_type(id),
+            (Layer::Win32, _, _) if !self.class_name.is_empty() => {
+                let (t, role) = kinds::win32_class(&self.class_name, self.style.unwrap_or(0));
+                // A class the Win32 layer does not know: MSAA may.
+                match (t, self.msaa_role) {
+                    (ControlType::Pane, Some(r)) if r != 0x0A && r != 0x09 => kinds::msaa_role(r),
+                    (t, _) => (t, role),
+                }
+            }
+            (_, _, Some(r)) => kinds::msaa_role(r),
+            (Layer::Menu, _, _) => (ControlType::MenuItem, "menu item"),
+            _ => (ControlType::Pane, "unknown"),
+        };
+        if self.password {
+            return (t, "password text");
+        }
+        match (&t, self.toggle, self.patterns.toggle) {
+            (ControlType::Button, _, true) => (t, "toggle button"),
+            (ControlType::MenuItem, Some(_), _) => (t, "check menu item"),
+            _ => (t, role),
+        }
+    }
+
+    /// The actions the element offers, as the tool catalog names them:
+    /// `click` (Invoke, MSAA's default action, a Win32 button or menu
+    /// item), `toggle`, `select`, `expand`/`collapse`.
+    pub fn actions(&self) -> Vec<String> {
+        let (t, _) = self.kind();
+        let mut out: Vec<&str> = Vec::new();
+        let p = self.patterns;
+        match self.layer {
+            Layer::Uia => {
+                if p.invoke {
+                    out.push("click");
+                }
+                if p.toggle {
+                    out.push("toggle");
+                }
+                if p.selection_item {
+                    out.push("select");
+                }
+                if p.expand_collapse && self.expand != Some(Expand::LeafNode) {
+                    out.push("expand");
+                    out.push("collapse");
+                }
+            }
+            Layer::Menu => out.push("click"),
+            Layer::Win32 | Layer::Msaa => match t {
+                ControlType::Button
+                | ControlType::SplitButton
+                | ControlType::CheckBox
+                | ControlType::RadioButton => out.push("click"),
+                _ if !self.default_action.is_empty() && self.layer == Layer::Msaa => {
+                    out.push("click")
+                }
+                _ => {}
+            },
+        }
+        out.into_iter().map(str::to_owned).collect()
+    }
+
+    /// What the element implements, in the backend-neutral terms.
+    pub fn capabilities(&self) -> Capabilities {
+        let (t, _) = self.kind();
+        let text_class = kinds::text_is_content(&self.class_name)
+            && matches!(t, ControlType::Edit | ControlType::Document);
+        let textual = self.patterns.text || self.patterns.value || text_class;
+        Capabilities {
+            component: self.rect.is_some(),
+            action: !self.actions().is_empty(),
+            text: textual,
+            editable_text: textual
+                && !self.read_only
+                && matches!(
+                    t,
+                    ControlType::Edit | ControlType::Document | ControlType::ComboBox
+                ),
+            value: self.patterns.range_value,
+            selection: self.patterns.selection
+                || matches!(
+                    t,
+                    ControlType::List | ControlType::ComboBox | ControlType::Tab
+                ) && self.layer == Layer::Win32,
+        }
+    }
+
+    /// State names (see `ufo_core::UiNode::states`).
+    pub fn states(&self) -> Vec<String> {
+        let mut s: Vec<String> = match self.msaa_state {
+            Some(bits) if self.layer == Layer::Msaa => kinds::msaa_states(bits),
+            _ => Vec::new(),
+        };
+        let mut add = |on: bool, name: &str| {
+            if on && !s.iter().any(|x| x == name) {
+                s.push(name.to_owned());
+            }
+        };
+        if self.layer != Layer::Msaa {
+            add(self.enabled, "enabled");
+            add(self.enabled, "sensitive");
+            add(self.visible, "visible");
+            add(self.visible, "showing");
+        }
+        add(self.focused, "focused");
+        add(self.focusable, "focusable");
+        add(self.modal, "modal");
+        match self.toggle {
+            Some(Toggle::On) => add(true, "checked"),
+            Some(Toggle::Indeterminate) => add(true, "indeterminate"),
+            Some(Toggle::Off) | None => {}
+        }
+        add(self.toggle.is_some() || self.patterns.toggle, "checkable");
+        match self.expand {
+            Some(Expand::Expanded | Expand::PartiallyExpanded) => {
+                add(true, "expandable");
+                add(true, "expanded");
+            }
+            Some(Expand::Collapsed) => add(true, "expandable"),
+            Some(Expand::LeafNode) | None => {}
+        }
+        add(self.submenu, "expandable");
+        add(self.patterns.selection_item, "selectable");
+        add(self.selected == Some(true), "selected");
+        let (t, _) = self.kind();
+        let editable = self.capabilities().editable_text && t != ControlType::ComboBox;
+        add(editable, "editable");
+        s
+    }
+
+    /// The node this record becomes at `index` in a tree.
+    pub fn to_node(
+        &self,
+        handle: ElementHandle,
+        index: usize,
+        parent: Option<usize>,
+        depth: u32,
+        max_text_chars: usize,
+    ) -> UiNode {
+        let (control_type, role) = self.kind();
+        let name = match self.layer {
+            Layer::Win32 | Layer::Menu => strip_mnemonic(&self.name),
+            Layer::Uia | Layer::Msaa => self.name.trim().to_owned(),
+        };
+        let value = match (&self.value, self.range_value) {
+            (Some(v), _) if !self.password => Some(bounded(v, max_text_chars)),
+            (None, Some(n)) => Some(format!("{n}")),
+            _ => None,
+        };
+        UiNode {
+            index,
+            parent,
+            children: Vec::new(),
+            depth,
+            handle,
+            role: role.to_owned(),
+            control_type,
+            name: bounded(&name, max_text_chars),
+            description: bounded(self.help_text.trim(), max_text_chars),
+            value,
+            states: self.states(),
+            rect: self
+                .rect
+                .filter(|r| r[2] > 0 && r[3] > 0)
+                .map(|[x, y, w, h]| Rect::<Screen>::new(x, y, w, h)),
+            actions: self.actions(),
+            capabilities: self.capabilities(),
+        }
+    }
+}

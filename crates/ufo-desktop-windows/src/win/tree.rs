@@ -1,0 +1,243 @@
+//! The Win32/MSAA capture: a window's child windows (class, style, text),
+//! its menu bar and open popup menus, enriched by MSAA where standard
+//! controls answer it.
+
+use super::{menu, msaa, win32};
+use crate::handle::WinHandle;
+use crate::kinds;
+use crate::record::{ElementRecord, Layer, Toggle};
+use std::collections::VecDeque;
+use std::time::Instant;
+use ufo_core::{UiNode, UiTree, WindowInfo};
+use ufo_desktop::{DesktopError, Result, TreeBudget};
+use windows::Win32::Foundation::HWND;
+
+/// `BM_GETCHECK`.
+const BM_GETCHECK: u32 = 0x00F0;
+
+/// Reads one window (top-level or child) into a record.
+pub(crate) fn window_record(h: HWND, focus: Option<HWND>, max_text: usize) -> ElementRecord {
+    let class = win32::class_name(h);
+    let style = win32::style(h);
+    let (t, _) = kinds::win32_class(&class, style);
+    let content = kinds::text_is_content(&class);
+    let text = win32::text(h, max_text.max(1) * 4);
+    let info = msaa::client_info(h).unwrap_or_default();
+    let r = win32::rect(h);
+    let mut rec = ElementRecord {
+        layer: Layer::Win32,
+        class_name: class.clone(),
+        style: Some(style),
+        msaa_role: info.role,
+        msaa_state: info.state,
+        default_action: info.default_action,
+        name: if content { info.name } else { text.clone() },
+        automation_id: win32::control_id(h).to_string(),
+        rect: r.map(|r| [r.x, r.y, r.width, r.height]),
+        enabled: win32::enabled(h),
+        visible: win32::visible(h),
+        focused: focus == Some(h),
+        focusable: style & kinds::style::TABSTOP != 0 || content,
+        password: style & kinds::style::ES_PASSWORD != 0 && class.eq_ignore_ascii_case("edit"),
+        value: content.then_some(text),
+        read_only: style & kinds::style::ES_READONLY != 0
+            || (class.eq_ignore_ascii_case("combobox")
+                && style & 0x3 == kinds::style::CBS_DROPDOWNLIST),
+        ..Default::default()
+    };
+    if matches!(
+        t,
+        ufo_core::ControlType::CheckBox | ufo_core::ControlType::RadioButton
+    ) {
+        rec.toggle = match win32::send(h, BM_GETCHECK, 0, 0) {
+            Some(1) => Some(Toggle::On),
+            Some(2) => Some(Toggle::Indeterminate),
+            _ => Some(Toggle::Off),
+        };
+    }
+    rec
+}
+
+struct Builder {
+    nodes: Vec<UiNode>,
+    budget: TreeBudget,
+    started: Instant,
+    truncation: Option<String>,
+}
+
+impl Builder {
+    /// Adds a node; false (and the reason kept) when a budget is spent.
+    fn push(
+        &mut self,
+        rec: &ElementRecord,
+        h: &WinHandle,
+        parent: Option<usize>,
+        depth: u32,
+    ) -> Option<usize> {
+        if self.nodes.len() >= self.budget.max_nodes {
+            self.truncation = Some(format!("max_nodes ({})", self.budget.max_nodes));
+            return None;
+        }
+        if depth > self.budget.max_depth {
+            self.truncation = Some(format!("max_depth ({})", self.budget.max_depth));
+            return None;
+        }
+        if self.started.elapsed() > self.budget.deadline {
+            self.truncation = Some(format!(
+                "deadline ({} ms)",
+                self.budget.deadline.as_millis()
+            ));
+            return None;
+        }
+        let index = self.nodes.len();
+        let node = rec.to_node(h.encode(), index, parent, depth, self.budget.max_text_chars);
+        if let Some(p) = parent.and_then(|p| self.nodes.get_mut(p)) {
+            p.children.push(index);
+        }
+        self.nodes.push(node);
+        Some(index)
+    }
+
+    fn menu(&mut self, owner: HWND, bar: bool, parent: usize, depth: u32) {
+        let Some((hmenu, items)) = menu::items(owner, bar) else {
+            return;
+        };
+        let container = ElementRecord {
+            layer: Layer::Msaa,
+            msaa_role: Some(if bar { 0x02 } else { 0x0B }),
+            msaa_state: Some(0),
+            name: if bar {
+                "Application".into()
+            } else {
+                String::new()
+            },
+            rect: win32::rect(owner)
+                .filter(|_| !bar)
+                .map(|r| [r.x, r.y, r.width, r.height]),
+            ..Default::default()
+        };
+        let h = WinHandle::MenuItem {
+            hwnd: win32::num(owner),
+            hmenu,
+            position: u32::MAX,
+        };
+        let Some(at) = self.push(&container, &h, Some(parent), depth) else {
+            return;
+        };
+        for it in items {
+            if self
+                .push(&it.record, &it.handle, Some(at), depth + 1)
+                .is_none()
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// Captures `window` through Win32 and MSAA within `budget`.
+pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree> {
+    let top = window
+        .native_id
+        .map(win32::hwnd)
+        .filter(|h| win32::exists(*h))
+        .ok_or_else(|| DesktopError::StaleElement {
+            handle: window.handle.0.clone(),
+            detail: "the window is closed".into(),
+        })?;
+    let (_, tid) = win32::pid_tid(top);
+    let focus = win32::focus_of_thread(tid);
+    let mut b = Builder {
+        nodes: Vec::new(),
+        budget: *budget,
+        started: Instant::now(),
+        truncation: None,
+    };
+    let mut root = window_record(top, focus, budget.max_text_chars);
+    root.modal = window.modal;
+    let Some(root_at) = b.push(&root, &WinHandle::Window(win32::num(top)), None, 0) else {
+        return Err(DesktopError::Backend(
+            "the tree budget allows no node".into(),
+        ));
+    };
+    b.menu(top, true, root_at, 1);
+    let mut queue: VecDeque<(HWND, usize, u32)> = VecDeque::from([(top, root_at, 1)]);
+    'walk: while let Some((h, at, depth)) = queue.pop_front() {
+        let kids = win32::children(h);
+        for (n, c) in kids.into_iter().enumerate() {
+            if n >= b.budget.max_children {
+                b.truncation
+                    .get_or_insert_with(|| format!("max_children ({})", b.budget.max_children));
+                break;
+            }
+            let rec = window_record(c, focus, budget.max_text_chars);
+            match b.push(&rec, &WinHandle::Window(win32::num(c)), Some(at), depth) {
+                Some(i) => queue.push_back((c, i, depth + 1)),
+                None => break 'walk,
+            }
+        }
+    }
+    for popup in menu::open_popups(tid) {
+        b.menu(popup, false, root_at, 1);
+    }
+    label_fields(&mut b.nodes);
+    Ok(UiTree {
+        window: window.clone(),
+        nodes: b.nodes,
+        truncated: b.truncation.is_some(),
+        truncation: b.truncation,
+    })
+}
+
+/// A field MSAA left unnamed takes the text of the label before it among
+/// its siblings (`&Name:` → `Name`), as a person reads a dialog.
+fn label_fields(nodes: &mut [UiNode]) {
+    use ufo_core::ControlType as C;
+    let mut names: Vec<(usize, String)> = Vec::new();
+    for n in nodes.iter() {
+        if !n.name.is_empty()
+            || !matches!(
+                n.control_type,
+                C::Edit | C::ComboBox | C::List | C::Document
+            )
+        {
+            continue;
+        }
+        let Some(p) = n.parent.and_then(|p| nodes.get(p)) else {
+            continue;
+        };
+        let pos = p.children.iter().position(|c| *c == n.index).unwrap_or(0);
+        let label = p.children[..pos]
+            .iter()
+            .rev()
+            .filter_map(|c| nodes.get(*c))
+            .find(|s| s.control_type == C::Text && !s.name.is_empty());
+        if let Some(l) = label {
+            names.push((n.index, l.name.trim_end_matches(':').trim().to_owned()));
+        }
+    }
+    for (i, name) in names {
+        if let Some(n) = nodes.get_mut(i) {
+            n.name = name;
+        }
+    }
+}
+
+/// Re-reads one window element.
+pub(crate) fn refresh_window(h: HWND, max_text: usize) -> Result<UiNode> {
+    if !win32::exists(h) {
+        return Err(DesktopError::StaleElement {
+            handle: WinHandle::Window(win32::num(h)).encode().0,
+            detail: "the window is closed".into(),
+        });
+    }
+    let (_, tid) = win32::pid_tid(h);
+    let rec = window_record(h, win32::focus_of_thread(tid), max_text);
+    Ok(rec.to_node(
+        WinHandle::Window(win32::num(h)).encode(),
+        0,
+        None,
+        0,
+        max_text,
+    ))
+}
