@@ -42,6 +42,7 @@ use zbus::proxy::CacheProperties;
 
 mod capture;
 mod children;
+mod close;
 mod content;
 mod live;
 mod popovers;
@@ -756,6 +757,10 @@ impl Backend for AtspiBackend {
             }
         }
         Ok(())
+    }
+
+    async fn close_app(&self, window: &WindowInfo, timeout: Duration) -> Result<()> {
+        self.close_windows_of(window, timeout).await
     }
 
     /// Launches into the private desktop (its environment, its process

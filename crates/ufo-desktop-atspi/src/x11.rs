@@ -414,6 +414,56 @@ impl X11 {
         self.sync()
     }
 
+    /// Asks a top-level window to close, as its close button does: a
+    /// `WM_DELETE_WINDOW` message when the window takes it (ICCCM), else
+    /// `_NET_CLOSE_WINDOW` to the window manager. The application decides
+    /// (it may ask to save first); nothing is destroyed here.
+    pub fn close(&self, win: u32) -> Result<()> {
+        if let (Some(protocols), Some(delete)) =
+            (self.atom("WM_PROTOCOLS"), self.atom("WM_DELETE_WINDOW"))
+            && self
+                .prop_u32s(win, protocols, u32::from(AtomEnum::ATOM))
+                .contains(&delete)
+        {
+            let ev = xproto::ClientMessageEvent::new(
+                32,
+                win,
+                protocols,
+                [delete, x11rb::CURRENT_TIME, 0, 0, 0],
+            );
+            self.conn
+                .send_event(false, win, xproto::EventMask::NO_EVENT, ev)
+                .map_err(cerr("SendEvent"))?;
+            return self.sync();
+        }
+        match self.atom("_NET_CLOSE_WINDOW") {
+            Some(close) if self.has_window_manager() => {
+                // Source 2: a direct request of the user (EWMH).
+                let ev = xproto::ClientMessageEvent::new(
+                    32,
+                    win,
+                    close,
+                    [x11rb::CURRENT_TIME, 2, 0, 0, 0],
+                );
+                self.conn
+                    .send_event(
+                        false,
+                        self.root,
+                        xproto::EventMask::SUBSTRUCTURE_REDIRECT
+                            | xproto::EventMask::SUBSTRUCTURE_NOTIFY,
+                        ev,
+                    )
+                    .map_err(cerr("SendEvent"))?;
+                self.sync()
+            }
+            _ => Err(DesktopError::Unsupported {
+                what: "closing a window that takes no WM_DELETE_WINDOW, without a window manager"
+                    .into(),
+                handle: format!("x11:{win:#x}"),
+            }),
+        }
+    }
+
     /// Puts the open popups (menus, combo lists, tooltips: override-redirect
     /// windows) of the application owning `win` back above it, in their
     /// order: raising a window must not bury the menu a person has open on

@@ -265,4 +265,27 @@ pub trait Backend: Send + Sync {
             handle: String::new(),
         })
     }
+
+    /// Closes the application that owns `window` the way a person does:
+    /// every one of its windows is asked to close (as its title bar's close
+    /// button asks; on X11 `WM_DELETE_WINDOW`), then this waits, at most
+    /// `timeout`, until none of them is open. Nothing is forced: no process
+    /// is signalled, and an application that asks whether to save keeps its
+    /// window (and its work) open.
+    ///
+    /// * `Ok(())`: none of the application's windows is open any more.
+    /// * [`DesktopError::Timeout`](crate::DesktopError::Timeout): a window of
+    ///   it is still open after `timeout` (a "save changes?" dialog, a busy
+    ///   application); it is left as it is.
+    /// * [`DesktopError::WindowNotFound`](crate::DesktopError::WindowNotFound):
+    ///   the application has no window (it is closed already).
+    /// * [`DesktopError::Unsupported`](crate::DesktopError::Unsupported): the
+    ///   backend cannot close applications (the default).
+    async fn close_app(&self, window: &WindowInfo, timeout: Duration) -> Result<()> {
+        let _ = timeout;
+        Err(crate::DesktopError::Unsupported {
+            what: format!("closing the application {:?}", window.app_name),
+            handle: window.handle.0.clone(),
+        })
+    }
 }

@@ -56,7 +56,7 @@ pub use args::{
 };
 pub use spec::{
     APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, LEGACY_NAMES,
-    OPERATOR_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for,
+    OPERATOR_EXECUTOR, SESSION_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for,
 };
 
 use crate::backend::{Backend, TreeBudget};

@@ -261,3 +261,93 @@ async fn the_seed_plan_with_ufo_legacy_action_names_replays() {
     assert_eq!(calculator_display(&rig.backend).await, "12");
     rig.desktop.stop().unwrap();
 }
+
+/// The names of the applications with a window on the desktop, once
+/// `gone` is no longer among them or after ten looks a second apart (an
+/// application's registry entry may outlive its last window briefly).
+async fn apps_after_closing(b: &ufo_desktop_atspi::AtspiBackend, gone: &str) -> Vec<String> {
+    use ufo_desktop::Backend;
+    let mut names = Vec::new();
+    for _ in 0..10 {
+        names = b
+            .list_windows()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|w| w.app_name)
+            .collect();
+        if !names.iter().any(|n| n == gone) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_task_with_close_closes_its_application_when_done() {
+    let rig = rig("sess-close", &["gnome-calculator"]).await;
+    let plans = tempfile::tempdir().unwrap();
+    let task = |dir: &str, close: bool| {
+        let d = plans.path().join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join("enter.json"),
+            serde_json::json!({
+                "request": "Enter 12 in the calculator",
+                "app": "gnome-calculator",
+                "close": close,
+                "actions": [
+                    {"agent": "HostAgent", "action": "select_application", "parameters": {"app_name": "gnome-calculator"}},
+                    {"agent": "AppAgent", "action": "click_input", "parameters": {"name": "1", "control_type": "Button"}},
+                    {"agent": "AppAgent", "action": "click_input", "parameters": {"name": "2", "control_type": "Button"}}
+                ]
+            })
+            .to_string(),
+        )
+        .unwrap();
+        d
+    };
+    let cfg = config("SLEEP_TIME: 0\nEVA_SESSION: false\n");
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    // `close: false`: the calculator stays, showing what the task entered.
+    let keep = task("keep", false);
+    let reports = run(
+        &rig,
+        cfg.clone(),
+        io.clone(),
+        Mode::BatchNormal,
+        None,
+        Some(keep),
+        None,
+        "keep",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    assert_eq!(calculator_display(&rig.backend).await, "12");
+
+    // `close: true`: done, then closed as a person closes it.
+    let close = task("close", true);
+    let reports = run(
+        &rig,
+        cfg,
+        io.clone(),
+        Mode::BatchNormal,
+        None,
+        Some(close),
+        None,
+        "close",
+    )
+    .await;
+    assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
+    let open = apps_after_closing(&rig.backend, "gnome-calculator").await;
+    assert!(
+        !open.iter().any(|n| n == "gnome-calculator"),
+        "still open: {open:?}; {:?}",
+        io.transcript()
+    );
+    // The replayed steps are in the task's log.
+    let steps = steps(&reports[0].log_dir.join("response.log"));
+    assert_eq!(steps.len(), 3);
+    rig.desktop.stop().unwrap();
+}

@@ -307,6 +307,14 @@ pub struct RunShell {
     pub bash_command: String,
 }
 
+/// `close_application`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct CloseApplication {
+    /// The application's name, as the window list shows it (e.g. "mousepad").
+    #[serde(deserialize_with = "text")]
+    pub name: String,
+}
+
 /// `execute_command`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ExecuteCommand {

@@ -83,6 +83,10 @@ pub(super) async fn run(
             ctx.windows.clear();
             Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
         }
+        Tool::CloseApplication => {
+            let app = parse::<params::CloseApplication>(name, params)?.name;
+            close_application(b, ctx, &app).await
+        }
         Tool::ExecuteCommand => {
             let a: params::ExecuteCommand = parse(name, params)?;
             let command = a.command;
@@ -718,6 +722,29 @@ async fn select_application_window(
     ctx.window = Some(w.clone());
     ctx.app_window = Some(w.clone());
     Ok(json!({ "root_name": w.app_name, "window": w }))
+}
+
+/// How long `close_application` waits for an application's windows to go.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Closes `app` (by its name in the window list); an application with no
+/// window is closed already. The tools forget its windows.
+async fn close_application(b: &dyn Backend, ctx: &mut ToolContext, app: &str) -> Result<Value> {
+    let windows = b.list_windows().await?;
+    let Some(w) = windows
+        .iter()
+        .find(|w| w.app_name.eq_ignore_ascii_case(app.trim()))
+    else {
+        return Ok(json!({ "closed": app, "was_open": false }));
+    };
+    b.close_app(w, CLOSE_TIMEOUT).await?;
+    ctx.windows.clear();
+    if ctx.app_window.as_ref().is_some_and(|s| s.same_app(w)) {
+        ctx.app_window = None;
+        ctx.window = None;
+        ctx.controls.clear();
+    }
+    Ok(json!({ "closed": w.app_name, "was_open": true }))
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ pub const COMMAND_LINE_EXECUTOR: &str = "CommandLineExecutor";
 pub const BASH_EXECUTOR: &str = "BashExecutor";
 /// Namespace of the operator's coordinate tools (`click`, `type`, ...).
 pub const OPERATOR_EXECUTOR: &str = "OperatorExecutor";
+/// Namespace of the tools the session itself calls (closing a task's
+/// application); no agent is shown them.
+pub const SESSION_EXECUTOR: &str = "SessionExecutor";
 
 macro_rules! tools {
     ($(
@@ -286,6 +289,16 @@ tools! {
         description: "Start an application that is not open yet, by its program name and plain arguments (no shell: no pipes, redirections, quotes or variables). It returns once the application is running; its window then appears in the window list, to be assigned with select_application_window.",
         examples: [r#"run_shell(bash_command="mousepad")"#],
     },
+    /// The session: close an application when its task is done (a task
+    /// file's `close`).
+    CloseApplication => "close_application" {
+        namespace: SESSION_EXECUTOR,
+        args: params::CloseApplication,
+        control: false,
+        destructive: false,
+        description: "Close an application the way a person does: each of its windows is asked to close, and the call returns once none is open. Nothing is forced: an application that asks whether to save stays open, and the call says so.",
+        examples: [r#"close_application(name="mousepad")"#],
+    },
     /// Command-line agent: run one allowlisted read-only command (no shell).
     ExecuteCommand => "execute_command" {
         namespace: BASH_EXECUTOR,
@@ -446,7 +459,8 @@ mod tests {
                     UI_COLLECTOR,
                     COMMAND_LINE_EXECUTOR,
                     BASH_EXECUTOR,
-                    OPERATOR_EXECUTOR
+                    OPERATOR_EXECUTOR,
+                    SESSION_EXECUTOR
                 ]
                 .contains(&s.namespace.as_str())
             );

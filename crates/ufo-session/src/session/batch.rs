@@ -1,6 +1,7 @@
 //! `batch_normal`: a folder of task files, one session and log folder each,
 //! resumable through `tasks_status.json` (unless `TASK_STATUS: false`). A
-//! task's `object` (UFO's) is opened in its application before its round.
+//! task's `object` (UFO's) is opened in its application before its round,
+//! and with `close` the application is closed after it.
 
 use super::*;
 
@@ -162,6 +163,45 @@ impl Session<'_> {
             false => Err(r
                 .error
                 .unwrap_or_else(|| fail(format!("{command:?} did not start")))),
+        }
+    }
+}
+
+impl Session<'_> {
+    /// UFO's `close`: once the task is done, its application (`app`, else
+    /// each one the session worked in) is closed as a person closes it. A
+    /// close that does not happen (the application asks whether to save) is
+    /// said, and changes nothing of the task's status.
+    pub(super) async fn close_apps(&mut self, app: Option<&str>) {
+        let named: Vec<String> = match app {
+            Some(a) => vec![a.to_owned()],
+            None => self
+                .subtasks
+                .iter()
+                .map(|t| t.application.clone())
+                .chain(self.current_app.clone())
+                .collect(),
+        };
+        let mut apps: Vec<String> = Vec::new();
+        for a in named {
+            if !a.is_empty() && !apps.contains(&a) {
+                apps.push(a);
+            }
+        }
+        for a in apps {
+            let r = execute_one(
+                self.s.dispatcher.as_ref(),
+                Tool::CloseApplication.command(json!({ "name": a })),
+            )
+            .await;
+            if r.is_success() {
+                continue;
+            }
+            if let Some(e) = r.error {
+                self.s
+                    .io
+                    .show(&format!("could not close {a}: {}", e.headline()));
+            }
         }
     }
 }

@@ -39,6 +39,9 @@ impl Session<'_> {
         };
         self.snapshot(Some(0)).await;
         let status = self.unless_interrupted(outcome);
+        if plan.close {
+            self.close_apps(app.or(plan.app.as_deref())).await;
+        }
         self.finish(status).await
     }
 
