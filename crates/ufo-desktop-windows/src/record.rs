@@ -9,7 +9,7 @@
 use crate::kinds;
 use serde::{Deserialize, Serialize};
 use ufo_core::ui::Capabilities;
-use ufo_core::{ControlType, ElementHandle, Rect, Screen, UiNode};
+use ufo_core::{ControlType, ElementHandle, Rect, Screen, States, UiNode};
 
 /// Which layer read the element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -266,8 +266,13 @@ impl ElementRecord {
         }
     }
 
-    /// State names (see `ufo_core::UiNode::states`).
-    pub fn states(&self) -> Vec<String> {
+    /// The element's states (see `ufo_core::UiNode::states`).
+    pub fn states(&self) -> States {
+        States::from_names(self.state_names().iter().map(String::as_str))
+    }
+
+    /// The states by their wire names.
+    fn state_names(&self) -> Vec<String> {
         let mut s: Vec<String> = match self.msaa_state {
             Some(bits) if self.layer == Layer::Msaa => kinds::msaa_states(bits),
             _ => Vec::new(),

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde::Deserialize;
-use ufo_core::{ControlType, ElementHandle, Rect, UiTree, WindowInfo};
+use ufo_core::{ControlType, ElementHandle, Rect, States, UiTree, WindowInfo};
 use ufo_desktop::filter::{FilterConfig, label_controls};
 use ufo_desktop_windows::handle::WinHandle;
 use ufo_desktop_windows::record::ElementRecord;
@@ -67,7 +67,7 @@ fn uia_elements_become_the_controls_ufo_shows() {
     assert_eq!(editor.control_type, ControlType::Edit);
     assert_eq!(editor.value.as_deref(), Some("hello"));
     assert!(editor.capabilities.editable_text && editor.capabilities.text);
-    assert!(editor.has_state("focused") && editor.has_state("editable"));
+    assert!(editor.states.contains(States::FOCUSED) && editor.states.contains(States::EDITABLE));
     assert!(
         editor.actions.is_empty(),
         "a text field is clicked, not invoked"
@@ -79,9 +79,12 @@ fn uia_elements_become_the_controls_ufo_shows() {
         .find(|n| n.name == "File" && n.control_type == ControlType::MenuItem)
         .unwrap();
     assert_eq!(file.actions, ["expand", "collapse"]);
-    assert!(file.has_state("expanded"));
+    assert!(file.states.contains(States::EXPANDED));
     let edit_menu = t.nodes.iter().find(|n| n.name == "Edit").unwrap();
-    assert!(edit_menu.has_state("expandable") && !edit_menu.has_state("expanded"));
+    assert!(
+        edit_menu.states.contains(States::EXPANDABLE)
+            && !edit_menu.states.contains(States::EXPANDED)
+    );
 
     let close = n("Close");
     assert_eq!(
@@ -90,7 +93,7 @@ fn uia_elements_become_the_controls_ufo_shows() {
     );
     let wrap = n("Word Wrap");
     assert_eq!(wrap.role, "check menu item");
-    assert!(wrap.has_state("checked"));
+    assert!(wrap.states.contains(States::CHECKED));
     assert_eq!(wrap.actions, ["toggle"]);
 
     let encoding = n("Encoding");
