@@ -9,8 +9,7 @@
 mod check;
 mod observe;
 pub(crate) use check::check_app_reply;
-use observe::log_pngs;
-use ufo_desktop::dispatch::Observation;
+use observe::Seen;
 
 use crate::error::AgentError;
 use crate::llm::{Checked, interact};
@@ -24,11 +23,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, StepStatus};
 use ufo_desktop::Screenshot;
-use ufo_desktop::annotate::AnnotationStyle;
-use ufo_desktop::compose::{concat_side_by_side, selected_controls_image};
+use ufo_desktop::compose::selected_controls_image;
 use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::encode::{ModelImage, PngCompression, encode_png};
-use ufo_desktop::observe::model_images;
 use ufo_desktop::tools::{APP_UI_EXECUTOR, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
@@ -270,7 +267,7 @@ impl AppAgent {
             .unwrap_or_default()
     }
 
-    /// One step: observe, ask, act, remember.
+    /// One step: observe, ask, act, remember; one method per phase.
     pub async fn step(
         &mut self,
         input: StepInput<'_>,
@@ -284,98 +281,24 @@ impl AppAgent {
         rec.application = self.application.clone();
 
         // 1. Data collection.
-        let t = Instant::now();
-        let observed = (self.dispatcher.observe(self.settings.save_ui_tree).await)
-            .map_err(AgentError::Observation);
-        let Observation {
-            controls,
-            window,
-            screenshot: shot,
-            screenshot_png,
-            ui_tree,
-        } = match observed {
-            Ok(o) => o,
-            Err(e) => {
-                rec.time(Phase::DataCollection, t);
-                return Err(rec.fail(e, AppAgentStatus::Error, started));
-            }
+        let seen = match self.observe(&mut rec).await {
+            Ok(seen) => seen,
+            Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
-        rec.control_count = controls.len();
-        rec.ui_tree = ui_tree;
-        let mut image_urls: Vec<(String, String)> = Vec::new(); // (label key, url)
-        let mut clean_url = None;
-        let mut log_images = None;
-        let shot = match shot.map(|s| {
-            model_images(
-                s,
-                &controls,
-                &AnnotationStyle::default(),
-                &self.settings.image,
-                screenshot_png,
-            )
-        }) {
-            Some(Ok(mi)) => {
-                let concat = self
-                    .settings
-                    .concat_screenshot
-                    .then(|| concat_side_by_side(&mi.shot.image, &mi.annotated.image));
-                let concat_model = concat
-                    .as_ref()
-                    .and_then(|c| self.settings.image.encode(c).ok());
-                clean_url = Some(mi.clean.data_url());
-                if self.settings.visual_mode {
-                    if self.settings.include_last_screenshot
-                        && let Some((step, url)) = &self.last_selected
-                    {
-                        image_urls.push(("last".into(), url.clone()));
-                        rec.screenshots
-                            .insert("last".into(), ImageKind::Selected.file(*step));
-                    }
-                    match &concat_model {
-                        Some(c) => image_urls.push(("concat".into(), c.data_url())),
-                        None if self.settings.concat_screenshot => {}
-                        None => {
-                            image_urls.push(("clean".into(), mi.clean.data_url()));
-                            image_urls.push(("annotated".into(), mi.marked.data_url()));
-                        }
-                    }
-                }
-                // The log's PNGs are encoded while the model thinks (the same
-                // bytes when the model takes PNG).
-                log_images = Some(log_pngs(
-                    &mi,
-                    concat.map(|c| (c, concat_model)),
-                    self.settings.png,
-                ));
-                Some(mi.shot)
-            }
-            Some(Err(e)) => {
-                tracing::warn!(error = %e, "the screenshot could not be prepared for the model");
-                None
-            }
-            None => None,
-        };
-        rec.time(Phase::DataCollection, t);
         let n = input.session_step;
 
         // 2. LLM interaction.
-        let window = window
-            .as_ref()
-            .map(ufo_desktop::follow::describe)
-            .unwrap_or_default();
-        self.retrieve(input.request).await;
-        let (request, image_names) = self.build_prompt(&input, &controls, &window, &image_urls, n);
-        let specs = self.tool_specs();
-        let checked = interact(
-            &mut rec,
-            self.model.as_ref(),
-            &self.prompts.app,
-            self.settings.json_parsing_retry,
-            request,
-            image_names,
-            |r, repairs| check_app_reply(r, &controls, &specs, repairs),
-        )
-        .await;
+        let Seen {
+            controls,
+            window,
+            shot,
+            image_urls,
+            clean_url,
+            log_images,
+        } = seen;
+        let checked = self
+            .ask(&mut rec, &input, &controls, window.as_ref(), &image_urls)
+            .await;
         if let Some(task) = log_images {
             rec.images = task.await.unwrap_or_default();
         }
@@ -383,53 +306,14 @@ impl AppAgent {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
-        self.plan = rec.plan.clone();
-        self.comment = rec.comment.clone();
-        let result_text = plain(&reply.result);
-        if !result_text.is_empty() {
-            self.result = result_text;
-        }
+        self.take_reply(&rec, &reply, input.blackboard, clean_url);
         let calls = reply.action.as_ref().map(|a| a.calls()).unwrap_or_default();
-        if let Some(s) = &reply.save_screenshot
-            && s.save
-            && let Some(url) = &clean_url
-        {
-            input.blackboard.screenshots.push(SavedScreenshot {
-                image_url: url.clone(),
-                application: self.application.clone(),
-                reason: s.reason.clone(),
-            });
-        }
 
         // Sensitive step: stop before acting; the session asks the user. With
         // SAFE_GUARD, a sensitive call stops too when the model did not ask.
         let guarded = crate::guards::guarded(&self.settings, status, &calls);
         if (status == AppAgentStatus::Confirm || !guarded.is_empty()) && !calls.is_empty() {
-            let final_status = match status {
-                AppAgentStatus::Confirm => AppAgentStatus::Continue,
-                other => other,
-            };
-            if !guarded.is_empty() {
-                rec.repairs.push(format!(
-                    "SAFE_GUARD asks the user first: {}",
-                    guarded.join("; ")
-                ));
-            }
-            rec.status = StepStatus::Confirm;
-            rec.total_time = started.elapsed().as_secs_f64();
-            self.pending = Some(Pending {
-                calls,
-                record: rec.clone(),
-                controls,
-                shot,
-                final_status,
-                guarded,
-            });
-            return Ok(AppStep {
-                record: rec,
-                status: AppAgentStatus::Confirm,
-                questions: Vec::new(),
-            });
+            return Ok(self.hold(rec, calls, controls, shot, status, guarded, started));
         }
         if status == AppAgentStatus::Pending {
             rec.status = status.into();
@@ -443,6 +327,102 @@ impl AppAgent {
             .await;
         self.remember(&mut rec, input.blackboard, status, None);
         Ok(AppStep::finished(rec, status, started))
+    }
+
+    /// LLM interaction: knowledge retrieved, the prompt, and a reply checked
+    /// against the controls and the tools.
+    async fn ask(
+        &mut self,
+        rec: &mut StepRecord,
+        input: &StepInput<'_>,
+        controls: &[Control],
+        window: Option<&ufo_core::WindowInfo>,
+        image_urls: &[(String, String)],
+    ) -> Result<Checked<AppResponse, AppAgentStatus>, AgentError> {
+        let window = window
+            .map(ufo_desktop::follow::describe)
+            .unwrap_or_default();
+        self.retrieve(input.request).await;
+        let (request, image_names) =
+            self.build_prompt(input, controls, &window, image_urls, input.session_step);
+        let specs = self.tool_specs();
+        interact(
+            rec,
+            self.model.as_ref(),
+            &self.prompts.app,
+            self.settings.json_parsing_retry,
+            request,
+            image_names,
+            |r, repairs| check_app_reply(r, controls, &specs, repairs),
+        )
+        .await
+    }
+
+    /// What the agent keeps of a reply: its plan, comment and result, and
+    /// the screenshot the model asked to save on the blackboard.
+    fn take_reply(
+        &mut self,
+        rec: &StepRecord,
+        reply: &AppResponse,
+        blackboard: &mut Blackboard,
+        clean_url: Option<String>,
+    ) {
+        self.plan = rec.plan.clone();
+        self.comment = rec.comment.clone();
+        let result_text = plain(&reply.result);
+        if !result_text.is_empty() {
+            self.result = result_text;
+        }
+        if let Some(s) = &reply.save_screenshot
+            && s.save
+            && let Some(url) = clean_url
+        {
+            blackboard.screenshots.push(SavedScreenshot {
+                image_url: url,
+                application: self.application.clone(),
+                reason: s.reason.clone(),
+            });
+        }
+    }
+
+    /// Holds a sensitive step's calls until the session has the user's
+    /// answer ([`AppAgent::resume`]); the step is CONFIRM meanwhile.
+    #[allow(clippy::too_many_arguments)]
+    fn hold(
+        &mut self,
+        mut rec: StepRecord,
+        calls: Vec<ActionCall>,
+        controls: Vec<Control>,
+        shot: Option<Screenshot>,
+        status: AppAgentStatus,
+        guarded: Vec<String>,
+        started: Instant,
+    ) -> AppStep {
+        let final_status = match status {
+            AppAgentStatus::Confirm => AppAgentStatus::Continue,
+            other => other,
+        };
+        if !guarded.is_empty() {
+            rec.repairs.push(format!(
+                "SAFE_GUARD asks the user first: {}",
+                guarded.join("; ")
+            ));
+        }
+        rec.status = StepStatus::Confirm;
+        rec.total_time = started.elapsed().as_secs_f64();
+        self.pending = Some(Pending {
+            calls,
+            record: rec.clone(),
+            controls,
+            shot,
+            final_status,
+            guarded,
+        });
+        AppStep {
+            record: rec,
+            status: AppAgentStatus::Confirm,
+            questions: Vec::new(),
+        }
     }
 
     /// Continues after CONFIRM: executes the pending actions when `confirmed`,

@@ -81,6 +81,14 @@ enum Target {
     Agent { id: String, name: String },
 }
 
+/// What a HostAgent step saw: the targets, the desktop's screenshot (a data
+/// URL) and the names its image is logged under.
+struct Seen {
+    targets: Vec<Target>,
+    desktop: Option<String>,
+    image_names: Vec<String>,
+}
+
 impl Target {
     fn id(&self) -> &str {
         match self {
@@ -209,6 +217,7 @@ impl HostAgent {
     }
 
     /// One step: list windows, ask, select the window of the next sub-task.
+    /// One method per phase.
     pub async fn step(
         &mut self,
         input: StepInput<'_>,
@@ -220,65 +229,13 @@ impl HostAgent {
         rec.request = input.request.to_owned();
 
         // 1. Data collection.
-        let t = Instant::now();
-        let r = execute_one(
-            self.dispatcher.as_ref(),
-            Tool::GetDesktopAppInfo.command(json!({})),
-        )
-        .await;
-        rec.time(Phase::DataCollection, t);
-        let windows: Vec<WindowEntry> = match (r.is_success(), r.error) {
-            (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
-            (false, e) => {
-                let e = AgentError::Observation(e.unwrap_or_else(|| {
-                    ufo_desktop::dispatch::DispatchError::NoResult {
-                        tool: Tool::GetDesktopAppInfo.name().to_owned(),
-                    }
-                    .report()
-                }));
-                return Err(rec.fail(e, HostAgentStatus::Error, started));
-            }
+        let seen = match self.observe(&mut rec, input.session_step).await {
+            Ok(seen) => seen,
+            Err(e) => return Err(rec.fail(e, HostAgentStatus::Error, started)),
         };
-        rec.control_count = windows.len();
-        let targets = targets(&windows, &self.third_party);
-        let t = Instant::now();
-        let desktop = match self.settings.visual_mode {
-            true => desktop_screenshot(self.dispatcher.as_ref()).await,
-            false => None,
-        };
-        rec.time(Phase::DataCollection, t);
-        let image_names: Vec<String> = desktop
-            .iter()
-            .map(|_| ImageKind::Clean.file(input.session_step))
-            .collect();
-        rec.images.clean = desktop
-            .as_deref()
-            .and_then(|u| decode_data_url(u).ok())
-            .map(|(_, png)| png);
 
         // 2. LLM interaction.
-        if let Some(k) = self.settings.knowledge.clone()
-            && self
-                .retrieved
-                .as_ref()
-                .is_none_or(|(q, _)| q != input.request)
-        {
-            // Any application's experience; help documents are the AppAgent's.
-            let got = k.retrieve(input.request, None).await;
-            self.retrieved = Some((input.request.to_owned(), got));
-        }
-        let request = self.build_prompt(&input, &targets, desktop.as_deref());
-        let checked = interact(
-            &mut rec,
-            self.model.as_ref(),
-            &self.prompts.host,
-            self.settings.json_parsing_retry,
-            request,
-            image_names,
-            |r, repairs| check_host_reply(r, &targets, repairs),
-        )
-        .await;
-        let Checked { reply, mut status } = match checked {
+        let Checked { reply, mut status } = match self.ask(&mut rec, &input, &seen).await {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, HostAgentStatus::Error, started)),
         };
@@ -287,92 +244,24 @@ impl HostAgent {
 
         // 3. Action execution (run_shell waits for the session's confirmation).
         let t = Instant::now();
-        let mut assignment = None;
         let launch = reply.shell_command().map(str::to_owned);
-        if status == HostAgentStatus::Assign {
-            let args = reply.arguments.clone().unwrap_or_default();
-            let chosen = args
-                .get("id")
-                .and_then(ufo_desktop::tools::parse_id)
-                .and_then(|i| targets.get((i as usize).saturating_sub(1)));
-            let (r, target) = match chosen {
-                // A third-party agent is assigned without touching the desktop.
-                Some(Target::Agent { name, .. }) => {
-                    rec.application = name.clone();
-                    assignment = Some(Assignment {
-                        application: name.clone(),
-                        third_party: true,
-                        window_title: String::new(),
-                        subtask: rec.subtask.clone(),
-                        message: reply.message.items(),
-                    });
-                    (
-                        ufo_core::ActionResult::success(
-                            json!({"assigned_third_party_agent": name}),
-                        ),
-                        json!({"name": name, "type": "ThirdPartyAgent"}),
-                    )
-                }
-                window => {
-                    let mut cmd =
-                        Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
-                    cmd.call_id = format!("{}-1", input.session_step);
-                    let r = execute_one(self.dispatcher.as_ref(), cmd).await;
-                    let entry = match window {
-                        Some(Target::Window(w)) => Some(w),
-                        _ => None,
-                    };
-                    if r.is_success() {
-                        if let Some(w) = entry {
-                            rec.application = w.app_name.clone();
-                            assignment = Some(Assignment {
-                                application: w.app_name.clone(),
-                                third_party: false,
-                                window_title: w.name.clone(),
-                                subtask: rec.subtask.clone(),
-                                message: reply.message.items(),
-                            });
-                        }
-                    } else {
-                        // The window could not be selected: look again next step.
-                        status = HostAgentStatus::Continue;
-                    }
-                    let target = entry
-                        .map(|w| json!({"name": w.name, "type": "Window"}))
-                        .unwrap_or(Value::Null);
-                    (r, target)
-                }
-            };
-            let given = reply
-                .status
-                .parse::<HostAgentStatus>()
-                .map_or(StepStatus::from(status), StepStatus::from);
-            rec.actions.push(ActionLog::new(
-                "select_application_window",
-                &args,
-                Some(target).filter(|t| !t.is_null()),
-                given,
-                r,
-            ));
-        }
+        let assignment = match status {
+            HostAgentStatus::Assign => {
+                self.assign(
+                    &mut rec,
+                    &reply,
+                    &mut status,
+                    &seen.targets,
+                    input.session_step,
+                )
+                .await
+            }
+            _ => None,
+        };
         rec.time(Phase::ActionExecution, t);
 
-        // 4. Memory update (a launch is remembered when it ran); the
-        // HostAgent's decisions go on the blackboard like the AppAgents' steps.
-        let t = Instant::now();
-        rec.status = status.into();
-        input.blackboard.trajectories.push(json!({
-            "step": input.session_step,
-            "agent": "HostAgent",
-            "subtask": rec.subtask,
-            "status": status.as_str(),
-            "application": rec.application,
-            "function": reply.function.clone().unwrap_or_default(),
-        }));
-        if launch.is_none() {
-            self.memory.push(MemoryItem::of(&rec, status.into(), None));
-        }
-        rec.time(Phase::MemoryUpdate, t);
+        // 4. Memory update.
+        self.remember(&mut rec, input.blackboard, &reply, status, launch.is_some());
         rec.total_time = started.elapsed().as_secs_f64();
         let result = match plain(&reply.result) {
             r if r.is_empty() => rec.comment.clone(),
@@ -386,6 +275,184 @@ impl HostAgent {
             result,
             launch,
         })
+    }
+
+    /// Data collection: the window list (the targets, third-party agents
+    /// after the windows) and, in visual mode, the desktop's screenshot.
+    async fn observe(&self, rec: &mut StepRecord, session_step: usize) -> Result<Seen, AgentError> {
+        let t = Instant::now();
+        let r = execute_one(
+            self.dispatcher.as_ref(),
+            Tool::GetDesktopAppInfo.command(json!({})),
+        )
+        .await;
+        rec.time(Phase::DataCollection, t);
+        let windows: Vec<WindowEntry> = match (r.is_success(), r.error) {
+            (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
+            (false, e) => {
+                return Err(AgentError::Observation(e.unwrap_or_else(|| {
+                    ufo_desktop::dispatch::DispatchError::NoResult {
+                        tool: Tool::GetDesktopAppInfo.name().to_owned(),
+                    }
+                    .report()
+                })));
+            }
+        };
+        rec.control_count = windows.len();
+        let targets = targets(&windows, &self.third_party);
+        let t = Instant::now();
+        let desktop = match self.settings.visual_mode {
+            true => desktop_screenshot(self.dispatcher.as_ref()).await,
+            false => None,
+        };
+        rec.time(Phase::DataCollection, t);
+        let image_names: Vec<String> = desktop
+            .iter()
+            .map(|_| ImageKind::Clean.file(session_step))
+            .collect();
+        rec.images.clean = desktop
+            .as_deref()
+            .and_then(|u| decode_data_url(u).ok())
+            .map(|(_, png)| png);
+        Ok(Seen {
+            targets,
+            desktop,
+            image_names,
+        })
+    }
+
+    /// LLM interaction: experience retrieved once per request, the prompt,
+    /// and a reply checked against the targets.
+    async fn ask(
+        &mut self,
+        rec: &mut StepRecord,
+        input: &StepInput<'_>,
+        seen: &Seen,
+    ) -> Result<Checked<HostResponse, HostAgentStatus>, AgentError> {
+        if let Some(k) = self.settings.knowledge.clone()
+            && self
+                .retrieved
+                .as_ref()
+                .is_none_or(|(q, _)| q != input.request)
+        {
+            // Any application's experience; help documents are the AppAgent's.
+            let got = k.retrieve(input.request, None).await;
+            self.retrieved = Some((input.request.to_owned(), got));
+        }
+        let request = self.build_prompt(input, &seen.targets, seen.desktop.as_deref());
+        interact(
+            rec,
+            self.model.as_ref(),
+            &self.prompts.host,
+            self.settings.json_parsing_retry,
+            request,
+            seen.image_names.clone(),
+            |r, repairs| check_host_reply(r, &seen.targets, repairs),
+        )
+        .await
+    }
+
+    /// ASSIGN: a third-party agent is assigned as it is; a window is
+    /// selected (`select_application_window`), and when it cannot be the
+    /// status goes back to CONTINUE to look again next step.
+    async fn assign(
+        &self,
+        rec: &mut StepRecord,
+        reply: &HostResponse,
+        status: &mut HostAgentStatus,
+        targets: &[Target],
+        session_step: usize,
+    ) -> Option<Assignment> {
+        let mut assignment = None;
+        let args = reply.arguments.clone().unwrap_or_default();
+        let chosen = args
+            .get("id")
+            .and_then(ufo_desktop::tools::parse_id)
+            .and_then(|i| targets.get((i as usize).saturating_sub(1)));
+        let (r, target) = match chosen {
+            // A third-party agent is assigned without touching the desktop.
+            Some(Target::Agent { name, .. }) => {
+                rec.application = name.clone();
+                assignment = Some(Assignment {
+                    application: name.clone(),
+                    third_party: true,
+                    window_title: String::new(),
+                    subtask: rec.subtask.clone(),
+                    message: reply.message.items(),
+                });
+                (
+                    ufo_core::ActionResult::success(json!({"assigned_third_party_agent": name})),
+                    json!({"name": name, "type": "ThirdPartyAgent"}),
+                )
+            }
+            window => {
+                let mut cmd = Tool::SelectApplicationWindow.command(Value::Object(args.clone()));
+                cmd.call_id = format!("{session_step}-1");
+                let r = execute_one(self.dispatcher.as_ref(), cmd).await;
+                let entry = match window {
+                    Some(Target::Window(w)) => Some(w),
+                    _ => None,
+                };
+                if r.is_success() {
+                    if let Some(w) = entry {
+                        rec.application = w.app_name.clone();
+                        assignment = Some(Assignment {
+                            application: w.app_name.clone(),
+                            third_party: false,
+                            window_title: w.name.clone(),
+                            subtask: rec.subtask.clone(),
+                            message: reply.message.items(),
+                        });
+                    }
+                } else {
+                    // The window could not be selected: look again next step.
+                    *status = HostAgentStatus::Continue;
+                }
+                let target = entry
+                    .map(|w| json!({"name": w.name, "type": "Window"}))
+                    .unwrap_or(Value::Null);
+                (r, target)
+            }
+        };
+        let given = reply
+            .status
+            .parse::<HostAgentStatus>()
+            .map_or(StepStatus::from(*status), StepStatus::from);
+        rec.actions.push(ActionLog::new(
+            "select_application_window",
+            &args,
+            Some(target).filter(|t| !t.is_null()),
+            given,
+            r,
+        ));
+        assignment
+    }
+
+    /// Memory update: the step is remembered (a launch when it ran, by
+    /// [`HostAgent::run_shell`]); the HostAgent's decisions go on the
+    /// blackboard like the AppAgents' steps.
+    fn remember(
+        &mut self,
+        rec: &mut StepRecord,
+        blackboard: &mut crate::memory::Blackboard,
+        reply: &HostResponse,
+        status: HostAgentStatus,
+        launching: bool,
+    ) {
+        let t = Instant::now();
+        rec.status = status.into();
+        blackboard.trajectories.push(json!({
+            "step": rec.session_step,
+            "agent": "HostAgent",
+            "subtask": rec.subtask,
+            "status": status.as_str(),
+            "application": rec.application,
+            "function": reply.function.clone().unwrap_or_default(),
+        }));
+        if !launching {
+            self.memory.push(MemoryItem::of(rec, status.into(), None));
+        }
+        rec.time(Phase::MemoryUpdate, t);
     }
 
     fn build_prompt(

@@ -72,20 +72,14 @@ pub(super) async fn run(
         Tool::SelectApplicationWindow => {
             select_application_window(b, ctx, &parse(name, params)?).await
         }
-        Tool::RunShell => {
-            let command = parse::<params::RunShell>(name, params)?.bash_command;
-            let argv = match &ctx.settings.launch {
-                Some(list) => list.parse(&command)?,
-                None => crate::launch::Allowlist::system(&[]).parse(&command)?,
-            };
-            let app = b.launch_app(&argv, ctx.settings.launch_timeout).await?;
-            // The window list is read again by the next select_application_window.
-            ctx.windows.clear();
-            Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
-        }
+        Tool::RunShell => run_shell(b, ctx, &parse(name, params)?).await,
         Tool::CloseApplication => {
-            let app = parse::<params::CloseApplication>(name, params)?.name;
-            close_application(b, ctx, &app).await
+            close_application(
+                b,
+                ctx,
+                &parse::<params::CloseApplication>(name, params)?.name,
+            )
+            .await
         }
         Tool::ExecuteCommand => {
             let a: params::ExecuteCommand = parse(name, params)?;
@@ -722,6 +716,18 @@ async fn select_application_window(
     ctx.window = Some(w.clone());
     ctx.app_window = Some(w.clone());
     Ok(json!({ "root_name": w.app_name, "window": w }))
+}
+
+/// Starts an allowlisted program (no shell).
+async fn run_shell(b: &dyn Backend, ctx: &mut ToolContext, a: &params::RunShell) -> Result<Value> {
+    let argv = match &ctx.settings.launch {
+        Some(list) => list.parse(&a.bash_command)?,
+        None => crate::launch::Allowlist::system(&[]).parse(&a.bash_command)?,
+    };
+    let app = b.launch_app(&argv, ctx.settings.launch_timeout).await?;
+    // The window list is read again by the next select_application_window.
+    ctx.windows.clear();
+    Ok(json!({ "launched": app.app_name, "pid": app.pid, "command": argv }))
 }
 
 /// How long `close_application` waits for an application's windows to go.

@@ -2,6 +2,7 @@
 //! CONFIRM, PENDING, FINISH/FAIL/ERROR), and its single-tier form.
 
 use super::*;
+use ufo_agent::Assignment;
 
 /// The round's result when the user stops an agent that waited for them.
 const DECLINED: &str = "The user declined to go on (declined by the user).";
@@ -31,7 +32,8 @@ impl Session<'_> {
         .await
     }
 
-    /// The round's state machine.
+    /// The round's state machine: one exhaustive match over the state, each
+    /// transition a method of its own.
     pub(super) async fn machine(
         &mut self,
         round: usize,
@@ -47,74 +49,12 @@ impl Session<'_> {
                 State::Host(HostAgentStatus::Continue) | State::App(AppAgentStatus::Continue)
                     if self.max_step_reached() =>
                 {
-                    self.s.io.show(&format!(
-                        "MAX_STEP ({}) reached; the round ends.",
-                        self.s.config.system.max_step
-                    ));
-                    self.error = Some(
-                        SessionError::MaxStep {
-                            max: self.s.config.system.max_step,
-                        }
-                        .report(),
-                    );
-                    State::End(SessionStatus::Fail)
+                    self.max_step_ends_round()
                 }
                 State::Host(HostAgentStatus::Continue) => {
-                    match self.host_step(round, request).await {
-                        Some(mut h) => {
-                            if let Some(command) = h.launch.clone()
-                                && let Err(end) = self.launch(&mut h.record, &command).await
-                            {
-                                return end;
-                            }
-                            assignment = h.assignment.clone();
-                            if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
-                                self.result = h.result.clone();
-                            }
-                            let mut st = h.status;
-                            let comment = h.record.comment.clone();
-                            if st == HostAgentStatus::Error {
-                                let said = if h.result.is_empty() {
-                                    h.record.comment.clone()
-                                } else {
-                                    h.result.clone()
-                                };
-                                self.model_said_error("HostAgent", &said);
-                            }
-                            // On disk before the user is asked anything.
-                            if let Err(end) = self.record(h.record).await {
-                                return end;
-                            }
-                            if matches!(st, HostAgentStatus::Pending | HostAgentStatus::Confirm) {
-                                match self.user_turn("HostAgent", &h.questions, &comment).await {
-                                    Some(qa) => {
-                                        if let Some(host) = self.host.as_mut() {
-                                            host.add_answers(qa);
-                                        }
-                                    }
-                                    None => {
-                                        self.result = DECLINED.to_owned();
-                                        st = HostAgentStatus::Finish;
-                                    }
-                                }
-                            }
-                            State::Host(st)
-                        }
-                        None => State::Host(HostAgentStatus::Error),
-                    }
+                    self.host_continues(round, request, &mut assignment).await
                 }
-                State::Host(HostAgentStatus::Assign) => match assignment.take() {
-                    Some(a) => match self.ensure_app(&a.application) {
-                        Ok(()) => {
-                            if let Some(agent) = self.apps.get_mut(&a.application) {
-                                agent.assign(&a.subtask, a.message.clone(), &a.window_title);
-                            }
-                            State::App(AppAgentStatus::Continue)
-                        }
-                        Err(e) => State::End(self.fail_with(&e)),
-                    },
-                    None => State::Host(HostAgentStatus::Continue),
-                },
+                State::Host(HostAgentStatus::Assign) => self.host_assigns(assignment.take()),
                 // Answers (or the confirmation) were given right after the step.
                 State::Host(HostAgentStatus::Pending | HostAgentStatus::Confirm) => {
                     State::Host(HostAgentStatus::Continue)
@@ -122,113 +62,199 @@ impl Session<'_> {
                 State::Host(HostAgentStatus::Finish) => State::End(SessionStatus::Finish),
                 State::Host(HostAgentStatus::Fail) => State::End(SessionStatus::Fail),
                 State::Host(HostAgentStatus::Error) => State::End(SessionStatus::Error),
-                State::App(AppAgentStatus::Continue) => {
-                    let key = self.current_app.clone().unwrap_or_default();
-                    match self.app_step(&key, round, request).await {
-                        Some(step) => {
-                            let mut st = step.status;
-                            let comment = step.record.comment.clone();
-                            // Every step is on disk before the user is asked
-                            // anything. A CONFIRM step is written as it waits;
-                            // its completed record follows after the answer.
-                            let written = match st {
-                                AppAgentStatus::Confirm => self.awaiting(&step.record),
-                                _ => self.record(step.record).await,
-                            };
-                            if let Err(end) = written {
-                                return end;
-                            }
-                            if st == AppAgentStatus::Pending {
-                                let who = self.apps.get(&key).map(|a| a.name().to_owned());
-                                let who = who.unwrap_or_default();
-                                match self.user_turn(&who, &step.questions, &comment).await {
-                                    Some(qa) => {
-                                        if let Some(agent) = self.apps.get_mut(&key) {
-                                            agent.add_answers(qa);
-                                        }
-                                    }
-                                    None => st = AppAgentStatus::Finish,
-                                }
-                            }
-                            State::App(st)
-                        }
-                        None => State::App(AppAgentStatus::Error),
-                    }
-                }
-                State::App(AppAgentStatus::Confirm) => {
-                    let key = self.current_app.clone().unwrap_or_default();
-                    let actions = self
-                        .apps
-                        .get(&key)
-                        .map(|a| a.pending_actions())
-                        .unwrap_or_default();
-                    let reasons = self
-                        .apps
-                        .get(&key)
-                        .map(|a| a.pending_reasons())
-                        .unwrap_or_default();
-                    let why = match reasons.is_empty() {
-                        true => String::new(),
-                        false => format!(" (SAFE_GUARD: {})", reasons.join("; ")),
-                    };
-                    let confirmed = match self.s.config.system.safe_guard {
-                        true => {
-                            let prompt = format!(
-                                "[{key}] The next action is sensitive: {}{why}. Do you want to proceed?",
-                                actions.join("; ")
-                            );
-                            self.s.io.confirm(&prompt).await
-                        }
-                        false => true,
-                    };
-                    let resumed = match self.apps.get_mut(&key) {
-                        Some(agent) => agent.resume(confirmed, &mut self.blackboard).await,
-                        None => None,
-                    };
-                    match resumed {
-                        Some(step) => {
-                            let st = step.status;
-                            match self.record(step.record).await {
-                                Ok(()) => State::App(st),
-                                Err(end) => State::End(end),
-                            }
-                        }
-                        None => State::App(AppAgentStatus::Continue),
-                    }
-                }
+                State::App(AppAgentStatus::Continue) => self.app_continues(round, request).await,
+                State::App(AppAgentStatus::Confirm) => self.app_confirms().await,
                 State::App(AppAgentStatus::Pending) => State::App(AppAgentStatus::Continue),
                 State::App(
                     st @ (AppAgentStatus::Finish | AppAgentStatus::Fail | AppAgentStatus::Error),
-                ) => {
-                    let key = self.current_app.clone().unwrap_or_default();
-                    if let Some(agent) = self.apps.get(&key) {
-                        let result = agent.outcome();
-                        self.subtasks.push(SubtaskRecord {
-                            subtask: agent.subtask().to_owned(),
-                            application: key.clone(),
-                            status: st,
-                            result: result.clone(),
-                        });
-                        if single {
-                            self.result = result;
-                        }
-                    }
-                    match (st, single) {
-                        (AppAgentStatus::Error, _) => {
-                            let (who, said) = self
-                                .apps
-                                .get(&key)
-                                .map(|a| (a.name().to_owned(), a.comment().to_owned()))
-                                .unwrap_or_default();
-                            self.model_said_error(&who, &said);
-                            State::End(SessionStatus::Error)
-                        }
-                        (AppAgentStatus::Finish, true) => State::End(SessionStatus::Finish),
-                        (_, true) => State::End(SessionStatus::Fail),
-                        (_, false) => State::Host(HostAgentStatus::Continue),
+                ) => self.app_ends(st, single),
+            };
+        }
+    }
+
+    /// MAX_STEP reached: said, and the round fails.
+    fn max_step_ends_round(&mut self) -> State {
+        self.s.io.show(&format!(
+            "MAX_STEP ({}) reached; the round ends.",
+            self.s.config.system.max_step
+        ));
+        self.error = Some(
+            SessionError::MaxStep {
+                max: self.s.config.system.max_step,
+            }
+            .report(),
+        );
+        State::End(SessionStatus::Fail)
+    }
+
+    /// A HostAgent step: its launch (if any), its record on disk, then the
+    /// user's turn when it waits for them.
+    async fn host_continues(
+        &mut self,
+        round: usize,
+        request: &str,
+        assignment: &mut Option<Assignment>,
+    ) -> State {
+        let Some(mut h) = self.host_step(round, request).await else {
+            return State::Host(HostAgentStatus::Error);
+        };
+        if let Some(command) = h.launch.clone()
+            && let Err(end) = self.launch(&mut h.record, &command).await
+        {
+            return State::End(end);
+        }
+        assignment.clone_from(&h.assignment);
+        if matches!(h.status, HostAgentStatus::Finish | HostAgentStatus::Fail) {
+            self.result = h.result.clone();
+        }
+        let mut st = h.status;
+        let comment = h.record.comment.clone();
+        if st == HostAgentStatus::Error {
+            let said = if h.result.is_empty() {
+                h.record.comment.clone()
+            } else {
+                h.result.clone()
+            };
+            self.model_said_error("HostAgent", &said);
+        }
+        // On disk before the user is asked anything.
+        if let Err(end) = self.record(h.record).await {
+            return State::End(end);
+        }
+        if matches!(st, HostAgentStatus::Pending | HostAgentStatus::Confirm) {
+            match self.user_turn("HostAgent", &h.questions, &comment).await {
+                Some(qa) => {
+                    if let Some(host) = self.host.as_mut() {
+                        host.add_answers(qa);
                     }
                 }
-            };
+                None => {
+                    self.result = DECLINED.to_owned();
+                    st = HostAgentStatus::Finish;
+                }
+            }
+        }
+        State::Host(st)
+    }
+
+    /// ASSIGN: the sub-task goes to its application's agent.
+    fn host_assigns(&mut self, assignment: Option<Assignment>) -> State {
+        let Some(a) = assignment else {
+            return State::Host(HostAgentStatus::Continue);
+        };
+        match self.ensure_app(&a.application) {
+            Ok(()) => {
+                if let Some(agent) = self.apps.get_mut(&a.application) {
+                    agent.assign(&a.subtask, a.message.clone(), &a.window_title);
+                }
+                State::App(AppAgentStatus::Continue)
+            }
+            Err(e) => State::End(self.fail_with(&e)),
+        }
+    }
+
+    /// An application step: on disk (a CONFIRM one as it waits), then the
+    /// user's answers when it asked questions.
+    async fn app_continues(&mut self, round: usize, request: &str) -> State {
+        let key = self.current_app.clone().unwrap_or_default();
+        let Some(step) = self.app_step(&key, round, request).await else {
+            return State::App(AppAgentStatus::Error);
+        };
+        let mut st = step.status;
+        let comment = step.record.comment.clone();
+        // Every step is on disk before the user is asked anything. A CONFIRM
+        // step is written as it waits; its completed record follows after the
+        // answer.
+        let written = match st {
+            AppAgentStatus::Confirm => self.awaiting(&step.record),
+            _ => self.record(step.record).await,
+        };
+        if let Err(end) = written {
+            return State::End(end);
+        }
+        if st == AppAgentStatus::Pending {
+            let who = self.apps.get(&key).map(|a| a.name().to_owned());
+            let who = who.unwrap_or_default();
+            match self.user_turn(&who, &step.questions, &comment).await {
+                Some(qa) => {
+                    if let Some(agent) = self.apps.get_mut(&key) {
+                        agent.add_answers(qa);
+                    }
+                }
+                None => st = AppAgentStatus::Finish,
+            }
+        }
+        State::App(st)
+    }
+
+    /// CONFIRM: the user confirms the sensitive actions (with SAFE_GUARD),
+    /// and the agent resumes with the answer.
+    async fn app_confirms(&mut self) -> State {
+        let key = self.current_app.clone().unwrap_or_default();
+        let (actions, reasons) = self
+            .apps
+            .get(&key)
+            .map(|a| (a.pending_actions(), a.pending_reasons()))
+            .unwrap_or_default();
+        let why = match reasons.is_empty() {
+            true => String::new(),
+            false => format!(" (SAFE_GUARD: {})", reasons.join("; ")),
+        };
+        let confirmed = match self.s.config.system.safe_guard {
+            true => {
+                let prompt = format!(
+                    "[{key}] The next action is sensitive: {}{why}. Do you want to proceed?",
+                    actions.join("; ")
+                );
+                self.s.io.confirm(&prompt).await
+            }
+            false => true,
+        };
+        let resumed = match self.apps.get_mut(&key) {
+            Some(agent) => agent.resume(confirmed, &mut self.blackboard).await,
+            None => None,
+        };
+        match resumed {
+            Some(step) => {
+                let st = step.status;
+                match self.record(step.record).await {
+                    Ok(()) => State::App(st),
+                    Err(end) => State::End(end),
+                }
+            }
+            None => State::App(AppAgentStatus::Continue),
+        }
+    }
+
+    /// FINISH, FAIL or ERROR of an application's agent: its sub-task is
+    /// recorded; the HostAgent goes on (or, single-tier, the round ends).
+    fn app_ends(&mut self, st: AppAgentStatus, single: bool) -> State {
+        let key = self.current_app.clone().unwrap_or_default();
+        if let Some(agent) = self.apps.get(&key) {
+            let result = agent.outcome();
+            self.subtasks.push(SubtaskRecord {
+                subtask: agent.subtask().to_owned(),
+                application: key.clone(),
+                status: st,
+                result: result.clone(),
+            });
+            if single {
+                self.result = result;
+            }
+        }
+        match (st, single) {
+            (AppAgentStatus::Error, _) => {
+                let (who, said) = self
+                    .apps
+                    .get(&key)
+                    .map(|a| (a.name().to_owned(), a.comment().to_owned()))
+                    .unwrap_or_default();
+                self.model_said_error(&who, &said);
+                State::End(SessionStatus::Error)
+            }
+            (AppAgentStatus::Finish, true) => State::End(SessionStatus::Finish),
+            (_, true) => State::End(SessionStatus::Fail),
+            (_, false) => State::Host(HostAgentStatus::Continue),
         }
     }
 
