@@ -407,29 +407,28 @@ struct Timed {
 
 impl Timed {
     /// Adds one timed session: its reports, its step records, its wall time.
-    fn add(&mut self, reports: &[ufo_session::SessionReport], records: &[Value], wall: f64) {
+    fn add(
+        &mut self,
+        reports: &[ufo_session::SessionReport],
+        records: &[ufo_agent::StepRecord],
+        wall: f64,
+    ) {
         self.unfinished += reports
             .iter()
             .filter(|r| r.status != ufo_session::SessionStatus::Finish)
             .count();
         self.walls.push(wall / records.len().max(1) as f64);
         for r in records {
-            self.failed_actions += r["actions"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter(|a| a["result"]["status"] != "success")
-                        .count()
+            self.failed_actions += r.actions.iter().filter(|a| !a.result.is_success()).count();
+            // Keyed by the phase's name in response.log.
+            let times: BTreeMap<String, f64> = r
+                .execution_times
+                .iter()
+                .filter_map(|(phase, secs)| {
+                    let key = serde_json::to_value(phase).ok()?.as_str()?.to_owned();
+                    Some((key, secs * 1000.0))
                 })
-                .unwrap_or(0);
-            let times: BTreeMap<String, f64> = r["execution_times"]
-                .as_object()
-                .map(|o| {
-                    o.iter()
-                        .map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0) * 1000.0))
-                        .collect()
-                })
-                .unwrap_or_default();
+                .collect();
             self.per_step.push(times);
         }
     }
@@ -639,12 +638,11 @@ async fn observe_unchanged(
 }
 
 /// The step records of a session's `response.log`.
-fn read_records(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("response.log"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|r| r["agent_type"] == "AppAgent")
+fn read_records(dir: &Path) -> Vec<ufo_agent::StepRecord> {
+    let text = std::fs::read_to_string(dir.join("response.log")).unwrap_or_default();
+    ufo_agent::step::read_response_log(&text)
+        .filter_map(Result::ok)
+        .filter(|r| r.agent_type == ufo_agent::AgentKind::AppAgent)
         .collect()
 }
 
