@@ -223,12 +223,18 @@ impl X11 {
 
     /// An existing atom, interned once per connection (atoms never change).
     fn atom(&self, name: &str) -> Option<u32> {
+        self.cached_atom(name, true)
+    }
+
+    /// Atom `name` from the cache, else from the server (created there
+    /// unless `only_if_exists`).
+    fn cached_atom(&self, name: &str, only_if_exists: bool) -> Option<u32> {
         if let Some(&a) = self.atoms.lock().ok()?.get(name) {
             return Some(a);
         }
         let a = self
             .conn
-            .intern_atom(true, name.as_bytes())
+            .intern_atom(only_if_exists, name.as_bytes())
             .ok()?
             .reply()
             .ok()
@@ -626,15 +632,9 @@ impl X11 {
             .copied()
     }
 
-    /// An atom, created when missing.
+    /// An atom, created when missing (cached like [`Self::atom`]).
     fn intern(&self, name: &str) -> Option<u32> {
-        self.conn
-            .intern_atom(false, name.as_bytes())
-            .ok()?
-            .reply()
-            .ok()
-            .map(|r| r.atom)
-            .filter(|&a| a != 0)
+        self.cached_atom(name, false)
     }
 
     /// Waits until a new press cannot join the previous click into a double

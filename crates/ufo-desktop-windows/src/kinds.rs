@@ -7,7 +7,7 @@
 //! role string in the words the tool catalog reads (`"password text"`,
 //! `"check menu item"`, `"toggle button"`).
 
-use ufo_core::ControlType;
+use ufo_core::{ControlType, States};
 
 /// UI Automation's control type id → control type and role string.
 /// Ids outside 50000..=50040 keep their number as an `Other` type.
@@ -110,34 +110,29 @@ pub fn msaa_role(role: u32) -> (ControlType, &'static str) {
 /// MSAA state bits (`STATE_SYSTEM_*`) → the state names the control filter
 /// and the tools read. `INVISIBLE`/`OFFSCREEN` clear `showing`; no
 /// `UNAVAILABLE` means `enabled`.
-pub fn msaa_states(bits: u32) -> Vec<String> {
-    const NAMED: &[(u32, &str)] = &[
-        (0x2, "selected"),
-        (0x4, "focused"),
-        (0x8, "pressed"),
-        (0x10, "checked"),
-        (0x20, "indeterminate"),
-        (0x200, "expanded"),
-        (0x100000, "focusable"),
-        (0x200000, "selectable"),
-        (0x1000000, "multiselectable"),
+pub fn msaa_states(bits: u32) -> States {
+    const NAMED: &[(u32, States)] = &[
+        (0x2, States::SELECTED),
+        (0x4, States::FOCUSED),
+        (0x8, States::PRESSED),
+        (0x10, States::CHECKED),
+        (0x20, States::INDETERMINATE),
+        (0x200, States::EXPANDED),
+        (0x100000, States::FOCUSABLE),
+        (0x200000, States::SELECTABLE),
+        (0x1000000, States::MULTISELECTABLE),
     ];
-    let mut out: Vec<String> = Vec::new();
-    if bits & 0x1 == 0 {
-        out.extend(["enabled".into(), "sensitive".into()]);
-    }
-    if bits & (0x8000 | 0x10000) == 0 {
-        out.extend(["visible".into(), "showing".into()]);
-    }
-    if bits & (0x200 | 0x400) != 0 {
-        out.push("expandable".into());
-    }
-    out.extend(
-        NAMED
-            .iter()
-            .filter(|(b, _)| bits & b != 0)
-            .map(|(_, n)| (*n).to_owned()),
+    let mut out = NAMED
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, s)| *s)
+        .collect::<States>();
+    out.set(States::ENABLED | States::SENSITIVE, bits & 0x1 == 0);
+    out.set(
+        States::VISIBLE | States::SHOWING,
+        bits & (0x8000 | 0x10000) == 0,
     );
+    out.set(States::EXPANDABLE, bits & (0x200 | 0x400) != 0);
     out
 }
 
@@ -249,15 +244,15 @@ mod tests {
     fn msaa_states_read_as_the_filter_expects() {
         // STATE_SYSTEM_FOCUSABLE | FOCUSED
         let s = msaa_states(0x100004);
-        assert!(s.contains(&"enabled".to_owned()));
-        assert!(s.contains(&"showing".to_owned()));
-        assert!(s.contains(&"focused".to_owned()));
+        assert!(s.contains(States::ENABLED));
+        assert!(s.contains(States::SHOWING));
+        assert!(s.contains(States::FOCUSED));
         // UNAVAILABLE | INVISIBLE | COLLAPSED
         let s = msaa_states(0x1 | 0x8000 | 0x400);
-        assert!(!s.contains(&"enabled".to_owned()));
-        assert!(!s.contains(&"showing".to_owned()));
-        assert!(s.contains(&"expandable".to_owned()));
-        assert!(!s.contains(&"expanded".to_owned()));
+        assert!(!s.contains(States::ENABLED));
+        assert!(!s.contains(States::SHOWING));
+        assert!(s.contains(States::EXPANDABLE));
+        assert!(!s.contains(States::EXPANDED));
         assert!(msaa_read_only(0x40) && !msaa_read_only(0));
         assert!(msaa_protected(0x20000000));
         assert_eq!(msaa_role(0x2B).0, ControlType::Button);

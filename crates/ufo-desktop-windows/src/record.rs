@@ -268,49 +268,46 @@ impl ElementRecord {
 
     /// The element's states (see `ufo_core::UiNode::states`).
     pub fn states(&self) -> States {
-        States::from_names(self.state_names().iter().map(String::as_str))
-    }
-
-    /// The states by their wire names.
-    fn state_names(&self) -> Vec<String> {
-        let mut s: Vec<String> = match self.msaa_state {
+        let mut s = match self.msaa_state {
             Some(bits) if self.layer == Layer::Msaa => kinds::msaa_states(bits),
-            _ => Vec::new(),
+            _ => States::empty(),
         };
-        let mut add = |on: bool, name: &str| {
-            if on && !s.iter().any(|x| x == name) {
-                s.push(name.to_owned());
+        // Each fact adds its states; none takes away what MSAA said.
+        let add = |s: &mut States, on: bool, st: States| {
+            if on {
+                *s |= st;
             }
         };
         if self.layer != Layer::Msaa {
-            add(self.enabled, "enabled");
-            add(self.enabled, "sensitive");
-            add(self.visible, "visible");
-            add(self.visible, "showing");
+            add(&mut s, self.enabled, States::ENABLED | States::SENSITIVE);
+            add(&mut s, self.visible, States::VISIBLE | States::SHOWING);
         }
-        add(self.focused, "focused");
-        add(self.focusable, "focusable");
-        add(self.modal, "modal");
+        add(&mut s, self.focused, States::FOCUSED);
+        add(&mut s, self.focusable, States::FOCUSABLE);
+        add(&mut s, self.modal, States::MODAL);
         match self.toggle {
-            Some(Toggle::On) => add(true, "checked"),
-            Some(Toggle::Indeterminate) => add(true, "indeterminate"),
+            Some(Toggle::On) => s |= States::CHECKED,
+            Some(Toggle::Indeterminate) => s |= States::INDETERMINATE,
             Some(Toggle::Off) | None => {}
         }
-        add(self.toggle.is_some() || self.patterns.toggle, "checkable");
+        add(
+            &mut s,
+            self.toggle.is_some() || self.patterns.toggle,
+            States::CHECKABLE,
+        );
         match self.expand {
             Some(Expand::Expanded | Expand::PartiallyExpanded) => {
-                add(true, "expandable");
-                add(true, "expanded");
+                s |= States::EXPANDABLE | States::EXPANDED;
             }
-            Some(Expand::Collapsed) => add(true, "expandable"),
+            Some(Expand::Collapsed) => s |= States::EXPANDABLE,
             Some(Expand::LeafNode) | None => {}
         }
-        add(self.submenu, "expandable");
-        add(self.patterns.selection_item, "selectable");
-        add(self.selected == Some(true), "selected");
+        add(&mut s, self.submenu, States::EXPANDABLE);
+        add(&mut s, self.patterns.selection_item, States::SELECTABLE);
+        add(&mut s, self.selected == Some(true), States::SELECTED);
         let (t, _) = self.kind();
         let editable = self.capabilities().editable_text && t != ControlType::ComboBox;
-        add(editable, "editable");
+        add(&mut s, editable, States::EDITABLE);
         s
     }
 

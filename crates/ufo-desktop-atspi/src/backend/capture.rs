@@ -511,7 +511,7 @@ impl AtspiBackend {
             }
         }
         // GTK 4 reports an open popover's contents where it is not drawn.
-        if self.is_gtk4(bus).await {
+        if gtk4 {
             self.note_popovers(window, &mut nodes);
         }
         retype_frames_and_submenus(&mut nodes);
