@@ -47,6 +47,7 @@ mod content;
 mod live;
 mod popovers;
 mod toolkit;
+mod walk;
 mod windows;
 pub(crate) use toolkit::Toolkit;
 

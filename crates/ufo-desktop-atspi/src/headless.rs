@@ -124,6 +124,21 @@ pub struct DesktopState {
     pub home: Option<PathBuf>,
 }
 
+/// `HOME` and the XDG base directories inside `home`: where the programs
+/// of a desktop with its own home keep their settings.
+fn home_env(home: &Path) -> Vec<(String, String)> {
+    let mut env = vec![("HOME".to_owned(), home.display().to_string())];
+    for (k, sub) in [
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_DATA_HOME", ".local/share"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+    ] {
+        env.push((k.into(), home.join(sub).display().to_string()));
+    }
+    env
+}
+
 impl DesktopState {
     /// The environment a program needs to live on this desktop.
     pub fn env(&self) -> Vec<(String, String)> {
@@ -137,15 +152,7 @@ impl DesktopState {
             ("UFO_DESKTOP".into(), self.name.clone()),
         ];
         if let Some(home) = &self.home {
-            env.push(("HOME".into(), home.display().to_string()));
-            for (k, sub) in [
-                ("XDG_CONFIG_HOME", ".config"),
-                ("XDG_DATA_HOME", ".local/share"),
-                ("XDG_CACHE_HOME", ".cache"),
-                ("XDG_STATE_HOME", ".local/state"),
-            ] {
-                env.push((k.into(), home.join(sub).display().to_string()));
-            }
+            env.extend(home_env(home));
         }
         env
     }
@@ -294,7 +301,18 @@ impl HeadlessDesktop {
         let _ = std::fs::remove_dir_all(&state_dir);
         let runtime_dir = state_dir.join("runtime");
         create_private_dir(&runtime_dir)?;
-        let run = Starting::new(random_id(), state_dir.clone(), runtime_dir.clone());
+        if let Some(h) = &opts.home {
+            std::fs::create_dir_all(h).map_err(io_err("creating the desktop's home"))?;
+        }
+        // The buses start the services applications ask for (xfconfd,
+        // dconf): with the desktop's home, so that what they save stays in
+        // it, not in the caller's home.
+        let run = Starting::new(
+            random_id(),
+            state_dir.clone(),
+            runtime_dir.clone(),
+            opts.home.as_deref().map(home_env).unwrap_or_default(),
+        );
         let (xvfb_child, display) = run.xvfb(&xvfb, &opts)?;
         let (dbus_child, session_bus) =
             run.session_bus(&dbus_daemon, &display, opts.start_timeout)?;
@@ -318,13 +336,7 @@ impl HeadlessDesktop {
             xvfb_pid: xvfb_child.id(),
             dbus_pid: dbus_child.id(),
             launcher_pid,
-            home: match &opts.home {
-                Some(h) => {
-                    std::fs::create_dir_all(h).map_err(io_err("creating the desktop's home"))?;
-                    Some(h.clone())
-                }
-                None => None,
-            },
+            home: opts.home.clone(),
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),

@@ -234,6 +234,20 @@ async fn fresh_thunar(
         let _ = Proc::new("kill").arg(pid.to_string()).status();
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    // The list of files is the details view (a tree table): Thunar's icon
+    // view, its default on a fresh home, lists no item to accessibility.
+    let home = d.state().home.clone().expect("test desktops have a home");
+    let channel = home.join(".config/xfce4/xfconf/xfce-perchannel-xml");
+    std::fs::create_dir_all(&channel).unwrap();
+    std::fs::write(
+        channel.join("thunar.xml"),
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<channel name="thunar" version="1.0">
+  <property name="last-view" type="string" value="ThunarDetailsView"/>
+</channel>
+"#,
+    )
+    .unwrap();
     let app = ufo_testkit::launch(&d, &["thunar", path]).await;
     let b = ufo_desktop_atspi::AtspiBackend::connect(
         &ufo_desktop_atspi::DesktopTarget::from_private(&d),

@@ -2,6 +2,7 @@
 //! the breadth-first walk of a window with its budgets, open popups, and the
 //! toolkit corrections (GTK 4 offsets, LibreOffice's shifted positions).
 
+use super::walk::WalkContext;
 use super::*;
 
 /// What the application's cache already says about a node. Only the fields
@@ -22,7 +23,7 @@ pub(super) struct AppCache {
 }
 
 impl AppCache {
-    fn hint(&self, path: &str) -> Option<Hint> {
+    pub(super) fn hint(&self, path: &str) -> Option<Hint> {
         self.items.get(path).copied()
     }
 }
@@ -31,13 +32,13 @@ impl AppCache {
 pub(crate) struct RawNode {
     pub(super) role: Role,
     pub(super) name: String,
-    description: String,
+    pub(super) description: String,
     pub(super) states: StateSet,
-    ifaces: InterfaceSet,
+    pub(super) ifaces: InterfaceSet,
     pub(super) children: Vec<(String, String)>,
     /// Set when only part of the children were read (huge container).
-    children_note: Option<String>,
-    extents: Option<(i32, i32, i32, i32)>,
+    pub(super) children_note: Option<String>,
+    pub(super) extents: Option<(i32, i32, i32, i32)>,
     actions: Vec<String>,
     pub(super) text: Option<String>,
     value: Option<f64>,
@@ -445,71 +446,23 @@ impl AtspiBackend {
             items = cache.items.len(),
             "capture: window, cache and popups read"
         );
-        let mut nodes = Vec::new();
-        let mut pending: Vec<(usize, Vec<(String, String)>)> = Vec::new();
         let mut root_children = root_raw.children.clone();
         root_children.extend(popups);
-        nodes.push(self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset));
-        let mut truncated: Option<String> = None;
-        if budget.max_depth == 0 && !root_children.is_empty() {
-            truncated = Some("depth budget 0 reached".to_owned());
-        } else {
-            pending.push((0, root_children));
-        }
-        let mut depth = 0u32;
-        while !pending.is_empty() {
-            depth += 1;
-            // Every child of this level, in order, up to the node budget.
-            let mut level: Vec<(usize, ElementHandle)> = Vec::new();
-            for (parent, kids) in pending.drain(..) {
-                for (b, p) in kids {
-                    if nodes.len() + level.len() >= budget.max_nodes {
-                        truncated = Some(format!("node budget {} reached", budget.max_nodes));
-                        break;
-                    }
-                    level.push((parent, handle(&b, &p)));
-                }
-            }
-            if level.is_empty() {
-                break;
-            }
-            let remaining = budget.deadline.saturating_sub(started.elapsed());
-            // The deadline bounds each read, so one hung element costs only itself:
-            // its siblings that answered are kept.
-            let reads = join_all(level.iter().map(|(_, h)| {
-                let hint = split_handle(h)
-                    .ok()
-                    .filter(|(b, _)| *b == bus)
-                    .and_then(|(_, p)| cache.hint(p));
-                tokio::time::timeout(
-                    remaining,
-                    self.read_node(h, budget.max_text_chars, Some(budget.max_children), hint),
-                )
-            }));
-            let results = reads.await;
-            tracing::debug!(
-                depth,
-                n = level.len(),
-                ms = started.elapsed().as_secs_f64() * 1000.0,
-                "capture: level read"
-            );
-            let mut walk = Walk {
-                nodes: &mut nodes,
-                pending: &mut pending,
-                truncated: &mut truncated,
-            };
-            let deadline_hit = self.place_level(&mut walk, level, results, depth, budget, offset);
-            if deadline_hit {
-                truncated = Some(format!(
-                    "deadline of {} ms reached",
-                    budget.deadline.as_millis()
-                ));
-                break;
-            }
-            if truncated.as_deref().is_some_and(|t| t.starts_with("node")) {
-                break;
-            }
-        }
+        let mut nodes = vec![self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset)];
+        let ctx = WalkContext {
+            bus,
+            cache: &cache,
+            budget,
+            offset,
+            deadline: tokio::time::Instant::from_std(started) + budget.deadline,
+        };
+        let truncated = self.walk(&mut nodes, root_children, &ctx).await;
+        let mut nodes = super::walk::breadth_first(nodes);
+        tracing::debug!(
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            nodes = nodes.len(),
+            "capture: walked"
+        );
         // GTK 4 reports an open popover's contents where it is not drawn.
         if gtk4 {
             self.note_popovers(window, &mut nodes);
@@ -540,85 +493,6 @@ impl AtspiBackend {
             truncated: truncated.is_some(),
             truncation: truncated,
         })
-    }
-
-    /// Places one level's reads under their parents and queues the children
-    /// to read next. True when the deadline cut a read short.
-    fn place_level(
-        &self,
-        walk: &mut Walk<'_>,
-        level: Vec<(usize, ElementHandle)>,
-        results: Vec<std::result::Result<Result<RawNode>, tokio::time::error::Elapsed>>,
-        depth: u32,
-        budget: &TreeBudget,
-        offset: (i32, i32),
-    ) -> bool {
-        // Parents with a child in this level that says it is showing: a
-        // sibling that does not is hidden (gedit's closed popovers are
-        // children of its window), even right under the window — GTK 4.8
-        // says "showing" of no child at all, and loses nothing here.
-        let shown_parents: std::collections::HashSet<usize> = level
-            .iter()
-            .zip(&results)
-            .filter(|(_, r)| matches!(r, Ok(Ok(raw)) if raw.states.contains(State::Showing)))
-            .map(|((p, _), _)| *p)
-            .collect();
-        let mut deadline_hit = false;
-        for ((parent, h), res) in level.into_iter().zip(results) {
-            let Ok(res) = res else {
-                deadline_hit = true;
-                continue;
-            };
-            // Elements that vanished mid-capture are skipped, not fatal.
-            let raw = match res {
-                Ok(raw) => raw,
-                Err(_) => {
-                    self.cell_cache.forget(&h);
-                    continue;
-                }
-            };
-            if let Some(note) = &raw.children_note {
-                walk.truncated.get_or_insert_with(|| {
-                    format!("container {:?} ({}): {note}", raw.name, raw.role.name())
-                });
-            }
-            let idx = walk.nodes.len();
-            let kids = raw.children.clone();
-            // What lies under an element that is not showing, while its
-            // parent is (the toolkit reports the state), cannot be seen:
-            // LibreOffice keeps every closed menu's items in the tree.
-            // (Its "defunct" Input line panel still shows its paragraph.)
-            // (GTK 4 says "showing" of the window only: below the root
-            // the parent's own state is what tells.)
-            let hidden_branch = !raw.states.contains(State::Showing)
-                && !raw.states.contains(State::Defunct)
-                && (walk.nodes[parent].parent.is_some() || shown_parents.contains(&parent))
-                && walk.nodes[parent]
-                    .states
-                    .contains(ufo_core::States::SHOWING);
-            // A menu bar or tool bar without height or width shows none of
-            // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
-            // beside the GTK one: its items would be listed twice).
-            let flat_bar = matches!(
-                raw.role,
-                Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
-            ) && raw.states.contains(State::Showing)
-                && raw.ifaces.contains(Interface::Component)
-                && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
-            walk.nodes
-                .push(self.to_node(raw, h, idx, Some(parent), depth, offset));
-            walk.nodes[parent].children.push(idx);
-            if kids.is_empty() || hidden_branch || flat_bar {
-                continue;
-            }
-            if depth >= budget.max_depth {
-                walk.truncated
-                    .get_or_insert_with(|| format!("depth budget {} reached", budget.max_depth));
-            } else {
-                walk.pending.push((idx, kids));
-            }
-        }
-        deadline_hit
     }
 
     /// Places GTK 4's open popovers where they are drawn and remembers
@@ -732,12 +606,4 @@ fn retype_frames_and_submenus(nodes: &mut [UiNode]) {
             nodes[i].control_type = ufo_core::ControlType::MenuItem;
         }
     }
-}
-
-/// A capture's walk so far: the nodes read, the children still to read
-/// (parent index, child references) and why it stopped short, if it did.
-struct Walk<'a> {
-    nodes: &'a mut Vec<UiNode>,
-    pending: &'a mut Vec<(usize, Vec<(String, String)>)>,
-    truncated: &'a mut Option<String>,
 }

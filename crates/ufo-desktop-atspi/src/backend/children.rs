@@ -21,11 +21,16 @@ type Result<T, E = DesktopError> = std::result::Result<T, E>;
 /// and is no table are read (its first ones).
 const SMALL_MANAGED: i32 = 100;
 
-/// Most hit tests made down one list read by its visible rows.
+/// Most probe heights down one list read by its visible rows (two probes
+/// each).
 const MAX_SCAN_STEPS: i32 = 80;
 
-/// How far down the next probe goes when a probe hit no row (pixels).
+/// How far apart the first probes down a list are (pixels), and the least
+/// pitch of the next ones.
 const SCAN_STRIDE: i32 = 8;
+
+/// How many probe heights measure a list's rows before the rest is probed.
+const SAMPLE_PROBES: i32 = 6;
 
 /// At most this many visible columns are read of a table.
 const MAX_TABLE_COLUMNS: i32 = 26;
@@ -235,9 +240,12 @@ impl AtspiBackend {
     }
 
     /// The children of container `h` that are on screen, found by hit-testing
-    /// down its visible area (left quarter and middle): each hit child's
-    /// extents say where the next row starts. At most `limit` children, at
-    /// most [`MAX_SCAN_STEPS`] probes. `None` when nothing is hit.
+    /// down its visible area (left quarter and middle) in two rounds of
+    /// concurrent probes: the first, [`SAMPLE_PROBES`] probes [`SCAN_STRIDE`]
+    /// apart from its top, measures the shortest row; the second probes every
+    /// such pitch down the rest of it. A row at least as tall as the pitch
+    /// holds a probe, so none is skipped. At most `limit` children, at most
+    /// [`MAX_SCAN_STEPS`] probe heights. `None` when nothing is hit.
     async fn visible_rows(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
         let (bus, own) = split_handle(h)?;
         let comp = self.component(h).await?;
@@ -248,40 +256,64 @@ impl AtspiBackend {
         // Only what the screen shows of it (a long list is taller than its
         // scrolled window).
         let screen = self.x11.screen_rect();
-        let (top, bottom) = (y.max(screen.y), (y + hgt).min(screen.bottom()));
-        let mut seen: Vec<(String, String)> = Vec::new();
-        let mut py = top + 1;
-        let mut steps = 0;
-        while py < bottom - 1 && steps < MAX_SCAN_STEPS && seen.len() < limit as usize {
-            steps += 1;
-            let mut next = py + SCAN_STRIDE;
-            for px in [x + w / 4, x + w / 2] {
-                let Ok(o) = call(
+        let (top, bottom) = (y.max(screen.y) + 1, (y + hgt).min(screen.bottom()) - 1);
+        let xs = [x + w / 4, x + w / 2];
+        // One probe: the child hit at (px, py) and its height.
+        let probe = |px: i32, py: i32| {
+            let comp = &comp;
+            async move {
+                let o = call(
                     h,
                     "GetAccessibleAtPoint",
                     comp.get_accessible_at_point(px, py, CoordType::Screen),
                 )
                 .await
-                else {
-                    continue;
-                };
-                let Some(r) = refs(bus, [&o]).pop().filter(|(_, p)| p != own) else {
-                    continue;
-                };
+                .ok()?;
+                let r = refs(bus, [&o]).pop().filter(|(_, p)| p != own)?;
                 let ch = handle(&r.0, &r.1);
-                if !seen.contains(&r) {
-                    seen.push(r);
-                }
-                if let Ok(c) = self.component(&ch).await
-                    && let Ok((_, cy, _, ch_h)) =
-                        call(&ch, "GetExtents", c.get_extents(CoordType::Screen)).await
-                    && ch_h > 0
-                    && cy + ch_h > py
-                {
-                    next = next.max(cy + ch_h + 1);
-                }
+                let height = match self.component(&ch).await {
+                    Ok(c) => call(&ch, "GetExtents", c.get_extents(CoordType::Screen))
+                        .await
+                        .map_or(0, |e| e.3),
+                    Err(_) => 0,
+                };
+                Some((r, height))
             }
-            py = next;
+        };
+        let probes = |ys: Vec<i32>| {
+            join_all(
+                ys.into_iter()
+                    .flat_map(|py| xs.map(|px| (px, py)))
+                    .map(|(px, py)| probe(px, py)),
+            )
+        };
+        let sample: Vec<i32> = (0..SAMPLE_PROBES)
+            .map(|i| top + i * SCAN_STRIDE)
+            .filter(|&py| py < bottom)
+            .collect();
+        let first = probes(sample.clone()).await;
+        let pitch = first
+            .iter()
+            .flatten()
+            .map(|(_, height)| *height)
+            .filter(|&height| height > 0)
+            .min()
+            .unwrap_or(SCAN_STRIDE)
+            .max(SCAN_STRIDE);
+        let from = sample.last().map_or(top, |&l| l + SCAN_STRIDE);
+        let rest: Vec<i32> = (0..MAX_SCAN_STEPS - SAMPLE_PROBES)
+            .map(|i| from + i * pitch)
+            .take_while(|&py| py < bottom)
+            .collect();
+        let second = probes(rest).await;
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for (r, _) in first.into_iter().chain(second).flatten() {
+            if seen.len() >= limit as usize {
+                break;
+            }
+            if !seen.contains(&r) {
+                seen.push(r);
+            }
         }
         if seen.is_empty() {
             return Ok(None);

@@ -19,6 +19,8 @@ pub(super) struct Starting {
     pub(super) id: String,
     pub(super) state_dir: PathBuf,
     pub(super) runtime_dir: PathBuf,
+    /// `HOME` and the XDG directories of a desktop with its own home.
+    home_env: Vec<(String, String)>,
     armed: bool,
 }
 
@@ -31,11 +33,17 @@ impl Drop for Starting {
 }
 
 impl Starting {
-    pub(super) fn new(id: String, state_dir: PathBuf, runtime_dir: PathBuf) -> Self {
+    pub(super) fn new(
+        id: String,
+        state_dir: PathBuf,
+        runtime_dir: PathBuf,
+        home_env: Vec<(String, String)>,
+    ) -> Self {
         Self {
             id,
             state_dir,
             runtime_dir,
+            home_env,
             armed: true,
         }
     }
@@ -63,6 +71,7 @@ impl Starting {
             .env_remove("AT_SPI_BUS_ADDRESS")
             .env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")
+            .envs(self.home_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .process_group(0);
         cmd

@@ -1,0 +1,326 @@
+//! The walk of a window's tree, pipelined: the children of a node are asked
+//! for as soon as the node has been read, so a capture costs the longest
+//! chain of reads from the window down, not the slowest read of every level
+//! (a text view whose text takes 5 ms no longer holds up the rest of the
+//! window). The nodes are numbered breadth first once the walk is done, so a
+//! capture's order does not depend on which application answered first.
+
+use super::capture::{AppCache, RawNode};
+use super::{AtspiBackend, Result, handle, split_handle};
+use atspi::{Interface, Role, State};
+use futures::StreamExt;
+use futures::future::join_all;
+use futures::stream::FuturesUnordered;
+use std::collections::VecDeque;
+use tokio::time::error::Elapsed;
+use ufo_core::{ElementHandle, UiNode};
+use ufo_desktop::TreeBudget;
+
+/// What every read of one capture shares.
+pub(super) struct WalkContext<'a> {
+    /// The bus name of the window's application.
+    pub(super) bus: &'a str,
+    /// The application's cache (role, states, interfaces of its objects).
+    pub(super) cache: &'a AppCache,
+    /// The capture's budgets.
+    pub(super) budget: &'a TreeBudget,
+    /// Added to every reported position (GTK 4's window origin).
+    pub(super) offset: (i32, i32),
+    /// When every read still in flight is given up.
+    pub(super) deadline: tokio::time::Instant,
+}
+
+/// The children of one node, read together: the rule that hides a branch
+/// looks at a node's siblings.
+struct Group {
+    parent: usize,
+    depth: u32,
+    kids: Vec<ElementHandle>,
+}
+
+/// A node whose children are to be read: its index, its depth, its children.
+type Queued = (usize, u32, Vec<(String, String)>);
+
+/// Each child's read, or the deadline that cut it short.
+type Reads = Vec<std::result::Result<Result<RawNode>, Elapsed>>;
+
+/// The walk's bookkeeping: how many nodes are promised (read or in flight)
+/// and why it stopped short, if it did.
+struct Admission<'a> {
+    promised: usize,
+    budget: &'a TreeBudget,
+    truncated: Option<String>,
+    deadline_hit: bool,
+}
+
+impl Admission<'_> {
+    /// The group to read for `kids` of node `parent` (at `depth`), within the
+    /// node and depth budgets; `None` when nothing of it is to be read.
+    fn admit(&mut self, parent: usize, depth: u32, kids: Vec<(String, String)>) -> Option<Group> {
+        if kids.is_empty() || self.deadline_hit {
+            return None;
+        }
+        if depth >= self.budget.max_depth {
+            self.truncated
+                .get_or_insert_with(|| format!("depth budget {} reached", self.budget.max_depth));
+            return None;
+        }
+        let room = self.budget.max_nodes.saturating_sub(self.promised);
+        if kids.len() > room {
+            self.truncated = Some(format!("node budget {} reached", self.budget.max_nodes));
+        }
+        let kids: Vec<ElementHandle> = kids
+            .into_iter()
+            .take(room)
+            .map(|(b, p)| handle(&b, &p))
+            .collect();
+        self.promised += kids.len();
+        (!kids.is_empty()).then_some(Group {
+            parent,
+            depth: depth + 1,
+            kids,
+        })
+    }
+}
+
+impl AtspiBackend {
+    /// Reads the tree under `nodes[0]` (whose children are `root_children`)
+    /// into `nodes`, in the order the reads complete. Returns why the walk
+    /// stopped short, if a budget cut it.
+    pub(super) async fn walk(
+        &self,
+        nodes: &mut Vec<UiNode>,
+        root_children: Vec<(String, String)>,
+        ctx: &WalkContext<'_>,
+    ) -> Option<String> {
+        let mut admission = Admission {
+            promised: nodes.len(),
+            budget: ctx.budget,
+            truncated: None,
+            deadline_hit: false,
+        };
+        let mut inflight = FuturesUnordered::new();
+        if let Some(g) = admission.admit(0, 0, root_children) {
+            inflight.push(self.read_group(g, ctx));
+        }
+        while let Some((group, reads)) = inflight.next().await {
+            let queued = self.place_group(nodes, group, reads, ctx, &mut admission);
+            for (parent, depth, kids) in queued {
+                if let Some(g) = admission.admit(parent, depth, kids) {
+                    inflight.push(self.read_group(g, ctx));
+                }
+            }
+        }
+        if admission.deadline_hit {
+            admission.truncated = Some(format!(
+                "deadline of {} ms reached",
+                ctx.budget.deadline.as_millis()
+            ));
+        }
+        admission.truncated
+    }
+
+    /// Reads every child of one group concurrently, each bounded by the
+    /// capture's deadline (one hung element costs only itself).
+    async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
+        let reads = join_all(group.kids.iter().map(|h| {
+            let hint = split_handle(h)
+                .ok()
+                .filter(|(b, _)| *b == ctx.bus)
+                .and_then(|(_, p)| ctx.cache.hint(p));
+            tokio::time::timeout_at(
+                ctx.deadline,
+                self.read_node(
+                    h,
+                    ctx.budget.max_text_chars,
+                    Some(ctx.budget.max_children),
+                    hint,
+                ),
+            )
+        }))
+        .await;
+        (group, reads)
+    }
+
+    /// Places one group's reads under their parent. Returns the children to
+    /// read next: (node index, its depth, its children).
+    fn place_group(
+        &self,
+        nodes: &mut Vec<UiNode>,
+        group: Group,
+        reads: Reads,
+        ctx: &WalkContext<'_>,
+        admission: &mut Admission<'_>,
+    ) -> Vec<Queued> {
+        let Group {
+            parent,
+            depth,
+            kids,
+        } = group;
+        // A sibling that says it is showing makes one that does not hidden
+        // (gedit's closed popovers are children of its window), even right
+        // under the window — GTK 4.8 says "showing" of no child at all, and
+        // loses nothing here.
+        let sibling_shown = reads
+            .iter()
+            .any(|r| matches!(r, Ok(Ok(raw)) if raw.states.contains(State::Showing)));
+        let parent_showing = nodes[parent].states.contains(ufo_core::States::SHOWING);
+        let below_root = nodes[parent].parent.is_some();
+        let mut next = Vec::new();
+        for (h, res) in kids.into_iter().zip(reads) {
+            let Ok(res) = res else {
+                admission.deadline_hit = true;
+                continue;
+            };
+            // Elements that vanished mid-capture are skipped, not fatal.
+            let raw = match res {
+                Ok(raw) => raw,
+                Err(_) => {
+                    self.cell_cache.forget(&h);
+                    continue;
+                }
+            };
+            if let Some(note) = &raw.children_note {
+                admission.truncated.get_or_insert_with(|| {
+                    format!("container {:?} ({}): {note}", raw.name, raw.role.name())
+                });
+            }
+            let idx = nodes.len();
+            let kids = raw.children.clone();
+            // What lies under an element that is not showing, while its
+            // parent is (the toolkit reports the state), cannot be seen:
+            // LibreOffice keeps every closed menu's items in the tree.
+            // (Its "defunct" Input line panel still shows its paragraph.)
+            // (GTK 4 says "showing" of the window only: below the root
+            // the parent's own state is what tells.)
+            let hidden_branch = !raw.states.contains(State::Showing)
+                && !raw.states.contains(State::Defunct)
+                && (below_root || sibling_shown)
+                && parent_showing;
+            // A menu bar or tool bar without height or width shows none of
+            // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
+            // beside the GTK one: its items would be listed twice).
+            let flat_bar = matches!(
+                raw.role,
+                Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
+            ) && raw.states.contains(State::Showing)
+                && raw.ifaces.contains(Interface::Component)
+                && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
+            nodes.push(self.to_node(raw, h, idx, Some(parent), depth, ctx.offset));
+            nodes[parent].children.push(idx);
+            if !(hidden_branch || flat_bar) {
+                next.push((idx, depth, kids));
+            }
+        }
+        next
+    }
+}
+
+/// `nodes` renumbered breadth first from `nodes[0]`, each node's children
+/// in the order its parent gave them (indices, parents and children
+/// rewritten). Nodes not reachable from the root are dropped.
+pub(super) fn breadth_first(nodes: Vec<UiNode>) -> Vec<UiNode> {
+    if nodes.is_empty() {
+        return nodes;
+    }
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut queue = VecDeque::from([0usize]);
+    while let Some(i) = queue.pop_front() {
+        order.push(i);
+        queue.extend(nodes[i].children.iter().copied());
+    }
+    let mut new_index = vec![usize::MAX; nodes.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let mut slots: Vec<Option<UiNode>> = nodes.into_iter().map(Some).collect();
+    order
+        .iter()
+        .enumerate()
+        .filter_map(|(new, &old)| {
+            let mut n = slots[old].take()?;
+            n.index = new;
+            n.parent = n.parent.map(|p| new_index[p]);
+            for c in &mut n.children {
+                *c = new_index[*c];
+            }
+            Some(n)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ufo_core::ui::Capabilities;
+    use ufo_core::{ControlType, States};
+
+    fn node(index: usize, parent: Option<usize>, children: Vec<usize>, name: &str) -> UiNode {
+        UiNode {
+            index,
+            parent,
+            children,
+            depth: 0,
+            handle: ElementHandle(format!(":1.1|/{name}")),
+            role: "panel".into(),
+            control_type: ControlType::Pane,
+            name: name.into(),
+            description: String::new(),
+            value: None,
+            states: States::empty(),
+            rect: None,
+            actions: Vec::new(),
+            capabilities: Capabilities::default(),
+        }
+    }
+
+    #[test]
+    fn nodes_read_out_of_order_are_numbered_breadth_first() {
+        // Read order: root, a, b, then b's child (fast), then a's children.
+        let nodes = vec![
+            node(0, None, vec![1, 2], "root"),
+            node(1, Some(0), vec![4, 5], "a"),
+            node(2, Some(0), vec![3], "b"),
+            node(3, Some(2), vec![], "b1"),
+            node(4, Some(1), vec![], "a1"),
+            node(5, Some(1), vec![], "a2"),
+        ];
+        let out = breadth_first(nodes);
+        let names: Vec<&str> = out.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["root", "a", "b", "a1", "a2", "b1"]);
+        for (i, n) in out.iter().enumerate() {
+            assert_eq!(n.index, i);
+            for &c in &n.children {
+                assert_eq!(out[c].parent, Some(i), "{} under {}", out[c].name, n.name);
+            }
+        }
+        assert_eq!(out[1].children, [3, 4]);
+        assert_eq!(out[2].children, [5]);
+    }
+
+    #[test]
+    fn budgets_cut_groups_and_say_why() {
+        let budget = TreeBudget {
+            max_nodes: 4,
+            max_depth: 2,
+            ..TreeBudget::default()
+        };
+        let mut a = Admission {
+            promised: 1,
+            budget: &budget,
+            truncated: None,
+            deadline_hit: false,
+        };
+        let kids = |n: usize| -> Vec<(String, String)> {
+            (0..n).map(|i| (":1.1".into(), format!("/k{i}"))).collect()
+        };
+        let g = a.admit(0, 0, kids(2)).expect("room for two");
+        assert_eq!((g.depth, g.kids.len()), (1, 2));
+        assert!(a.admit(1, 2, kids(1)).is_none());
+        assert_eq!(a.truncated.as_deref(), Some("depth budget 2 reached"));
+        let g = a.admit(1, 1, kids(3)).expect("room for one");
+        assert_eq!(g.kids.len(), 1);
+        assert_eq!(a.truncated.as_deref(), Some("node budget 4 reached"));
+        assert!(a.admit(2, 1, kids(1)).is_none());
+    }
+}
