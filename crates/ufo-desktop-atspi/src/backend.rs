@@ -122,6 +122,9 @@ pub struct AtspiBackend {
     events: Option<crate::events::EventWatch>,
     /// window handle → its last capture (see `live.rs`).
     kept: Mutex<HashMap<String, std::sync::Arc<live::Kept>>>,
+    /// Per application (bus name): its last window list, kept while it
+    /// reports no change to its windows (see `backend/windows.rs`).
+    kept_windows: Mutex<HashMap<String, windows::KeptWindows>>,
     /// Windows whose last capture had a GTK 4 popover moved onto its
     /// surface: never reused in part (a re-read element would lose the move).
     popover_open: Mutex<std::collections::HashSet<String>>,
@@ -273,6 +276,7 @@ impl AtspiBackend {
             whole_text: Mutex::new(std::collections::HashSet::new()),
             events,
             kept: Mutex::new(HashMap::new()),
+            kept_windows: Mutex::new(HashMap::new()),
             popover_open: Mutex::new(std::collections::HashSet::new()),
         })
     }
@@ -366,7 +370,7 @@ impl Backend for AtspiBackend {
     async fn app_windows(&self, window: &WindowInfo) -> Result<Vec<WindowInfo>> {
         let (bus, _) = split_handle(&window.handle)?;
         Ok(self
-            .windows_now(Some(bus))
+            .app_windows_kept(bus)
             .await?
             .into_iter()
             .filter(|w| w.same_app(window))

@@ -131,3 +131,66 @@ async fn the_live_tree_equals_a_full_capture_and_follows_outside_changes() {
     assert_eq!(facts(&closed), facts(&full), "after the menu");
     d.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_window_list_follows_a_dialog_opened_and_closed() {
+    let (d, b) = desktop_with("mousepad").await;
+    let w = main_window(&b, "mousepad").await;
+    // What a listing of every window says of this application right now.
+    let fresh = async |b: &ufo_desktop_atspi::AtspiBackend| -> Vec<String> {
+        let mut v: Vec<String> = b
+            .list_windows()
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|x| x.same_app(&w))
+            .map(|x| format!("{} {:?} {} {}", x.handle, x.title, x.dialog, x.focused))
+            .collect();
+        v.sort();
+        v
+    };
+    let kept = async |b: &ufo_desktop_atspi::AtspiBackend| -> Vec<String> {
+        let mut v: Vec<String> = b
+            .app_windows(&w)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|x| format!("{} {:?} {} {}", x.handle, x.title, x.dialog, x.focused))
+            .collect();
+        v.sort();
+        v
+    };
+    // Listed, then kept: the same list.
+    assert_eq!(kept(&b).await, fresh(&b).await);
+    assert_eq!(kept(&b).await, fresh(&b).await);
+    let dialogs = |v: &Vec<String>| v.iter().filter(|s| s.contains(" true ")).count();
+    assert_eq!(dialogs(&kept(&b).await), 0);
+
+    // The Open dialog: the kept list has it as soon as the application said so.
+    b.activate_window(&w).await.unwrap();
+    let mark = b.event_mark();
+    b.send_keys(&ufo_desktop::keyparse::parse_keys("^o").unwrap())
+        .await
+        .unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let n = eventually("1", async || dialogs(&kept(&b).await).to_string()).await;
+    assert_eq!(
+        n,
+        "1",
+        "with the dialog open: {:?} (listed afresh: {:?})",
+        kept(&b).await,
+        fresh(&b).await
+    );
+    assert_eq!(kept(&b).await, fresh(&b).await, "with the dialog open");
+
+    // Closed: gone from the kept list too.
+    let mark = b.event_mark();
+    b.send_keys(&ufo_desktop::keyparse::parse_keys("{ESC}").unwrap())
+        .await
+        .unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let n = eventually("0", async || dialogs(&kept(&b).await).to_string()).await;
+    assert_eq!(n, "0", "with the dialog closed: {:?}", kept(&b).await);
+    assert_eq!(kept(&b).await, fresh(&b).await, "with the dialog closed");
+    d.stop().unwrap();
+}

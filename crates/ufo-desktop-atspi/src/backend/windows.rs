@@ -1,10 +1,80 @@
 //! Listing windows: every application's showing top-levels matched to their X
 //! windows (pid, title, size), with dialog ownership from X11.
+//!
+//! One application's list (what following it to its current window asks
+//! for before every observation) is kept while the application reports
+//! nothing about its windows and the X focus stays where it was: a live
+//! re-observation then costs no round trip to list them.
 
 use super::*;
+use crate::events::Change;
 
 /// Where every application's accessible root is, on its own bus.
 const APP_ROOT: &str = "/org/a11y/atspi/accessible/root";
+
+/// A kept window list is listed again after this long, whatever the events
+/// said.
+const KEPT_WINDOWS_AGE: Duration = Duration::from_secs(10);
+
+/// One application's window list and what it was true for.
+pub(crate) struct KeptWindows {
+    /// The event sequence up to which it is true.
+    mark: u64,
+    /// The X window that had the focus.
+    focused_x: Option<u32>,
+    windows: Vec<WindowInfo>,
+    taken: Instant,
+}
+
+impl AtspiBackend {
+    /// The showing windows of the application on `bus`: the kept list when
+    /// nothing reported since can have changed it (see the module docs),
+    /// else a fresh listing, kept.
+    pub(super) async fn app_windows_kept(&self, bus: &str) -> Result<Vec<WindowInfo>> {
+        let watch = self.events.as_ref().filter(|e| e.is_live());
+        let focused_x = self.x11.focused_window();
+        if let Some(watch) = watch
+            && let Ok(m) = self.kept_windows.lock()
+            && let Some(k) = m.get(bus)
+            && k.focused_x == focused_x
+            && k.taken.elapsed() < KEPT_WINDOWS_AGE
+            && windows_unchanged(k, &watch.since(bus, k.mark))
+        {
+            return Ok(k.windows.clone());
+        }
+        // The mark is taken before listing: what is reported meanwhile
+        // makes the next call list again.
+        let mark = watch.map(crate::events::EventWatch::mark);
+        let windows = self.windows_now(Some(bus)).await?;
+        if let (Some(mark), Ok(mut m)) = (mark, self.kept_windows.lock()) {
+            m.insert(
+                bus.to_owned(),
+                KeptWindows {
+                    mark,
+                    focused_x,
+                    windows: windows.clone(),
+                    taken: Instant::now(),
+                },
+            );
+        }
+        Ok(windows)
+    }
+}
+
+/// True when nothing in `since` can change the kept list: no window event,
+/// no top-level added or removed, no change to a listed window's own facts
+/// (states, title, bounds).
+fn windows_unchanged(kept: &KeptWindows, since: &crate::events::Since) -> bool {
+    !since.overflowed
+        && since.changes.iter().all(|c| {
+            c.change != Change::Window
+                && c.path != APP_ROOT
+                && !kept
+                    .windows
+                    .iter()
+                    .any(|w| split_handle(&w.handle).is_ok_and(|(_, p)| p == c.path))
+        })
+}
 
 impl AtspiBackend {
     /// Matches an AT-SPI window to an X window of the same process: the best of
