@@ -6,14 +6,18 @@ use super::walk::WalkContext;
 use super::*;
 
 /// What the application's cache already says about a node. Only the fields
-/// toolkits compute live when the cache is read (role, states, interfaces) are
-/// used: cached names and child order lag behind on GTK3 (measured).
-#[derive(Clone, Copy)]
+/// toolkits compute live when the cache is read are used: role, states,
+/// interfaces, description (equal to a live read on every node of GTK 3
+/// applications and Firefox, measured) and a child count that is known.
+/// Cached names and child order lag behind (GTK 3, Firefox: measured).
+#[derive(Clone)]
 pub(crate) struct Hint {
     role: Role,
     pub(super) states: StateSet,
     ifaces: InterfaceSet,
+    /// Negative when the toolkit has not counted them yet.
     children: i32,
+    description: String,
 }
 
 /// An application's `Cache.GetItems`, indexed by object path.
@@ -24,7 +28,7 @@ pub(super) struct AppCache {
 
 impl AppCache {
     pub(super) fn hint(&self, path: &str) -> Option<Hint> {
-        self.items.get(path).copied()
+        self.items.get(path).cloned()
     }
 }
 
@@ -92,14 +96,16 @@ impl AtspiBackend {
         hint: Option<Hint>,
     ) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
-        let (role, states, ifaces, count, early) = match &hint {
-            // Caches count no managed descendants (LibreOffice's says 0).
+        let (role, states, ifaces, count, early) = match hint {
+            // Caches count no managed descendants (LibreOffice's says 0);
+            // a negative count is one not known yet.
             Some(x) => (
                 x.role,
                 x.states,
                 x.ifaces,
-                (!x.states.contains(State::ManagesDescendants)).then_some(x.children),
-                None,
+                (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
+                    .then_some(x.children),
+                Some((None, Ok(x.description))),
             ),
             None => {
                 let (role, name, states, ifaces, description, count) = futures::join!(
@@ -126,13 +132,16 @@ impl AtspiBackend {
                     states?,
                     ifaces.unwrap_or_default(),
                     count,
-                    Some((name, description)),
+                    Some((Some(name), description)),
                 )
             }
         };
+        // Name (and description, unless the cache gave it) in the second
+        // round when identity came from the cache.
         let late_names = async {
             match early {
-                Some(v) => v,
+                Some((Some(name), description)) => (name, description),
+                Some((None, description)) => (call(h, "Name", acc.name()).await, description),
                 None => futures::join!(
                     call(h, "Name", acc.name()),
                     call(h, "Description", acc.description())
@@ -283,6 +292,9 @@ impl AtspiBackend {
                 states: item.states,
                 ifaces: item.ifaces,
                 children: item.children,
+                // atspi names the cache's description field `name` (and
+                // the name `short_name`).
+                description: item.name,
             };
             cache
                 .items

@@ -81,6 +81,12 @@ impl AtspiBackend {
             None => call(h, "ChildCount", acc.child_count()).await.unwrap_or(0),
         }
         .max(0);
+        // A leaf costs no call: the count said so (a cache's counts are
+        // computed when it is read; GetChildren would cost the application
+        // one more request per leaf, which is half a window's nodes).
+        if count == 0 && !managed {
+            return Ok(Children::default());
+        }
         if count > limit_i || managed {
             tracing::debug!(%h, count, managed, "large container");
         }
