@@ -154,10 +154,14 @@ impl Wine {
         c
     }
 
-    /// Runs `ufo.exe act` and returns its JSON result.
+    /// Runs `ufo.exe act` on notepad and returns its JSON result.
     fn act(&self, tool: &str, args: Value) -> Value {
-        let out =
-            self.run(self.ufo(&["act", "--app", "notepad", tool, "--args", &args.to_string()]));
+        self.act_on("notepad", tool, args)
+    }
+
+    /// Runs `ufo.exe act` on `app` and returns its JSON result.
+    fn act_on(&self, app: &str, tool: &str, args: Value) -> Value {
+        let out = self.run(self.ufo(&["act", "--app", app, tool, "--args", &args.to_string()]));
         json_of(&out)
     }
 }
@@ -230,8 +234,33 @@ fn windows_or_none(wine: &Wine) -> Vec<Value> {
 
 /// The labelled controls of notepad (or its open dialog).
 fn controls(wine: &Wine) -> Vec<Value> {
-    let out = wine.run(wine.ufo(&["inspect", "--app", "notepad", "--json"]));
+    controls_of(wine, "notepad")
+}
+
+/// The labelled controls of `app` (what the agent is shown).
+fn controls_of(wine: &Wine, app: &str) -> Vec<Value> {
+    let out = wine.run(wine.ufo(&["inspect", "--app", app, "--json"]));
     json_of(&out).as_array().cloned().unwrap_or_default()
+}
+
+/// Every node of `app`'s window tree.
+fn nodes_of(wine: &Wine, app: &str) -> Vec<Value> {
+    let out = wine.run(wine.ufo(&["inspect", "--app", app, "--all", "--json"]));
+    json_of(&out)["nodes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn has_state(c: &Value, state: &str) -> bool {
+    c["states"]
+        .as_array()
+        .is_some_and(|s| s.iter().any(|x| x == state))
+}
+
+/// `click_input` arguments for the control `c`.
+fn click(c: &Value, double: bool) -> Value {
+    json!({"id": c["id"].as_u64().unwrap().to_string(), "name": c["name"], "double": double})
 }
 
 fn find<'a>(controls: &'a [Value], ty: &str, name: &str) -> Option<&'a Value> {
@@ -241,11 +270,24 @@ fn find<'a>(controls: &'a [Value], ty: &str, name: &str) -> Option<&'a Value> {
 }
 
 fn start_notepad(wine: &Wine) -> Proc {
-    let p = Proc(wine.cmd(&["notepad"]).spawn().unwrap());
-    eventually(60, "notepad never showed a window", || {
+    start_app(wine, "notepad")
+}
+
+/// Starts one of Wine's programs (in the prefix's directory, Z:\ to it)
+/// and waits for its window.
+fn start_app(wine: &Wine, program: &str) -> Proc {
+    let p = Proc(
+        wine.cmd(&[program])
+            .current_dir(wine.dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    eventually(60, &format!("{program} never showed a window"), || {
         windows_or_none(wine)
             .into_iter()
-            .find(|w| w["app_name"] == "notepad")
+            .find(|w| w["app_name"] == program)
     });
     p
 }
@@ -288,6 +330,8 @@ async fn the_win32_layer_lists_types_into_and_reads_back_notepad_and_cancels_a_d
     let c = controls(&wine);
     for (ty, name) in [
         ("Text", "File name:"),
+        // The field inside the file name combo box, named by its label.
+        ("Edit", "File name"),
         ("Button", "Open"),
         ("Button", "Cancel"),
     ] {
@@ -311,6 +355,106 @@ async fn the_win32_layer_lists_types_into_and_reads_back_notepad_and_cancels_a_d
     // The text is still there.
     let read = wine.act("texts", json!({"id": id, "name": name}));
     assert!(read.to_string().contains("Hello from ufo"), "{read}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regedit_tree_items_are_observed_and_clicking_one_selects_it_and_shows_its_values() {
+    let desktop = start_desktop("wine-regedit").await;
+    let wine = Wine::new(&desktop_env(&desktop));
+    let _regedit = start_app(&wine, "regedit");
+
+    // The keys are tree items (drawn by the tree view, no windows of their
+    // own), read through the tree view's messages.
+    let c = controls_of(&wine, "regedit");
+    for key in ["My Computer", "HKEY_CURRENT_USER", "HKEY_LOCAL_MACHINE"] {
+        assert!(
+            find(&c, "TreeItem", key).is_some(),
+            "no tree item {key:?} in regedit: {c:#?}"
+        );
+    }
+    let hkcu = find(&c, "TreeItem", "HKEY_CURRENT_USER").unwrap().clone();
+    assert!(!has_state(&hkcu, "selected"), "{hkcu}");
+    assert!(has_state(&hkcu, "expandable"), "{hkcu}");
+    assert!(find(&c, "ListItem", "(Default)").is_none(), "{c:#?}");
+
+    // A click selects the key, as a person's would: regedit shows its
+    // values in the list view (read through the list view's messages).
+    let r = wine.act_on("regedit", "click_input", click(&hkcu, false));
+    assert_eq!(r["status"], "success", "{r}");
+    assert_eq!(r["result"]["selected"], true, "{r}");
+    let c = eventually(30, "the key's values never showed", || {
+        let c = controls_of(&wine, "regedit");
+        find(&c, "ListItem", "(Default)").is_some().then_some(c)
+    });
+    let hkcu = find(&c, "TreeItem", "HKEY_CURRENT_USER").unwrap().clone();
+    assert!(has_state(&hkcu, "selected"), "{hkcu}");
+    let root = find(&c, "TreeItem", "My Computer").unwrap();
+    assert!(!has_state(root, "selected"), "{root}");
+
+    // A double click opens it: its subkeys show below it.
+    let r = wine.act_on("regedit", "click_input", click(&hkcu, true));
+    assert_eq!(r["status"], "success", "{r}");
+    eventually(30, "HKEY_CURRENT_USER never showed its subkeys", || {
+        let nodes = nodes_of(&wine, "regedit");
+        let at = nodes
+            .iter()
+            .find(|n| n["name"] == "HKEY_CURRENT_USER")?
+            .get("index")?
+            .clone();
+        let software = nodes
+            .iter()
+            .find(|n| n["name"] == "Software" && n["control_type"] == "TreeItem")?;
+        (software["parent"] == at).then_some(())
+    });
+    let c = controls_of(&wine, "regedit");
+    let hkcu = find(&c, "TreeItem", "HKEY_CURRENT_USER").unwrap();
+    assert!(has_state(hkcu, "expanded"), "{hkcu}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn winefile_drive_buttons_and_rows_are_observed_and_a_drive_button_opens_the_drive() {
+    let desktop = start_desktop("wine-winefile").await;
+    let wine = Wine::new(&desktop_env(&desktop));
+    let _winefile = start_app(&wine, "winefile");
+
+    // The drive bar's buttons (toolbar items) by name, and the rows of the
+    // owner-drawn lists (which keep no text: unnamed, but there to click).
+    let c = eventually(30, "winefile showed no drive buttons", || {
+        let c = controls_of(&wine, "winefile");
+        find(&c, "Button", "Z:\\").is_some().then_some(c)
+    });
+    assert!(find(&c, "Button", "C:\\").is_some(), "{c:#?}");
+    let rows = c.iter().filter(|c| c["type"] == "ListItem").count();
+    assert!(rows >= 2, "{c:#?}");
+    let pane_c = |wine: &Wine| {
+        nodes_of(wine, "winefile")
+            .iter()
+            .any(|n| n["name"] == "C:\\" && n["control_type"] == "Pane")
+    };
+    assert!(!pane_c(&wine), "winefile started on C:");
+
+    // Clicking C:\ opens a window on the drive, with its folders as rows.
+    let drive = find(&c, "Button", "C:\\").unwrap();
+    let r = wine.act_on("winefile", "click_input", click(drive, false));
+    assert_eq!(r["status"], "success", "{r}");
+    eventually(30, "C:\\ never opened", || pane_c(&wine).then_some(()));
+    let nodes = nodes_of(&wine, "winefile");
+    let pane = nodes
+        .iter()
+        .position(|n| n["name"] == "C:\\" && n["control_type"] == "Pane")
+        .unwrap();
+    let below = |mut i: usize| loop {
+        match nodes[i]["parent"].as_u64() {
+            Some(p) if p as usize == pane => return true,
+            Some(p) => i = p as usize,
+            None => return false,
+        }
+    };
+    let rows_of_c = (0..nodes.len())
+        .filter(|i| nodes[*i]["control_type"] == "ListItem" && below(*i))
+        .count();
+    // C:\ holds at least "Program Files", "ProgramData", "users", "windows".
+    assert!(rows_of_c >= 4, "{nodes:#?}");
 }
 
 fn ufo_linux() -> Command {

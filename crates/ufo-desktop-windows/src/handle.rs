@@ -6,10 +6,16 @@
 //!   `hwnd` is the window owning the menu bar or the open popup menu's
 //!   window (`#32768`);
 //! - `uia:<hwnd>:<runtime id>`: a UI Automation element below the top-level
-//!   window `hwnd`, its runtime id's parts joined by `.`.
+//!   window `hwnd`, its runtime id's parts joined by `.`;
+//! - `item:<hwnd>:<id>`: an item the control `hwnd` draws itself, hex: a
+//!   tree view item's `HTREEITEM`, else the item's index (list box, list
+//!   view, toolbar, header);
+//! - `msaa:<hwnd>:<child id>`: a simple element of the MSAA client object
+//!   of the window `hwnd`, decimal.
 //!
-//! Window and menu handles are resolved again from the OS on every call
-//! (a closed window is a stale element); UIA handles are looked up among
+//! Window, menu, item and MSAA handles are resolved again from the OS on
+//! every call (a closed window or a removed item is a stale element); UIA
+//! handles are looked up among
 //! the elements of the window's last capture.
 
 use ufo_core::ElementHandle;
@@ -27,6 +33,20 @@ pub enum WinHandle {
         hmenu: u64,
         /// The item's position in the menu.
         position: u32,
+    },
+    /// An item a control draws itself (no window of its own).
+    Item {
+        /// The control.
+        hwnd: u64,
+        /// A tree item's `HTREEITEM`, else the item's index.
+        id: u64,
+    },
+    /// A simple element of a window's MSAA client object.
+    Msaa {
+        /// The window.
+        hwnd: u64,
+        /// Its MSAA child id (1 and up).
+        child: i32,
     },
     /// A UI Automation element.
     Uia {
@@ -47,6 +67,8 @@ impl WinHandle {
                 hmenu,
                 position,
             } => format!("menu:{hwnd:x}:{hmenu:x}:{position}"),
+            WinHandle::Item { hwnd, id } => format!("item:{hwnd:x}:{id:x}"),
+            WinHandle::Msaa { hwnd, child } => format!("msaa:{hwnd:x}:{child}"),
             WinHandle::Uia { hwnd, runtime_id } => {
                 let id: Vec<String> = runtime_id.iter().map(i32::to_string).collect();
                 format!("uia:{hwnd:x}:{}", id.join("."))
@@ -67,6 +89,14 @@ impl WinHandle {
                     position: p.parse().ok()?,
                 })
             }
+            ("item", Some(h), Some(id), None) => Some(WinHandle::Item {
+                hwnd: hex(h)?,
+                id: hex(id)?,
+            }),
+            ("msaa", Some(h), Some(c), None) => Some(WinHandle::Msaa {
+                hwnd: hex(h)?,
+                child: c.parse().ok().filter(|c| *c > 0)?,
+            }),
             ("uia", Some(h), Some(id), None) => Some(WinHandle::Uia {
                 hwnd: hex(h)?,
                 runtime_id: id
@@ -82,7 +112,10 @@ impl WinHandle {
     pub fn hwnd(&self) -> u64 {
         match self {
             WinHandle::Window(h) => *h,
-            WinHandle::MenuItem { hwnd, .. } | WinHandle::Uia { hwnd, .. } => *hwnd,
+            WinHandle::MenuItem { hwnd, .. }
+            | WinHandle::Item { hwnd, .. }
+            | WinHandle::Msaa { hwnd, .. }
+            | WinHandle::Uia { hwnd, .. } => *hwnd,
         }
     }
 }
@@ -104,17 +137,33 @@ mod tests {
                 hwnd: 0x10,
                 runtime_id: vec![42, 65_830, -4],
             },
+            WinHandle::Item {
+                hwnd: 0x2007a,
+                id: 0x7f00_1234_5678,
+            },
+            WinHandle::Msaa {
+                hwnd: 0x10,
+                child: 12,
+            },
         ];
         for h in all {
             assert_eq!(WinHandle::parse(&h.encode()), Some(h.clone()));
         }
         assert_eq!(WinHandle::Window(0x20ab).encode().0, "w32:20ab");
+        assert_eq!(
+            WinHandle::Item { hwnd: 0x10, id: 3 }.encode().0,
+            "item:10:3"
+        );
         for bad in [
             "",
             "w32",
             "w32:zz",
             "menu:1:2",
             "uia:1:a.b",
+            "item:1",
+            "item:1:zz",
+            "msaa:1:0",
+            "msaa:1:-3",
             ":1:0",
             "bus|/path",
         ] {

@@ -218,7 +218,7 @@ pub fn win32_class(class: &str, style: u32) -> (ControlType, &'static str) {
 /// not their name.
 pub fn text_is_content(class: &str) -> bool {
     let c = class.to_ascii_lowercase();
-    c == "edit" || c.starts_with("richedit") || c == "combobox"
+    c == "edit" || c.starts_with("richedit") || c == "combobox" || c == "comboboxex32"
 }
 
 #[cfg(test)]
@@ -278,5 +278,6 @@ mod tests {
         assert_eq!(win32_class("#32770", 0).1, "dialog");
         assert_eq!(win32_class("NotepadClass", 0).0, ControlType::Pane);
         assert!(text_is_content("Edit") && !text_is_content("Static"));
+        assert!(text_is_content("ComboBoxEx32"));
     }
 }

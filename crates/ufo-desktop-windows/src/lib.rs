@@ -16,7 +16,7 @@
 //! are GDI (`BitBlt` of the screen), windows are listed with `EnumWindows`.
 //!
 //! The conversion of what each layer reads into backend-neutral nodes
-//! ([`record`], [`kinds`], [`handle`]) is plain code compiled on every OS
+//! ([`record`], [`kinds`], [`handle`], [`items`]) is plain code compiled on every OS
 //! and tested on recorded element data; everything that calls Windows is
 //! compiled only for Windows targets, so on other systems this crate is
 //! those modules alone.
@@ -26,6 +26,7 @@
 //! nothing above it.
 
 pub mod handle;
+pub mod items;
 pub mod kinds;
 pub mod record;
 

@@ -238,6 +238,11 @@ impl ElementRecord {
                 _ => {}
             },
         }
+        // An item its container selects (a list row, a tree item).
+        let selectable = self.msaa_state.unwrap_or(0) & crate::items::state::SELECTABLE != 0;
+        if self.layer == Layer::Msaa && selectable {
+            out.push("select");
+        }
         out.into_iter().map(str::to_owned).collect()
     }
 

@@ -2,8 +2,10 @@
 
 mod gdi;
 mod input;
+mod items;
 mod menu;
 mod msaa;
+mod remote;
 mod tree;
 mod uia;
 mod win32;
@@ -153,6 +155,43 @@ fn edit_window(h: u64, handle: &ElementHandle) -> Result<windows::Win32::Foundat
     }
 }
 
+/// An action on an item a control draws: `click` and `select` select a
+/// list row or tree item (a toolbar button is clicked where it is drawn:
+/// `Ok(false)`), `expand`/`collapse` open or close a tree item.
+fn item_action(h: u64, id: u64, action: &str, handle: &ElementHandle) -> Result<bool> {
+    let w = win32::hwnd(h);
+    if !win32::exists(w) {
+        return Err(stale_window(handle));
+    }
+    Ok(match action {
+        "click" | "select" => items::select(w, id),
+        "expand" => items::expand(w, id, true),
+        "collapse" => items::expand(w, id, false),
+        _ => false,
+    })
+}
+
+/// Selects an item a control draws, or an MSAA simple element.
+fn select_item(h: &WinHandle, handle: &ElementHandle) -> Result<()> {
+    let w = win32::hwnd(h.hwnd());
+    if !win32::exists(w) {
+        return Err(stale_window(handle));
+    }
+    let done = match h {
+        WinHandle::Item { id, .. } => items::select(w, *id),
+        WinHandle::Msaa { child, .. } => msaa::child_action(w, *child, true),
+        _ => false,
+    };
+    if done {
+        Ok(())
+    } else {
+        Err(DesktopError::Backend(format!(
+            "the control did not select {}",
+            handle.0
+        )))
+    }
+}
+
 #[async_trait]
 impl Backend for WindowsBackend {
     fn name(&self) -> &'static str {
@@ -195,6 +234,12 @@ impl Backend for WindowsBackend {
                     .ok_or_else(|| stale_window(&handle))?;
                 Ok(it.record.to_node(handle.clone(), 0, None, 0, max_text_chars))
             }
+            WinHandle::Item { hwnd, id } => {
+                tree::refresh_item(win32::hwnd(hwnd), id, &handle, max_text_chars)
+            }
+            WinHandle::Msaa { hwnd, child } => {
+                tree::refresh_msaa(win32::hwnd(hwnd), child, &handle, max_text_chars)
+            }
             WinHandle::Uia { .. } => {
                 let e = element(s, &handle)?.clone();
                 let u = s.uia.as_ref().ok_or_else(|| stale_window(&handle))?;
@@ -230,6 +275,14 @@ impl Backend for WindowsBackend {
                 hmenu,
                 position,
             } => Self::click_menu_item(hwnd, hmenu, position, &handle),
+            WinHandle::Item { hwnd, id } => item_action(hwnd, id, &action, &handle),
+            WinHandle::Msaa { hwnd, child } => {
+                let w = win32::hwnd(hwnd);
+                if !win32::exists(w) {
+                    return Err(stale_window(&handle));
+                }
+                Ok(msaa::child_action(w, child, action == "select"))
+            }
             WinHandle::Uia { .. } => uia::action(element(s, &handle)?, &handle.0, &action),
         })
         .await
@@ -249,7 +302,9 @@ impl Backend for WindowsBackend {
                 }
             }
             WinHandle::Uia { .. } => uia::set_value_text(element(s, &handle)?, &handle.0, &text),
-            WinHandle::MenuItem { .. } => Err(unsupported("setting text", &handle)),
+            WinHandle::MenuItem { .. } | WinHandle::Item { .. } | WinHandle::Msaa { .. } => {
+                Err(unsupported("setting text", &handle))
+            }
         })
         .await
     }
@@ -286,7 +341,9 @@ impl Backend for WindowsBackend {
                     let old = uia::read_text(e, &handle.0)?;
                     uia::set_value_text(e, &handle.0, &splice(old))
                 }
-                WinHandle::MenuItem { .. } => Err(unsupported("inserting text", &handle)),
+                WinHandle::MenuItem { .. } | WinHandle::Item { .. } | WinHandle::Msaa { .. } => {
+                    Err(unsupported("inserting text", &handle))
+                }
             }
         })
         .await
@@ -303,6 +360,13 @@ impl Backend for WindowsBackend {
                 Ok(win32::text(w, 1 << 24))
             }
             WinHandle::MenuItem { .. } => Ok(String::new()),
+            WinHandle::Item { hwnd, id } => {
+                tree::refresh_item(win32::hwnd(hwnd), id, &handle, 1 << 16).map(|n| n.name)
+            }
+            WinHandle::Msaa { hwnd, child } => {
+                tree::refresh_msaa(win32::hwnd(hwnd), child, &handle, 1 << 16)
+                    .map(|n| n.value.unwrap_or(n.name))
+            }
             WinHandle::Uia { .. } => uia::read_text(element(s, &handle)?, &handle.0),
         })
         .await
@@ -323,6 +387,13 @@ impl Backend for WindowsBackend {
             WinHandle::Window(n) => {
                 let w = win32::hwnd(n);
                 let class = win32::class_name(w).to_ascii_lowercase();
+                if matches!(class.as_str(), "syslistview32" | "systreeview32") {
+                    let id = items::nth(w, index).ok_or_else(|| DesktopError::BadArguments {
+                        tool: "select".into(),
+                        detail: format!("the container has no item {index}"),
+                    })?;
+                    return select_item(&WinHandle::Item { hwnd: n, id }, &handle);
+                }
                 let (msg, notify) = match class.as_str() {
                     "combobox" => (CB_SETCURSEL, Some(CBN_SELCHANGE)),
                     "listbox" => (LB_SETCURSEL, Some(LBN_SELCHANGE)),
@@ -349,7 +420,9 @@ impl Backend for WindowsBackend {
                 let child = u.child(element(s, &handle)?, index)?;
                 uia::select(&child, &handle.0)
             }
-            WinHandle::MenuItem { .. } => Err(unsupported("selecting a child", &handle)),
+            WinHandle::MenuItem { .. } | WinHandle::Item { .. } | WinHandle::Msaa { .. } => {
+                Err(unsupported("selecting a child", &handle))
+            }
         })
         .await
     }
@@ -358,6 +431,7 @@ impl Backend for WindowsBackend {
         let (h, handle) = (parse(handle)?, handle.clone());
         self.on("selecting an element", move |s| match h {
             WinHandle::Uia { .. } => uia::select(element(s, &handle)?, &handle.0),
+            WinHandle::Item { .. } | WinHandle::Msaa { .. } => select_item(&h, &handle),
             _ => Err(unsupported(
                 "selecting an element through its container",
                 &handle,
@@ -384,6 +458,17 @@ impl Backend for WindowsBackend {
                 }
             }
             WinHandle::Uia { .. } => uia::focus(element(s, &handle)?, &handle.0),
+            WinHandle::Item { hwnd, .. } | WinHandle::Msaa { hwnd, .. } => {
+                // The control takes the focus and the item the selection
+                // (what a list's focus is on).
+                let w = win32::hwnd(hwnd);
+                if !win32::exists(w) {
+                    return Err(stale_window(&handle));
+                }
+                win32::activate(root_of(w));
+                win32::focus_child(w);
+                select_item(&h, &handle)
+            }
             WinHandle::MenuItem { .. } => Err(unsupported("focusing a menu item", &handle)),
         })
         .await

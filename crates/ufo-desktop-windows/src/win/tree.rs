@@ -1,28 +1,41 @@
 //! The Win32/MSAA capture: a window's child windows (class, style, text),
 //! its menu bar and open popup menus, enriched by MSAA where standard
-//! controls answer it.
+//! controls answer it, and the items that controls draw themselves (list
+//! rows, tree items, toolbar buttons, headers, MSAA's simple elements).
 
+use super::items::{self, Scope};
 use super::{menu, msaa, win32};
 use crate::handle::WinHandle;
+use crate::items::parents_from_levels;
 use crate::kinds;
 use crate::record::{ElementRecord, Layer, Toggle};
-use std::collections::VecDeque;
-use std::time::Instant;
-use ufo_core::{UiNode, UiTree, WindowInfo};
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+use ufo_core::{ElementHandle, UiNode, UiTree, WindowInfo};
 use ufo_desktop::{DesktopError, Result, TreeBudget};
 use windows::Win32::Foundation::HWND;
 
 /// `BM_GETCHECK`.
 const BM_GETCHECK: u32 = 0x00F0;
 
+/// The longest one control's items may take to read.
+const ITEMS_BOUND: Duration = Duration::from_secs(3);
+
 /// Reads one window (top-level or child) into a record.
 pub(crate) fn window_record(h: HWND, focus: Option<HWND>, max_text: usize) -> ElementRecord {
+    window_read(h, focus, max_text).0
+}
+
+/// Reads one window into a record, with the number of children its MSAA
+/// client object has (child windows and simple elements).
+fn window_read(h: HWND, focus: Option<HWND>, max_text: usize) -> (ElementRecord, i32) {
     let class = win32::class_name(h);
     let style = win32::style(h);
     let (t, _) = kinds::win32_class(&class, style);
     let content = kinds::text_is_content(&class);
     let text = win32::text(h, max_text.max(1) * 4);
     let info = msaa::client_info(h).unwrap_or_default();
+    let msaa_children = info.children;
     let r = win32::rect(h);
     let mut rec = ElementRecord {
         layer: Layer::Win32,
@@ -31,7 +44,13 @@ pub(crate) fn window_record(h: HWND, focus: Option<HWND>, max_text: usize) -> El
         msaa_role: info.role,
         msaa_state: info.state,
         default_action: info.default_action,
-        name: if content { info.name } else { text.clone() },
+        // A field's MSAA name that is only its content (as Wine's generic
+        // client object says) is no name: the label before it names it.
+        name: match content {
+            true if info.name == text => String::new(),
+            true => info.name,
+            false => text.clone(),
+        },
         automation_id: win32::control_id(h).to_string(),
         rect: r.map(|r| [r.x, r.y, r.width, r.height]),
         enabled: win32::enabled(h),
@@ -55,7 +74,7 @@ pub(crate) fn window_record(h: HWND, focus: Option<HWND>, max_text: usize) -> El
             _ => Some(Toggle::Off),
         };
     }
-    rec
+    (rec, msaa_children)
 }
 
 struct Builder {
@@ -96,6 +115,81 @@ impl Builder {
         }
         self.nodes.push(node);
         Some(index)
+    }
+
+    /// Says why the tree is not whole (each reason once, in order).
+    fn note(&mut self, why: String) {
+        match &mut self.truncation {
+            Some(t) if !t.contains(&why) => {
+                t.push_str("; ");
+                t.push_str(&why);
+            }
+            Some(_) => {}
+            None => self.truncation = Some(why),
+        }
+    }
+
+    /// Adds the items the window `h` (node `at`) draws itself: those of
+    /// the controls whose messages read them, else MSAA's simple elements
+    /// when its client object has more children than child windows.
+    fn items(&mut self, h: HWND, class: &str, msaa_children: i32, at: usize, depth: u32) {
+        let until = (self.started + self.budget.deadline).min(Instant::now() + ITEMS_BOUND);
+        let cap = self.budget.max_children;
+        let hwnd = win32::num(h);
+        if items::handles(class) {
+            let Some(read) = items::read(h, Scope::All(cap), until, self.budget.max_text_chars)
+            else {
+                return;
+            };
+            if let Some(cut) = read.cut {
+                self.note(format!("items of {class} w32:{hwnd:x}: {cut}"));
+            }
+            // Where each item went: its node and the depth of its children.
+            let mut placed: HashMap<u64, (usize, u32)> = HashMap::new();
+            for it in read.items {
+                let (p, d) = it
+                    .parent
+                    .and_then(|p| placed.get(&p).copied())
+                    .unwrap_or((at, depth));
+                let handle = WinHandle::Item { hwnd, id: it.id };
+                match self.push(&it.facts.record(), &handle, Some(p), d) {
+                    Some(i) => {
+                        placed.insert(it.id, (i, d + 1));
+                    }
+                    None => return,
+                }
+            }
+            return;
+        }
+        let windows = win32::children(h).len();
+        if usize::try_from(msaa_children).unwrap_or(0) <= windows {
+            return;
+        }
+        let (kids, total) = msaa::simple_children(h, cap, until);
+        if total > cap {
+            self.note(format!(
+                "MSAA children of {class} w32:{hwnd:x}: {cap} of {total}"
+            ));
+        }
+        let levels: Vec<Option<u32>> = kids.iter().map(|(_, c)| c.level()).collect();
+        let parents = parents_from_levels(&levels);
+        let mut placed: Vec<(usize, u32)> = Vec::with_capacity(kids.len());
+        for (k, (child, c)) in kids.iter().enumerate() {
+            let (p, d) = parents
+                .get(k)
+                .copied()
+                .flatten()
+                .and_then(|pi| placed.get(pi).copied())
+                .unwrap_or((at, depth));
+            let handle = WinHandle::Msaa {
+                hwnd,
+                child: *child,
+            };
+            match self.push(&c.record(), &handle, Some(p), d) {
+                Some(i) => placed.push((i, d + 1)),
+                None => return,
+            }
+        }
     }
 
     fn menu(&mut self, owner: HWND, bar: bool, parent: usize, depth: u32) {
@@ -170,9 +264,14 @@ pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree
                     .get_or_insert_with(|| format!("max_children ({})", b.budget.max_children));
                 break;
             }
-            let rec = window_record(c, focus, budget.max_text_chars);
+            let (rec, msaa_children) = window_read(c, focus, budget.max_text_chars);
             match b.push(&rec, &WinHandle::Window(win32::num(c)), Some(at), depth) {
-                Some(i) => queue.push_back((c, i, depth + 1)),
+                Some(i) => {
+                    if rec.visible {
+                        b.items(c, &rec.class_name, msaa_children, i, depth + 1);
+                    }
+                    queue.push_back((c, i, depth + 1));
+                }
                 None => break 'walk,
             }
         }
@@ -221,6 +320,22 @@ fn label_fields(nodes: &mut [UiNode]) {
             n.name = name;
         }
     }
+    // The parts of a combo box (the combo box of a ComboBoxEx, its Edit)
+    // are named as the combo box; parents come first, so names pass down.
+    for i in 0..nodes.len() {
+        let Some(n) = nodes.get(i) else { continue };
+        if !n.name.is_empty() || !matches!(n.control_type, C::Edit | C::ComboBox) {
+            continue;
+        }
+        let name = n
+            .parent
+            .and_then(|p| nodes.get(p))
+            .filter(|p| p.control_type == C::ComboBox)
+            .map(|p| p.name.clone());
+        if let (Some(name), Some(n)) = (name, nodes.get_mut(i)) {
+            n.name = name;
+        }
+    }
 }
 
 /// Re-reads one window element.
@@ -240,4 +355,51 @@ pub(crate) fn refresh_window(h: HWND, max_text: usize) -> Result<UiNode> {
         0,
         max_text,
     ))
+}
+
+fn stale(handle: &ElementHandle, detail: &str) -> DesktopError {
+    DesktopError::StaleElement {
+        handle: handle.0.clone(),
+        detail: detail.into(),
+    }
+}
+
+/// Re-reads one item of the control `h`.
+pub(crate) fn refresh_item(
+    h: HWND,
+    id: u64,
+    handle: &ElementHandle,
+    max_text: usize,
+) -> Result<UiNode> {
+    if !win32::exists(h) {
+        return Err(stale(handle, "the window is closed"));
+    }
+    let until = Instant::now() + ITEMS_BOUND;
+    let it = items::read(h, Scope::One(id), until, max_text)
+        .and_then(|r| r.items.into_iter().find(|i| i.id == id))
+        .ok_or_else(|| {
+            stale(
+                handle,
+                "the item is gone (or no longer shown); observe again",
+            )
+        })?;
+    Ok(it
+        .facts
+        .record()
+        .to_node(handle.clone(), 0, None, 0, max_text))
+}
+
+/// Re-reads one simple element of `h`'s MSAA client object.
+pub(crate) fn refresh_msaa(
+    h: HWND,
+    child: i32,
+    handle: &ElementHandle,
+    max_text: usize,
+) -> Result<UiNode> {
+    if !win32::exists(h) {
+        return Err(stale(handle, "the window is closed"));
+    }
+    let c = msaa::simple_child(h, child)
+        .ok_or_else(|| stale(handle, "the element is gone; observe again"))?;
+    Ok(c.record().to_node(handle.clone(), 0, None, 0, max_text))
 }

@@ -152,6 +152,12 @@ pub(crate) fn owner(h: HWND) -> Option<HWND> {
         .filter(|o| !o.is_invalid())
 }
 
+/// The parent window of a child window.
+pub(crate) fn parent(h: HWND) -> Option<HWND> {
+    // SAFETY: any value is accepted.
+    unsafe { wm::GetParent(h) }.ok().filter(|p| !p.is_invalid())
+}
+
 /// The direct children of `h`, in Z order (top first).
 pub(crate) fn children(h: HWND) -> Vec<HWND> {
     let mut out = Vec::new();
