@@ -41,9 +41,19 @@ impl<'de, const MIN: u64, const MAX: u64, const ZERO: bool> Deserialize<'de>
     }
 }
 
-/// `deserialize_with` for an `Option<Duration>` field read as [`Seconds`]:
-/// `#[serde(default, deserialize_with = "ufo_core::de::seconds::<_, 0, 3600, false>")]`.
-pub fn seconds<'de, D, const MIN: u64, const MAX: u64, const ZERO: bool>(
+/// `deserialize_with` for a `Duration` field read as [`Seconds`]:
+/// `#[serde(deserialize_with = "ufo_core::de::duration::<_, 0, 30, true>")]`.
+pub fn duration<'de, D, const MIN: u64, const MAX: u64, const ZERO: bool>(
+    d: D,
+) -> Result<Duration, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    Ok(Seconds::<MIN, MAX, ZERO>::deserialize(d)?.0)
+}
+
+/// [`duration`] for an `Option<Duration>` field (with `#[serde(default)]`).
+pub fn opt_duration<'de, D, const MIN: u64, const MAX: u64, const ZERO: bool>(
     d: D,
 ) -> Result<Option<Duration>, D::Error>
 where

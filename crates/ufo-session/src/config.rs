@@ -72,7 +72,7 @@ struct Sections {
     top_p: Option<f64>,
     #[serde(
         default,
-        deserialize_with = "ufo_core::de::seconds::<_, 0, 3600, false>"
+        deserialize_with = "ufo_core::de::opt_duration::<_, 0, 3600, false>"
     )]
     timeout: Option<Duration>,
     max_retry: Option<u32>,
@@ -214,7 +214,8 @@ impl UfoConfig {
         };
         let mut top = unknown::TopLevel::new(top)?;
         let mut sections: Sections = top.read()?;
-        let system_keys: system::Keys = top.read()?;
+        let mut system: SystemConfig = top.read()?;
+        let agent: system::AgentKeys = top.read()?;
         let knowledge: knowledge::Keys = top.read()?;
         let mcp: mcp::Keys = top.read()?;
         let third_party: third_party::Keys = top.read()?;
@@ -227,12 +228,11 @@ impl UfoConfig {
         }
         sections.agents(base_dir)?;
         let visual = sections.app_agent.as_ref().and_then(|a| a.visual_mode) != Some(false);
-        let system = SystemConfig {
-            third_party: third_party.agents(base_dir)?,
-            mcp: mcp.servers()?,
-            knowledge: knowledge.config(base_dir)?,
-            ..system_keys.config(visual)?
-        };
+        system.max_round = system.max_round.max(1);
+        system.agent = agent.settings(&system, visual)?;
+        system.third_party = third_party.agents(base_dir)?;
+        system.mcp = mcp.servers()?;
+        system.knowledge = knowledge.config(base_dir)?;
         Ok(Self {
             prompts: sections.prompts(base_dir),
             host: sections.host_agent,

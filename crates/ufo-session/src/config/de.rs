@@ -12,10 +12,10 @@ use serde_json::Value;
 /// A key path's segments: map keys, and `[i]` for list items.
 pub(super) type KeyPath = Vec<String>;
 
-/// `a.b[0].c` from the segments.
-pub(super) fn join(segments: &[String]) -> String {
-    let mut out = String::new();
-    for s in segments {
+/// `a.b[0].c` from `at` (`a.b`) and the segments below it.
+pub(super) fn join(at: &str, segments: &[String]) -> String {
+    let mut out = at.to_owned();
+    for s in segments.iter().filter(|s| !s.is_empty() && *s != ".") {
         if !out.is_empty() && !s.starts_with('[') {
             out.push('.');
         }
@@ -28,30 +28,23 @@ pub(super) fn join(segments: &[String]) -> String {
 /// read (relative to `v`) are pushed on `ignored`.
 pub(super) fn read<T: DeserializeOwned>(
     v: &Value,
-    at: &[String],
+    at: &str,
     ignored: &mut Vec<KeyPath>,
 ) -> Result<T, SessionError> {
     let mut note = |p: serde_ignored::Path<'_>| ignored.push(segments(&p));
     serde_path_to_error::deserialize(serde_ignored::Deserializer::new(v, &mut note)).map_err(|e| {
-        let mut key: KeyPath = at.to_vec();
-        key.extend(e.path().iter().map(|s| match s {
-            serde_path_to_error::Segment::Seq { index } => format!("[{index}]"),
-            other => other.to_string(),
-        }));
+        let path = e.path().to_string();
         let message = e.into_inner().to_string();
         match message
             .strip_prefix("missing field `")
             .and_then(|m| m.strip_suffix('`'))
         {
-            Some(field) => {
-                key.push(field.to_owned());
-                SessionError::MissingKey {
-                    key: join(&key),
-                    message: needed_for(field).to_owned(),
-                }
-            }
+            Some(field) => SessionError::MissingKey {
+                key: join(at, &[path, field.to_owned()]),
+                message: needed_for(field).to_owned(),
+            },
             None => SessionError::BadKey {
-                key: join(&key),
+                key: join(at, &[path]),
                 message,
             },
         }
@@ -63,7 +56,7 @@ pub(super) fn read<T: DeserializeOwned>(
 /// keys known there and a note on what belongs there.
 pub(super) fn read_all<T: DeserializeOwned>(
     v: &Value,
-    at: &[String],
+    at: &str,
     known: impl Fn(&[String]) -> (Vec<&'static str>, &'static str),
 ) -> Result<T, SessionError> {
     let mut ignored = Vec::new();
@@ -73,27 +66,22 @@ pub(super) fn read_all<T: DeserializeOwned>(
         Err(SessionError::MissingKey { .. }) if !ignored.is_empty() => None,
         other => Some(other?),
     };
+    let mut note = None;
     let unknown: Vec<_> = ignored
-        .into_iter()
-        .map(|mut p| {
-            let key = p.pop().unwrap_or_default();
-            let (keys, note) = known(&p);
-            let near = unknown::nearest(&key, keys.into_iter()).map(str::to_owned);
-            p.push(key);
-            let mut full = at.to_vec();
-            full.extend(p);
-            (join(&full), near, note)
+        .iter()
+        .filter_map(|p| {
+            let (key, parent) = p.split_last()?;
+            let (keys, what) = known(parent);
+            note.get_or_insert(what);
+            Some((
+                join(at, p),
+                unknown::nearest(key, keys.into_iter()).map(str::to_owned),
+            ))
         })
         .collect();
-    match (unknown.first(), t) {
-        (None, Some(t)) => Ok(t),
-        (first, _) => Err(unknown::error(
-            &unknown
-                .iter()
-                .map(|(k, n, _)| (k.clone(), n.clone()))
-                .collect::<Vec<_>>(),
-            first.map_or("", |u| u.2),
-        )),
+    match t {
+        Some(t) if unknown.is_empty() => Ok(t),
+        _ => Err(unknown::error(&unknown, note.unwrap_or_default())),
     }
 }
 
@@ -110,20 +98,14 @@ fn needed_for(field: &str) -> &'static str {
 
 fn segments(p: &serde_ignored::Path<'_>) -> KeyPath {
     use serde_ignored::Path;
-    let mut out = match p {
-        Path::Root => return Vec::new(),
-        Path::Seq { parent, .. }
-        | Path::Map { parent, .. }
-        | Path::Some { parent }
+    match p {
+        Path::Root => Vec::new(),
+        Path::Seq { parent, index } => [segments(parent), vec![format!("[{index}]")]].concat(),
+        Path::Map { parent, key } => [segments(parent), vec![key.clone()]].concat(),
+        Path::Some { parent }
         | Path::NewtypeStruct { parent }
         | Path::NewtypeVariant { parent } => segments(parent),
-    };
-    match p {
-        Path::Seq { index, .. } => out.push(format!("[{index}]")),
-        Path::Map { key, .. } => out.push(key.clone()),
-        _ => {}
     }
-    out
 }
 
 /// The keys of struct `T` as the config file writes them.
@@ -195,6 +177,16 @@ impl<'de, T: TryFrom<u64>> Deserialize<'de> for Count<T> {
             T::try_from(n).ok().map(Count)
         })
     }
+}
+
+/// `deserialize_with` for a [`Flag`].
+pub(super) fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(Flag::deserialize(d)?.0)
+}
+
+/// `deserialize_with` for a [`Count`].
+pub(super) fn count<'de, D: Deserializer<'de>, T: TryFrom<u64>>(d: D) -> Result<T, D::Error> {
+    Ok(Count::deserialize(d)?.0)
 }
 
 /// Non-empty text, trimmed.

@@ -263,9 +263,7 @@ fn embeddings(v: Option<Value>) -> Result<Option<EmbeddingSettings>, SessionErro
             });
         }
     };
-    let k: EmbeddingKeys = de::read_all(&v, &[K.to_owned()], |_| {
-        (de::keys_of::<EmbeddingKeys>(), "")
-    })?;
+    let k: EmbeddingKeys = de::read_all(&v, K, |_| (de::keys_of::<EmbeddingKeys>(), ""))?;
     Ok(Some(EmbeddingSettings {
         api: k.api_type.0,
         base: k.api_base.0,

@@ -131,7 +131,7 @@ impl Keys {
         let Some(v) = self.mcp.filter(|v| !v.is_null()) else {
             return Ok(Vec::new());
         };
-        let agents: Agents = de::read_all(&v, &["mcp".to_owned()], known)?;
+        let agents: Agents = de::read_all(&v, "mcp", known)?;
         // MCP_TOOL_TIMEOUT 0 would fail every call; a call gets at least 1 s.
         let timeout = self.timeout.map_or(Duration::from_secs(30), |s| s.0);
         let mut out: Vec<ServerSpec> = Vec::new();
@@ -196,7 +196,7 @@ fn entry(v: &Value, at: &str, timeout: Duration) -> Result<Option<ServerSpec>, S
             return Err(bad(at, k, format!("not a key of a `type: {kind}` server")));
         }
     }
-    let e: Entry = de::read_all(v, &[at.to_owned()], |_| {
+    let e: Entry = de::read_all(v, at, |_| {
         (keys.clone(), "see the `mcp:` section in the README")
     })?;
     e.server(at, timeout)

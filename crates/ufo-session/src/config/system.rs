@@ -1,51 +1,68 @@
 //! The system keys (UFO's `system.yaml`): steps, rounds, pauses and
 //! timeouts, evaluation, logs, screenshots and the agents' switches.
 
-use super::de::{Count, Flag, Scalar, Text};
+use super::de::{Count, Flag, Scalar, Text, count, flag};
 use crate::error::SessionError;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use ufo_agent::AgentSettings;
-use ufo_core::de::Seconds;
+use ufo_core::de::duration;
 use ufo_desktop::encode::{ImageFormat, ModelImage, PngCompression};
 
-/// System keys (UFO's `system.yaml`).
-#[derive(Debug, Clone)]
+/// System keys (UFO's `system.yaml`). It deserializes from a config file's
+/// top level (a `SYSTEM:` map lifted into it); [`UfoConfig`](super::UfoConfig)
+/// fills the agent switches, third-party agents, MCP servers and knowledge.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, rename_all = "SCREAMING_SNAKE_CASE")]
 pub struct SystemConfig {
     /// `MAX_STEP` (50): steps per session.
+    #[serde(deserialize_with = "count")]
     pub max_step: usize,
-    /// `MAX_ROUND` (1 in UFO; 10 here for interactive sessions): rounds per session.
+    /// `MAX_ROUND` (1 in UFO; 10 here for interactive sessions): rounds per
+    /// session, at least 1.
+    #[serde(deserialize_with = "count")]
     pub max_round: usize,
     /// `SLEEP_TIME` (1 s, at most an hour): pause between steps.
+    #[serde(deserialize_with = "duration::<_, 0, 3600, true>")]
     pub sleep_time: Duration,
     /// `SETTLE_TIMEOUT` (1 s, at most 30): the longest wait after an action
     /// for the application to react; the wait ends as soon as its
     /// accessibility events go quiet (a click whose effect is immediate
     /// costs milliseconds). 0 disables the wait.
+    #[serde(deserialize_with = "duration::<_, 0, 30, true>")]
     pub settle_timeout: Duration,
     /// `STEP_TIMEOUT` (600 s, 1 s to a day): the longest one agent step may
     /// take, model calls, retries and actions included; past it the step
     /// ends in ERROR.
+    #[serde(deserialize_with = "duration::<_, 1, 86_400, true>")]
     pub step_timeout: Duration,
     /// `SAFE_GUARD` (true): ask before sensitive actions.
+    #[serde(deserialize_with = "flag")]
     pub safe_guard: bool,
     /// `EVA_SESSION` (true): evaluate at the end of the session.
+    #[serde(deserialize_with = "flag")]
     pub eva_session: bool,
     /// `EVA_ROUND` (false): evaluate each round of a normal session.
+    #[serde(deserialize_with = "flag")]
     pub eva_round: bool,
     /// `EVA_ALL_SCREENSHOTS` (false): the evaluation sees every step's
     /// screenshot (at most 40), not only the first and the final one.
+    #[serde(deserialize_with = "flag")]
     pub eva_all_screenshots: bool,
     /// `TASK_STATUS` (true): `batch_normal` keeps `tasks_status.json` and
     /// skips the tasks it records as finished.
+    #[serde(deserialize_with = "flag")]
     pub task_status: bool,
     /// `LOG_TO_MARKDOWN` (true): write `output.md`.
+    #[serde(deserialize_with = "flag")]
     pub log_to_markdown: bool,
     /// `SAVE_UI_TREE` (false): write `ui_trees/`.
+    #[serde(deserialize_with = "flag")]
     pub save_ui_tree: bool,
     /// `SAVE_FULL_SCREEN` (false): the final snapshots include the whole
     /// desktop.
+    #[serde(deserialize_with = "flag")]
     pub save_full_screen: bool,
     /// `CONTROL_LIST`: control types shown to the model.
     pub control_list: Option<Vec<String>>,
@@ -53,19 +70,25 @@ pub struct SystemConfig {
     /// desktop entry.
     pub app_allowlist: Vec<String>,
     /// Agent switches (`ACTION_SEQUENCE`, `JSON_PARSING_RETRY`, ...).
+    #[serde(skip)]
     pub agent: AgentSettings,
     /// The enabled third-party agents (`ENABLED_THIRD_PARTY_AGENTS`).
+    #[serde(skip)]
     pub third_party: Vec<super::third_party::ThirdPartyAgent>,
     /// The AppAgent's external MCP servers (`mcp:`, `MCP_TOOL_TIMEOUT`).
+    #[serde(skip)]
     pub mcp: Vec<ufo_mcp::client::ServerSpec>,
     /// Knowledge: `RAG_*`, `SAVE_EXPERIENCE`, `KNOWLEDGE_DIR`.
+    #[serde(skip)]
     pub knowledge: super::knowledge::KnowledgeConfig,
     /// `HEARTBEAT_INTERVAL` (30 s, above 0 and at most a day): how often a
     /// device (`ufo client`) sends a HEARTBEAT frame.
+    #[serde(deserialize_with = "duration::<_, 0, 86_400, false>")]
     pub heartbeat_interval: Duration,
     /// `HEARTBEAT_TIMEOUT` (300 s, above 0 and at most a day): the silence
     /// after which `ufo serve` drops a device. Longer than UFO's own
     /// client's interval (120 s) with room for one lost beat.
+    #[serde(deserialize_with = "duration::<_, 0, 86_400, false>")]
     pub heartbeat_timeout: Duration,
     /// `DEVICE_TOOL_ARGUMENTS`: arguments the server adds to a device's
     /// tool calls when the device's tool list requires them and the model
@@ -121,32 +144,25 @@ impl std::fmt::Debug for DeviceToolArguments {
     }
 }
 
-/// The system keys as written.
+impl<'de> Deserialize<'de> for DeviceToolArguments {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m = BTreeMap::<String, Scalar>::deserialize(d)?;
+        Ok(Self(m.into_iter().map(|(k, v)| (k, v.0)).collect()))
+    }
+}
+
+/// The agent switches as written (`SAFE_GUARD` and `SAVE_UI_TREE` are
+/// [`SystemConfig`]'s).
 #[derive(Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub(super) struct Keys {
-    max_step: Option<Count<usize>>,
-    max_round: Option<Count<usize>>,
-    sleep_time: Option<Seconds<0, 3600>>,
-    settle_timeout: Option<Seconds<0, 30>>,
-    step_timeout: Option<Seconds<1, 86_400>>,
-    safe_guard: Option<Flag>,
-    safe_guard_tools: Option<Vec<String>>,
-    eva_session: Option<Flag>,
-    eva_round: Option<Flag>,
-    eva_all_screenshots: Option<Flag>,
-    task_status: Option<Flag>,
-    log_to_markdown: Option<Flag>,
-    save_ui_tree: Option<Flag>,
-    save_full_screen: Option<Flag>,
-    control_list: Option<Vec<String>>,
-    app_allowlist: Option<Vec<String>>,
+pub(super) struct AgentKeys {
     action_sequence: Option<Flag>,
     json_parsing_retry: Option<Count<u32>>,
     include_last_screenshot: Option<Flag>,
     concat_screenshot: Option<Flag>,
     max_repeat: Option<Count<u32>>,
-    /// UFO's 0–9; see [`PngCompression::from_ufo_level`].
+    safe_guard_tools: Option<Vec<String>>,
+    /// UFO's 0–9 (default 1); see [`PngCompression::from_ufo_level`].
     default_png_compress_level: Option<Count<u8>>,
     /// png | jpeg | webp (default png).
     screenshot_format: Option<Text>,
@@ -154,118 +170,72 @@ pub(super) struct Keys {
     screenshot_jpeg_quality: Option<Count<u64>>,
     /// Pixels; 0 (the default): the screenshot's own size.
     screenshot_max_side: Option<Count<u64>>,
-    heartbeat_interval: Option<Seconds<0, 86_400, false>>,
-    heartbeat_timeout: Option<Seconds<0, 86_400, false>>,
-    device_tool_arguments: Option<BTreeMap<String, Scalar>>,
 }
 
-fn flag(v: Option<Flag>, default: bool) -> bool {
-    v.map_or(default, |f| f.0)
-}
-
-impl Keys {
-    /// The system config (its third-party agents, MCP servers and
-    /// knowledge are read by their own modules); `visual` is the AppAgent's
-    /// `VISUAL_MODE`.
-    pub(super) fn config(self, visual: bool) -> Result<SystemConfig, SessionError> {
-        let d = SystemConfig::default();
+impl AgentKeys {
+    /// The agent settings; `visual` is the AppAgent's `VISUAL_MODE`.
+    pub(super) fn settings(
+        self,
+        system: &SystemConfig,
+        visual: bool,
+    ) -> Result<AgentSettings, SessionError> {
         let png =
             PngCompression::from_ufo_level(self.default_png_compress_level.map_or(1, |c| c.0));
-        let safe_guard = flag(self.safe_guard, d.safe_guard);
-        let save_ui_tree = flag(self.save_ui_tree, d.save_ui_tree);
-        let agent = AgentSettings {
+        Ok(AgentSettings {
             visual_mode: visual,
-            action_sequence: flag(self.action_sequence, false),
+            action_sequence: self.action_sequence.is_some_and(|f| f.0),
             json_parsing_retry: self.json_parsing_retry.map_or(3, |c| c.0),
-            include_last_screenshot: flag(self.include_last_screenshot, true),
-            concat_screenshot: flag(self.concat_screenshot, false),
+            include_last_screenshot: self.include_last_screenshot.is_none_or(|f| f.0),
+            concat_screenshot: self.concat_screenshot.is_some_and(|f| f.0),
             max_repeat: self.max_repeat.map_or(3, |c| c.0).max(1),
             png,
-            image: model_image(
-                self.screenshot_format,
-                self.screenshot_jpeg_quality,
-                self.screenshot_max_side,
-                png,
-            )?,
-            save_ui_tree,
-            safe_guard,
+            image: self.model_image(png)?,
+            save_ui_tree: system.save_ui_tree,
+            safe_guard: system.safe_guard,
             safe_guard_tools: self.safe_guard_tools,
             external_tools: Vec::new(),
             knowledge: None,
-        };
-        Ok(SystemConfig {
-            max_step: self.max_step.map_or(d.max_step, |c| c.0),
-            max_round: self.max_round.map_or(d.max_round, |c| c.0).max(1),
-            sleep_time: self.sleep_time.map_or(d.sleep_time, |s| s.0),
-            settle_timeout: self.settle_timeout.map_or(d.settle_timeout, |s| s.0),
-            step_timeout: self.step_timeout.map_or(d.step_timeout, |s| s.0),
-            safe_guard,
-            eva_session: flag(self.eva_session, d.eva_session),
-            eva_round: flag(self.eva_round, d.eva_round),
-            eva_all_screenshots: flag(self.eva_all_screenshots, d.eva_all_screenshots),
-            task_status: flag(self.task_status, d.task_status),
-            log_to_markdown: flag(self.log_to_markdown, d.log_to_markdown),
-            save_ui_tree,
-            save_full_screen: flag(self.save_full_screen, d.save_full_screen),
-            control_list: self.control_list,
-            app_allowlist: self.app_allowlist.unwrap_or_default(),
-            agent,
-            heartbeat_interval: self
-                .heartbeat_interval
-                .map_or(d.heartbeat_interval, |s| s.0),
-            heartbeat_timeout: self.heartbeat_timeout.map_or(d.heartbeat_timeout, |s| s.0),
-            device_tool_arguments: DeviceToolArguments(
-                self.device_tool_arguments
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, v)| (k, v.0))
-                    .collect(),
-            ),
-            ..d
         })
     }
-}
 
-/// `SCREENSHOT_*`: how the AppAgent's screenshots are sent to the model.
-fn model_image(
-    format: Option<Text>,
-    quality: Option<Count<u64>>,
-    max_side: Option<Count<u64>>,
-    png: PngCompression,
-) -> Result<ModelImage, SessionError> {
-    let d = ModelImage::default();
-    let format = match format {
-        None => d.format,
-        Some(Text(f)) => f
-            .parse::<ImageFormat>()
-            .map_err(|message| SessionError::BadKey {
-                key: "SCREENSHOT_FORMAT".into(),
-                message,
-            })?,
-    };
-    let quality = quality.map_or(u64::from(d.quality), |c| c.0);
-    let Some(quality) = u8::try_from(quality).ok().filter(|q| (1..=100).contains(q)) else {
-        return Err(SessionError::BadKey {
-            key: "SCREENSHOT_JPEG_QUALITY".into(),
-            message: format!("is {quality}; it must be between 1 and 100"),
-        });
-    };
-    let max_side = max_side.map_or(0, |c| c.0);
-    let Some(max_side) = Some(max_side)
-        .filter(|m| *m == 0 || (64..=16_384).contains(m))
-        .and_then(|m| u32::try_from(m).ok())
-    else {
-        return Err(SessionError::BadKey {
-            key: "SCREENSHOT_MAX_SIDE".into(),
-            message: format!(
-                "is {max_side}; use 0 (the screenshot's own size) or 64 to 16384 pixels"
-            ),
-        });
-    };
-    Ok(ModelImage {
-        format,
-        quality,
-        png,
-        max_side: (max_side != 0).then_some(max_side),
-    })
+    /// `SCREENSHOT_*`: how the AppAgent's screenshots are sent to the model.
+    fn model_image(&self, png: PngCompression) -> Result<ModelImage, SessionError> {
+        let d = ModelImage::default();
+        let format = match &self.screenshot_format {
+            None => d.format,
+            Some(Text(f)) => f
+                .parse::<ImageFormat>()
+                .map_err(|message| SessionError::BadKey {
+                    key: "SCREENSHOT_FORMAT".into(),
+                    message,
+                })?,
+        };
+        let quality = self
+            .screenshot_jpeg_quality
+            .map_or(u64::from(d.quality), |c| c.0);
+        let Some(quality) = u8::try_from(quality).ok().filter(|q| (1..=100).contains(q)) else {
+            return Err(SessionError::BadKey {
+                key: "SCREENSHOT_JPEG_QUALITY".into(),
+                message: format!("is {quality}; it must be between 1 and 100"),
+            });
+        };
+        let max_side = self.screenshot_max_side.map_or(0, |c| c.0);
+        let Some(max_side) = Some(max_side)
+            .filter(|m| *m == 0 || (64..=16_384).contains(m))
+            .and_then(|m| u32::try_from(m).ok())
+        else {
+            return Err(SessionError::BadKey {
+                key: "SCREENSHOT_MAX_SIDE".into(),
+                message: format!(
+                    "is {max_side}; use 0 (the screenshot's own size) or 64 to 16384 pixels"
+                ),
+            });
+        };
+        Ok(ModelImage {
+            format,
+            quality,
+            png,
+            max_side: (max_side != 0).then_some(max_side),
+        })
+    }
 }

@@ -97,13 +97,13 @@ impl Keys {
                     ),
                 });
             }
-            let at = ["THIRD_PARTY_AGENT_CONFIG".to_owned(), name.to_owned()];
+            let at = format!("THIRD_PARTY_AGENT_CONFIG.{name}");
             let v = match configs.remove(name) {
                 None | Some(Value::Null) => Value::Object(Default::default()),
                 Some(v) => v,
             };
             let entry: Entry = de::read_all(&v, &at, |_| (de::keys_of::<Entry>(), ""))?;
-            out.push(entry.agent(name, &at.join("."), base)?);
+            out.push(entry.agent(name, &at, base)?);
         }
         Ok(out)
     }

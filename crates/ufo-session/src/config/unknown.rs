@@ -118,16 +118,12 @@ impl TopLevel {
     pub(super) fn read<T: DeserializeOwned>(&mut self) -> Result<T, SessionError> {
         self.reads += 1;
         self.known.extend(de::keys_of::<T>());
-        de::read(&self.value, &[], &mut self.ignored).map_err(|e| match e {
-            SessionError::BadKey { key, message } => SessionError::BadKey {
-                key: self.shown(key),
-                message,
-            },
-            SessionError::MissingKey { key, message } => SessionError::MissingKey {
-                key: self.shown(key),
-                message,
-            },
-            other => other,
+        de::read(&self.value, "", &mut self.ignored).map_err(|mut e| {
+            if let SessionError::BadKey { key, .. } | SessionError::MissingKey { key, .. } = &mut e
+            {
+                *key = self.shown(std::mem::take(key));
+            }
+            e
         })
     }
 
@@ -158,7 +154,7 @@ impl TopLevel {
                     false => &agent_keys,
                 };
                 let near = nearest(key, known.iter().copied()).map(str::to_owned);
-                Some((self.shown(de::join(p)), near))
+                Some((self.shown(de::join("", p)), near))
             })
             .collect();
         out.extend(self.misplaced.iter().map(|k| (k.clone(), None)));
