@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ufo_llm::LlmConfig;
 
 /// The agent sections (top level only).
-pub(super) const SECTIONS: &[&str] = &[
+const SECTIONS: &[&str] = &[
     "HOST_AGENT",
     "APP_AGENT",
     "BACKUP_AGENT",
