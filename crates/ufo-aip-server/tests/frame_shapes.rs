@@ -216,6 +216,7 @@ where
 /// dispatcher with the agent and application named; then the COMMAND_RESULTS
 /// and DEVICE_INFO_RESPONSE a ufo-rs device writes.
 #[tokio::test]
+#[allow(clippy::too_many_lines)]
 async fn every_server_frame_has_ufos_fields() {
     let server = Server::new(
         ServerOptions {
@@ -372,6 +373,7 @@ async fn every_server_frame_has_ufos_fields() {
 /// observation over a real WebSocket; a screenshot answered with UFO's
 /// "Error: …" text fails with a stable code instead of an empty picture.
 #[tokio::test]
+#[allow(clippy::too_many_lines)]
 async fn ufos_windows_client_results_feed_the_agents() {
     let server = Server::new(
         ServerOptions {

@@ -43,6 +43,7 @@ fn reply(function: &str, arguments: Value, status: &str, result: &str) -> String
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(clippy::too_many_lines)]
 async fn device_tool_arguments_reach_the_device_only_and_no_final_screenshot() {
     let model = ScriptedModel::start(vec![
         fixed(reply(

@@ -24,6 +24,7 @@ fn python() -> PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(clippy::too_many_lines)]
 async fn a_ufo_style_python_device_runs_a_dispatched_task() {
     let py = python();
     let model = ScriptedModel::start(vec![fixed(

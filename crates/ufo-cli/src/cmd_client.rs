@@ -155,10 +155,10 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let mut opts = ClientOptions::new(&args.server, &args.client_id);
     opts.api_key = api_key(args.api_key_file.as_ref())?;
     opts.max_retries = args.max_retries;
-    opts.heartbeat = seconds(
-        "--heartbeat",
-        args.heartbeat.unwrap_or(config.system.heartbeat_interval),
-    )?;
+    opts.heartbeat = match args.heartbeat {
+        Some(s) => seconds("--heartbeat", s)?,
+        None => config.system.heartbeat_interval,
+    };
     let own = task.is_some();
     opts.task = task;
     if !own {

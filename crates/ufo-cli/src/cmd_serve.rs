@@ -82,11 +82,10 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
     let limits = Limits {
         max_connections: args.max_connections.max(1),
         command_timeout: seconds("--command-timeout", args.command_timeout)?,
-        heartbeat_timeout: seconds(
-            "--heartbeat-timeout",
-            args.heartbeat_timeout
-                .unwrap_or(config.system.heartbeat_timeout),
-        )?,
+        heartbeat_timeout: match args.heartbeat_timeout {
+            Some(s) => seconds("--heartbeat-timeout", s)?,
+            None => config.system.heartbeat_timeout,
+        },
         ..Limits::default()
     };
     let options = ServerOptions {

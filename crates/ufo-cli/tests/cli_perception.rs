@@ -7,6 +7,7 @@ mod common;
 use common::{launch, ok_json, start_desktop, ufo, ufo_stdin};
 
 #[test]
+#[allow(clippy::too_many_lines)]
 fn inspect_act_screenshot_and_bench_on_the_calculator() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path();

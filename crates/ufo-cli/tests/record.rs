@@ -39,6 +39,7 @@ fn mousepad_text(s: &Path) -> (String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(clippy::too_many_lines)]
 async fn a_recorded_demonstration_replays_with_follower_and_is_retrievable() {
     let state = tempfile::tempdir().unwrap();
     let s = state.path().to_path_buf();

@@ -13,6 +13,7 @@
 //! to an agent.
 
 pub mod command;
+pub mod de;
 pub mod error;
 pub mod geometry;
 pub mod states;

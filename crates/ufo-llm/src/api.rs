@@ -6,10 +6,12 @@
 //! This module depends on nothing else in the crate.
 
 /// UFO's `API_TYPE` values (lower-cased before lookup, as UFO does), plus `zhipu`
-/// and `replay`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// and `replay`. A config file must name one; `OpenAi` is only the default
+/// of an [`LlmConfig`](crate::LlmConfig) built in code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ApiType {
     /// OpenAI Chat Completions.
+    #[default]
     OpenAi,
     /// Azure OpenAI with an `api-key` header.
     Aoai,

@@ -17,7 +17,7 @@ pub fn build_model(
     cfg: &LlmConfig,
     prices: Option<Arc<PriceTable>>,
 ) -> Result<Arc<dyn ChatModel>, LlmError> {
-    if cfg.api()? == ApiType::Replay {
+    if cfg.api_type == ApiType::Replay {
         return Ok(Arc::new(ReplayModel::from_config(cfg)?));
     }
     let mut m = HttpModel::new(cfg.clone())?.with_strategy(cfg.strategy()?)?;

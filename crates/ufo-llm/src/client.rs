@@ -58,7 +58,7 @@ impl std::fmt::Debug for HttpModel {
 impl HttpModel {
     /// A model for one agent section. Fails on a missing or invalid key.
     pub fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
-        let api = cfg.api()?;
+        let api = cfg.api_type;
         cfg.check_ranges()?;
         if api == ApiType::Replay {
             return Err(LlmError::config(

@@ -40,6 +40,20 @@ pub enum ComputerApi {
     Generic,
 }
 
+/// `OPERATOR.API_TYPE`, read with the section: its error lists the accepted
+/// values (the key is added by the reader).
+impl<'de> serde::Deserialize<'de> for ComputerApi {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <String as serde::Deserialize>::deserialize(d)?;
+        Self::from_api_type(&s).map_err(|e| {
+            serde::de::Error::custom(match e {
+                LlmError::Config { message, .. } => message,
+                other => other.to_string(),
+            })
+        })
+    }
+}
+
 impl ComputerApi {
     /// The format of an `OPERATOR.API_TYPE`.
     pub fn from_api_type(t: &str) -> Result<Self, LlmError> {
@@ -256,8 +270,12 @@ impl ComputerModel {
     /// A model for the `OPERATOR` section `cfg`. `instructions` (the system
     /// prompt) and `followup` (the text sent with each new screenshot) are
     /// used where the format has no tool of its own (generic).
-    pub fn new(cfg: &LlmConfig, instructions: &str, followup: &str) -> Result<Self, LlmError> {
-        let api = ComputerApi::from_api_type(&cfg.api_type)?;
+    pub fn new(
+        cfg: &LlmConfig<ComputerApi>,
+        instructions: &str,
+        followup: &str,
+    ) -> Result<Self, LlmError> {
+        let api = cfg.api_type;
         let base = match (cfg.base(), api) {
             (Some(b), _) => b.trim_end_matches('/').to_owned(),
             (None, ComputerApi::Responses) => "https://api.openai.com/v1".to_owned(),
@@ -280,7 +298,10 @@ impl ComputerModel {
                 ComputerApi::Anthropic => "claude-sonnet-4-5".to_owned(),
                 ComputerApi::Generic => "ui-tars".to_owned(),
             });
-        let timeout = Duration::from_secs_f64(cfg.timeout.unwrap_or(120.0).clamp(1.0, 3600.0));
+        let timeout = cfg
+            .timeout
+            .unwrap_or(Duration::from_secs(120))
+            .clamp(Duration::from_secs(1), Duration::from_secs(3600));
         let http = crate::client::http_client(api.name(), timeout)?;
         Ok(Self {
             api,

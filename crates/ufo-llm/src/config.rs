@@ -14,15 +14,16 @@
 //!
 //! Keys beyond UFO's (all optional): `AAD_TOKEN_ENV` / `AAD_TOKEN_COMMAND` (how
 //! `azure_ad` gets its bearer token), `CASSETTE` (the file for `API_TYPE: replay`),
-//! `RETRY_BASE_DELAY_MS` / `RETRY_MAX_DELAY_MS` (backoff). Unknown keys are kept in
-//! [`LlmConfig::extra`], as UFO keeps them.
+//! `RETRY_BASE_DELAY_MS` / `RETRY_MAX_DELAY_MS` (backoff). `API_TYPE` is read
+//! into its type when the section is, so a wrong one is an error naming the key
+//! and listing the accepted values. Keys this struct does not hold are skipped
+//! here; the session's config loader names them.
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 
 use crate::error::LlmError;
 use crate::redact::Secret;
@@ -40,62 +41,44 @@ impl FromStr for ApiType {
     }
 }
 
-/// Every key an agent section may hold: [`LlmConfig`]'s fields, and the
-/// extras read elsewhere (`PROMPT`, `EXAMPLE_PROMPT`, `EXAMPLE_PROMPT_AS`: the
-/// agent's templates;
-/// `REPLAY_MATCH`: how a cassette is matched).
-pub const AGENT_KEYS: &[&str] = &[
-    "VISUAL_MODE",
-    "REASONING_MODEL",
-    "API_TYPE",
-    "API_BASE",
-    "API_KEY",
-    "API_VERSION",
-    "API_MODEL",
-    "API_DEPLOYMENT_ID",
-    "USE_RESPONSES",
-    "AAD_TENANT_ID",
-    "AAD_API_SCOPE",
-    "AAD_API_SCOPE_BASE",
-    "AAD_TOKEN_ENV",
-    "AAD_TOKEN_COMMAND",
-    "MAX_TOKENS",
-    "TEMPERATURE",
-    "TOP_P",
-    "TIMEOUT",
-    "MAX_RETRY",
-    "RETRY_BASE_DELAY_MS",
-    "RETRY_MAX_DELAY_MS",
-    "CASSETTE",
-    "PROMPT",
-    "EXAMPLE_PROMPT",
-    "EXAMPLE_PROMPT_AS",
-    "REPLAY_MATCH",
-    "FORMAT_STRATEGY",
-];
-
-/// The LLM keys a config may set once for every agent (UFO's `system.yaml`);
-/// an agent section's own value wins.
-pub const SHARED_AGENT_KEYS: &[&str] =
-    &["MAX_TOKENS", "TEMPERATURE", "TOP_P", "TIMEOUT", "MAX_RETRY"];
+impl<'de> Deserialize<'de> for ApiType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        ApiType::from_name(&s).ok_or_else(|| {
+            D::Error::custom(format!(
+                "{s:?} is not a provider; use one of: {}",
+                ApiType::NAMES.join(", ")
+            ))
+        })
+    }
+}
 
 /// One agent's model configuration (a section of `agents.yaml`), plus the LLM keys
 /// of `system.yaml` (`MAX_TOKENS`, `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`)
 /// that the config loader merges in.
 ///
-/// `Debug` never shows `API_KEY`.
-#[derive(Clone, Default, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE", default)]
-pub struct LlmConfig {
+/// `A` is what `API_TYPE` names: a provider ([`ApiType`]) in the agent
+/// sections, a computer-use format
+/// ([`ComputerApi`](crate::computer::ComputerApi)) in `OPERATOR`.
+///
+/// `Debug` never shows `API_KEY` (a [`Secret`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(
+    rename_all = "SCREAMING_SNAKE_CASE",
+    expecting = "a map of agent keys (API_TYPE, API_MODEL, ...)"
+)]
+pub struct LlmConfig<A = ApiType> {
     /// Whether screenshots go into the prompt.
     pub visual_mode: Option<bool>,
     /// If true, `temperature` and `top_p` are not sent (o1/o3/o4-mini, gpt-5).
+    #[serde(default)]
     pub reasoning_model: bool,
-    /// The provider, one of [`ApiType::NAMES`] (case-insensitive).
-    pub api_type: String,
+    /// `API_TYPE`: the provider (case-insensitive, any of [`ApiType::NAMES`]).
+    pub api_type: A,
     /// The endpoint; see each provider for what it may contain.
     pub api_base: Option<String>,
     /// The key (ignored by Ollama; not used by `azure_ad`).
+    #[serde(default)]
     pub api_key: Secret,
     /// `api-version` for Azure; `anthropic-version` for Claude.
     pub api_version: Option<String>,
@@ -104,6 +87,7 @@ pub struct LlmConfig {
     /// The Azure deployment (selects the model on `aoai`/`azure_ad`).
     pub api_deployment_id: Option<String>,
     /// OpenAI Responses API (not implemented: Chat Completions is used; a warning is logged).
+    #[serde(default)]
     pub use_responses: bool,
     /// Azure AD tenant.
     pub aad_tenant_id: Option<String>,
@@ -121,8 +105,13 @@ pub struct LlmConfig {
     pub temperature: Option<f64>,
     /// Nucleus sampling.
     pub top_p: Option<f64>,
-    /// Request timeout in seconds (UFO default 60).
-    pub timeout: Option<f64>,
+    /// `TIMEOUT`: the request timeout, written in seconds, more than 0 and
+    /// at most an hour (UFO default 60).
+    #[serde(
+        default,
+        deserialize_with = "ufo_core::de::opt_duration::<_, 0, 3600, false>"
+    )]
+    pub timeout: Option<Duration>,
     /// Retries after the first attempt on 429/5xx/timeouts (UFO default 20; ours 3).
     pub max_retry: Option<u32>,
     /// First backoff delay in milliseconds (default 500).
@@ -131,42 +120,25 @@ pub struct LlmConfig {
     pub retry_max_delay_ms: Option<u64>,
     /// The cassette file for `API_TYPE: replay`.
     pub cassette: Option<String>,
+    /// `REPLAY_MATCH`: how a cassette is matched (`sequential`, else exact).
+    pub replay_match: Option<String>,
     /// An AgentScope formatting strategy (`openai_chat`, `dashscope_chat`,
     /// `dashscope_multimodal`, `ollama_chat`, `ollama_generate`,
     /// `gemini_chat`, `zhipuai_chat`) instead of the provider's native
     /// message shape; `native` or unset keeps the native one.
     pub format_strategy: Option<String>,
-    /// Every other key of the section, kept as UFO keeps extras.
-    #[serde(flatten)]
-    pub extra: BTreeMap<String, serde_json::Value>,
-}
-
-impl fmt::Debug for LlmConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LlmConfig")
-            .field("api_type", &self.api_type)
-            .field("api_base", &self.api_base)
-            .field("api_key", &self.api_key)
-            .field("api_version", &self.api_version)
-            .field("api_model", &self.api_model)
-            .field("api_deployment_id", &self.api_deployment_id)
-            .field("visual_mode", &self.visual_mode)
-            .field("reasoning_model", &self.reasoning_model)
-            .field("max_tokens", &self.max_tokens)
-            .field("temperature", &self.temperature)
-            .field("top_p", &self.top_p)
-            .field("timeout", &self.timeout)
-            .field("max_retry", &self.max_retry)
-            .finish_non_exhaustive()
-    }
+    /// `PROMPT`: the agent's prompt template.
+    pub prompt: Option<String>,
+    /// `EXAMPLE_PROMPT`: the agent's examples template.
+    pub example_prompt: Option<String>,
+    /// `EXAMPLE_PROMPT_AS`: the AppAgent's examples for `ACTION_SEQUENCE`.
+    pub example_prompt_as: Option<String>,
 }
 
 pub use crate::retry::DEFAULT_MAX_RETRY;
 /// Default request timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Longest `TIMEOUT` accepted: one hour.
-pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
 /// Most `MAX_RETRY` accepted.
 pub const MAX_RETRIES: u32 = 100;
 /// Longest retry delay accepted (`RETRY_*_DELAY_MS`): ten minutes.
@@ -176,7 +148,7 @@ impl LlmConfig {
     /// A config for `api_type` and `model` with everything else defaulted.
     pub fn new(api_type: ApiType, model: impl Into<String>) -> Self {
         Self {
-            api_type: api_type.name().to_owned(),
+            api_type,
             api_model: Some(model.into()),
             ..Self::default()
         }
@@ -184,7 +156,9 @@ impl LlmConfig {
 
     /// Parses one agent section from YAML (the section's content, not the whole file).
     pub fn from_yaml(yaml: &str) -> Result<Self, LlmError> {
-        serde_saphyr::from_str(yaml).map_err(|e| LlmError::config("API_TYPE", e.to_string()))
+        let v: serde_json::Value = serde_saphyr::from_str(yaml)
+            .map_err(|e| LlmError::config("API_TYPE", e.to_string()))?;
+        Self::from_value(&v, "")
     }
 
     /// Reads one section (`HOST_AGENT`, `APP_AGENT`, `BACKUP_AGENT`, …) of a whole
@@ -194,17 +168,26 @@ impl LlmConfig {
             serde_saphyr::from_str(yaml).map_err(|e| LlmError::config(section, e.to_string()))?;
         let part = all
             .get(section)
-            .cloned()
             .ok_or_else(|| LlmError::config(section, "no such section in agents.yaml"))?;
-        serde_json::from_value(part).map_err(|e| LlmError::config(section, e.to_string()))
+        Self::from_value(part, section)
     }
 
-    /// The provider.
-    pub fn api(&self) -> Result<ApiType, LlmError> {
-        if self.api_type.trim().is_empty() {
-            return Err(LlmError::config("API_TYPE", "missing"));
-        }
-        self.api_type.parse()
+    /// Reads a section found at key `at` ("" for none); an error names the
+    /// key path of the value at fault (`APP_AGENT.TIMEOUT`).
+    fn from_value(v: &serde_json::Value, at: &str) -> Result<Self, LlmError> {
+        serde_path_to_error::deserialize(v).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
+            let field = message
+                .strip_prefix("missing field `")
+                .and_then(|m| m.strip_suffix('`'))
+                .unwrap_or_default();
+            let key: Vec<&str> = [at, path.trim_start_matches('.'), field]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect();
+            LlmError::config(key.join("."), message)
+        })
     }
 
     /// The formatting strategy (`FORMAT_STRATEGY`), checked against the
@@ -228,7 +211,7 @@ impl LlmConfig {
                 ),
             ));
         };
-        let api = self.api()?;
+        let api = self.api_type;
         crate::provider::check_strategy(api, strategy).map_err(|_| {
             LlmError::config(
                 "FORMAT_STRATEGY",
@@ -243,14 +226,13 @@ impl LlmConfig {
     /// The model name sent to the provider and used for prices. On Azure the
     /// deployment selects the model, so (as UFO does) `API_DEPLOYMENT_ID` wins.
     pub fn model(&self) -> Result<String, LlmError> {
-        let api = self.api()?;
         let non_empty = |s: &Option<String>| {
             s.as_deref()
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
         };
-        if matches!(api, ApiType::Aoai | ApiType::AzureAd) {
+        if matches!(self.api_type, ApiType::Aoai | ApiType::AzureAd) {
             if let Some(d) = non_empty(&self.api_deployment_id) {
                 return Ok(d);
             }
@@ -261,7 +243,9 @@ impl LlmConfig {
         }
         non_empty(&self.api_model).ok_or_else(|| LlmError::config("API_MODEL", "missing"))
     }
+}
 
+impl<A> LlmConfig<A> {
     /// The non-empty API base, if set.
     pub fn base(&self) -> Option<&str> {
         self.api_base
@@ -271,17 +255,8 @@ impl LlmConfig {
     }
 
     /// Checks every number against its range, naming the key of the first
-    /// one out of it: a duration too large for the clock (`TIMEOUT: 1e300`)
-    /// is a configuration error, never a panic.
+    /// one out of it (`TIMEOUT` is checked when the section is read).
     pub fn check_ranges(&self) -> Result<(), LlmError> {
-        if let Some(t) = self.timeout
-            && !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECS)
-        {
-            return Err(LlmError::config(
-                "TIMEOUT",
-                format!("is {t}; it must be more than 0 and at most {MAX_TIMEOUT_SECS} seconds"),
-            ));
-        }
         if let Some(n) = self.max_retry
             && n > MAX_RETRIES
         {
@@ -308,10 +283,7 @@ impl LlmConfig {
 
     /// The request timeout.
     pub fn timeout(&self) -> Duration {
-        self.timeout
-            .filter(|t| t.is_finite() && *t > 0.0 && *t <= MAX_TIMEOUT_SECS)
-            .map(Duration::from_secs_f64)
-            .unwrap_or(DEFAULT_TIMEOUT)
+        self.timeout.unwrap_or(DEFAULT_TIMEOUT)
     }
 
     /// The retry policy from `MAX_RETRY` and the backoff keys.
@@ -335,9 +307,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn agent_keys_are_the_fields_and_the_known_extras() {
-        // Every listed key lands in a field, except the extras.
-        let yaml = AGENT_KEYS
+    fn ufo_agent_keys_all_land_in_fields() {
+        // UFO's keys, ours, and the template keys read by the session.
+        let keys = [
+            "VISUAL_MODE",
+            "REASONING_MODEL",
+            "API_TYPE",
+            "API_BASE",
+            "API_KEY",
+            "API_VERSION",
+            "API_MODEL",
+            "API_DEPLOYMENT_ID",
+            "USE_RESPONSES",
+            "AAD_TENANT_ID",
+            "AAD_API_SCOPE",
+            "AAD_API_SCOPE_BASE",
+            "AAD_TOKEN_ENV",
+            "AAD_TOKEN_COMMAND",
+            "MAX_TOKENS",
+            "TEMPERATURE",
+            "TOP_P",
+            "TIMEOUT",
+            "MAX_RETRY",
+            "RETRY_BASE_DELAY_MS",
+            "RETRY_MAX_DELAY_MS",
+            "CASSETTE",
+            "PROMPT",
+            "EXAMPLE_PROMPT",
+            "EXAMPLE_PROMPT_AS",
+            "REPLAY_MATCH",
+            "FORMAT_STRATEGY",
+        ];
+        let yaml = keys
             .iter()
             .map(|k| {
                 let v = match *k {
@@ -349,22 +350,22 @@ mod tests {
                     | "MAX_RETRY"
                     | "RETRY_BASE_DELAY_MS"
                     | "RETRY_MAX_DELAY_MS" => "1",
+                    "API_TYPE" => "openai",
                     _ => "\"x\"",
                 };
                 format!("{k}: {v}\n")
             })
             .collect::<String>();
-        let cfg = LlmConfig::from_yaml(&yaml).unwrap();
-        let extras: Vec<&String> = cfg.extra.keys().collect();
+        let v: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
+        let mut ignored = Vec::new();
+        let cfg: LlmConfig =
+            serde_ignored::deserialize(&v, |p| ignored.push(p.to_string())).unwrap();
+        assert!(ignored.is_empty(), "{ignored:?}");
         assert_eq!(
-            extras,
-            [
-                "EXAMPLE_PROMPT",
-                "EXAMPLE_PROMPT_AS",
-                "PROMPT",
-                "REPLAY_MATCH"
-            ]
+            (cfg.prompt, cfg.example_prompt_as, cfg.replay_match),
+            (Some("x".into()), Some("x".into()), Some("x".into()))
         );
+        assert_eq!(cfg.timeout, Some(Duration::from_secs(1)));
     }
 
     #[test]
@@ -373,11 +374,11 @@ mod tests {
             "VISUAL_MODE: True\nREASONING_MODEL: False\nAPI_TYPE: \"AOAI\"\nAPI_BASE: \"https://r.openai.azure.com\"\nAPI_KEY: \"sk-topsecret\"\nAPI_VERSION: \"2024-02-15-preview\"\nAPI_MODEL: \"gpt-4o\"\nAPI_DEPLOYMENT_ID: \"gpt-4o-20240513\"\nPROMPT: \"x.yaml\"\nTEMPERATURE: 0.0\nMAX_RETRY: 2\n",
         )
         .unwrap();
-        assert_eq!(cfg.api().unwrap(), ApiType::Aoai);
+        assert_eq!(cfg.api_type, ApiType::Aoai);
         assert_eq!(cfg.model().unwrap(), "gpt-4o-20240513");
         assert_eq!(cfg.visual_mode, Some(true));
         assert_eq!(cfg.max_retry, Some(2));
-        assert!(cfg.extra.contains_key("PROMPT"));
+        assert_eq!(cfg.prompt.as_deref(), Some("x.yaml"));
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("topsecret"), "{dbg}");
     }
@@ -391,32 +392,63 @@ mod tests {
             ("MAX_RETRY: 1000000", "MAX_RETRY"),
             ("RETRY_MAX_DELAY_MS: 99999999999", "RETRY_MAX_DELAY_MS"),
         ] {
-            let cfg =
-                LlmConfig::from_yaml(&format!("API_TYPE: openai\nAPI_MODEL: m\n{yaml}\n")).unwrap();
-            let e = cfg.check_ranges().unwrap_err();
+            // TIMEOUT is checked when the section is read, the others when
+            // the model is built; either way the error names the key.
+            let e = match LlmConfig::from_yaml(&format!("API_TYPE: openai\nAPI_MODEL: m\n{yaml}\n"))
+            {
+                Err(e) => e,
+                Ok(cfg) => {
+                    // The timeout itself never panics, whatever the value.
+                    let _ = cfg.timeout();
+                    cfg.check_ranges().unwrap_err()
+                }
+            };
             assert!(e.to_string().contains(key), "{yaml}: {e}");
-            // The timeout itself never panics, whatever the value.
-            let _ = cfg.timeout();
         }
         let ok = LlmConfig::from_yaml("API_TYPE: openai\nAPI_MODEL: m\nTIMEOUT: 30\n").unwrap();
         assert!(ok.check_ranges().is_ok());
+        assert_eq!(ok.timeout(), Duration::from_secs(30));
     }
 
     #[test]
     fn reads_one_section_of_agents_yaml() {
         let yaml = "HOST_AGENT:\n  API_TYPE: openai\n  API_MODEL: gpt-4o\n  API_KEY: k1\nBACKUP_AGENT:\n  API_TYPE: ollama\n  API_MODEL: llava\nAPP_API_PROMPT_ADDRESS:\n  WINWORD.EXE: a.yaml\n";
         let b = LlmConfig::from_agents_yaml(yaml, "BACKUP_AGENT").unwrap();
-        assert_eq!(b.api().unwrap(), ApiType::Ollama);
+        assert_eq!(b.api_type, ApiType::Ollama);
         assert_eq!(b.model().unwrap(), "llava");
         assert!(LlmConfig::from_agents_yaml(yaml, "NOPE").is_err());
+        let e = LlmConfig::from_agents_yaml(
+            "APP_AGENT:\n  API_TYPE: openai\n  TEMPERATURE: hot\n",
+            "APP_AGENT",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, LlmError::Config { key, .. } if key == "APP_AGENT.TEMPERATURE"),
+            "{e:?}"
+        );
+        let e =
+            LlmConfig::from_agents_yaml("APP_AGENT:\n  API_MODEL: m\n", "APP_AGENT").unwrap_err();
+        assert!(
+            matches!(&e, LlmError::Config { key, .. } if key == "APP_AGENT.API_TYPE"),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn unknown_api_type_is_an_error() {
-        let cfg = LlmConfig {
-            api_type: "martian".into(),
-            ..LlmConfig::default()
+        let e = LlmConfig::from_yaml("API_TYPE: martian\n").unwrap_err();
+        let LlmError::Config { key, message } = e else {
+            panic!("{e:?}")
         };
-        assert!(matches!(cfg.api(), Err(LlmError::UnknownApiType { .. })));
+        assert_eq!(key, "API_TYPE");
+        assert!(
+            message.contains("\"martian\" is not a provider"),
+            "{message}"
+        );
+        assert!(message.contains("openai, aoai, azure_ad"), "{message}");
+        assert!(matches!(
+            "martian".parse::<ApiType>(),
+            Err(LlmError::UnknownApiType { .. })
+        ));
     }
 }

@@ -131,7 +131,7 @@ impl ReplayModel {
             .or(cfg.base())
             .filter(|p| !p.trim().is_empty())
             .ok_or_else(|| LlmError::config("CASSETTE", "replay needs the cassette file's path"))?;
-        let mode = match cfg.extra.get("REPLAY_MATCH").and_then(Value::as_str) {
+        let mode = match cfg.replay_match.as_deref().map(str::trim) {
             Some(m) if m.eq_ignore_ascii_case("sequential") => ReplayMatch::Sequential,
             _ => ReplayMatch::Exact,
         };

@@ -16,117 +16,22 @@
 
 use crate::error::SessionError;
 
+mod de;
 mod env;
-mod keys;
 pub mod knowledge;
 pub mod mcp;
-mod operator;
+mod system;
 pub mod third_party;
 mod unknown;
 use env::{expand, redact_error, secret_fields};
-use keys::{Keys, bad, model_image};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
-use ufo_agent::{AgentSettings, PromptPaths};
+use std::time::Duration;
+pub use system::{DeviceToolArguments, HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT, SystemConfig};
+use ufo_agent::PromptPaths;
 use ufo_llm::LlmConfig;
-
-/// System keys (UFO's `system.yaml`).
-#[derive(Debug, Clone)]
-pub struct SystemConfig {
-    /// `MAX_STEP` (50): steps per session.
-    pub max_step: usize,
-    /// `MAX_ROUND` (1 in UFO; 10 here for interactive sessions): rounds per session.
-    pub max_round: usize,
-    /// `SLEEP_TIME` (1 s): pause between steps.
-    pub sleep_time: f64,
-    /// `SETTLE_TIMEOUT` (1 s): the longest wait after an action for the
-    /// application to react; the wait ends as soon as its accessibility
-    /// events go quiet (a click whose effect is immediate costs
-    /// milliseconds). 0 disables the wait.
-    pub settle_timeout: f64,
-    /// `STEP_TIMEOUT` (600 s): the longest one agent step may take, model
-    /// calls, retries and actions included; past it the step ends in ERROR.
-    pub step_timeout: f64,
-    /// `SAFE_GUARD` (true): ask before sensitive actions.
-    pub safe_guard: bool,
-    /// `EVA_SESSION` (true): evaluate at the end of the session.
-    pub eva_session: bool,
-    /// `EVA_ROUND` (false): evaluate each round of a normal session.
-    pub eva_round: bool,
-    /// `EVA_ALL_SCREENSHOTS` (false): the evaluation sees every step's
-    /// screenshot (at most 40), not only the first and the final one.
-    pub eva_all_screenshots: bool,
-    /// `TASK_STATUS` (true): `batch_normal` keeps `tasks_status.json` and
-    /// skips the tasks it records as finished.
-    pub task_status: bool,
-    /// `LOG_TO_MARKDOWN` (true): write `output.md`.
-    pub log_to_markdown: bool,
-    /// `SAVE_UI_TREE` (false): write `ui_trees/`.
-    pub save_ui_tree: bool,
-    /// `SAVE_FULL_SCREEN` (false): the final snapshots include the whole
-    /// desktop.
-    pub save_full_screen: bool,
-    /// `CONTROL_LIST`: control types shown to the model.
-    pub control_list: Option<Vec<String>>,
-    /// `APP_ALLOWLIST`: programs `run_shell` may start besides those with a
-    /// desktop entry.
-    pub app_allowlist: Vec<String>,
-    /// Agent switches (`ACTION_SEQUENCE`, `JSON_PARSING_RETRY`, ...).
-    pub agent: AgentSettings,
-    /// The enabled third-party agents (`ENABLED_THIRD_PARTY_AGENTS`).
-    pub third_party: Vec<third_party::ThirdPartyAgent>,
-    /// The AppAgent's external MCP servers (`mcp:`, `MCP_TOOL_TIMEOUT`).
-    pub mcp: Vec<ufo_mcp::client::ServerSpec>,
-    /// Knowledge: `RAG_*`, `SAVE_EXPERIENCE`, `KNOWLEDGE_DIR`.
-    pub knowledge: knowledge::KnowledgeConfig,
-    /// `HEARTBEAT_INTERVAL` (30 s): how often a device (`ufo client`) sends
-    /// a HEARTBEAT frame.
-    pub heartbeat_interval: f64,
-    /// `HEARTBEAT_TIMEOUT` (300 s): the silence after which `ufo serve`
-    /// drops a device. Longer than UFO's own client's interval (120 s) with
-    /// room for one lost beat.
-    pub heartbeat_timeout: f64,
-    /// `DEVICE_TOOL_ARGUMENTS`: arguments the server adds to a device's
-    /// tool calls when the device's tool list requires them and the model
-    /// is not to see them (UFO's Linux tool server wants `api_key`), e.g.
-    /// `DEVICE_TOOL_ARGUMENTS: {api_key: "${UFO_MCP_API_KEY}"}`. Their values never reach a prompt
-    /// or a log.
-    pub device_tool_arguments: DeviceToolArguments,
-}
-
-/// `HEARTBEAT_INTERVAL`'s default, seconds.
-pub const HEARTBEAT_INTERVAL: f64 = 30.0;
-/// `HEARTBEAT_TIMEOUT`'s default, seconds.
-pub const HEARTBEAT_TIMEOUT: f64 = 300.0;
-
-impl Default for SystemConfig {
-    fn default() -> Self {
-        Self {
-            max_step: 50,
-            max_round: 10,
-            sleep_time: 1.0,
-            settle_timeout: 1.0,
-            step_timeout: 600.0,
-            safe_guard: true,
-            eva_session: true,
-            eva_round: false,
-            eva_all_screenshots: false,
-            task_status: true,
-            log_to_markdown: true,
-            save_ui_tree: false,
-            save_full_screen: false,
-            control_list: None,
-            app_allowlist: Vec::new(),
-            agent: AgentSettings::default(),
-            third_party: Vec::new(),
-            mcp: Vec::new(),
-            knowledge: Default::default(),
-            heartbeat_interval: HEARTBEAT_INTERVAL,
-            heartbeat_timeout: HEARTBEAT_TIMEOUT,
-            device_tool_arguments: Default::default(),
-        }
-    }
-}
+use ufo_llm::computer::ComputerApi;
 
 /// The whole configuration.
 #[derive(Debug, Clone, Default)]
@@ -139,8 +44,11 @@ pub struct UfoConfig {
     pub backup: Option<LlmConfig>,
     /// `EVALUATION_AGENT` (falls back to `APP_AGENT`).
     pub evaluation: Option<LlmConfig>,
-    /// `OPERATOR`: the computer-use model of the operator modes.
-    pub operator: Option<LlmConfig>,
+    /// `OPERATOR`: the computer-use model of the operator modes. Its
+    /// `API_TYPE` names a computer-use format (`operator` for OpenAI's
+    /// Responses API, `claude`, or `ollama`/`custom` for a vision model
+    /// answering JSON actions).
+    pub operator: Option<LlmConfig<ComputerApi>>,
     /// System keys.
     pub system: SystemConfig,
     /// User prompt templates.
@@ -149,65 +57,98 @@ pub struct UfoConfig {
     pub warnings: Vec<String>,
 }
 
-/// Agent section `name`, with the system-level LLM keys (`MAX_TOKENS`,
-/// `TEMPERATURE`, `TOP_P`, `TIMEOUT`, `MAX_RETRY`) merged in where the section
-/// does not set them.
-fn section(keys: &Keys<'_>, name: &str) -> Result<Option<LlmConfig>, SessionError> {
-    match keys.top.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(m)) => {
-            let mut m = m.clone();
-            for k in ufo_llm::config::SHARED_AGENT_KEYS {
-                if let Some(v) = keys.get(k).filter(|v| !v.is_null())
-                    && !m.contains_key(*k)
-                {
-                    m.insert((*k).to_owned(), v.clone());
-                }
+/// The model sections, the LLM keys they share (an agent section's own
+/// value wins) and UFO's top-level template paths.
+#[derive(Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+struct Sections {
+    host_agent: Option<LlmConfig>,
+    app_agent: Option<LlmConfig>,
+    backup_agent: Option<LlmConfig>,
+    evaluation_agent: Option<LlmConfig>,
+    operator: Option<LlmConfig<ComputerApi>>,
+    max_tokens: Option<u32>,
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "ufo_core::de::opt_duration::<_, 0, 3600, false>"
+    )]
+    timeout: Option<Duration>,
+    max_retry: Option<u32>,
+    hostagent_prompt: Option<String>,
+    hostagent_example_prompt: Option<String>,
+    appagent_prompt: Option<String>,
+    appagent_example_prompt: Option<String>,
+    appagent_example_prompt_as: Option<String>,
+    evaluation_prompt: Option<String>,
+}
+
+impl Sections {
+    /// The four agent sections, each with the shared keys it does not set,
+    /// its `FORMAT_STRATEGY` checked and its cassette relative to `base`.
+    fn agents(&mut self, base: &Path) -> Result<(), SessionError> {
+        let sections = [
+            ("HOST_AGENT", &mut self.host_agent),
+            ("APP_AGENT", &mut self.app_agent),
+            ("BACKUP_AGENT", &mut self.backup_agent),
+            ("EVALUATION_AGENT", &mut self.evaluation_agent),
+        ];
+        for (name, c) in sections {
+            let Some(c) = c else { continue };
+            c.max_tokens = c.max_tokens.or(self.max_tokens);
+            c.temperature = c.temperature.or(self.temperature);
+            c.top_p = c.top_p.or(self.top_p);
+            c.timeout = c.timeout.or(self.timeout);
+            c.max_retry = c.max_retry.or(self.max_retry);
+            if let Some(p) = &c.cassette {
+                c.cassette = Some(base.join(p).display().to_string());
             }
-            let cfg: LlmConfig =
-                serde_json::from_value(Value::Object(m)).map_err(|e| SessionError::BadKey {
-                    key: name.to_owned(),
-                    message: e.to_string(),
-                })?;
-            if cfg.api_type.trim().is_empty() {
-                return Err(SessionError::MissingKey {
-                    key: format!("{name}.API_TYPE"),
-                    message: "every agent section needs its provider".into(),
-                });
-            }
-            cfg.api().map_err(|e| SessionError::BadKey {
-                key: format!("{name}.API_TYPE"),
-                message: e.to_string(),
-            })?;
-            cfg.strategy().map_err(|e| SessionError::BadKey {
+            c.strategy().map_err(|e| SessionError::BadKey {
                 key: format!("{name}.FORMAT_STRATEGY"),
                 message: match e {
                     ufo_llm::LlmError::Config { message, .. } => message,
                     other => other.to_string(),
                 },
             })?;
-            Ok(Some(cfg))
         }
-        Some(other) => Err(bad(name, "a map of API_* keys", other)),
+        Ok(())
+    }
+
+    /// The template paths: an agent section's own (`PROMPT`, ...), else
+    /// UFO's top-level name (`HOSTAGENT_PROMPT`, ...); `{mode}` follows the
+    /// section's `VISUAL_MODE`.
+    fn prompts(&self, base: &Path) -> PromptPaths {
+        type Key = fn(&LlmConfig) -> &Option<String>;
+        let visual = |c: &Option<LlmConfig>| c.as_ref().and_then(|c| c.visual_mode) != Some(false);
+        let own = |c: &Option<LlmConfig>, key: Key| {
+            template_path(c.as_ref().and_then(|c| key(c).as_deref()), visual(c), base)
+        };
+        let top = |k: &Option<String>, visual| template_path(k.as_deref(), visual, base);
+        let (host, app) = (&self.host_agent, &self.app_agent);
+        PromptPaths {
+            host: own(host, |c| &c.prompt).or_else(|| top(&self.hostagent_prompt, visual(host))),
+            host_examples: own(host, |c| &c.example_prompt)
+                .or_else(|| top(&self.hostagent_example_prompt, visual(host))),
+            app: own(app, |c| &c.prompt).or_else(|| top(&self.appagent_prompt, visual(app))),
+            app_examples: own(app, |c| &c.example_prompt)
+                .or_else(|| top(&self.appagent_example_prompt, visual(app))),
+            app_examples_as: own(app, |c| &c.example_prompt_as)
+                .or_else(|| top(&self.appagent_example_prompt_as, visual(app))),
+            evaluation: own(&self.evaluation_agent, |c| &c.prompt)
+                .or_else(|| top(&self.evaluation_prompt, true)),
+            host_nonvisual: !visual(host),
+            app_nonvisual: !visual(app),
+        }
     }
 }
 
 /// A template path, relative to the config file; UFO's `{mode}` becomes
 /// `visual` or `nonvisual`.
-fn template_path(value: Option<&Value>, visual: bool, base: &Path) -> Option<PathBuf> {
+fn template_path(value: Option<&str>, visual: bool, base: &Path) -> Option<PathBuf> {
     let mode = if visual { "visual" } else { "nonvisual" };
-    let s = value?.as_str()?.trim().replace("{mode}", mode);
-    (!s.is_empty()).then(|| {
-        let p = PathBuf::from(s);
-        if p.is_absolute() { p } else { base.join(p) }
-    })
-}
-
-/// An agent section's template path (`PROMPT`, `EXAMPLE_PROMPT`, ...), its
-/// `{mode}` after the section's `VISUAL_MODE`.
-fn path_key(cfg: &Option<LlmConfig>, key: &str, base: &Path) -> Option<PathBuf> {
-    let c = cfg.as_ref()?;
-    template_path(c.extra.get(key), c.visual_mode.unwrap_or(true), base)
+    let s = value?.trim().replace("{mode}", mode);
+    (!s.is_empty()).then(|| base.join(s))
 }
 
 impl UfoConfig {
@@ -256,144 +197,50 @@ impl UfoConfig {
         env: &dyn Fn(&str) -> Option<String>,
         lenient: bool,
     ) -> Result<Self, SessionError> {
-        let mut v: Value = if text.trim().is_empty() {
-            Value::Object(Map::new())
-        } else {
-            serde_saphyr::from_str(text).map_err(|e| SessionError::ConfigFile {
-                path: base_dir.display().to_string(),
-                message: format!("not valid YAML: {e}"),
-            })?
+        let file_error = |message: String| SessionError::ConfigFile {
+            path: base_dir.display().to_string(),
+            message,
+        };
+        let mut v: Value = match text.trim().is_empty() {
+            true => Value::Object(Map::new()),
+            false => serde_saphyr::from_str(text)
+                .map_err(|e| file_error(format!("not valid YAML: {e}")))?,
         };
         expand(&mut v, "", env)?;
         let Value::Object(top) = v else {
-            return Err(SessionError::ConfigFile {
-                path: base_dir.display().to_string(),
-                message: "the file must be a YAML map of sections and keys".into(),
-            });
+            return Err(file_error(
+                "the file must be a YAML map of sections and keys".into(),
+            ));
         };
-        let keys = Keys {
-            top: &top,
-            system: top.get("SYSTEM").and_then(Value::as_object),
-            read: Default::default(),
-        };
-        let mut host = section(&keys, "HOST_AGENT")?;
-        let mut app = section(&keys, "APP_AGENT")?;
-        let mut backup = section(&keys, "BACKUP_AGENT")?;
-        let mut evaluation = section(&keys, "EVALUATION_AGENT")?;
-        let operator = operator::section(&keys)?;
-        for c in [&mut host, &mut app, &mut backup, &mut evaluation]
-            .into_iter()
-            .flatten()
-        {
-            if let Some(p) = &c.cassette {
-                let pb = PathBuf::from(p);
-                if pb.is_relative() {
-                    c.cassette = Some(base_dir.join(pb).display().to_string());
-                }
-            }
-        }
-        let d = SystemConfig::default();
-        let control_list = keys.strings("CONTROL_LIST", "a list of control type names")?;
-        let visual = app.as_ref().and_then(|a| a.visual_mode).unwrap_or(true);
-        let agent = AgentSettings {
-            visual_mode: visual,
-            action_sequence: keys.bool("ACTION_SEQUENCE", false)?,
-            json_parsing_retry: u32::try_from(keys.uint("JSON_PARSING_RETRY", 3)?).unwrap_or(3),
-            include_last_screenshot: keys.bool("INCLUDE_LAST_SCREENSHOT", true)?,
-            concat_screenshot: keys.bool("CONCAT_SCREENSHOT", false)?,
-            max_repeat: u32::try_from(keys.uint("MAX_REPEAT", 3)?)
-                .unwrap_or(3)
-                .max(1),
-            png: ufo_desktop::encode::PngCompression::from_ufo_level(
-                u8::try_from(keys.uint("DEFAULT_PNG_COMPRESS_LEVEL", 1)?).unwrap_or(1),
-            ),
-            image: model_image(&keys)?,
-            save_ui_tree: keys.bool("SAVE_UI_TREE", d.save_ui_tree)?,
-            safe_guard: keys.bool("SAFE_GUARD", d.safe_guard)?,
-            safe_guard_tools: keys.strings("SAFE_GUARD_TOOLS", "a list of tool names")?,
-            external_tools: Vec::new(),
-            knowledge: None,
-        };
-        let system = SystemConfig {
-            max_step: usize::try_from(keys.uint("MAX_STEP", d.max_step as u64)?)
-                .unwrap_or(d.max_step),
-            max_round: usize::try_from(keys.uint("MAX_ROUND", d.max_round as u64)?)
-                .unwrap_or(d.max_round)
-                .max(1),
-            sleep_time: keys.seconds("SLEEP_TIME", d.sleep_time, 3600.0)?,
-            settle_timeout: keys.seconds("SETTLE_TIMEOUT", d.settle_timeout, 30.0)?,
-            step_timeout: match keys.seconds("STEP_TIMEOUT", d.step_timeout, 86_400.0)? {
-                t if t < 1.0 => {
-                    return Err(SessionError::BadKey {
-                        key: "STEP_TIMEOUT".into(),
-                        message: format!("is {t} seconds; it must be between 1 and 86400"),
-                    });
-                }
-                t => t,
-            },
-            safe_guard: agent.safe_guard,
-            eva_session: keys.bool("EVA_SESSION", d.eva_session)?,
-            eva_round: keys.bool("EVA_ROUND", d.eva_round)?,
-            eva_all_screenshots: keys.bool("EVA_ALL_SCREENSHOTS", d.eva_all_screenshots)?,
-            task_status: keys.bool("TASK_STATUS", d.task_status)?,
-            log_to_markdown: keys.bool("LOG_TO_MARKDOWN", d.log_to_markdown)?,
-            save_ui_tree: agent.save_ui_tree,
-            save_full_screen: keys.bool("SAVE_FULL_SCREEN", d.save_full_screen)?,
-            control_list,
-            app_allowlist: keys
-                .strings("APP_ALLOWLIST", "a list of program names")?
-                .unwrap_or_default(),
-            agent,
-            third_party: third_party::read(&keys, base_dir)?,
-            mcp: mcp::read(&keys)?,
-            knowledge: knowledge::read(&keys, base_dir)?,
-            heartbeat_interval: positive_seconds(
-                &keys,
-                "HEARTBEAT_INTERVAL",
-                d.heartbeat_interval,
-            )?,
-            heartbeat_timeout: positive_seconds(&keys, "HEARTBEAT_TIMEOUT", d.heartbeat_timeout)?,
-            device_tool_arguments: device_tool_arguments(&keys)?,
-        };
-        // UFO's top-level names (HOSTAGENT_PROMPT, ...) where a section does
-        // not name its own.
-        let host_visual = host.as_ref().and_then(|h| h.visual_mode) != Some(false);
-        let top_path = |k: &str, visual: bool| template_path(keys.get(k), visual, base_dir);
-        let prompts = PromptPaths {
-            host: path_key(&host, "PROMPT", base_dir)
-                .or_else(|| top_path("HOSTAGENT_PROMPT", host_visual)),
-            host_examples: path_key(&host, "EXAMPLE_PROMPT", base_dir)
-                .or_else(|| top_path("HOSTAGENT_EXAMPLE_PROMPT", host_visual)),
-            app: path_key(&app, "PROMPT", base_dir).or_else(|| top_path("APPAGENT_PROMPT", visual)),
-            app_examples: path_key(&app, "EXAMPLE_PROMPT", base_dir)
-                .or_else(|| top_path("APPAGENT_EXAMPLE_PROMPT", visual)),
-            app_examples_as: path_key(&app, "EXAMPLE_PROMPT_AS", base_dir)
-                .or_else(|| top_path("APPAGENT_EXAMPLE_PROMPT_AS", visual)),
-            evaluation: path_key(&evaluation, "PROMPT", base_dir)
-                .or_else(|| top_path("EVALUATION_PROMPT", true)),
-            host_nonvisual: host.as_ref().and_then(|h| h.visual_mode) == Some(false),
-            app_nonvisual: !visual,
-        };
-        let mut warnings: Vec<String> = unknown::ACCEPTED
-            .iter()
-            .filter(|(k, _)| keys.get(k).is_some())
-            .map(|(k, why)| format!("config key `{k}` is accepted and not used: {why}"))
-            .collect();
-        let read = keys.read.borrow().clone();
-        let unknown = unknown::unknown_keys(&top, &read);
+        let mut top = unknown::TopLevel::new(top)?;
+        let mut sections: Sections = top.read()?;
+        let mut system: SystemConfig = top.read()?;
+        let agent: system::AgentKeys = top.read()?;
+        let knowledge: knowledge::Keys = top.read()?;
+        let mcp: mcp::Keys = top.read()?;
+        let third_party: third_party::Keys = top.read()?;
+        let unknown = top.unknown();
+        let mut warnings = std::mem::take(&mut top.notes);
         match (unknown.is_empty(), lenient) {
             (true, _) => {}
             (false, true) => warnings.extend(unknown::warnings(&unknown)),
-            (false, false) => return Err(unknown::error(&unknown)),
+            (false, false) => return Err(unknown::error(&unknown, "")),
         }
+        sections.agents(base_dir)?;
+        let visual = sections.app_agent.as_ref().and_then(|a| a.visual_mode) != Some(false);
+        system.max_round = system.max_round.max(1);
+        system.agent = agent.settings(&system, visual)?;
+        system.third_party = third_party.agents(base_dir)?;
+        system.mcp = mcp.servers()?;
+        system.knowledge = knowledge.config(base_dir)?;
         Ok(Self {
-            host,
-            app,
-            backup,
-            evaluation,
-            operator,
+            prompts: sections.prompts(base_dir),
+            host: sections.host_agent,
+            app: sections.app_agent,
+            backup: sections.backup_agent,
+            evaluation: sections.evaluation_agent,
+            operator: sections.operator,
             system,
-            prompts,
             warnings,
         })
     }
@@ -455,7 +302,7 @@ mod tests {
         let d = parse("MAX_STEP: 3\n").unwrap();
         assert_eq!(d.system.agent.image.format, ImageFormat::Png);
         assert_eq!(d.system.agent.image.max_side, None);
-        assert_eq!(d.system.settle_timeout, 1.0);
+        assert_eq!(d.system.settle_timeout, Duration::from_secs(1));
         let c = parse(
             "SCREENSHOT_FORMAT: JPEG\nSCREENSHOT_JPEG_QUALITY: 70\nSCREENSHOT_MAX_SIDE: 1024\nSETTLE_TIMEOUT: 0.5\n",
         )
@@ -463,7 +310,7 @@ mod tests {
         assert_eq!(c.system.agent.image.format, ImageFormat::Jpeg);
         assert_eq!(c.system.agent.image.quality, 70);
         assert_eq!(c.system.agent.image.max_side, Some(1024));
-        assert_eq!(c.system.settle_timeout, 0.5);
+        assert_eq!(c.system.settle_timeout, Duration::from_millis(500));
         let settings = crate::dispatcher::tool_settings(&c.system);
         assert_eq!(
             settings.action_settle,
@@ -604,8 +451,8 @@ mod tests {
         )
         .unwrap();
         let (h, a) = (c.host.unwrap(), c.app.unwrap());
-        assert_eq!(h.timeout, Some(5.0));
-        assert_eq!(a.timeout, Some(30.0));
+        assert_eq!(h.timeout, Some(Duration::from_secs(5)));
+        assert_eq!(a.timeout, Some(Duration::from_secs(30)));
         assert_eq!((h.max_tokens, a.max_tokens), (Some(500), Some(500)));
         assert_eq!((h.temperature, a.temperature), (Some(0.5), Some(0.5)));
     }
@@ -655,8 +502,8 @@ mod tests {
         assert_eq!(d.system.heartbeat_interval, HEARTBEAT_INTERVAL);
         assert_eq!(d.system.heartbeat_timeout, HEARTBEAT_TIMEOUT);
         let c = parse("HEARTBEAT_INTERVAL: 12.5\nHEARTBEAT_TIMEOUT: 90\n").unwrap();
-        assert_eq!(c.system.heartbeat_interval, 12.5);
-        assert_eq!(c.system.heartbeat_timeout, 90.0);
+        assert_eq!(c.system.heartbeat_interval, Duration::from_secs_f64(12.5));
+        assert_eq!(c.system.heartbeat_timeout, Duration::from_secs(90));
         for (yaml, key, says) in [
             ("HEARTBEAT_INTERVAL: 0\n", "HEARTBEAT_INTERVAL", "above 0"),
             ("HEARTBEAT_TIMEOUT: -5\n", "HEARTBEAT_TIMEOUT", ""),
@@ -703,7 +550,112 @@ mod tests {
             assert!(e.to_string().contains("`SLEEP_TIME`"), "{v}: {e}");
         }
         let c = UfoConfig::parse("SLEEP_TIME: 0.5\n", Path::new("."), &env).unwrap();
-        assert!((c.system.sleep_time - 0.5).abs() < 1e-9);
+        assert_eq!(c.system.sleep_time, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn wrong_types_name_their_path_and_the_expected_type() {
+        use ufo_core::Diagnostic;
+        for (yaml, key, says) in [
+            (
+                "APP_AGENT:\n  API_TYPE: openai\n  TEMPERATURE: hot\n",
+                "`APP_AGENT.TEMPERATURE`",
+                "expected f64",
+            ),
+            (
+                "CONTROL_LIST: [Button, 7]\n",
+                "`CONTROL_LIST[1]`",
+                "expected a string",
+            ),
+            (
+                "SYSTEM:\n  MAX_STEP: lots\n",
+                "`SYSTEM.MAX_STEP`",
+                "whole number",
+            ),
+            (
+                "SYSTEM:\n  SAFE_GUARD: maybe\n",
+                "`SYSTEM.SAFE_GUARD`",
+                "true or false",
+            ),
+            (
+                "mcp: {AppAgent: {default: {action: [{namespace: fs, type: stdio, command: x, start_args: [[1]]}]}}}\n",
+                "`mcp.AppAgent.default.action[0].start_args[0]`",
+                "expected a string",
+            ),
+            (
+                "mcp: {AppAgent: {default: {action: [{namespace: fs, type: http, host: h, port: 99999}]}}}\n",
+                "`mcp.AppAgent.default.action[0].port`",
+                "u16",
+            ),
+            (
+                "STEP_TIMEOUT: 0.5\n",
+                "`STEP_TIMEOUT`",
+                "between 1 and 86400",
+            ),
+            ("SYSTEM: [MAX_STEP]\n", "`SYSTEM`", "map of system keys"),
+        ] {
+            let e = UfoConfig::parse(yaml, Path::new("."), &env).unwrap_err();
+            assert_eq!(e.code(), "ufo::config::bad_key", "{yaml}: {e}");
+            assert!(e.to_string().contains(key), "{yaml}: {e}");
+            assert!(e.to_string().contains(says), "{yaml}: {e}");
+        }
+    }
+
+    #[test]
+    fn api_types_are_read_once_with_the_accepted_values_named() {
+        let parse = |y: &str| UfoConfig::parse(y, Path::new("."), &env);
+        let c =
+            parse("APP_AGENT: {API_TYPE: Anthropic}\nOPERATOR: {API_TYPE: operator}\n").unwrap();
+        assert_eq!(c.app.unwrap().api_type, ufo_llm::ApiType::Claude);
+        assert_eq!(c.operator.unwrap().api_type, ComputerApi::Responses);
+        let c = parse("OPERATOR: {API_TYPE: ui-tars, API_BASE: 'http://x/v1'}\n").unwrap();
+        assert_eq!(c.operator.unwrap().api_type, ComputerApi::Generic);
+        let e = parse("APP_AGENT: {API_TYPE: martian}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`APP_AGENT.API_TYPE`"), "{e}");
+        assert!(e.contains("openai, aoai, azure_ad"), "{e}");
+        let e = parse("OPERATOR: {API_TYPE: gemini}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`OPERATOR.API_TYPE`") && e.contains("claude"),
+            "{e}"
+        );
+        let e = parse("OPERATOR: {API_MODEL: m}\n").unwrap_err().to_string();
+        assert!(e.contains("`OPERATOR.API_TYPE`"), "{e}");
+    }
+
+    #[test]
+    fn unknown_keys_inside_parts_are_named_with_their_path_even_leniently() {
+        for lenient in [false, true] {
+            let e = UfoConfig::parse_with(
+                "mcp: {AppAgent: {default: {action: [{namespace: fs, type: stdio, command: x, headrs: {}}]}}}\n",
+                Path::new("."),
+                &env,
+                lenient,
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("`mcp.AppAgent.default.action[0].headrs`")
+                    && e.contains("did you mean headers"),
+                "{e}"
+            );
+        }
+        // An agent section's unknown key is a warning when lenient.
+        let c = UfoConfig::parse_with(
+            "APP_AGENT: {API_TYPE: openai, API_MODLE: m}\nSYSTEM: {HOST_AGENT: {}}\n",
+            Path::new("."),
+            &env,
+            true,
+        )
+        .unwrap();
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].contains("APP_AGENT.API_MODLE") && c.warnings[0].contains("API_MODEL")
+        );
+        assert!(c.warnings[1].contains("SYSTEM.HOST_AGENT"));
     }
 }
 
@@ -725,49 +677,5 @@ mod fuzz {
         ) {
             let _ = UfoConfig::parse(&format!("{key}: {value}\n"), Path::new("."), &|_| Some("1e308".into()));
         }
-    }
-}
-
-/// A duration key that must be above zero (a heartbeat of 0 s would spin).
-fn positive_seconds(keys: &Keys<'_>, k: &str, default: f64) -> Result<f64, SessionError> {
-    match keys.seconds(k, default, 86_400.0)? {
-        t if t > 0.0 => Ok(t),
-        t => Err(SessionError::BadKey {
-            key: k.to_owned(),
-            message: format!("is {t} seconds; it must be above 0"),
-        }),
-    }
-}
-
-/// `DEVICE_TOOL_ARGUMENTS`: a map of argument names to string values.
-fn device_tool_arguments(keys: &Keys<'_>) -> Result<DeviceToolArguments, SessionError> {
-    let bad = || SessionError::BadKey {
-        key: "DEVICE_TOOL_ARGUMENTS".into(),
-        message: "must map argument names to text, e.g. {api_key: \"${UFO_MCP_API_KEY}\"}".into(),
-    };
-    match keys.get("DEVICE_TOOL_ARGUMENTS") {
-        None | Some(Value::Null) => Ok(Default::default()),
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => Ok((k.clone(), s.clone())),
-                Value::Number(n) => Ok((k.clone(), n.to_string())),
-                _ => Err(bad()),
-            })
-            .collect::<Result<_, _>>()
-            .map(DeviceToolArguments),
-        Some(_) => Err(bad()),
-    }
-}
-
-/// `DEVICE_TOOL_ARGUMENTS`' values: secrets, so `Debug` shows only the names.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct DeviceToolArguments(pub std::collections::BTreeMap<String, String>);
-
-impl std::fmt::Debug for DeviceToolArguments {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list()
-            .entries(self.0.keys().map(|k| format!("{k}=<redacted>")))
-            .finish()
     }
 }

@@ -26,7 +26,7 @@ pub fn local_dispatcher(
 pub fn tool_settings(system: &crate::config::SystemConfig) -> ufo_desktop::tools::ToolSettings {
     let mut settings = tool_context(system.control_list.as_deref()).settings;
     settings.png = system.agent.png;
-    settings.action_settle = std::time::Duration::from_secs_f64(system.settle_timeout);
+    settings.action_settle = system.settle_timeout;
     settings.launch = Some(ufo_desktop::launch::Allowlist::system(
         &system.app_allowlist,
     ));

@@ -330,8 +330,8 @@ impl<'a> Session<'a> {
         }
         self.s.io.show(&present(&rec));
         let t = self.s.config.system.sleep_time;
-        if t > 0.0 {
-            tokio::time::sleep(Duration::from_secs_f64(t)).await;
+        if !t.is_zero() {
+            tokio::time::sleep(t).await;
         }
         Ok(())
     }
@@ -474,7 +474,7 @@ impl<'a> Session<'a> {
     }
 
     fn step_deadline(&self) -> Duration {
-        Duration::from_secs_f64(self.s.config.system.step_timeout)
+        self.s.config.system.step_timeout
     }
 
     /// The record and error of a step that missed its deadline.
@@ -489,7 +489,7 @@ impl<'a> Session<'a> {
         rec.request = request.to_owned();
         rec.fail(
             AgentError::StepDeadline {
-                seconds: self.s.config.system.step_timeout,
+                seconds: self.s.config.system.step_timeout.as_secs_f64(),
             },
             ufo_core::StepStatus::Error,
             started,

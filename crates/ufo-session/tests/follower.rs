@@ -11,6 +11,7 @@ use ufo_session::{Mode, SessionStatus};
 use ufo_testkit::scripted::ScriptedModel;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(clippy::too_many_lines)]
 async fn follower_actions_and_resumable_batch_on_gedit_without_a_model() {
     let rig = rig("sess-follow", &["gedit"]).await;
     let plans = tempfile::tempdir().unwrap();

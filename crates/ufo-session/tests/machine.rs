@@ -234,6 +234,7 @@ fn statuses(log_dir: &Path) -> Vec<String> {
 }
 
 #[tokio::test]
+#[allow(clippy::too_many_lines)]
 async fn the_round_machine_case_by_case() {
     let cases = vec![
         Case {

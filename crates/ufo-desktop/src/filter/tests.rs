@@ -162,6 +162,7 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)]
 fn data_driven_filtering() {
     let w = Some((0, 0, 400, 300));
     let frame = (

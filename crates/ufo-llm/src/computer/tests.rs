@@ -11,7 +11,7 @@ const D: Display = Display {
 };
 
 fn model(api_type: &str, base: Option<&str>) -> ComputerModel {
-    let cfg: LlmConfig = serde_json::from_value(json!({
+    let cfg: LlmConfig<ComputerApi> = serde_json::from_value(json!({
         "API_TYPE": api_type, "API_BASE": base, "API_KEY": "sk-x", "API_MODEL": "m", "MAX_TOKENS": 512
     }))
     .unwrap();

@@ -273,7 +273,7 @@ pub(crate) fn build(
     auth: &Secret,
     inlined: &HashMap<String, (String, String)>,
 ) -> Result<WireRequest, LlmError> {
-    let api = cfg.api()?;
+    let api = cfg.api_type;
     check_strategy(api, strategy)?;
     if request.messages.is_empty() {
         return Err(LlmError::InvalidMessages {

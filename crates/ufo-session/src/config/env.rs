@@ -91,6 +91,7 @@ pub(super) fn redact_error(e: SessionError, secrets: &[(String, String)]) -> Ses
         }
         text
     };
+    // Loading a config makes only these four errors.
     match e {
         SessionError::MissingKey { key, message } => SessionError::MissingKey {
             key,
@@ -108,24 +109,6 @@ pub(super) fn redact_error(e: SessionError, secrets: &[(String, String)]) -> Ses
             path,
             message: clean(message),
         },
-        SessionError::Plan { path, message } => SessionError::Plan {
-            path,
-            message: clean(message),
-        },
-        SessionError::Logs { path, message } => SessionError::Logs {
-            path,
-            message: clean(message),
-        },
-        SessionError::Model {
-            section,
-            message,
-            help,
-        } => SessionError::Model {
-            section,
-            message: clean(message),
-            help: help.map(clean),
-        },
-        // Not config errors: nothing of the file in them.
         other => other,
     }
 }

@@ -25,11 +25,12 @@
 //!   API_MODEL: nomic-embed-text
 //! ```
 
-use super::{Keys, bad, unknown::nearest};
+use super::de::{self, Count, Flag, Text};
 use crate::error::SessionError;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use ufo_core::de::Seconds;
 use ufo_knowledge::embed::{EmbeddingApi, EmbeddingSettings};
 use ufo_knowledge::search::{SearchProvider, SearchSettings};
 
@@ -48,17 +49,26 @@ pub enum SaveExperience {
     AlwaysNot,
 }
 
-impl SaveExperience {
-    const NAMES: [&'static str; 4] = ["always", "ask", "auto", "always_not"];
+impl<'de> Deserialize<'de> for SaveExperience {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::one_of(d, &["always", "ask", "auto", "always_not"], |s| {
+            match s.to_lowercase().as_str() {
+                "always" => Some(Self::Always),
+                "ask" => Some(Self::Ask),
+                "auto" => Some(Self::Auto),
+                "always_not" | "never" => Some(Self::AlwaysNot),
+                _ => None,
+            }
+        })
+    }
+}
 
-    fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_lowercase().as_str() {
-            "always" => Some(Self::Always),
-            "ask" => Some(Self::Ask),
-            "auto" => Some(Self::Auto),
-            "always_not" | "never" => Some(Self::AlwaysNot),
-            _ => None,
-        }
+/// `RAG_ONLINE_SEARCH_PROVIDER`.
+struct Provider(SearchProvider);
+
+impl<'de> Deserialize<'de> for Provider {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::one_of(d, &SearchProvider::NAMES, SearchProvider::parse).map(Provider)
     }
 }
 
@@ -115,160 +125,150 @@ impl KnowledgeConfig {
     }
 }
 
-/// Reads the knowledge keys.
-pub(super) fn read(keys: &Keys<'_>, base: &Path) -> Result<KnowledgeConfig, SessionError> {
-    let topk = |on: &str, k: &str, default: u64| -> Result<Option<usize>, SessionError> {
-        let n = usize::try_from(keys.uint(k, default)?).unwrap_or(usize::MAX);
-        Ok(keys.bool(on, false)?.then_some(n))
-    };
-    let string = |k: &str| -> Result<Option<String>, SessionError> {
-        match keys.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
-            Some(other) => Err(bad(k, "a non-empty string", other)),
-        }
-    };
-    let save_experience = match string("SAVE_EXPERIENCE")? {
-        None => SaveExperience::default(),
-        Some(s) => SaveExperience::parse(&s).ok_or_else(|| {
-            let hint = nearest(&s, SaveExperience::NAMES.iter().copied())
-                .map(|n| format!(" (did you mean {n}?)"))
-                .unwrap_or_default();
-            SessionError::BadKey {
-                key: "SAVE_EXPERIENCE".into(),
-                message: format!("is {s:?}{hint}; it must be always, ask, auto or always_not"),
-            }
-        })?,
-    };
-    let online_fetched = topk("RAG_ONLINE_SEARCH", "RAG_ONLINE_SEARCH_TOPK", 5)?;
-    let online_shown = usize::try_from(keys.uint("RAG_ONLINE_RETRIEVED_TOPK", 5)?).unwrap_or(5);
-    let d = SearchSettings::default();
-    let provider = match string("RAG_ONLINE_SEARCH_PROVIDER")? {
-        None => SearchProvider::default(),
-        Some(p) => SearchProvider::parse(&p).ok_or_else(|| {
-            let hint = nearest(&p, SearchProvider::NAMES.iter().copied())
-                .map(|n| format!(" (did you mean {n}?)"))
-                .unwrap_or_default();
-            SessionError::BadKey {
-                key: "RAG_ONLINE_SEARCH_PROVIDER".into(),
-                message: format!("is {p:?}{hint}; it must be searxng, brave or tavily"),
-            }
-        })?,
-    };
-    let search = SearchSettings {
-        provider,
-        api_key: string("RAG_ONLINE_SEARCH_API_KEY")?,
-        endpoint: string("RAG_ONLINE_SEARCH_ENDPOINT")?,
-        allow_private: keys.bool("RAG_ONLINE_ALLOW_PRIVATE", false)?,
-        timeout: Duration::from_secs_f64(
-            keys.seconds("RAG_ONLINE_TIMEOUT", d.timeout.as_secs_f64(), 600.0)?
-                .max(0.1),
-        ),
-        max_page_bytes: usize::try_from(
-            keys.uint("RAG_ONLINE_MAX_PAGE_BYTES", d.max_page_bytes as u64)?,
-        )
-        .unwrap_or(d.max_page_bytes),
-        max_text_chars: d.max_text_chars,
-    };
-    if online_fetched.is_some()
-        && search.endpoint.is_none()
-        && search.provider == SearchProvider::SearXng
-    {
-        return Err(SessionError::MissingKey {
-            key: "RAG_ONLINE_SEARCH_ENDPOINT".into(),
-            message: "RAG_ONLINE_SEARCH needs a SearXNG endpoint (its JSON format enabled), or RAG_ONLINE_SEARCH_PROVIDER: brave | tavily with RAG_ONLINE_SEARCH_API_KEY".into(),
-        });
-    }
-    if online_fetched.is_some()
-        && search.provider != SearchProvider::SearXng
-        && search.api_key.is_none()
-    {
-        return Err(SessionError::MissingKey {
-            key: "RAG_ONLINE_SEARCH_API_KEY".into(),
-            message: "this search provider needs an API key".into(),
-        });
-    }
-    let path = |k: &str| -> Result<Option<PathBuf>, SessionError> {
-        Ok(string(k)?.map(|p| {
-            let p = PathBuf::from(p);
-            match p.is_relative() {
-                true => base.join(p),
-                false => p,
-            }
-        }))
-    };
-    Ok(KnowledgeConfig {
-        dir: path("KNOWLEDGE_DIR")?,
-        experience_prompt: path("EXPERIENCE_PROMPT")?,
-        demonstration_prompt: path("DEMONSTRATION_PROMPT")?,
-        save_experience,
-        offline_docs: topk("RAG_OFFLINE_DOCS", "RAG_OFFLINE_DOCS_RETRIEVED_TOPK", 1)?,
-        experience: topk("RAG_EXPERIENCE", "RAG_EXPERIENCE_RETRIEVED_TOPK", 5)?,
-        demonstration: topk("RAG_DEMONSTRATION", "RAG_DEMONSTRATION_RETRIEVED_TOPK", 5)?,
-        online_search: online_fetched.map(|n| n.min(online_shown)),
-        search,
-        embeddings: embeddings(keys)?,
-    })
+/// The knowledge keys as written.
+#[derive(Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(super) struct Keys {
+    knowledge_dir: Option<Text>,
+    experience_prompt: Option<Text>,
+    demonstration_prompt: Option<Text>,
+    save_experience: Option<SaveExperience>,
+    rag_offline_docs: Option<Flag>,
+    rag_offline_docs_retrieved_topk: Option<Count<usize>>,
+    rag_experience: Option<Flag>,
+    rag_experience_retrieved_topk: Option<Count<usize>>,
+    rag_demonstration: Option<Flag>,
+    rag_demonstration_retrieved_topk: Option<Count<usize>>,
+    rag_online_search: Option<Flag>,
+    /// Results fetched.
+    rag_online_search_topk: Option<Count<usize>>,
+    /// Results shown.
+    rag_online_retrieved_topk: Option<Count<usize>>,
+    rag_online_search_provider: Option<Provider>,
+    rag_online_search_api_key: Option<Text>,
+    rag_online_search_endpoint: Option<Text>,
+    rag_online_allow_private: Option<Flag>,
+    rag_online_timeout: Option<Seconds<0, 600>>,
+    rag_online_max_page_bytes: Option<Count<usize>>,
+    rag_embeddings: Option<Value>,
 }
 
-const EMBEDDING_KEYS: &[&str] = &["API_TYPE", "API_BASE", "API_MODEL", "API_KEY"];
+/// `k` (default `n`) when `on` is set.
+fn topk(on: Option<Flag>, k: Option<Count<usize>>, n: usize) -> Option<usize> {
+    on.is_some_and(|f| f.0).then(|| k.map_or(n, |c| c.0))
+}
 
-fn embeddings(keys: &Keys<'_>) -> Result<Option<EmbeddingSettings>, SessionError> {
-    const K: &str = "RAG_EMBEDDINGS";
-    let m = match keys.get(K) {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),
-        Some(Value::Object(m)) => m.clone(),
-        Some(other) => {
-            return Err(bad(
-                K,
-                "a map {API_TYPE, API_BASE, API_MODEL, API_KEY} or false",
-                other,
-            ));
-        }
-    };
-    for k in m.keys() {
-        if !EMBEDDING_KEYS.contains(&k.as_str()) {
-            let hint = nearest(k, EMBEDDING_KEYS.iter().copied())
-                .map(|n| format!(" (did you mean {n}?)"))
-                .unwrap_or_default();
-            return Err(SessionError::BadKey {
-                key: format!("{K}.{k}"),
-                message: format!("is not a key of {K}{hint}"),
+impl Keys {
+    /// The knowledge config; paths are relative to `base`.
+    pub(super) fn config(self, base: &Path) -> Result<KnowledgeConfig, SessionError> {
+        let d = SearchSettings::default();
+        let search = SearchSettings {
+            provider: self
+                .rag_online_search_provider
+                .map(|p| p.0)
+                .unwrap_or_default(),
+            api_key: self.rag_online_search_api_key.map(|t| t.0),
+            endpoint: self.rag_online_search_endpoint.map(|t| t.0),
+            allow_private: self.rag_online_allow_private.is_some_and(|f| f.0),
+            timeout: self.rag_online_timeout.map_or(d.timeout, |s| {
+                s.0.max(std::time::Duration::from_millis(100))
+            }),
+            max_page_bytes: self
+                .rag_online_max_page_bytes
+                .map_or(d.max_page_bytes, |c| c.0),
+            max_text_chars: d.max_text_chars,
+        };
+        let fetched = topk(self.rag_online_search, self.rag_online_search_topk, 5);
+        if fetched.is_some()
+            && search.provider == SearchProvider::SearXng
+            && search.endpoint.is_none()
+        {
+            return Err(SessionError::MissingKey {
+                key: "RAG_ONLINE_SEARCH_ENDPOINT".into(),
+                message: "RAG_ONLINE_SEARCH needs a SearXNG endpoint (its JSON format enabled), or RAG_ONLINE_SEARCH_PROVIDER: brave | tavily with RAG_ONLINE_SEARCH_API_KEY".into(),
             });
         }
-    }
-    let s = |k: &str| {
-        m.get(k)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    };
-    let need = |k: &str| {
-        s(k).map(str::to_owned)
-            .ok_or_else(|| SessionError::MissingKey {
-                key: format!("{K}.{k}"),
-                message: "embeddings need API_TYPE, API_BASE and API_MODEL".into(),
-            })
-    };
-    let api = match need("API_TYPE")?.to_lowercase().as_str() {
-        "ollama" => EmbeddingApi::Ollama,
-        "openai" | "azure" | "aoai" | "qwen" | "deepseek" | "openai_compatible" => {
-            EmbeddingApi::OpenAi
+        if fetched.is_some()
+            && search.provider != SearchProvider::SearXng
+            && search.api_key.is_none()
+        {
+            return Err(SessionError::MissingKey {
+                key: "RAG_ONLINE_SEARCH_API_KEY".into(),
+                message: "this search provider needs an API key".into(),
+            });
         }
-        other => {
+        let path = |t: Option<Text>| t.map(|t| base.join(t.0));
+        let shown = self.rag_online_retrieved_topk.map_or(5, |c| c.0);
+        Ok(KnowledgeConfig {
+            dir: path(self.knowledge_dir),
+            experience_prompt: path(self.experience_prompt),
+            demonstration_prompt: path(self.demonstration_prompt),
+            save_experience: self.save_experience.unwrap_or_default(),
+            offline_docs: topk(
+                self.rag_offline_docs,
+                self.rag_offline_docs_retrieved_topk,
+                1,
+            ),
+            experience: topk(self.rag_experience, self.rag_experience_retrieved_topk, 5),
+            demonstration: topk(
+                self.rag_demonstration,
+                self.rag_demonstration_retrieved_topk,
+                5,
+            ),
+            online_search: fetched.map(|n| n.min(shown)),
+            search,
+            embeddings: embeddings(self.rag_embeddings)?,
+        })
+    }
+}
+
+/// `RAG_EMBEDDINGS`' keys.
+#[derive(Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+struct EmbeddingKeys {
+    api_type: EmbedApi,
+    api_base: Text,
+    api_model: Text,
+    api_key: Option<Text>,
+}
+
+/// openai (any OpenAI-compatible server) or ollama.
+struct EmbedApi(EmbeddingApi);
+
+impl<'de> Deserialize<'de> for EmbedApi {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::one_of(d, &["openai", "ollama"], |s| {
+            match s.to_lowercase().as_str() {
+                "ollama" => Some(EmbedApi(EmbeddingApi::Ollama)),
+                "openai" | "azure" | "aoai" | "qwen" | "deepseek" | "openai_compatible" => {
+                    Some(EmbedApi(EmbeddingApi::OpenAi))
+                }
+                _ => None,
+            }
+        })
+    }
+}
+
+fn embeddings(v: Option<Value>) -> Result<Option<EmbeddingSettings>, SessionError> {
+    const K: &str = "RAG_EMBEDDINGS";
+    let v = match v {
+        None | Some(Value::Bool(false)) => return Ok(None),
+        Some(v @ Value::Object(_)) => v,
+        Some(other) => {
             return Err(SessionError::BadKey {
-                key: format!("{K}.API_TYPE"),
+                key: K.into(),
                 message: format!(
-                    "is {other:?}; it must be openai (any OpenAI-compatible server) or ollama"
+                    "expected a map {{API_TYPE, API_BASE, API_MODEL, API_KEY}} or false, got {other}"
                 ),
             });
         }
     };
+    let k: EmbeddingKeys = de::read_all(&v, K, |_| (de::keys_of::<EmbeddingKeys>(), ""))?;
     Ok(Some(EmbeddingSettings {
-        api,
-        base: need("API_BASE")?,
-        model: need("API_MODEL")?,
-        key: s("API_KEY").map(ufo_llm::Secret::new),
+        api: k.api_type.0,
+        base: k.api_base.0,
+        model: k.api_model.0,
+        key: k.api_key.map(|t| ufo_llm::Secret::new(t.0)),
         retry: ufo_llm::RetryPolicy::default(),
         timeout: std::time::Duration::from_secs(60),
     }))

@@ -26,21 +26,19 @@
 //! any agent: those tools are built in. Every other key, agent, list or
 //! value is an error naming it.
 
-use super::{Keys, bad, unknown::nearest};
+use super::de::{self, Scalar, Text};
 use crate::error::SessionError;
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
+use ufo_core::de::Seconds;
 use ufo_desktop::tools::{
     APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, UI_COLLECTOR,
 };
 use ufo_mcp::client::{ServerSpec, Transport};
 
-/// The key of the section.
-const SECTION: &str = "mcp";
-/// UFO's agents whose lists are read.
-const AGENTS: &[&str] = &["AppAgent", "HostAgent"];
 /// The namespaces of ufo-rs's own tools (UFO's `type: local` servers).
 const BUILT_IN: &[&str] = &[
     UI_COLLECTOR,
@@ -49,81 +47,108 @@ const BUILT_IN: &[&str] = &[
     COMMAND_LINE_EXECUTOR,
     BASH_EXECUTOR,
 ];
-const ENTRY_KEYS: &[&str] = &[
-    "namespace",
-    "type",
-    "command",
-    "start_args",
-    "args",
-    "env",
-    "cwd",
-    "url",
-    "host",
-    "port",
-    "path",
-    "headers",
-    "timeout",
-    "reset",
-];
-/// Default of `MCP_TOOL_TIMEOUT` (UFO's).
-const DEFAULT_TIMEOUT: f64 = 30.0;
 
-/// Reads the AppAgent's external servers.
-pub(super) fn read(keys: &Keys<'_>) -> Result<Vec<ServerSpec>, SessionError> {
-    let timeout = keys.seconds("MCP_TOOL_TIMEOUT", DEFAULT_TIMEOUT, 3600.0)?;
-    let agents = match keys.get(SECTION) {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            return Err(bad(
-                SECTION,
-                "a map from agent name (AppAgent) to its server lists",
-                other,
-            ));
-        }
-    };
-    let mut out: Vec<ServerSpec> = Vec::new();
-    for (agent, subtypes) in agents {
-        let at = format!("{SECTION}.{agent}");
-        if !AGENTS.contains(&agent.as_str()) {
-            return Err(unknown(
-                &at,
-                agent,
-                AGENTS,
-                "the agents are AppAgent and HostAgent",
-            ));
-        }
-        let subtypes = object(&at, subtypes, "a map with `default`")?;
-        for (sub, lists) in subtypes {
-            let at = format!("{at}.{sub}");
-            if sub != "default" {
-                return Err(SessionError::BadKey {
-                    key: at,
-                    message: "ufo-rs reads the `default` list only (not per-application lists); put the servers under `default`".into(),
-                });
-            }
-            for (list, entries) in object(
-                &at,
-                lists,
-                "a map with `action` and `data_collection` lists",
-            )? {
-                let at = format!("{at}.{list}");
-                if !["action", "data_collection"].contains(&list.as_str()) {
-                    return Err(unknown(
-                        &at,
-                        list,
-                        &["action", "data_collection"],
-                        "the lists are action and data_collection",
-                    ));
-                }
-                let Value::Array(entries) = entries else {
-                    return Err(bad(&at, "a list of servers", entries));
-                };
-                for (i, e) in entries.iter().enumerate() {
-                    let at = format!("{at}[{i}]");
-                    let external = entry(&at, e, timeout)?;
-                    let Some(spec) = external else { continue };
-                    if agent != "AppAgent" || list != "action" {
+/// The keys as written.
+#[derive(Deserialize)]
+pub(super) struct Keys {
+    /// `MCP_TOOL_TIMEOUT` (30 s, UFO's default).
+    #[serde(rename = "MCP_TOOL_TIMEOUT")]
+    timeout: Option<Seconds<0, 3600>>,
+    /// Read by [`Agents`], strictly (even when loading leniently).
+    mcp: Option<Value>,
+}
+
+/// UFO's agents whose lists are read.
+#[derive(Deserialize)]
+#[serde(expecting = "a map from agent name (AppAgent) to its server lists")]
+struct Agents {
+    #[serde(rename = "AppAgent")]
+    app: Option<Agent>,
+    #[serde(rename = "HostAgent")]
+    host: Option<Agent>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "a map with `default`")]
+struct Agent {
+    default: Option<Lists>,
+}
+
+#[derive(Deserialize)]
+#[serde(expecting = "a map with `action` and `data_collection` lists")]
+struct Lists {
+    /// Each entry is read by [`entry`].
+    action: Option<Vec<Value>>,
+    data_collection: Option<Vec<Value>>,
+}
+
+/// One server.
+#[derive(Deserialize)]
+#[serde(expecting = "a map with namespace and type")]
+struct Entry {
+    namespace: Text,
+    #[serde(rename = "type")]
+    kind: Text,
+    command: Option<Text>,
+    start_args: Option<Vec<Scalar>>,
+    args: Option<Vec<Scalar>>,
+    /// Values never echoed in errors (they may be secrets).
+    env: Option<BTreeMap<String, Scalar>>,
+    cwd: Option<Text>,
+    url: Option<Text>,
+    host: Option<Text>,
+    port: Option<u16>,
+    path: Option<Text>,
+    /// As `env`.
+    headers: Option<BTreeMap<String, Scalar>>,
+    timeout: Option<Seconds<0, 3600, false>>,
+    /// UFO's; accepted (ufo-rs starts each server once per session).
+    #[serde(rename = "reset")]
+    _reset: Option<bool>,
+}
+
+/// What belongs at a parent path inside `mcp:`.
+fn known(parent: &[String]) -> (Vec<&'static str>, &'static str) {
+    match parent.len() {
+        0 => (
+            de::keys_of::<Agents>(),
+            "the agents are AppAgent and HostAgent",
+        ),
+        1 => (
+            vec!["default"],
+            "ufo-rs reads the `default` list only (not per-application lists); put the servers under `default`",
+        ),
+        _ => (
+            de::keys_of::<Lists>(),
+            "the lists are action and data_collection",
+        ),
+    }
+}
+
+impl Keys {
+    /// The AppAgent's external servers.
+    pub(super) fn servers(self) -> Result<Vec<ServerSpec>, SessionError> {
+        let Some(v) = self.mcp.filter(|v| !v.is_null()) else {
+            return Ok(Vec::new());
+        };
+        let agents: Agents = de::read_all(&v, "mcp", known)?;
+        // MCP_TOOL_TIMEOUT 0 would fail every call; a call gets at least 1 s.
+        let timeout = self.timeout.map_or(Duration::from_secs(30), |s| s.0);
+        let mut out: Vec<ServerSpec> = Vec::new();
+        for (agent, lists) in [("AppAgent", agents.app), ("HostAgent", agents.host)] {
+            let Some(lists) = lists.and_then(|a| a.default) else {
+                continue;
+            };
+            for (list, entries) in [
+                ("action", lists.action),
+                ("data_collection", lists.data_collection),
+            ] {
+                for (i, e) in entries.into_iter().flatten().enumerate() {
+                    let at = format!("mcp.{agent}.default.{list}[{i}]");
+                    let Some(spec) = entry(&e, &at, timeout)? else {
+                        continue;
+                    };
+                    if (agent, list) != ("AppAgent", "action") {
                         return Err(SessionError::BadKey {
                             key: at,
                             message: "external servers go under AppAgent.default.action: the AppAgent is the agent that calls their tools".into(),
@@ -142,210 +167,160 @@ pub(super) fn read(keys: &Keys<'_>) -> Result<Vec<ServerSpec>, SessionError> {
                 }
             }
         }
-    }
-    Ok(out)
-}
-
-fn object<'v>(at: &str, v: &'v Value, what: &str) -> Result<&'v Map<String, Value>, SessionError> {
-    v.as_object().ok_or_else(|| bad(at, what, v))
-}
-
-fn unknown(at: &str, got: &str, known: &[&str], list: &str) -> SessionError {
-    let hint = nearest(got, known.iter().copied())
-        .map(|n| format!(" (did you mean {n}?)"))
-        .unwrap_or_default();
-    SessionError::UnknownKey {
-        key: at.to_owned(),
-        message: format!("not read by ufo-rs{hint}; {list}"),
+        Ok(out)
     }
 }
 
-/// One server entry: `None` for a built-in (`local`) namespace.
-fn entry(at: &str, v: &Value, default_timeout: f64) -> Result<Option<ServerSpec>, SessionError> {
-    let m = object(at, v, "a map with namespace and type")?;
-    for k in m.keys() {
-        if !ENTRY_KEYS.contains(&k.as_str()) {
-            return Err(unknown(
-                &format!("{at}.{k}"),
-                k,
-                ENTRY_KEYS,
-                "see the `mcp:` section in the README",
+/// The keys of each server type besides `namespace`, `type` and `reset`.
+fn keys_of_type(kind: &str) -> Option<&'static [&'static str]> {
+    match kind {
+        "local" => Some(&["start_args"]),
+        "stdio" => Some(&["command", "start_args", "args", "env", "cwd", "timeout"]),
+        "http" => Some(&["url", "host", "port", "path", "headers", "timeout"]),
+        _ => None,
+    }
+}
+
+/// One server, `None` for a built-in (`local`) namespace. A key of
+/// another server type is named before any value is read.
+fn entry(v: &Value, at: &str, timeout: Duration) -> Result<Option<ServerSpec>, SessionError> {
+    let keys = de::keys_of::<Entry>();
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+    if let (Some(m), Some(allowed)) = (v.as_object(), keys_of_type(kind.trim())) {
+        let shared = ["namespace", "type", "reset"];
+        let other = m
+            .keys()
+            .map(String::as_str)
+            .find(|k| keys.contains(k) && !shared.contains(k) && !allowed.contains(k));
+        if let Some(k) = other {
+            return Err(bad(at, k, format!("not a key of a `type: {kind}` server")));
+        }
+    }
+    let e: Entry = de::read_all(v, at, |_| {
+        (keys.clone(), "see the `mcp:` section in the README")
+    })?;
+    e.server(at, timeout)
+}
+
+impl Entry {
+    /// The server, `None` for a built-in (`local`) namespace.
+    fn server(
+        self,
+        at: &str,
+        default_timeout: Duration,
+    ) -> Result<Option<ServerSpec>, SessionError> {
+        let bad = |k: &str, message: String| bad(at, k, message);
+        let (namespace, kind) = (self.namespace.0.clone(), self.kind.0.as_str());
+        if keys_of_type(kind).is_none() {
+            return Err(bad(
+                "type",
+                format!("{kind:?} is not a server type; use stdio, http or local"),
             ));
         }
-    }
-    let key = |k: &str| format!("{at}.{k}");
-    let string = |k: &str| -> Result<Option<String>, SessionError> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_owned())),
-            Some(other) => Err(bad(&key(k), "a non-empty string", other)),
-        }
-    };
-    let namespace = string("namespace")?.ok_or_else(|| SessionError::MissingKey {
-        key: key("namespace"),
-        message: "each server needs a namespace: its tools are called <namespace>.<tool>".into(),
-    })?;
-    let kind = string("type")?.ok_or_else(|| SessionError::MissingKey {
-        key: key("type"),
-        message: "stdio (a program) or http (a URL)".into(),
-    })?;
-    if let Some(v) = m.get("reset").filter(|v| !v.is_null() && !v.is_boolean()) {
-        return Err(bad(&key("reset"), "true or false", v));
-    }
-    let is_built_in = BUILT_IN.contains(&namespace.as_str());
-    let only = |allowed: &[&str], kind: &str| -> Result<(), SessionError> {
-        match m.keys().find(|k| !allowed.contains(&k.as_str())) {
-            Some(k) => Err(SessionError::BadKey {
-                key: key(k),
-                message: format!("not a key of a `type: {kind}` server"),
-            }),
-            None => Ok(()),
-        }
-    };
-    let transport = match kind.as_str() {
-        "local" if is_built_in => {
-            only(&["namespace", "type", "start_args", "reset"], "local")?;
-            return Ok(None);
-        }
-        "local" => {
-            return Err(SessionError::BadKey {
-                key: key("namespace"),
-                message: format!(
-                    "{namespace:?} is not a local server of ufo-rs (those are {}); run it as a stdio or http server",
-                    BUILT_IN.join(", ")
-                ),
-            });
-        }
-        _ if is_built_in => {
-            return Err(SessionError::BadKey {
-                key: key("namespace"),
-                message: format!(
-                    "{namespace:?} is a namespace of ufo-rs's own tools; choose another one"
-                ),
-            });
-        }
-        "stdio" => {
-            only(
-                &[
+        let built_in = BUILT_IN.contains(&namespace.as_str());
+        match (kind, built_in) {
+            ("local", false) => {
+                return Err(bad(
                     "namespace",
-                    "type",
-                    "command",
-                    "start_args",
-                    "args",
-                    "env",
-                    "cwd",
-                    "timeout",
-                    "reset",
-                ],
-                "stdio",
-            )?;
-            let command = string("command")?.ok_or_else(|| SessionError::MissingKey {
-                key: key("command"),
+                    format!(
+                        "{namespace:?} is not a local server of ufo-rs (those are {}); run it as a stdio or http server",
+                        BUILT_IN.join(", ")
+                    ),
+                ));
+            }
+            (_, true) if kind != "local" => {
+                return Err(bad(
+                    "namespace",
+                    format!(
+                        "{namespace:?} is a namespace of ufo-rs's own tools; choose another one"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        let transport = match kind {
+            "stdio" => self.stdio(at)?,
+            "http" => self.http(at)?,
+            _ => return Ok(None),
+        };
+        check_namespace(&format!("{at}.namespace"), &namespace)?;
+        Ok(Some(ServerSpec {
+            namespace,
+            transport,
+            timeout: self
+                .timeout
+                .map_or(default_timeout, |s| s.0)
+                .max(Duration::from_secs(1)),
+        }))
+    }
+
+    fn stdio(&self, at: &str) -> Result<Transport, SessionError> {
+        let Some(command) = &self.command else {
+            return Err(SessionError::MissingKey {
+                key: format!("{at}.command"),
                 message: "the program that runs the server, e.g. npx".into(),
-            })?;
-            if m.contains_key("start_args") && m.contains_key("args") {
-                return Err(SessionError::BadKey {
-                    key: key("args"),
-                    message: "give start_args or args, not both".into(),
-                });
-            }
-            let args_key = if m.contains_key("args") {
-                "args"
-            } else {
-                "start_args"
-            };
-            let args = match m.get(args_key) {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| scalar(x).ok_or_else(|| bad(&key(args_key), "a list of strings", x)))
-                    .collect::<Result<_, _>>()?,
-                Some(other) => return Err(bad(&key(args_key), "a list of strings", other)),
-            };
-            Transport::Stdio {
-                command,
-                args,
-                env: string_map(&key("env"), m.get("env"))?,
-                cwd: string("cwd")?.map(PathBuf::from),
-            }
-        }
-        "http" => {
-            only(
-                &[
-                    "namespace",
-                    "type",
-                    "url",
-                    "host",
-                    "port",
-                    "path",
-                    "headers",
-                    "timeout",
-                    "reset",
-                ],
-                "http",
-            )?;
-            let url = match (string("url")?, string("host")?) {
-                (Some(_), Some(_)) => {
-                    return Err(SessionError::BadKey {
-                        key: key("host"),
-                        message: "give url, or host and port, not both".into(),
-                    });
-                }
-                (Some(u), None) => u,
-                (None, Some(h)) => {
-                    let port = m
-                        .get("port")
-                        .and_then(Value::as_u64)
-                        .filter(|p| (1..=65535).contains(p));
-                    let Some(port) = port else {
-                        return Err(bad(
-                            &key("port"),
-                            "a port number (1-65535)",
-                            m.get("port").unwrap_or(&Value::Null),
-                        ));
-                    };
-                    let path = string("path")?.unwrap_or_else(|| "/mcp".into());
-                    format!("http://{h}:{port}{path}")
-                }
-                (None, None) => {
-                    return Err(SessionError::MissingKey {
-                        key: key("url"),
-                        message: "the server's address, e.g. http://127.0.0.1:8010/mcp".into(),
-                    });
-                }
-            };
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(SessionError::BadKey {
-                    key: key("url"),
-                    message: "must start with http:// or https://".into(),
-                });
-            }
-            Transport::Http {
-                url,
-                headers: string_map(&key("headers"), m.get("headers"))?,
-            }
-        }
-        other => {
-            return Err(SessionError::BadKey {
-                key: key("type"),
-                message: format!("{other:?} is not a server type; use stdio, http or local"),
             });
+        };
+        let bad = |k: &str, message: String| bad(at, k, message);
+        let args = match (&self.args, &self.start_args) {
+            (Some(_), Some(_)) => {
+                return Err(bad("args", "give start_args or args, not both".into()));
+            }
+            (Some(a), None) | (None, Some(a)) => a.iter().map(|s| s.0.clone()).collect(),
+            (None, None) => Vec::new(),
+        };
+        Ok(Transport::Stdio {
+            command: command.0.clone(),
+            args,
+            env: strings(&self.env),
+            cwd: self.cwd.as_ref().map(|t| PathBuf::from(&t.0)),
+        })
+    }
+
+    fn http(&self, at: &str) -> Result<Transport, SessionError> {
+        let bad = |k: &str, message: String| bad(at, k, message);
+        let url = match (&self.url, &self.host) {
+            (Some(_), Some(_)) => {
+                return Err(bad("host", "give url, or host and port, not both".into()));
+            }
+            (Some(u), None) => u.0.clone(),
+            (None, Some(h)) => {
+                let Some(port) = self.port.filter(|p| *p != 0) else {
+                    return Err(bad("port", "expected a port number (1-65535)".into()));
+                };
+                let path = self.path.as_ref().map_or("/mcp", |p| p.0.as_str());
+                format!("http://{}:{port}{path}", h.0)
+            }
+            (None, None) => {
+                return Err(SessionError::MissingKey {
+                    key: format!("{at}.url"),
+                    message: "the server's address, e.g. http://127.0.0.1:8010/mcp".into(),
+                });
+            }
+        };
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(bad("url", "must start with http:// or https://".into()));
         }
-    };
-    check_namespace(&key("namespace"), &namespace)?;
-    let timeout = match m.get("timeout") {
-        None | Some(Value::Null) => default_timeout,
-        Some(v) => v
-            .as_f64()
-            .filter(|t| *t > 0.0 && *t <= 3600.0)
-            .ok_or_else(|| bad(&key("timeout"), "seconds between 0 and 3600", v))?,
-    };
-    Ok(Some(ServerSpec {
-        namespace,
-        transport,
-        // MCP_TOOL_TIMEOUT 0 would fail every call; a call gets at least 1 s.
-        timeout: Duration::from_secs_f64(timeout.max(1.0)),
-    }))
+        Ok(Transport::Http {
+            url,
+            headers: strings(&self.headers),
+        })
+    }
+}
+
+/// A `BadKey` error for key `k` of the server at `at`.
+fn bad(at: &str, k: &str, message: String) -> SessionError {
+    SessionError::BadKey {
+        key: format!("{at}.{k}"),
+        message,
+    }
+}
+
+fn strings(m: &Option<BTreeMap<String, Scalar>>) -> BTreeMap<String, String> {
+    m.iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.0.clone()))
+        .collect()
 }
 
 /// A namespace is a name: letters, digits, `_` and `-`, starting with a
@@ -364,40 +339,6 @@ fn check_namespace(at: &str, ns: &str) -> Result<(), SessionError> {
             ),
         }),
     }
-}
-
-fn scalar(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// A map of names to strings (`env`, `headers`); values are never echoed
-/// in errors (they may be secrets).
-fn string_map(at: &str, v: Option<&Value>) -> Result<BTreeMap<String, String>, SessionError> {
-    let m = match v {
-        None | Some(Value::Null) => return Ok(BTreeMap::new()),
-        Some(Value::Object(m)) => m,
-        Some(_) => {
-            return Err(SessionError::BadKey {
-                key: at.to_owned(),
-                message: "expected a map of names to strings".into(),
-            });
-        }
-    };
-    m.iter()
-        .map(|(k, x)| {
-            scalar(x)
-                .map(|s| (k.clone(), s))
-                .ok_or_else(|| SessionError::BadKey {
-                    key: format!("{at}.{k}"),
-                    message: "expected a string".into(),
-                })
-        })
-        .collect()
 }
 
 #[cfg(test)]

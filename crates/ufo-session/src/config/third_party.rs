@@ -17,32 +17,19 @@
 //! `THIRD_PARTY_AGENT_CONFIG` that are not enabled are not read (UFO's file
 //! carries several).
 
-use super::{Keys, bad, template_path, unknown::nearest};
+use super::de::{self, Count};
+use super::{template_path, unknown::nearest};
 use crate::error::SessionError;
-use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 use ufo_agent::CommandAgentSpec;
 use ufo_desktop::commands::CommandPolicy;
 
 /// The third-party agents ufo-rs can run.
 pub const AVAILABLE: &[&str] = &["LinuxAgent"];
-
-/// Keys of a `THIRD_PARTY_AGENT_CONFIG` entry. `VISUAL_MODE` and
-/// `API_PROMPT` are UFO's and accepted: the command-line agent sees no
-/// screen, and its tool descriptions come from the tool catalog.
-const ENTRY_KEYS: &[&str] = &[
-    "AGENT_NAME",
-    "INTRODUCTION",
-    "APPAGENT_PROMPT",
-    "APPAGENT_EXAMPLE_PROMPT",
-    "API_PROMPT",
-    "VISUAL_MODE",
-    "ALLOWED_COMMANDS",
-    "COMMAND_TIMEOUT",
-    "OUTPUT_LIMIT",
-    "WORKING_DIRECTORY",
-];
 
 const DEFAULT_INTRODUCTION: &str = "A command-line agent on this machine. It answers questions about files, folders, processes, disk space and the system by running read-only commands (ls, cat, grep, wc, find, df, ps, ...). It cannot change anything or operate application windows.";
 
@@ -56,133 +43,126 @@ pub struct ThirdPartyAgent {
     pub policy: CommandPolicy,
 }
 
-/// Reads the enabled third-party agents.
-pub(super) fn read(keys: &Keys<'_>, base: &Path) -> Result<Vec<ThirdPartyAgent>, SessionError> {
-    let enabled = keys
-        .strings("ENABLED_THIRD_PARTY_AGENTS", "a list of agent names")?
-        .unwrap_or_default();
-    let configs = match keys.get("THIRD_PARTY_AGENT_CONFIG") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(other) => {
-            return Err(bad(
-                "THIRD_PARTY_AGENT_CONFIG",
-                "a map from agent name to its settings",
-                other,
-            ));
-        }
-    };
-    let mut out = Vec::new();
-    for name in enabled.iter().map(|n| n.trim()) {
-        if !AVAILABLE.contains(&name) {
-            let hint = nearest(name, AVAILABLE.iter().copied())
-                .map(|n| format!(" (did you mean {n}?)"))
-                .unwrap_or_default();
-            return Err(SessionError::BadKey {
-                key: "ENABLED_THIRD_PARTY_AGENTS".into(),
-                message: format!(
-                    "{name:?} is not a third-party agent ufo-rs can run{hint}; available: {}",
-                    AVAILABLE.join(", ")
-                ),
-            });
-        }
-        let entry = match configs.get(name) {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m.clone(),
-            Some(other) => {
-                return Err(bad(
-                    &format!("THIRD_PARTY_AGENT_CONFIG.{name}"),
-                    "a map of settings",
-                    other,
-                ));
-            }
-        };
-        out.push(entry_of(name, &entry, base)?);
-    }
-    Ok(out)
+/// The keys as written.
+#[derive(Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub(super) struct Keys {
+    enabled_third_party_agents: Option<Vec<String>>,
+    /// Every agent's entry; only the enabled ones are read.
+    third_party_agent_config: Option<BTreeMap<String, Value>>,
 }
 
-fn entry_of(
-    name: &str,
-    m: &Map<String, Value>,
-    base: &Path,
-) -> Result<ThirdPartyAgent, SessionError> {
-    let key = |k: &str| format!("THIRD_PARTY_AGENT_CONFIG.{name}.{k}");
-    for k in m.keys() {
-        if !ENTRY_KEYS.contains(&k.as_str()) {
-            return Err(SessionError::UnknownKey {
-                key: key(k),
-                message: match nearest(k, ENTRY_KEYS.iter().copied()) {
-                    Some(n) => format!("unknown key; did you mean {n}?"),
-                    None => format!("unknown key; known: {}", ENTRY_KEYS.join(", ")),
-                },
-            });
+/// A `THIRD_PARTY_AGENT_CONFIG` entry. `VISUAL_MODE` and `API_PROMPT` are
+/// UFO's and accepted: the command-line agent sees no screen, and its tool
+/// descriptions come from the tool catalog.
+#[derive(Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE", expecting = "a map of settings")]
+struct Entry {
+    agent_name: Option<String>,
+    introduction: Option<String>,
+    appagent_prompt: Option<String>,
+    appagent_example_prompt: Option<String>,
+    #[serde(rename = "API_PROMPT")]
+    _api_prompt: Option<Value>,
+    #[serde(rename = "VISUAL_MODE")]
+    _visual_mode: Option<Value>,
+    allowed_commands: Option<Vec<String>>,
+    /// Seconds, 1 to the policy's longest.
+    command_timeout: Option<f64>,
+    /// Bytes kept per stream.
+    output_limit: Option<Count<usize>>,
+    working_directory: Option<String>,
+}
+
+impl Keys {
+    /// The enabled third-party agents; paths are relative to `base`.
+    pub(super) fn agents(self, base: &Path) -> Result<Vec<ThirdPartyAgent>, SessionError> {
+        let mut configs = self.third_party_agent_config.unwrap_or_default();
+        let mut out = Vec::new();
+        for name in self
+            .enabled_third_party_agents
+            .iter()
+            .flatten()
+            .map(|n| n.trim())
+        {
+            if !AVAILABLE.contains(&name) {
+                let hint = nearest(name, AVAILABLE.iter().copied())
+                    .map(|n| format!(" (did you mean {n}?)"))
+                    .unwrap_or_default();
+                return Err(SessionError::BadKey {
+                    key: "ENABLED_THIRD_PARTY_AGENTS".into(),
+                    message: format!(
+                        "{name:?} is not a third-party agent ufo-rs can run{hint}; available: {}",
+                        AVAILABLE.join(", ")
+                    ),
+                });
+            }
+            let at = format!("THIRD_PARTY_AGENT_CONFIG.{name}");
+            let v = match configs.remove(name) {
+                None | Some(Value::Null) => Value::Object(Default::default()),
+                Some(v) => v,
+            };
+            let entry: Entry = de::read_all(&v, &at, |_| (de::keys_of::<Entry>(), ""))?;
+            out.push(entry.agent(name, &at, base)?);
         }
+        Ok(out)
     }
-    let text = |k: &str| -> Result<Option<String>, SessionError> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(bad(&key(k), "a string", other)),
-        }
-    };
-    let number = |k: &str, min: f64, max: f64| -> Result<Option<f64>, SessionError> {
-        match m.get(k) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => match v.as_f64().filter(|f| (min..=max).contains(f)) {
-                Some(f) => Ok(Some(f)),
-                None => Err(bad(&key(k), &format!("a number from {min} to {max}"), v)),
-            },
-        }
-    };
-    let mut policy = CommandPolicy::default();
-    if let Some(v) = m.get("ALLOWED_COMMANDS").filter(|v| !v.is_null()) {
-        let names: Vec<String> = match v.as_array() {
-            Some(a) => a
-                .iter()
-                .map(|x| {
-                    x.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| bad(&key("ALLOWED_COMMANDS"), "a list of program names", x))
-                })
-                .collect::<Result<_, _>>()?,
-            None => return Err(bad(&key("ALLOWED_COMMANDS"), "a list of program names", v)),
+}
+
+impl Entry {
+    fn agent(self, name: &str, at: &str, base: &Path) -> Result<ThirdPartyAgent, SessionError> {
+        let bad = |k: &str, message: String| SessionError::BadKey {
+            key: format!("{at}.{k}"),
+            message,
         };
-        policy = policy
-            .only(&names)
-            .map_err(|message| SessionError::BadKey {
-                key: key("ALLOWED_COMMANDS"),
-                message,
-            })?;
-    }
-    if let Some(t) = number("COMMAND_TIMEOUT", 1.0, policy.max_timeout.as_secs_f64())? {
-        policy.default_timeout = Duration::from_secs_f64(t);
-    }
-    if let Some(n) = number("OUTPUT_LIMIT", 256.0, 1_048_576.0)? {
-        policy.output_limit = n as usize;
-    }
-    if let Some(dir) = text("WORKING_DIRECTORY")? {
-        let p = PathBuf::from(dir.trim());
-        let p = if p.is_absolute() { p } else { base.join(p) };
-        if !p.is_dir() {
-            return Err(SessionError::BadKey {
-                key: key("WORKING_DIRECTORY"),
-                message: format!("{} is not a directory", p.display()),
-            });
+        let mut policy = CommandPolicy::default();
+        if let Some(names) = &self.allowed_commands {
+            policy = policy.only(names).map_err(|m| bad("ALLOWED_COMMANDS", m))?;
         }
-        policy.working_dir = Some(p);
+        if let Some(t) = self.command_timeout {
+            let max = policy.max_timeout.as_secs_f64();
+            if !(1.0..=max).contains(&t) {
+                return Err(bad(
+                    "COMMAND_TIMEOUT",
+                    format!("expected a number from 1 to {max}, got {t}"),
+                ));
+            }
+            policy.default_timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(Count(n)) = self.output_limit {
+            if !(256..=1_048_576).contains(&n) {
+                return Err(bad(
+                    "OUTPUT_LIMIT",
+                    format!("expected a number from 256 to 1048576, got {n}"),
+                ));
+            }
+            policy.output_limit = n;
+        }
+        if let Some(dir) = &self.working_directory {
+            let p = base.join(dir.trim());
+            if !p.is_dir() {
+                return Err(bad(
+                    "WORKING_DIRECTORY",
+                    format!("{} is not a directory", p.display()),
+                ));
+            }
+            policy.working_dir = Some(p);
+        }
+        let spec = CommandAgentSpec {
+            name: self
+                .agent_name
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| name.to_owned()),
+            introduction: self
+                .introduction
+                .unwrap_or_else(|| DEFAULT_INTRODUCTION.to_owned()),
+            allowed_commands: policy.programs().map(str::to_owned).collect(),
+            prompt: template_path(self.appagent_prompt.as_deref(), false, base),
+            example_prompt: template_path(self.appagent_example_prompt.as_deref(), false, base),
+        };
+        Ok(ThirdPartyAgent { spec, policy })
     }
-    let spec = CommandAgentSpec {
-        name: text("AGENT_NAME")?
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| name.to_owned()),
-        introduction: text("INTRODUCTION")?.unwrap_or_else(|| DEFAULT_INTRODUCTION.to_owned()),
-        allowed_commands: policy.programs().map(str::to_owned).collect(),
-        prompt: template_path(m.get("APPAGENT_PROMPT"), false, base),
-        example_prompt: template_path(m.get("APPAGENT_EXAMPLE_PROMPT"), false, base),
-    };
-    Ok(ThirdPartyAgent { spec, policy })
 }
 
 #[cfg(test)]

@@ -1,13 +1,22 @@
-//! Keys a config file holds that nothing reads: a misspelling (`MAX_STEPP`)
-//! would otherwise silently leave its default in place.
+//! The file's top level, and the keys it holds that nothing reads: a
+//! misspelling (`MAX_STEPP`) would otherwise silently leave its default in
+//! place.
+//!
+//! `SYSTEM:` keys are lifted beside the top-level ones (a top-level key
+//! wins), UFO's keys that ufo-rs accepts without reading are set aside with
+//! their reason, and each concern reads the top level with its own struct
+//! ([`TopLevel::read`]). A top-level key that no struct reads, or a key
+//! inside an agent section that [`LlmConfig`] does not hold, is unknown.
 
+use super::de::{self, KeyPath};
 use crate::error::SessionError;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
-use ufo_llm::config::{AGENT_KEYS, SHARED_AGENT_KEYS};
+use std::collections::{BTreeMap, BTreeSet};
+use ufo_llm::LlmConfig;
 
-/// The agent sections.
-pub(super) const SECTIONS: &[&str] = &[
+/// The agent sections (top level only).
+const SECTIONS: &[&str] = &[
     "HOST_AGENT",
     "APP_AGENT",
     "BACKUP_AGENT",
@@ -17,7 +26,7 @@ pub(super) const SECTIONS: &[&str] = &[
 
 /// UFO keys that ufo-rs accepts without reading them, and why; a config
 /// that sets one gets a note with the reason, never an error.
-pub(super) const ACCEPTED: &[(&str, &str)] = &[
+const ACCEPTED: &[(&str, &str)] = &[
     (
         "API_PROMPT",
         "the tools' descriptions come from ufo-rs's tool catalog (one definition per tool), not from an API prompt file",
@@ -48,6 +57,111 @@ pub(super) const ACCEPTED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The top level of a config file, read concern by concern.
+pub(super) struct TopLevel {
+    value: Value,
+    /// Keys that came from `SYSTEM:`.
+    lifted: BTreeSet<String>,
+    /// Keys of `SYSTEM:` that belong at the top level (sections).
+    misplaced: Vec<String>,
+    /// What each read left unread.
+    ignored: Vec<KeyPath>,
+    reads: usize,
+    /// The keys the reads know.
+    known: Vec<&'static str>,
+    /// One line per accepted UFO key the file sets.
+    pub(super) notes: Vec<String>,
+}
+
+impl TopLevel {
+    /// The top-level map `top`, its `SYSTEM:` keys lifted and UFO's
+    /// accepted keys set aside.
+    pub(super) fn new(mut top: Map<String, Value>) -> Result<Self, SessionError> {
+        let (mut lifted, mut misplaced) = (BTreeSet::new(), Vec::new());
+        match top.remove("SYSTEM") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(system)) => {
+                for (k, v) in system {
+                    if SECTIONS.contains(&k.as_str()) {
+                        misplaced.push(format!("SYSTEM.{k}"));
+                    } else if !top.contains_key(&k) {
+                        lifted.insert(k.clone());
+                        top.insert(k, v);
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(SessionError::BadKey {
+                    key: "SYSTEM".into(),
+                    message: format!("expected a map of system keys, got {other}"),
+                });
+            }
+        }
+        let notes = ACCEPTED
+            .iter()
+            .filter(|(k, _)| top.remove(*k).is_some())
+            .map(|(k, why)| format!("config key `{k}` is accepted and not used: {why}"))
+            .collect();
+        Ok(Self {
+            value: Value::Object(top),
+            lifted,
+            misplaced,
+            ignored: Vec::new(),
+            reads: 0,
+            known: vec!["SYSTEM"],
+            notes,
+        })
+    }
+
+    /// One concern's keys; an error names the key path (`SYSTEM.` first
+    /// for a key that came from there).
+    pub(super) fn read<T: DeserializeOwned>(&mut self) -> Result<T, SessionError> {
+        self.reads += 1;
+        self.known.extend(de::keys_of::<T>());
+        de::read(&self.value, "", &mut self.ignored).map_err(|mut e| {
+            if let SessionError::BadKey { key, .. } | SessionError::MissingKey { key, .. } = &mut e
+            {
+                *key = self.shown(std::mem::take(key));
+            }
+            e
+        })
+    }
+
+    fn shown(&self, key: String) -> String {
+        let first = key.split(['.', '[']).next().unwrap_or_default();
+        match self.lifted.contains(first) {
+            true => format!("SYSTEM.{key}"),
+            false => key,
+        }
+    }
+
+    /// Every key nothing read, as `(path, nearest known key)`.
+    pub(super) fn unknown(&self) -> Vec<(String, Option<String>)> {
+        let mut times: BTreeMap<&KeyPath, usize> = BTreeMap::new();
+        for p in &self.ignored {
+            *times.entry(p).or_default() += 1;
+        }
+        let agent_keys = de::keys_of::<LlmConfig>();
+        let mut out: Vec<(String, Option<String>)> = times
+            .into_iter()
+            // A top-level key is unknown when no read knows it; a key
+            // inside a section is reported by the one read that has it.
+            .filter(|(p, n)| p.len() > 1 || *n == self.reads)
+            .filter_map(|(p, _)| {
+                let (key, parent) = p.split_last()?;
+                let known = match parent.is_empty() {
+                    true => &self.known,
+                    false => &agent_keys,
+                };
+                let near = nearest(key, known.iter().copied()).map(str::to_owned);
+                Some((self.shown(de::join("", p)), near))
+            })
+            .collect();
+        out.extend(self.misplaced.iter().map(|k| (k.clone(), None)));
+        out
+    }
+}
+
 /// The known key closest to `key` (edit distance at most a third of its
 /// length, at least 2), for "did you mean".
 pub(super) fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
@@ -62,52 +176,9 @@ pub(super) fn nearest<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Op
         .map(|(_, k)| k)
 }
 
-/// Every key of `top` (its `SYSTEM` map, its agent sections) that is not
-/// known, as `(path, nearest known key)`. `read` are the system keys the
-/// loader asked for.
-pub(super) fn unknown_keys(
-    top: &Map<String, Value>,
-    read: &BTreeSet<String>,
-) -> Vec<(String, Option<String>)> {
-    let system_known: BTreeSet<&str> = read
-        .iter()
-        .map(String::as_str)
-        .chain(SHARED_AGENT_KEYS.iter().copied())
-        .collect();
-    let top_known: BTreeSet<&str> = system_known
-        .iter()
-        .copied()
-        .chain(SECTIONS.iter().copied())
-        .chain(["SYSTEM"])
-        .collect();
-    let mut out = Vec::new();
-    let mut check = |path: String, key: &str, known: &BTreeSet<&str>| {
-        if !known.contains(key) {
-            out.push((path, nearest(key, known.iter().copied()).map(str::to_owned)));
-        }
-    };
-    let agent_known: BTreeSet<&str> = AGENT_KEYS.iter().copied().collect();
-    for (k, v) in top {
-        check(k.clone(), k, &top_known);
-        match (k.as_str(), v) {
-            ("SYSTEM", Value::Object(m)) => {
-                for sk in m.keys() {
-                    check(format!("SYSTEM.{sk}"), sk, &system_known);
-                }
-            }
-            (s, Value::Object(m)) if SECTIONS.contains(&s) => {
-                for ak in m.keys() {
-                    check(format!("{s}.{ak}"), ak, &agent_known);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The error for the first unknown key (all of them listed).
-pub(super) fn error(unknown: &[(String, Option<String>)]) -> SessionError {
+/// The error for the first unknown key (all of them listed); `note` says
+/// what belongs there.
+pub(super) fn error(unknown: &[(String, Option<String>)], note: &str) -> SessionError {
     let describe = |(k, near): &(String, Option<String>)| match near {
         Some(n) => format!("{k} (did you mean {n}?)"),
         None => k.clone(),
@@ -121,6 +192,9 @@ pub(super) fn error(unknown: &[(String, Option<String>)]) -> SessionError {
         Some(n) => format!("unknown key; did you mean {n}?"),
         None => "unknown key: ufo-rs does not read it".to_owned(),
     };
+    if !note.is_empty() {
+        message.push_str(&format!("; {note}"));
+    }
     if !rest.is_empty() {
         message.push_str(&format!(" (also unknown: {})", rest.join(", ")));
     }
