@@ -64,15 +64,24 @@ def _safe(f, default=None):
         return default
 
 
+FLAT_BAR_ROLES = (pyatspi.ROLE_MENU_BAR, pyatspi.ROLE_TOOL_BAR, pyatspi.ROLE_MENU,
+                  pyatspi.ROLE_POPUP_MENU)
+
+
 def read(node):
-    """Reads what ufo reads of one node; returns its state set."""
-    node.getRole()
+    """Reads what ufo reads of one node; returns its state set and whether
+    it is a bar without width or height (whose items ufo does not walk:
+    LibreOffice's second, 0 px high menu bar)."""
+    role = node.getRole()
     node.name
     node.description
     states = node.getState()
     ifaces = set(node.get_interfaces())
+    flat = False
     if "Component" in ifaces:
-        _safe(lambda: node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS))
+        e = _safe(lambda: node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS))
+        flat = (e is not None and (e.width <= 0 or e.height <= 0)
+                and role in FLAT_BAR_ROLES and states.contains(pyatspi.STATE_SHOWING))
     if "Action" in ifaces:
         def names():
             a = node.queryAction()
@@ -82,7 +91,7 @@ def read(node):
         _safe(lambda: node.queryText().getText(0, MAX_TEXT + 1))
     if "Value" in ifaces:
         _safe(lambda: node.queryValue().currentValue)
-    return states
+    return states, flat
 
 
 def children(node, states):
@@ -96,7 +105,7 @@ def children(node, states):
 def walk(window):
     """Breadth first, level by level as ufo's capture, with its pruning."""
     nodes = 1
-    root_states = read(window)
+    root_states, _ = read(window)
     # (parent's states, parent is the window, children)
     level = [(root_states, True, children(window, root_states))]
     while level:
@@ -110,13 +119,13 @@ def walk(window):
                     continue  # vanished mid-walk, as ufo skips it
             nodes += len(read_kids)
             parent_showing = parent_states.contains(pyatspi.STATE_SHOWING)
-            sibling_showing = any(s.contains(pyatspi.STATE_SHOWING) for _, s in read_kids)
-            for k, s in read_kids:
+            sibling_showing = any(s.contains(pyatspi.STATE_SHOWING) for _, (s, _) in read_kids)
+            for k, (s, flat) in read_kids:
                 hidden_branch = (not s.contains(pyatspi.STATE_SHOWING)
                                  and not s.contains(pyatspi.STATE_DEFUNCT)
                                  and (not parent_is_root or sibling_showing)
                                  and parent_showing)
-                if hidden_branch:
+                if hidden_branch or flat:
                     continue
                 grand = _safe(lambda: children(k, s), [])
                 if grand:

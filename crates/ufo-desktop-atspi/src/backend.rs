@@ -1,9 +1,9 @@
 //! The Linux [`Backend`]: AT-SPI for trees and semantic actions, X11 for pixels
 //! and synthetic input.
 //!
-//! Tree capture is breadth-first with every D-Bus call of one level in flight at
-//! once on the single accessibility-bus connection (the probe measured 3.7–7×
-//! over sequential walks). Proxies are built with `CacheProperties::No`, so a
+//! Tree capture is pipelined: a node's calls all go out at once, and its
+//! children's as soon as it has answered (see `backend/walk.rs`), on the
+//! single accessibility-bus connection or the application's own socket. Proxies are built with `CacheProperties::No`, so a
 //! proxy costs no round trip. GTK4 reports component extents relative to the
 //! window even when screen coordinates are asked for; the backend adds the X
 //! window's origin for GTK4 applications.
