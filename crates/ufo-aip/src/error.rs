@@ -15,12 +15,13 @@ pub enum AipError {
         host: String,
     },
     /// The listening socket cannot be opened.
-    #[error("cannot listen on {addr}: {message}")]
+    #[error("cannot listen on {addr}: {source}")]
     Bind {
         /// The address.
         addr: String,
         /// The OS error.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The server URL is not a `ws://` or `wss://` URL.
     #[error("bad server URL {url:?}: {message}")]

@@ -23,16 +23,20 @@ pub enum BenchError {
         what: String,
         /// The OS error.
         message: String,
+        /// The underlying error.
+        #[source]
+        source: Option<ufo_core::BoxError>,
         /// What to do.
         help: &'static str,
     },
     /// A file cannot be written.
-    #[error("cannot write {path}: {message}")]
+    #[error("cannot write {path}: {source}")]
     Write {
         /// The file.
         path: String,
         /// The OS error.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     /// A baseline (the Python walk, the Python agent) failed.
     #[error("the baseline failed: {message}")]
@@ -81,7 +85,7 @@ pub(crate) fn bad(option: &'static str, message: String, help: &'static str) -> 
 pub(crate) fn write_err(path: &std::path::Path, e: std::io::Error) -> ErrorReport {
     BenchError::Write {
         path: path.display().to_string(),
-        message: e.to_string(),
+        source: e,
     }
     .report()
 }
@@ -93,6 +97,7 @@ pub(crate) fn current_exe() -> Result<std::path::PathBuf, ErrorReport> {
         BenchError::Read {
             what: "the ufo executable's path".into(),
             message: e.to_string(),
+            source: Some(e.into()),
             help: "run ufo from its installed path",
         }
         .report()

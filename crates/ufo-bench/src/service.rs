@@ -145,11 +145,9 @@ pub struct ServiceReport {
 
 /// The floor: a bare WebSocket echo over loopback, `n` sequential round
 /// trips of a frame the size of a COMMAND.
-async fn echo_baseline(n: usize, frame: &str) -> Result<Latency, String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| e.to_string())?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+async fn echo_baseline(n: usize, frame: &str) -> Result<Latency, ufo_core::BoxError> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
     let server = tokio::spawn(async move {
         let Ok((tcp, _)) = listener.accept().await else {
             return;
@@ -162,15 +160,12 @@ async fn echo_baseline(n: usize, frame: &str) -> Result<Latency, String> {
             }
         }
     });
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/"))
-        .await
-        .map_err(|e| e.to_string())?;
+    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/")).await?;
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
         ws.send(tokio_tungstenite::tungstenite::Message::Text(frame.into()))
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let _ = ws.next().await;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
@@ -213,14 +208,14 @@ async fn start_server(
         .map_err(|e| {
             ufo_aip::AipError::Bind {
                 addr: "127.0.0.1:0".into(),
-                message: e.to_string(),
+                source: e,
             }
             .report()
         })?;
     let addr = listener.local_addr().map_err(|e| {
         ufo_aip::AipError::Bind {
             addr: "127.0.0.1:0".into(),
-            message: e.to_string(),
+            source: e,
         }
         .report()
     })?;
@@ -303,6 +298,7 @@ pub async fn run(opts: &ServiceOptions) -> Result<ServiceReport, ErrorReport> {
             BenchError::Read {
                 what: "the device process".into(),
                 message: e.to_string(),
+                source: Some(e.into()),
                 help: "check that ufo can start itself",
             }
             .report()
@@ -353,7 +349,8 @@ pub async fn run(opts: &ServiceOptions) -> Result<ServiceReport, ErrorReport> {
         .map_err(|e| {
             BenchError::Read {
                 what: "the echo baseline".into(),
-                message: e,
+                message: e.to_string(),
+                source: Some(e),
                 help: "rerun; loopback sockets must be available",
             }
             .report()

@@ -84,6 +84,7 @@ fn load_sessions(path: Option<&Path>) -> Result<BTreeMap<String, Session>, Error
             BenchError::Read {
                 what: p.display().to_string(),
                 message: e.to_string(),
+                source: Some(e.into()),
                 help: "pass a readable sessions file with --sessions",
             }
             .report()

@@ -62,7 +62,7 @@ pub(crate) fn api_key(file: Option<&PathBuf>) -> Result<Option<String>, ErrorRep
         let key = std::fs::read_to_string(f).map_err(|e| {
             CliError::Read {
                 what: f.display().to_string(),
-                message: e.to_string(),
+                source: e,
                 help: "give a file that holds the key on one line",
             }
             .report()

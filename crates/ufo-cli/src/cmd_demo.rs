@@ -39,7 +39,7 @@ pub(crate) struct DemoArgs {
 }
 
 fn replay_config(dir: &std::path::Path) -> Result<UfoConfig, ErrorReport> {
-    let io = |e: std::io::Error| CliError::DemoCassette(e.to_string()).report();
+    let io = |e: std::io::Error| CliError::DemoCassette(e).report();
     std::fs::create_dir_all(dir).map_err(io)?;
     for (name, text) in [
         ("host.cassette.jsonl", HOST_CASSETTE),

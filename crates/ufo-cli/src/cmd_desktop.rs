@@ -184,8 +184,8 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
         }
         DesktopCommand::Status { name, state_dir } => {
             let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
-            let mut v = serde_json::to_value(desktop.state())
-                .map_err(|e| CliError::Json(e.to_string()).report())?;
+            let mut v =
+                serde_json::to_value(desktop.state()).map_err(|e| CliError::Json(e).report())?;
             v["processes"] = serde_json::json!(desktop.processes());
             print_json(&v)?;
             Ok(ExitCode::SUCCESS)

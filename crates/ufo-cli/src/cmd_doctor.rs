@@ -66,7 +66,7 @@ fn endpoints(config: &std::path::Path) -> Result<Vec<(String, String)>, ErrorRep
     let text = std::fs::read_to_string(config).map_err(|e| {
         CliError::Read {
             what: config.display().to_string(),
-            message: e.to_string(),
+            source: e,
             help: "pass an existing YAML file with --config",
         }
         .report()

@@ -96,7 +96,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     std::fs::create_dir_all(&args.out).map_err(|e| {
         CliError::Write {
             path: args.out.display().to_string(),
-            message: e.to_string(),
+            source: e,
         }
         .report()
     })?;
@@ -130,14 +130,13 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     })
     .await;
     bar.finish();
-    let json = serde_json::to_string_pretty(&results)
-        .map_err(|e| CliError::Json(e.to_string()).report())?;
+    let json = serde_json::to_string_pretty(&results).map_err(|e| CliError::Json(e).report())?;
     let write = |name: &str, text: &str| {
         let p = args.out.join(name);
         std::fs::write(&p, text).map_err(|e| {
             CliError::Write {
                 path: p.display().to_string(),
-                message: e.to_string(),
+                source: e,
             }
             .report()
         })

@@ -251,7 +251,7 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
     std::fs::write(&args.output, &png).map_err(|e| {
         CliError::Write {
             path: args.output.display().to_string(),
-            message: e.to_string(),
+            source: e,
         }
         .report()
     })?;

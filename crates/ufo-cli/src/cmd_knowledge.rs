@@ -97,6 +97,7 @@ fn source_arg(s: &str) -> Result<Source, ErrorReport> {
         code: "ufo::cli::bad_argument".into(),
         message: format!("unknown source {s:?}"),
         help: Some("use experience, demonstration or help_docs".into()),
+        causes: Vec::new(),
     })
 }
 

@@ -67,7 +67,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
                 Some(path) => std::fs::read_to_string(&path).map_err(|e| {
                     CliError::Read {
                         what: path.display().to_string(),
-                        message: e.to_string(),
+                        source: e,
                         help: "pass an existing messages.json with --input, or pipe it to stdin",
                     }
                     .report()
@@ -77,7 +77,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
                     std::io::stdin().read_to_string(&mut s).map_err(|e| {
                         CliError::Read {
                             what: "stdin".into(),
-                            message: e.to_string(),
+                            source: e,
                             help: "pipe a messages.json to stdin, or pass --input",
                         }
                         .report()
@@ -87,8 +87,8 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             };
             let out = ufo_llm::cli::format_request(&api, model.as_deref(), &messages)
                 .map_err(|e| e.report())?;
-            let text = serde_json::to_string_pretty(&out)
-                .map_err(|e| CliError::Json(e.to_string()).report())?;
+            let text =
+                serde_json::to_string_pretty(&out).map_err(|e| CliError::Json(e).report())?;
             outln!("{text}");
             Ok(ExitCode::SUCCESS)
         }
@@ -100,7 +100,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             let yaml = std::fs::read_to_string(&config).map_err(|e| {
                 CliError::Read {
                     what: config.display().to_string(),
-                    message: e.to_string(),
+                    source: e,
                     help: "copy config/ufo/agents.yaml.template to agents.yaml, or pass --config",
                 }
                 .report()

@@ -131,7 +131,7 @@ fn api_key(file: Option<&PathBuf>) -> Result<String, ErrorReport> {
         Some(f) => std::fs::read_to_string(f).map_err(|e| {
             CliError::Read {
                 what: f.display().to_string(),
-                message: e.to_string(),
+                source: e,
                 help: "create it with a long random key, e.g. `head -c 24 /dev/urandom | base64 > mcp.key && chmod 600 mcp.key`",
             }
             .report()

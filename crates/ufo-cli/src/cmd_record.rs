@@ -98,6 +98,7 @@ pub(crate) async fn run(args: RecordArgs) -> Result<ExitCode, ErrorReport> {
         code: "ufo::cli::io".into(),
         message: format!("cannot write {}: {e}", args.output.display()),
         help: Some("check that the folder exists and is writable".into()),
+        causes: Vec::new(),
     })?;
     outln!(
         "Wrote {} ({} events, {} replayable steps). Replay: ufo run -m follower -p {0}; learn: ufo knowledge add-demo {0}",

@@ -98,7 +98,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         AipError::Bind {
             addr: addr.to_string(),
-            message: e.to_string(),
+            source: e,
         }
         .report()
     })?;
@@ -112,7 +112,7 @@ pub(crate) async fn serve(args: ServeArgs) -> Result<ExitCode, ErrorReport> {
     server.serve(listener, shutdown).await.map_err(|e| {
         AipError::Bind {
             addr: bound.to_string(),
-            message: e.to_string(),
+            source: e,
         }
         .report()
     })?;

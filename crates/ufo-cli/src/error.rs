@@ -7,22 +7,24 @@ use ufo_core::Diagnostic;
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     /// A file or stdin cannot be read.
-    #[error("cannot read {what}: {message}")]
+    #[error("cannot read {what}: {source}")]
     Read {
         /// The file (or `stdin`).
         what: String,
         /// The OS error.
-        message: String,
+        #[source]
+        source: std::io::Error,
         /// What to pass instead.
         help: &'static str,
     },
     /// A file cannot be written.
-    #[error("cannot write {path}: {message}")]
+    #[error("cannot write {path}: {source}")]
     Write {
         /// The file.
         path: String,
         /// The OS error.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     // Only the Linux-only commands (demo, eval, record) raise it.
     #[cfg_attr(windows, allow(dead_code))]
@@ -40,7 +42,7 @@ pub(crate) enum CliError {
     },
     /// Output cannot be serialised.
     #[error("cannot serialise output: {0}")]
-    Json(String),
+    Json(#[source] serde_json::Error),
     /// An option has a bad value (`--runs 0`, `--size 12`).
     #[error("{option}: {message}")]
     BadOption {
@@ -74,7 +76,7 @@ pub(crate) enum CliError {
     #[cfg_attr(windows, allow(dead_code))]
     /// The demo's cassettes cannot be written.
     #[error("cannot write the demo cassettes: {0}")]
-    DemoCassette(String),
+    DemoCassette(#[source] std::io::Error),
     // Only the Linux-only commands (demo, eval, record) raise it.
     #[cfg_attr(windows, allow(dead_code))]
     /// The demo ran but its result is not on screen.

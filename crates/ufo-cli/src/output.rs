@@ -38,7 +38,7 @@ pub(crate) fn print_error(report: &ErrorReport) {
 /// Prints a value as pretty JSON to stdout.
 pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), ErrorReport> {
     let text = serde_json::to_string_pretty(value)
-        .map_err(|e| ufo_core::Diagnostic::report(&crate::error::CliError::Json(e.to_string())))?;
+        .map_err(|e| ufo_core::Diagnostic::report(&crate::error::CliError::Json(e)))?;
     outln!("{text}");
     Ok(())
 }

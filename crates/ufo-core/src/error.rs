@@ -8,6 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The source of an error whose underlying error types vary (I/O, JSON,
+/// YAML, ...). A plain message converts into it too (`"text".into()`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 /// An error that carries a stable code and a help line (nushell style).
 ///
 /// Implement it for every error enum that can reach a user. The `Display` of the
@@ -20,14 +24,42 @@ pub trait Diagnostic: std::error::Error {
     /// `None` only when there is genuinely nothing to suggest.
     fn help(&self) -> Option<String>;
 
-    /// A serialisable snapshot of this error (code, message, help).
+    /// A serialisable snapshot of this error (code, message, help, and the
+    /// causes from its source chain that the message does not already say).
     fn report(&self) -> ErrorReport {
+        let message = self.to_string();
+        let causes = causes(self.source(), &message);
         ErrorReport {
             code: self.code().to_owned(),
-            message: self.to_string(),
+            message,
             help: self.help(),
+            causes,
         }
     }
+}
+
+/// The texts of `source` and its own sources, in order, leaving out each one
+/// that `message` (or an earlier cause) already contains: errors that show
+/// their source in their message (`cannot read x: No such file`) add nothing.
+pub fn causes(source: Option<&(dyn std::error::Error + 'static)>, message: &str) -> Vec<String> {
+    let mut shown = message.to_owned();
+    let mut out = Vec::new();
+    let mut next = source;
+    while let Some(e) = next {
+        let text = e.to_string();
+        if !text.is_empty() && !shown.contains(&text) {
+            shown.push('\n');
+            shown.push_str(&text);
+            out.push(text);
+        }
+        next = e.source();
+    }
+    out
+}
+
+/// Renders any error the way a person reads it (see [`ErrorReport::rendered`]).
+pub fn render(error: &dyn Diagnostic) -> String {
+    error.report().rendered()
 }
 
 /// A serialisable error: what went wrong, its stable code and how to fix it.
@@ -43,6 +75,10 @@ pub struct ErrorReport {
     /// What to do next, when there is something to suggest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The underlying causes (source chain) not already in `message`,
+    /// outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
 }
 
 impl ErrorReport {
@@ -52,6 +88,7 @@ impl ErrorReport {
             code: code.into(),
             message: message.into(),
             help: None,
+            causes: Vec::new(),
         }
     }
 
@@ -68,13 +105,19 @@ impl ErrorReport {
     }
 
     /// The whole form a person reads, the one renderer every front end uses:
-    /// `error[code]: message`, then `  help: …` on its own line when there is
-    /// help.
+    /// `error[code]: message`, then a `  caused by: …` line per cause, then
+    /// `  help: …` on its own line when there is help.
     pub fn rendered(&self) -> String {
-        match &self.help {
-            Some(h) => format!("{}\n  help: {h}", self.headline()),
-            None => self.headline(),
+        let mut s = self.headline();
+        for c in &self.causes {
+            s.push_str("\n  caused by: ");
+            s.push_str(c);
         }
+        if let Some(h) = &self.help {
+            s.push_str("\n  help: ");
+            s.push_str(h);
+        }
+        s
     }
 }
 
@@ -122,5 +165,44 @@ mod tests {
             ErrorReport::new("ufo::x::y", "it broke").rendered(),
             "error[ufo::x::y]: it broke"
         );
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read f: {source}")]
+    struct Shown {
+        source: std::io::Error,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read f")]
+    struct Hidden {
+        #[source]
+        source: Shown,
+    }
+
+    impl Diagnostic for Hidden {
+        fn code(&self) -> &'static str {
+            "ufo::x::read"
+        }
+        fn help(&self) -> Option<String> {
+            Some("check f".into())
+        }
+    }
+
+    #[test]
+    fn rendered_lists_causes_not_already_shown() {
+        let e = Hidden {
+            source: Shown {
+                source: std::io::Error::other("gone"),
+            },
+        };
+        let r = e.report();
+        assert_eq!(r.causes, vec!["cannot read f: gone".to_owned()]);
+        assert_eq!(
+            render(&e),
+            "error[ufo::x::read]: cannot read f\n  caused by: cannot read f: gone\n  help: check f"
+        );
+        let json = serde_json::to_string(&ErrorReport::new("a", "b")).unwrap();
+        assert!(!json.contains("causes"), "{json}");
     }
 }

@@ -22,7 +22,7 @@ pub mod tool;
 pub mod ui;
 
 pub use command::{ActionResult, ActionStatus, Command, ToolType};
-pub use error::{Diagnostic, ErrorReport};
+pub use error::{BoxError, Diagnostic, ErrorReport, render};
 pub use geometry::{Image, Point, Rect, Screen, Window};
 pub use states::States;
 pub use status::{AppAgentStatus, HostAgentStatus, StepStatus};

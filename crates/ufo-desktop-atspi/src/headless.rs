@@ -340,7 +340,7 @@ impl HeadlessDesktop {
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),
-            detail: e.to_string(),
+            source: e,
         })?;
         std::fs::write(state_dir.join("state.json"), json).map_err(io_err("writing state.json"))?;
 
@@ -379,10 +379,7 @@ impl HeadlessDesktop {
         let path = dir.join("state.json");
         let text = std::fs::read_to_string(&path)
             .map_err(io_err(format!("reading {}", path.display())))?;
-        serde_json::from_str(&text).map_err(|e| HeadlessError::BadState {
-            path,
-            detail: e.to_string(),
-        })
+        serde_json::from_str(&text).map_err(|e| HeadlessError::BadState { path, source: e })
     }
 
     /// The desktop's persisted state.
@@ -475,6 +472,7 @@ rm -rf {dir}
         .ok_or_else(|| HeadlessError::StartFailed {
             component: "watchdog".into(),
             detail: "no stdin pipe".into(),
+            source: None,
         })?;
     Ok((child, stdin))
 }

@@ -123,7 +123,7 @@ fn json_docs(
     app: &str,
 ) -> Result<Vec<(String, String, String)>, KnowledgeError> {
     let v: Value = serde_json::from_str(text)
-        .map_err(|e| KnowledgeError::format(path, format!("not valid JSON: {e}")))?;
+        .map_err(|e| KnowledgeError::format_from(path, format!("not valid JSON: {e}"), e))?;
     let items = match v {
         Value::Array(a) => a,
         o @ Value::Object(_) => vec![o],

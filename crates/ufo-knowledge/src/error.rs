@@ -1,26 +1,28 @@
 //! What can go wrong with the knowledge stores, each with a stable code and a
 //! help line.
 
-use ufo_core::Diagnostic;
+use ufo_core::{BoxError, Diagnostic};
 
 /// Errors of the knowledge substrate.
 #[derive(Debug, thiserror::Error)]
 pub enum KnowledgeError {
     /// A file or folder of the knowledge directory cannot be read or written.
-    #[error("{path}: {message}")]
+    #[error("{path}: {source}")]
     Io {
         /// The file or folder.
         path: String,
         /// The OS error.
-        message: String,
+        #[source]
+        source: std::io::Error,
     },
     /// The search engine failed (not a corrupted index: that is rebuilt).
-    #[error("the {source_name} index failed: {message}")]
+    #[error("the {source_name} index failed: {source}")]
     Index {
         /// `experience`, `demonstration` or `help_docs`.
         source_name: String,
         /// What tantivy said.
-        message: String,
+        #[source]
+        source: BoxError,
     },
     /// A document, record or demonstration file is not in a known format.
     #[error("{path}: {message}")]
@@ -29,6 +31,9 @@ pub enum KnowledgeError {
         path: String,
         /// What is wrong.
         message: String,
+        /// The parser's error, when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// No record has this id.
     #[error("no record {id:?} in the {source_name} store")]
@@ -43,12 +48,18 @@ pub enum KnowledgeError {
     Search {
         /// What happened.
         message: String,
+        /// The underlying error (HTTP, URL), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// The model could not summarise an experience or a demonstration.
     #[error("summary: {message}")]
     Summary {
         /// What happened.
         message: String,
+        /// The underlying error (model, template), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// The embeddings endpoint failed.
     #[error("embeddings: {0}")]
@@ -56,10 +67,10 @@ pub enum KnowledgeError {
 }
 
 impl KnowledgeError {
-    pub(crate) fn io(path: &std::path::Path, e: impl std::fmt::Display) -> Self {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
         Self::Io {
             path: path.display().to_string(),
-            message: e.to_string(),
+            source,
         }
     }
 
@@ -67,6 +78,21 @@ impl KnowledgeError {
         Self::Format {
             path: path.display().to_string(),
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A [`Self::Format`] error caused by a parser's `source`, whose text
+    /// `message` includes.
+    pub(crate) fn format_from(
+        path: &std::path::Path,
+        message: impl Into<String>,
+        source: impl Into<BoxError>,
+    ) -> Self {
+        Self::Format {
+            path: path.display().to_string(),
+            message: message.into(),
+            source: Some(source.into()),
         }
     }
 }

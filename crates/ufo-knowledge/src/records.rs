@@ -218,7 +218,7 @@ pub fn partition_response_log(text: &str) -> Vec<Partition> {
 pub fn read_ufo_yaml(path: &Path) -> Result<Vec<Value>, KnowledgeError> {
     let text = std::fs::read_to_string(path).map_err(|e| KnowledgeError::io(path, e))?;
     let v: Value = serde_saphyr::from_str(&text)
-        .map_err(|e| KnowledgeError::format(path, format!("not valid YAML: {e}")))?;
+        .map_err(|e| KnowledgeError::format_from(path, format!("not valid YAML: {e}"), e))?;
     let Value::Object(map) = v else {
         return Err(KnowledgeError::format(path, "expected a YAML map"));
     };

@@ -102,6 +102,15 @@ pub struct OnlineSearch {
 fn err(message: impl Into<String>) -> KnowledgeError {
     KnowledgeError::Search {
         message: message.into(),
+        source: None,
+    }
+}
+
+/// A search error that shows `e` and keeps it as its source.
+fn err_from<E: std::error::Error + Send + Sync + 'static>(e: E) -> KnowledgeError {
+    KnowledgeError::Search {
+        message: e.to_string(),
+        source: Some(Box::new(e)),
     }
 }
 
@@ -118,8 +127,10 @@ impl OnlineSearch {
         if settings.provider != SearchProvider::SearXng && settings.api_key.is_none() {
             return Err(err("this search provider needs RAG_ONLINE_SEARCH_API_KEY"));
         }
-        let endpoint =
-            url::Url::parse(&raw).map_err(|e| err(format!("bad endpoint {raw:?}: {e}")))?;
+        let endpoint = url::Url::parse(&raw).map_err(|e| KnowledgeError::Search {
+            message: format!("bad endpoint {raw:?}: {e}"),
+            source: Some(e.into()),
+        })?;
         Ok(Self { settings, endpoint })
     }
 
@@ -134,7 +145,7 @@ impl OnlineSearch {
             .timeout(self.settings.timeout)
             .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
             .build()
-            .map_err(|e| err(e.to_string()))?;
+            .map_err(err_from)?;
         let mut u = self.endpoint.clone();
         let base = u.path().trim_end_matches('/').to_owned();
         let key = self.settings.api_key.clone().unwrap_or_default();
@@ -286,13 +297,13 @@ impl OnlineSearch {
             .redirect(reqwest::redirect::Policy::none())
             .resolve(&bare, first)
             .build()
-            .map_err(|e| err(e.to_string()))
+            .map_err(err_from)
     }
 }
 
 async fn read_limited(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, KnowledgeError> {
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| err(e.to_string()))? {
+    while let Some(chunk) = resp.chunk().await.map_err(err_from)? {
         let room = max.saturating_sub(body.len());
         body.extend_from_slice(&chunk[..chunk.len().min(room)]);
         if body.len() >= max {

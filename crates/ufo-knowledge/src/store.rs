@@ -416,10 +416,10 @@ fn reader_of(i: &Index) -> tantivy::Result<IndexReader> {
     Ok(r)
 }
 
-fn index_err(name: &str, e: impl std::fmt::Display) -> KnowledgeError {
+fn index_err(name: &str, e: impl Into<ufo_core::BoxError>) -> KnowledgeError {
     KnowledgeError::Index {
         source_name: name.to_owned(),
-        message: e.to_string(),
+        source: e.into(),
     }
 }
 

@@ -180,6 +180,7 @@ impl HttpModel {
         let provider = self.api.name();
         let body = serde_json::to_vec(&wire.body).map_err(|e| LlmError::InvalidMessages {
             message: format!("the request cannot be serialised: {e}"),
+            source: Some(e.into()),
         })?;
         if body.len() > MAX_REQUEST_BYTES {
             return Err(LlmError::TooLarge {

@@ -156,8 +156,8 @@ impl LlmConfig {
 
     /// Parses one agent section from YAML (the section's content, not the whole file).
     pub fn from_yaml(yaml: &str) -> Result<Self, LlmError> {
-        let v: serde_json::Value = serde_saphyr::from_str(yaml)
-            .map_err(|e| LlmError::config("API_TYPE", e.to_string()))?;
+        let v: serde_json::Value =
+            serde_saphyr::from_str(yaml).map_err(|e| LlmError::config_from("API_TYPE", e))?;
         Self::from_value(&v, "")
     }
 
@@ -165,7 +165,7 @@ impl LlmConfig {
     /// `agents.yaml`. Other sections may have any shape.
     pub fn from_agents_yaml(yaml: &str, section: &str) -> Result<Self, LlmError> {
         let all: serde_json::Value =
-            serde_saphyr::from_str(yaml).map_err(|e| LlmError::config(section, e.to_string()))?;
+            serde_saphyr::from_str(yaml).map_err(|e| LlmError::config_from(section, e))?;
         let part = all
             .get(section)
             .ok_or_else(|| LlmError::config(section, "no such section in agents.yaml"))?;
@@ -437,7 +437,7 @@ mod tests {
     #[test]
     fn unknown_api_type_is_an_error() {
         let e = LlmConfig::from_yaml("API_TYPE: martian\n").unwrap_err();
-        let LlmError::Config { key, message } = e else {
+        let LlmError::Config { key, message, .. } = e else {
             panic!("{e:?}")
         };
         assert_eq!(key, "API_TYPE");

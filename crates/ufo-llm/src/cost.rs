@@ -88,6 +88,7 @@ impl PriceTable {
         let file: TableFile = serde_saphyr::from_str(yaml).map_err(|e| LlmError::PriceTable {
             source_name: source_name.to_owned(),
             message: e.to_string(),
+            source: Some(e.into()),
         })?;
         let prices = match file {
             TableFile::Wrapped { prices } | TableFile::Bare(prices) => prices,
@@ -100,6 +101,7 @@ impl PriceTable {
         let text = std::fs::read_to_string(path).map_err(|e| LlmError::PriceTable {
             source_name: path.display().to_string(),
             message: e.to_string(),
+            source: Some(e.into()),
         })?;
         Self::from_yaml(&text, &path.display().to_string())
     }

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ufo_core::Diagnostic;
+use ufo_core::{BoxError, Diagnostic};
 
 /// How a provider error should be handled by the retry loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +81,9 @@ pub enum LlmError {
         key: String,
         /// What is wrong with it.
         message: String,
+        /// The underlying error (I/O, JSON, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// `API_TYPE` (or `--api`) names no known provider or formatting strategy.
     #[error("unknown API type `{value}`")]
@@ -93,6 +96,9 @@ pub enum LlmError {
     InvalidMessages {
         /// What is wrong.
         message: String,
+        /// The underlying error (I/O, JSON, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// The provider answered with an error status.
     #[error("{} returned HTTP {}{}: {}", .0.provider, .0.status, .0.code.as_deref().map(|c| format!(" ({c})")).unwrap_or_default(), .0.message)]
@@ -147,6 +153,9 @@ pub enum LlmError {
         path: PathBuf,
         /// What failed.
         message: String,
+        /// The underlying error (I/O, JSON, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// A price table cannot be read.
     #[error("price table {source_name}: {message}")]
@@ -155,6 +164,9 @@ pub enum LlmError {
         source_name: String,
         /// What failed.
         message: String,
+        /// The underlying error (I/O, JSON, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// Both the primary model and the `BACKUP_AGENT` model failed.
     #[error("primary model failed ({primary}); backup model failed too ({backup})")]
@@ -206,6 +218,9 @@ pub enum LlmError {
         path: String,
         /// What is wrong with it.
         message: String,
+        /// The underlying error (I/O, JSON, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
 }
 
@@ -215,6 +230,20 @@ impl LlmError {
         Self::Config {
             key: key.into(),
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A configuration error for `key` caused by `source` (a YAML error),
+    /// whose text the message shows.
+    pub fn config_from<E: std::error::Error + Send + Sync + 'static>(
+        key: impl Into<String>,
+        source: E,
+    ) -> Self {
+        Self::Config {
+            key: key.into(),
+            message: source.to_string(),
+            source: Some(Box::new(source)),
         }
     }
 

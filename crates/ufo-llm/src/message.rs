@@ -345,6 +345,7 @@ mod duration_ms {
 pub fn parse_messages(json: &str) -> Result<Vec<Msg>, crate::LlmError> {
     serde_json::from_str(json).map_err(|e| crate::LlmError::InvalidMessages {
         message: e.to_string(),
+        source: Some(e.into()),
     })
 }
 

@@ -78,19 +78,23 @@ pub fn normalize_request(request: &ChatRequest) -> Value {
 
 /// Reads a cassette (JSON Lines or a JSON array).
 pub fn load_cassette(path: &Path) -> Result<Vec<CassetteEntry>, LlmError> {
-    let err = |message: String| LlmError::Cassette {
+    let err = |message: String, e: ufo_core::BoxError| LlmError::Cassette {
         path: path.to_owned(),
         message,
+        source: Some(e),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}")))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}"), e.into()))?;
     if text.trim_start().starts_with('[') {
         return serde_json::from_str(&text)
-            .map_err(|e| err(format!("not a JSON array of entries: {e}")));
+            .map_err(|e| err(format!("not a JSON array of entries: {e}"), e.into()));
     }
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| err(format!("line {}: {e}", i + 1))))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| err(format!("line {}: {e}", i + 1), e.into()))
+        })
         .collect()
 }
 
@@ -220,11 +224,12 @@ impl ChatModel for RecordingModel {
             request: key,
             response: response.clone(),
         };
-        let err = |message: String| LlmError::Cassette {
+        let err = |message: String, e: ufo_core::BoxError| LlmError::Cassette {
             path: self.path.clone(),
             message,
+            source: Some(e),
         };
-        let mut line = serde_json::to_string(&entry).map_err(|e| err(e.to_string()))?;
+        let mut line = serde_json::to_string(&entry).map_err(|e| err(e.to_string(), e.into()))?;
         line.push('\n');
         let _guard = self.lock.lock().await;
         let mut f = tokio::fs::OpenOptions::new()
@@ -232,13 +237,13 @@ impl ChatModel for RecordingModel {
             .append(true)
             .open(&self.path)
             .await
-            .map_err(|e| err(format!("cannot open for appending: {e}")))?;
+            .map_err(|e| err(format!("cannot open for appending: {e}"), e.into()))?;
         f.write_all(line.as_bytes())
             .await
-            .map_err(|e| err(format!("cannot write: {e}")))?;
+            .map_err(|e| err(format!("cannot write: {e}"), e.into()))?;
         f.flush()
             .await
-            .map_err(|e| err(format!("cannot write: {e}")))?;
+            .map_err(|e| err(format!("cannot write: {e}"), e.into()))?;
         Ok(response)
     }
 

@@ -32,11 +32,15 @@ pub fn parse_reply<T: DeserializeOwned + JsonSchema>(
 /// Validates `value` against `T`'s schema, then deserialises it.
 pub fn validate_value<T: DeserializeOwned + JsonSchema>(value: &Value) -> Result<T, LlmError> {
     let schema = schema_for::<T>();
-    check(value, &schema, &schema, "$")
-        .map_err(|(path, message)| LlmError::SchemaMismatch { path, message })?;
+    check(value, &schema, &schema, "$").map_err(|(path, message)| LlmError::SchemaMismatch {
+        path,
+        message,
+        source: None,
+    })?;
     serde_json::from_value(value.clone()).map_err(|e| LlmError::SchemaMismatch {
         path: "$".into(),
         message: e.to_string(),
+        source: Some(e.into()),
     })
 }
 

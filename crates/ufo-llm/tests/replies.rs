@@ -170,7 +170,7 @@ struct AppResponse {
 
 fn mismatch(v: Value) -> (String, String) {
     match validate_value::<AppResponse>(&v).unwrap_err() {
-        LlmError::SchemaMismatch { path, message } => (path, message),
+        LlmError::SchemaMismatch { path, message, .. } => (path, message),
         other => panic!("{other:?}"),
     }
 }

@@ -197,19 +197,22 @@ impl UfoConfig {
         env: &dyn Fn(&str) -> Option<String>,
         lenient: bool,
     ) -> Result<Self, SessionError> {
-        let file_error = |message: String| SessionError::ConfigFile {
-            path: base_dir.display().to_string(),
-            message,
-        };
+        let file_error =
+            |message: String, source: Option<ufo_core::BoxError>| SessionError::ConfigFile {
+                path: base_dir.display().to_string(),
+                message,
+                source,
+            };
         let mut v: Value = match text.trim().is_empty() {
             true => Value::Object(Map::new()),
             false => serde_saphyr::from_str(text)
-                .map_err(|e| file_error(format!("not valid YAML: {e}")))?,
+                .map_err(|e| file_error(format!("not valid YAML: {e}"), Some(e.into())))?,
         };
         expand(&mut v, "", env)?;
         let Value::Object(top) = v else {
             return Err(file_error(
                 "the file must be a YAML map of sections and keys".into(),
+                None,
             ));
         };
         let mut top = unknown::TopLevel::new(top)?;
@@ -255,12 +258,16 @@ impl UfoConfig {
         let text = std::fs::read_to_string(path).map_err(|e| SessionError::ConfigFile {
             path: path.display().to_string(),
             message: format!("cannot read it: {e}"),
+            source: Some(e.into()),
         })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::parse_with(&text, &base, &|k| std::env::var(k).ok(), lenient).map_err(|e| match e {
-            SessionError::ConfigFile { message, .. } => SessionError::ConfigFile {
+            SessionError::ConfigFile {
+                message, source, ..
+            } => SessionError::ConfigFile {
                 path: path.display().to_string(),
                 message,
+                source,
             },
             other => other,
         })
@@ -476,10 +483,9 @@ mod tests {
 
     #[test]
     fn secrets_are_never_echoed_in_config_errors() {
-        use ufo_core::Diagnostic;
         let env = |k: &str| (k == "PROBE_KEY").then(|| "sk-live-0123456789".to_owned());
         let e = UfoConfig::parse("MAX_STEP: ${PROBE_KEY}\n", Path::new("."), &env).unwrap_err();
-        let text = format!("{e} {}", e.help().unwrap_or_default());
+        let text = ufo_core::render(&e);
         assert!(text.contains("`MAX_STEP`"), "{text}");
         assert!(!text.contains("sk-live"), "{text}");
         assert!(text.contains("PROBE_KEY"), "{text}");
@@ -489,7 +495,7 @@ mod tests {
             &env,
         );
         if let Err(e) = e {
-            let text = format!("{e} {}", e.help().unwrap_or_default());
+            let text = ufo_core::render(&e);
             assert!(!text.contains("987654321"), "{text}");
         }
     }

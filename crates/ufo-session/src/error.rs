@@ -1,7 +1,7 @@
 //! The session's error domain: configuration, plans, logs, and why a session
 //! or round ended without finishing.
 
-use ufo_core::Diagnostic;
+use ufo_core::{BoxError, Diagnostic};
 
 /// What can stop a session before or outside an agent step.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +38,9 @@ pub enum SessionError {
         path: String,
         /// What is wrong.
         message: String,
+        /// The underlying error (I/O, YAML), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// A plan or task file is wrong.
     #[error("plan {path}: {message}")]
@@ -46,22 +49,27 @@ pub enum SessionError {
         path: String,
         /// What is wrong.
         message: String,
+        /// The underlying error (I/O, JSON), when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// Log files cannot be written.
-    #[error("cannot write logs in {path}: {message}")]
+    #[error("cannot write logs in {path}: {source}")]
     Logs {
         /// The directory or file.
         path: String,
-        /// What is wrong.
-        message: String,
+        /// What is wrong (I/O, JSON).
+        #[source]
+        source: BoxError,
     },
     /// A model could not be built from its section.
-    #[error("model of {section}: {message}")]
+    #[error("model of {section}: {source}")]
     Model {
         /// The config section.
         section: String,
         /// What is wrong (never contains a key).
-        message: String,
+        #[source]
+        source: BoxError,
         /// The model error's help.
         help: Option<String>,
     },

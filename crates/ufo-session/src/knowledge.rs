@@ -34,12 +34,14 @@ pub fn template(
     };
     t.map_err(|e| KnowledgeError::Summary {
         message: e.to_string(),
+        source: Some(e.into()),
     })
 }
 
 fn summary_err(message: impl Into<String>) -> KnowledgeError {
     KnowledgeError::Summary {
         message: message.into(),
+        source: None,
     }
 }
 
@@ -76,7 +78,10 @@ pub async fn summarise(
         let reply = model
             .chat(ChatRequest::agent(system.clone(), parts.clone()))
             .await
-            .map_err(|e| summary_err(e.to_string()))?;
+            .map_err(|e| KnowledgeError::Summary {
+                message: e.to_string(),
+                source: Some(e.into()),
+            })?;
         usage.record(&reply);
         match extract_json(&reply.text, ExtractOptions::lenient()) {
             Ok(x) if x.value.is_object() => return Ok(x.value),
@@ -101,7 +106,7 @@ pub async fn experience_records(
     let p = log_dir.join("response.log");
     let text = std::fs::read_to_string(&p).map_err(|e| KnowledgeError::Io {
         path: p.display().to_string(),
-        message: e.to_string(),
+        source: e,
     })?;
     let mut out = Vec::new();
     for (i, part) in partition_response_log(&text).into_iter().enumerate() {
@@ -168,10 +173,11 @@ pub fn read_demonstration(path: &Path) -> Result<Demonstration, KnowledgeError> 
     let fmt = |m: &str| KnowledgeError::Format {
         path: path.display().to_string(),
         message: m.to_owned(),
+        source: None,
     };
     let text = std::fs::read_to_string(path).map_err(|e| KnowledgeError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        source: e,
     })?;
     let plan = crate::plan::Plan::parse(&text).map_err(|e| fmt(&e))?;
     let request = plan.request_text();

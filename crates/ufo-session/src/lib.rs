@@ -12,7 +12,7 @@
 //! let services = Services {
 //!     dispatcher: Arc::new(local_dispatcher(backend, &config.system)),
 //!     io: Arc::new(ufo_session::console::ConsoleIo),
-//!     prompts: Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| ufo_session::SessionError::Plan { path: "prompts".into(), message: e.to_string() })?),
+//!     prompts: Arc::new(ufo_agent::PromptSet::load(&config.prompts).map_err(|e| ufo_session::SessionError::Plan { path: "prompts".into(), message: e.to_string(), source: Some(e.into()) })?),
 //!     log_root: "logs".into(),
 //!     config,
 //! };

@@ -81,10 +81,10 @@ fn new_session_id() -> String {
     )
 }
 
-fn err(path: &Path, e: impl std::fmt::Display) -> SessionError {
+fn err(path: &Path, e: impl Into<ufo_core::BoxError>) -> SessionError {
     SessionError::Logs {
         path: path.display().to_string(),
-        message: e.to_string(),
+        source: e.into(),
     }
 }
 
@@ -317,6 +317,7 @@ mod tests {
             code: "ufo::x".into(),
             message: "m".into(),
             help: Some("h".into()),
+            causes: Vec::new(),
         });
         r.images.clean = Some(vec![1]);
         r.raw_replies = vec!["{}".into()];

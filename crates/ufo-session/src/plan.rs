@@ -114,8 +114,13 @@ impl Plan {
         let e = |message: String| SessionError::Plan {
             path: path.display().to_string(),
             message,
+            source: None,
         };
-        let text = std::fs::read_to_string(path).map_err(|x| e(format!("cannot read it: {x}")))?;
+        let text = std::fs::read_to_string(path).map_err(|x| SessionError::Plan {
+            path: path.display().to_string(),
+            message: format!("cannot read it: {x}"),
+            source: Some(x.into()),
+        })?;
         Self::parse(&text).map_err(e)
     }
 
@@ -158,6 +163,7 @@ pub fn plan_files(path: &Path) -> Result<Vec<PathBuf>, SessionError> {
     let rd = std::fs::read_dir(path).map_err(|e| SessionError::Plan {
         path: path.display().to_string(),
         message: format!("cannot read the folder: {e}"),
+        source: Some(e.into()),
     })?;
     let mut v: Vec<PathBuf> = rd
         .filter_map(Result::ok)

@@ -210,8 +210,8 @@ fn model_for(
     )
     .map_err(|e| SessionError::Model {
         section: section.to_owned(),
-        message: e.to_string(),
         help: e.help(),
+        source: e.into(),
     })
 }
 

@@ -22,6 +22,9 @@ pub enum HeadlessError {
         component: String,
         /// What happened (log excerpt).
         detail: String,
+        /// The underlying error (D-Bus), when there is one.
+        #[source]
+        source: Option<ufo_core::BoxError>,
     },
     /// A desktop of that name is already running.
     #[error("a desktop named {0:?} is already running")]
@@ -50,12 +53,13 @@ pub enum HeadlessError {
         tail: String,
     },
     /// The state file is unreadable.
-    #[error("desktop state file {path} is unreadable: {detail}")]
+    #[error("desktop state file {path} is unreadable: {source}")]
     BadState {
         /// The file.
         path: PathBuf,
         /// Why.
-        detail: String,
+        #[source]
+        source: serde_json::Error,
     },
     /// A file-system or process error.
     #[error("{what}: {source}")]

@@ -11,6 +11,7 @@ impl HeadlessDesktop {
             return Err(HeadlessError::StartFailed {
                 component: "launch".into(),
                 detail: "no command given".into(),
+                source: None,
             });
         };
         let program_path = which(program).ok_or_else(|| HeadlessError::MissingProgram {

@@ -101,6 +101,7 @@ impl Starting {
                 Err(HeadlessError::StartFailed {
                     component: "Xvfb".into(),
                     detail: format!("{:?}; log: {}", other.map(|r| r.err()), log_tail(&log, 5)),
+                    source: None,
                 })
             }
         }
@@ -128,6 +129,7 @@ impl Starting {
             other => Err(HeadlessError::StartFailed {
                 component: "dbus-daemon (session bus)".into(),
                 detail: format!("{:?}", other.map(|r| r.err())),
+                source: None,
             }),
         }
     }
@@ -165,19 +167,22 @@ impl Starting {
             .map_err(|e| HeadlessError::StartFailed {
                 component: "dbus-daemon (session bus)".into(),
                 detail: e.to_string(),
+                source: Some(e.into()),
             })?;
-        let failed = |detail: String| HeadlessError::StartFailed {
-            component: "at-spi-bus-launcher (accessibility bus)".into(),
-            detail: format!(
-                "{detail}; log: {}",
-                log_tail(&self.log("at-spi-bus-launcher.log"), 5)
-            ),
-        };
+        let failed =
+            |detail: String, source: Option<ufo_core::BoxError>| HeadlessError::StartFailed {
+                component: "at-spi-bus-launcher (accessibility bus)".into(),
+                detail: format!(
+                    "{detail}; log: {}",
+                    log_tail(&self.log("at-spi-bus-launcher.log"), 5)
+                ),
+                source,
+            };
         let pid = loop {
             match bus::a11y_bus_owner(&session).await {
                 Ok(Some(pid)) => break pid,
                 _ if Instant::now() > deadline => {
-                    return Err(failed("it never took the name org.a11y.Bus".into()));
+                    return Err(failed("it never took the name org.a11y.Bus".into(), None));
                 }
                 _ => tokio::time::sleep(Duration::from_millis(20)).await,
             }
@@ -185,7 +190,9 @@ impl Starting {
         loop {
             match bus::a11y_address(&session).await {
                 Ok(addr) => return Ok((pid, addr)),
-                Err(e) if Instant::now() > deadline => return Err(failed(e.to_string())),
+                Err(e) if Instant::now() > deadline => {
+                    return Err(failed(e.to_string(), Some(e.into())));
+                }
                 Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
             }
         }
@@ -208,6 +215,7 @@ impl Starting {
                     return Err(HeadlessError::StartFailed {
                         component: "at-spi2-registryd".into(),
                         detail: e.to_string(),
+                        source: Some(e.into()),
                     });
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
@@ -246,6 +254,7 @@ impl Starting {
                 return Err(HeadlessError::StartFailed {
                     component: wm.to_owned(),
                     detail: log_tail(&log, 5),
+                    source: None,
                 });
             }
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -278,6 +278,7 @@ pub(crate) fn build(
     if request.messages.is_empty() {
         return Err(LlmError::InvalidMessages {
             message: "no messages to send".into(),
+            source: None,
         });
     }
     let model = cfg.model()?;

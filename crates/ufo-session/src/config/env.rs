@@ -105,9 +105,19 @@ pub(super) fn redact_error(e: SessionError, secrets: &[(String, String)]) -> Ses
             key,
             message: clean(message),
         },
-        SessionError::ConfigFile { path, message } => SessionError::ConfigFile {
+        // The source goes when its chain's text (a YAML error quoting the
+        // line) holds a secret: it would be shown as a cause.
+        SessionError::ConfigFile {
+            path,
+            message,
+            source,
+        } => SessionError::ConfigFile {
             path,
             message: clean(message),
+            source: source.filter(|s| {
+                let chain = ufo_core::error::causes(Some(s.as_ref()), "").join("\n");
+                clean(chain.clone()) == chain
+            }),
         },
         other => other,
     }

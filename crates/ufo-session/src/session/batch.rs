@@ -18,7 +18,7 @@ pub(super) async fn run(
     let dir = s.log_root.join(crate::logs::sanitize_task_name(&opts.task));
     std::fs::create_dir_all(&dir).map_err(|e| SessionError::Logs {
         path: dir.display().to_string(),
-        message: e.to_string(),
+        source: e.into(),
     })?;
     let status_path = dir.join("tasks_status.json");
     let mut status: serde_json::Map<String, Value> = match std::fs::read_to_string(&status_path) {
@@ -87,7 +87,7 @@ pub(super) async fn run(
             let text = serde_json::to_string_pretty(&status).unwrap_or_default();
             std::fs::write(&status_path, text).map_err(|e| SessionError::Logs {
                 path: status_path.display().to_string(),
-                message: e.to_string(),
+                source: e.into(),
             })?;
         }
         let interrupted = report
@@ -132,6 +132,7 @@ impl Session<'_> {
             SessionError::Plan {
                 path: plan_file.display().to_string(),
                 message,
+                source: None,
             }
             .report()
         };

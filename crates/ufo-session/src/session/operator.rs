@@ -96,8 +96,8 @@ impl Session<'_> {
         let model = ComputerModel::new(cfg, &text("system"), &text("followup")).map_err(|e| {
             SessionError::Model {
                 section: "OPERATOR".into(),
-                message: e.to_string(),
                 help: e.help(),
+                source: e.into(),
             }
         })?;
         let desktop = setup.window_app.is_none();
