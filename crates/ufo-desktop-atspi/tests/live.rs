@@ -166,31 +166,28 @@ async fn a_kept_window_list_follows_a_dialog_opened_and_closed() {
     let dialogs = |v: &Vec<String>| v.iter().filter(|s| s.contains(" true ")).count();
     assert_eq!(dialogs(&kept(&b).await), 0);
 
-    // The Open dialog: the kept list has it as soon as the application said so.
+    // Keys pressed, the application settled: the kept list shows `want`
+    // dialogs, and says what a fresh listing says.
+    let press = async |keys: &str, want: &str, what: &str| {
+        let mark = b.event_mark();
+        b.send_keys(&ufo_desktop::keyparse::parse_keys(keys).unwrap())
+            .await
+            .unwrap();
+        b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+        let n = eventually(want, async || dialogs(&kept(&b).await).to_string()).await;
+        assert_eq!(
+            n,
+            want,
+            "{what}: {:?} (listed afresh: {:?})",
+            kept(&b).await,
+            fresh(&b).await
+        );
+        assert_eq!(kept(&b).await, fresh(&b).await, "{what}");
+    };
+    // The Open dialog: the kept list has it as soon as the application said
+    // so; closed, it is gone from the kept list too.
     b.activate_window(&w).await.unwrap();
-    let mark = b.event_mark();
-    b.send_keys(&ufo_desktop::keyparse::parse_keys("^o").unwrap())
-        .await
-        .unwrap();
-    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
-    let n = eventually("1", async || dialogs(&kept(&b).await).to_string()).await;
-    assert_eq!(
-        n,
-        "1",
-        "with the dialog open: {:?} (listed afresh: {:?})",
-        kept(&b).await,
-        fresh(&b).await
-    );
-    assert_eq!(kept(&b).await, fresh(&b).await, "with the dialog open");
-
-    // Closed: gone from the kept list too.
-    let mark = b.event_mark();
-    b.send_keys(&ufo_desktop::keyparse::parse_keys("{ESC}").unwrap())
-        .await
-        .unwrap();
-    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
-    let n = eventually("0", async || dialogs(&kept(&b).await).to_string()).await;
-    assert_eq!(n, "0", "with the dialog closed: {:?}", kept(&b).await);
-    assert_eq!(kept(&b).await, fresh(&b).await, "with the dialog closed");
+    press("^o", "1", "with the dialog open").await;
+    press("{ESC}", "0", "with the dialog closed").await;
     d.stop().unwrap();
 }

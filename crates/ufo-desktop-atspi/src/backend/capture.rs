@@ -96,7 +96,7 @@ impl AtspiBackend {
         hint: Option<Hint>,
     ) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
-        let (role, states, ifaces, count, early) = match hint {
+        let (role, states, ifaces, count, (name, description)) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
             // a negative count is one not known yet.
             Some(x) => (
@@ -105,7 +105,7 @@ impl AtspiBackend {
                 x.ifaces,
                 (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
                     .then_some(x.children),
-                Some((None, Ok(x.description))),
+                (None, Ok(x.description)),
             ),
             None => {
                 let (role, name, states, ifaces, description, count) = futures::join!(
@@ -132,20 +132,15 @@ impl AtspiBackend {
                     states?,
                     ifaces.unwrap_or_default(),
                     count,
-                    Some((Some(name), description)),
+                    (Some(name), description),
                 )
             }
         };
-        // Name (and description, unless the cache gave it) in the second
-        // round when identity came from the cache.
-        let late_names = async {
-            match early {
-                Some((Some(name), description)) => (name, description),
-                Some((None, description)) => (call(h, "Name", acc.name()).await, description),
-                None => futures::join!(
-                    call(h, "Name", acc.name()),
-                    call(h, "Description", acc.description())
-                ),
+        // The name in the second round when identity came from the cache.
+        let late_name = async {
+            match name {
+                Some(name) => name,
+                None => call(h, "Name", acc.name()).await,
             }
         };
         let children_f = async {
@@ -157,8 +152,8 @@ impl AtspiBackend {
                 None => Ok(Children::default()),
             }
         };
-        let ((name, description), children, details) = futures::join!(
-            late_names,
+        let (name, children, details) = futures::join!(
+            late_name,
             children_f,
             self.read_details(h, ifaces, self.text_budget(h, states, max_text))
         );

@@ -264,8 +264,8 @@ impl AtspiBackend {
         let screen = self.x11.screen_rect();
         let (top, bottom) = (y.max(screen.y) + 1, (y + hgt).min(screen.bottom()) - 1);
         let xs = [x + w / 4, x + w / 2];
-        // One probe: the child hit at (px, py) and its height.
-        let probe = |px: i32, py: i32| {
+        // One probe: the child hit at (px, py), and its height when `measure`.
+        let probe = |px: i32, py: i32, measure: bool| {
             let comp = &comp;
             async move {
                 let o = call(
@@ -276,6 +276,9 @@ impl AtspiBackend {
                 .await
                 .ok()?;
                 let r = refs(bus, [&o]).pop().filter(|(_, p)| p != own)?;
+                if !measure {
+                    return Some((r, 0));
+                }
                 let ch = handle(&r.0, &r.1);
                 let height = match self.component(&ch).await {
                     Ok(c) => call(&ch, "GetExtents", c.get_extents(CoordType::Screen))
@@ -286,18 +289,18 @@ impl AtspiBackend {
                 Some((r, height))
             }
         };
-        let probes = |ys: Vec<i32>| {
+        let probes = |ys: Vec<i32>, measure: bool| {
             join_all(
                 ys.into_iter()
                     .flat_map(|py| xs.map(|px| (px, py)))
-                    .map(|(px, py)| probe(px, py)),
+                    .map(|(px, py)| probe(px, py, measure)),
             )
         };
         let sample: Vec<i32> = (0..SAMPLE_PROBES)
             .map(|i| top + i * SCAN_STRIDE)
             .filter(|&py| py < bottom)
             .collect();
-        let first = probes(sample.clone()).await;
+        let first = probes(sample.clone(), true).await;
         let pitch = first
             .iter()
             .flatten()
@@ -311,7 +314,8 @@ impl AtspiBackend {
             .map(|i| from + i * pitch)
             .take_while(|&py| py < bottom)
             .collect();
-        let second = probes(rest).await;
+        // Only the first round's heights are used.
+        let second = probes(rest, false).await;
         let mut seen: Vec<(String, String)> = Vec::new();
         for (r, _) in first.into_iter().chain(second).flatten() {
             if seen.len() >= limit as usize {
