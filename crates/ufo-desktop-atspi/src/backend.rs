@@ -194,6 +194,7 @@ async fn call_within<T>(
     what: &str,
     f: impl Future<Output = zbus::Result<T>>,
 ) -> Result<T> {
+    tracing::trace!(what, %h, "call");
     match tokio::time::timeout(limit, f).await {
         Ok(r) => r.map_err(|e| map_err(h, e)),
         Err(_) => Err(DesktopError::Timeout {

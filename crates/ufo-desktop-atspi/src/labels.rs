@@ -219,7 +219,12 @@ impl AtspiBackend {
         let todo: Vec<usize> = nodes
             .iter()
             .enumerate()
-            .filter(|(_, n)| needs_name(&n.name) && wants_name(&n.control_type))
+            // A node read lean (not showing: no rectangle) is never listed.
+            .filter(|(_, n)| {
+                (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))
+                    && needs_name(&n.name)
+                    && wants_name(&n.control_type)
+            })
             .map(|(i, _)| i)
             .collect();
         if todo.is_empty() {

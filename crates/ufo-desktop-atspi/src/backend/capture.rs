@@ -8,8 +8,13 @@ use super::*;
 /// What the application's cache already says about a node. Only the fields
 /// toolkits compute live when the cache is read are used: role, states,
 /// interfaces, description (equal to a live read on every node of GTK 3
-/// applications and Firefox, measured) and a child count that is known.
-/// Cached names and child order lag behind (GTK 3, Firefox: measured).
+/// applications and Firefox, measured), a child count that is known, and —
+/// from GTK 3's bridge only — the name. GTK 3's bridge (GTK 3 applications
+/// and LibreOffice) computes every item's name when the cache is read:
+/// equal to a live read on every item of gedit, evince, thunar, mousepad,
+/// xfce4-terminal, gnumeric and LibreOffice Writer (5,350 items, measured);
+/// Firefox leaves names empty in its cache until they are asked for (12 of
+/// 137 items), and its child order lags.
 #[derive(Clone)]
 pub(crate) struct Hint {
     role: Role,
@@ -18,6 +23,8 @@ pub(crate) struct Hint {
     /// Negative when the toolkit has not counted them yet.
     children: i32,
     description: String,
+    /// The name, where the toolkit's cache holds it current.
+    name: Option<String>,
 }
 
 /// An application's `Cache.GetItems`, indexed by object path.
@@ -46,6 +53,60 @@ pub(crate) struct RawNode {
     actions: Vec<String>,
     pub(super) text: Option<String>,
     value: Option<f64>,
+}
+
+impl RawNode {
+    /// A node known by its identity alone: no rectangle, actions, text,
+    /// value or children were read.
+    fn identity(
+        role: Role,
+        states: StateSet,
+        ifaces: InterfaceSet,
+        name: Option<String>,
+        description: Option<String>,
+    ) -> Self {
+        RawNode {
+            role,
+            name: name.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            states,
+            ifaces,
+            children: Vec::new(),
+            children_note: None,
+            extents: None,
+            actions: Vec::new(),
+            text: None,
+            value: None,
+        }
+    }
+}
+
+/// What one read of a node asks for (see [`AtspiBackend::read_node`]).
+#[derive(Clone, Default)]
+pub(crate) struct ReadNode {
+    /// Most characters of its text.
+    pub(crate) max_text: usize,
+    /// Most children read; `None`: none.
+    pub(crate) max_children: Option<usize>,
+    /// What the application's cache says of it.
+    pub(crate) hint: Option<Hint>,
+    /// The node's parent is showing and is not the window: a node that says
+    /// it is not showing cannot be seen (a closed popover, another notebook
+    /// page, KCalc's 63 hidden buttons of 100 nodes), is never listed, and
+    /// its branch is not entered, so its rectangle, actions, text, value and
+    /// children are not read — nor its name and description unless the cache
+    /// holds them. A live re-read of it (an event) reads it in full.
+    pub(crate) lean: bool,
+}
+
+impl ReadNode {
+    /// A full read of one node: `max_text` characters, no children.
+    pub(crate) fn node(max_text: usize) -> Self {
+        ReadNode {
+            max_text,
+            ..ReadNode::default()
+        }
+    }
 }
 
 pub(super) fn truncate(s: String, max: usize) -> String {
@@ -87,14 +148,16 @@ impl AtspiBackend {
     /// count are taken from it and every remaining call goes out in a single
     /// round; without one, identity goes first and the rest in a second round.
     /// `max_children` (`None`: no children) bounds how many children are read:
-    /// see [`AtspiBackend::read_children`].
-    pub(crate) async fn read_node(
-        &self,
-        h: &ElementHandle,
-        max_text: usize,
-        max_children: Option<usize>,
-        hint: Option<Hint>,
-    ) -> Result<RawNode> {
+    /// see [`AtspiBackend::read_children`]. With `lean`, a node that says it
+    /// is not showing (nor defunct) is read no further than its identity and
+    /// what the cache holds: see [`ReadNode::lean`].
+    pub(crate) async fn read_node(&self, h: &ElementHandle, ask: ReadNode) -> Result<RawNode> {
+        let ReadNode {
+            max_text,
+            max_children,
+            hint,
+            lean,
+        } = ask;
         let acc = self.accessible(h).await?;
         let (role, states, ifaces, count, (name, description)) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
@@ -105,15 +168,27 @@ impl AtspiBackend {
                 x.ifaces,
                 (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
                     .then_some(x.children),
-                (None, Ok(x.description)),
+                (x.name, Some(x.description)),
             ),
             None => {
-                let (role, name, states, ifaces, description, count) = futures::join!(
+                // Name and description come with the identity unless the
+                // node may turn out hidden (then they wait for its states).
+                let (role, states, ifaces, name, description, count) = futures::join!(
                     call(h, "GetRole", acc.get_role()),
-                    call(h, "Name", acc.name()),
                     call(h, "GetState", acc.get_state()),
                     call(h, "GetInterfaces", acc.get_interfaces()),
-                    call(h, "Description", acc.description()),
+                    async {
+                        match lean {
+                            true => None,
+                            false => call(h, "Name", acc.name()).await.ok(),
+                        }
+                    },
+                    async {
+                        match lean {
+                            true => None,
+                            false => call(h, "Description", acc.description()).await.ok(),
+                        }
+                    },
                     async {
                         match max_children {
                             Some(_) => match call(h, "ChildCount", acc.child_count()).await {
@@ -132,15 +207,25 @@ impl AtspiBackend {
                     states?,
                     ifaces.unwrap_or_default(),
                     count,
-                    (Some(name), description),
+                    (name, description),
                 )
             }
         };
-        // The name in the second round when identity came from the cache.
-        let late_name = async {
+        if lean && !states.contains(State::Showing) && !states.contains(State::Defunct) {
+            return Ok(RawNode::identity(role, states, ifaces, name, description));
+        }
+        // Name and description in the second round when the cache has none
+        // (no call is spent on them for a node found hidden).
+        let name_f = async {
             match name {
-                Some(name) => name,
+                Some(name) => Ok(name),
                 None => call(h, "Name", acc.name()).await,
+            }
+        };
+        let description_f = async {
+            match description {
+                Some(d) => Ok(d),
+                None => call(h, "Description", acc.description()).await,
             }
         };
         let children_f = async {
@@ -152,8 +237,9 @@ impl AtspiBackend {
                 None => Ok(Children::default()),
             }
         };
-        let (name, children, details) = futures::join!(
-            late_name,
+        let (name, description, children, details) = futures::join!(
+            name_f,
+            description_f,
             children_f,
             self.read_details(h, ifaces, self.text_budget(h, states, max_text))
         );
@@ -265,8 +351,9 @@ impl AtspiBackend {
     }
 
     /// The application's own cache of its accessible objects (one call), keyed
-    /// by object path. Empty when the toolkit has no cache or does not answer.
-    pub(super) async fn app_cache(&self, bus_name: &str) -> AppCache {
+    /// by object path, with the names it holds when `names` (see [`Hint`]).
+    /// Empty when the toolkit has no cache or does not answer.
+    pub(super) async fn app_cache(&self, bus_name: &str, names: bool) -> AppCache {
         let h = handle(bus_name, "/org/a11y/atspi/cache");
         let Ok(b) = CacheProxy::builder(&self.conn).destination(bus_name.to_owned()) else {
             return AppCache::default();
@@ -290,6 +377,7 @@ impl AtspiBackend {
                 // atspi names the cache's description field `name` (and
                 // the name `short_name`).
                 description: item.name,
+                name: names.then_some(item.short_name),
             };
             cache
                 .items
@@ -428,7 +516,8 @@ impl AtspiBackend {
         // Open menus and combo-box lists are separate top-levels of the same
         // application (role "window"); they belong to what the user sees in this
         // window, so they are captured as extra children of its root.
-        let gtk4 = self.is_gtk4(bus).await;
+        let gtk = self.gtk_version(bus).await;
+        let gtk4 = gtk == 4;
         let popups = async {
             match gtk4 {
                 true => Vec::new(),
@@ -440,11 +529,12 @@ impl AtspiBackend {
         let (root_raw, cache, popups) = futures::join!(
             self.read_node(
                 &window.handle,
-                budget.max_text_chars,
-                Some(budget.max_children),
-                None
+                ReadNode {
+                    max_children: Some(budget.max_children),
+                    ..ReadNode::node(budget.max_text_chars)
+                }
             ),
-            self.app_cache(bus),
+            self.app_cache(bus, gtk == 3),
             popups
         );
         let root_raw = root_raw?;
@@ -520,7 +610,7 @@ impl AtspiBackend {
         h: &ElementHandle,
         max_text_chars: usize,
     ) -> Result<UiNode> {
-        let raw = self.read_node(h, max_text_chars, None, None).await?;
+        let raw = self.read_node(h, ReadNode::node(max_text_chars)).await?;
         if raw.states.contains(State::Defunct) {
             return Err(DesktopError::StaleElement {
                 handle: h.0.clone(),

@@ -13,11 +13,15 @@ impl AtspiBackend {
         let mut level = vec![h.clone()];
         let mut read = 0usize;
         for _ in 0..TEXT_BELOW_DEPTH {
-            let nodes = futures::future::join_all(
-                level
-                    .iter()
-                    .map(|c| self.read_node(c, TEXT_BELOW_CHARS, Some(TEXT_BELOW_NODES), None)),
-            )
+            let nodes = futures::future::join_all(level.iter().map(|c| {
+                self.read_node(
+                    c,
+                    super::capture::ReadNode {
+                        max_children: Some(TEXT_BELOW_NODES),
+                        ..super::capture::ReadNode::node(TEXT_BELOW_CHARS)
+                    },
+                )
+            }))
             .await;
             let mut next = Vec::new();
             for (i, raw) in nodes.into_iter().enumerate() {

@@ -5,7 +5,7 @@
 //! window). The nodes are numbered breadth first once the walk is done, so a
 //! capture's order does not depend on which application answered first.
 
-use super::capture::{AppCache, RawNode};
+use super::capture::{AppCache, RawNode, ReadNode};
 use super::{AtspiBackend, Result, handle, split_handle};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
@@ -36,6 +36,9 @@ struct Group {
     parent: usize,
     depth: u32,
     kids: Vec<ElementHandle>,
+    /// The parent is showing and is not the window: a child that says it is
+    /// not showing is read lean (see [`ReadNode::lean`]).
+    lean: bool,
 }
 
 /// A node whose children are to be read: its index, its depth, its children.
@@ -79,6 +82,7 @@ impl Admission<'_> {
             parent,
             depth: depth + 1,
             kids,
+            lean: false,
         })
     }
 }
@@ -106,7 +110,9 @@ impl AtspiBackend {
         while let Some((group, reads)) = inflight.next().await {
             let queued = self.place_group(nodes, group, reads, ctx, &mut admission);
             for (parent, depth, kids) in queued {
-                if let Some(g) = admission.admit(parent, depth, kids) {
+                if let Some(mut g) = admission.admit(parent, depth, kids) {
+                    let p = &nodes[parent];
+                    g.lean = p.parent.is_some() && p.states.contains(ufo_core::States::SHOWING);
                     inflight.push(self.read_group(g, ctx));
                 }
             }
@@ -132,9 +138,12 @@ impl AtspiBackend {
                 ctx.deadline,
                 self.read_node(
                     h,
-                    ctx.budget.max_text_chars,
-                    Some(ctx.budget.max_children),
-                    hint,
+                    ReadNode {
+                        max_text: ctx.budget.max_text_chars,
+                        max_children: Some(ctx.budget.max_children),
+                        hint,
+                        lean: group.lean,
+                    },
                 ),
             )
         }))
@@ -156,6 +165,7 @@ impl AtspiBackend {
             parent,
             depth,
             kids,
+            ..
         } = group;
         // A sibling that says it is showing makes one that does not hidden
         // (gedit's closed popovers are children of its window), even right
