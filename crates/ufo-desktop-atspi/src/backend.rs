@@ -45,6 +45,7 @@ mod children;
 mod close;
 mod content;
 mod live;
+mod naming;
 mod popovers;
 mod toolkit;
 mod walk;

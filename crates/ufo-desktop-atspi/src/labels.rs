@@ -5,11 +5,8 @@
 //! `QToolButton`), and many icon buttons and fields have no name at all. A
 //! person reads the label next to the field or the tooltip: here that is the
 //! `labelled-by` relation, then the description. A class name is never shown.
+//! (The rules on text live here; `backend::naming` asks the application.)
 
-use crate::backend::{AtspiBackend, call, handle, split_handle};
-use atspi::RelationType;
-use futures::future::join_all;
-use std::time::Duration;
 use ufo_core::{ControlType, UiNode};
 
 /// Words a widget class name ends with.
@@ -173,12 +170,12 @@ fn push_text(out: &mut String, text: &str, sup: bool) {
 
 /// True when `name` is no name a person reads (empty, a class name, a
 /// widget id or a placeholder).
-fn needs_name(name: &str) -> bool {
+pub(crate) fn needs_name(name: &str) -> bool {
     name.trim().is_empty() || is_class_name(name) || is_id_name(name) || is_placeholder_name(name)
 }
 
 /// Control types worth naming (what a model acts on).
-fn wants_name(t: &ControlType) -> bool {
+pub(crate) fn wants_name(t: &ControlType) -> bool {
     matches!(
         t,
         ControlType::Button
@@ -201,106 +198,9 @@ fn wants_name(t: &ControlType) -> bool {
     )
 }
 
-impl AtspiBackend {
-    /// Names the unnamed and class-named controls of `nodes` in place: the
-    /// `labelled-by` targets' names, else the description; a class name that
-    /// finds no better name is cleared. Bounded by `limit` as a whole.
-    pub(crate) async fn name_unnamed(&self, nodes: &mut [UiNode], limit: Duration) {
-        for n in nodes.iter_mut() {
-            if let std::borrow::Cow::Owned(clean) = without_markup(&n.name) {
-                n.name = clean;
-            }
-            // A class name or widget id on what no one acts on is dropped
-            // here; what is acted on gets a better name below.
-            if !wants_name(&n.control_type) && (is_class_name(&n.name) || is_id_name(&n.name)) {
-                n.name.clear();
-            }
-        }
-        let todo: Vec<usize> = nodes
-            .iter()
-            .enumerate()
-            // A node read lean (not showing: no rectangle) is never listed.
-            .filter(|(_, n)| {
-                (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))
-                    && needs_name(&n.name)
-                    && wants_name(&n.control_type)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        if todo.is_empty() {
-            return;
-        }
-        let reads = join_all(todo.iter().map(|&i| {
-            let h = nodes[i].handle.clone();
-            async move {
-                let (bus, _) = split_handle(&h).ok()?;
-                let acc = self.accessible(&h).await.ok()?;
-                let rels = call(&h, "GetRelationSet", acc.get_relation_set())
-                    .await
-                    .ok()?;
-                let targets: Vec<_> = rels
-                    .into_iter()
-                    .filter(|(r, _)| *r == RelationType::LabelledBy)
-                    .flat_map(|(_, t)| t)
-                    .collect();
-                let mut names = Vec::new();
-                for t in targets.iter().take(3) {
-                    let th = handle(
-                        t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
-                        t.path_as_str(),
-                    );
-                    if let Ok(a) = self.accessible(&th).await
-                        && let Ok(n) = call(&th, "Name", a.name()).await
-                        && !n.trim().is_empty()
-                    {
-                        names.push(n.trim().to_owned());
-                    }
-                }
-                Some(names.join(" "))
-            }
-        }));
-        let labels = tokio::time::timeout(limit, reads).await.unwrap_or_default();
-        let field_labels = texts_on_screen(nodes);
-        for (k, &i) in todo.iter().enumerate() {
-            // A text area inside a named container (LibreOffice's "Input line"
-            // panel around the formula bar's paragraph) is that container; an
-            // empty paragraph is 1 px wide, the container is where to click.
-            if matches!(
-                nodes[i].control_type,
-                ControlType::Edit | ControlType::Document
-            ) && let Some(p) = nodes[i].parent
-                && let Some(parent) = nodes.get(p)
-                && !parent.name.trim().is_empty()
-                && !is_class_name(&parent.name)
-                && matches!(parent.control_type, ControlType::Pane | ControlType::Group)
-            {
-                let (name, rect) = (parent.name.trim().to_owned(), parent.rect);
-                let node = &mut nodes[i];
-                node.name = name;
-                if node.rect.is_none_or(|r| r.width <= 2 || r.height <= 2) {
-                    node.rect = rect;
-                }
-                continue;
-            }
-            let shown_text = visible_text(nodes, i);
-            let beside = label_beside(&nodes[i], &field_labels);
-            let node = &mut nodes[i];
-            let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
-            let described = Some(node.description.trim().to_owned())
-                .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
-            match labelled.or(shown_text).or(beside).or(described) {
-                Some(n) => node.name = without_markup(&n).into_owned(),
-                // A placeholder is at least a word; a class name or id is not.
-                None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),
-                None => {}
-            }
-        }
-    }
-}
-
 /// The short texts on screen that may label a field: their boxes and
 /// words (read once per capture).
-fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, String)> {
+pub(crate) fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, String)> {
     nodes
         .iter()
         .filter(|n| {
@@ -317,7 +217,7 @@ fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, S
 /// The label a person reads beside a field that has no name: one of
 /// `texts` on the same line ending at most 120 px before the field's left
 /// edge (the nearest), else one just above it, overlapping it horizontally.
-fn label_beside(
+pub(crate) fn label_beside(
     node: &UiNode,
     texts: &[(ufo_core::Rect<ufo_core::Screen>, String)],
 ) -> Option<String> {
@@ -361,7 +261,7 @@ fn label_beside(
 /// The text a person reads on a control that has no name: its labels (up to
 /// two levels down), joined. GTK list rows and LibreOffice's sidebar buttons
 /// carry their text in a child label.
-fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
+pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
     if !matches!(
         nodes.get(i)?.control_type,
         ControlType::ListItem

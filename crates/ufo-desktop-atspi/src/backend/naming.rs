@@ -1,0 +1,110 @@
+//! Naming the controls an application left unnamed, with what the
+//! application says besides the tree (its `labelled-by` relations); the
+//! text rules are in [`crate::labels`].
+
+use super::{AtspiBackend, call, handle, split_handle};
+use crate::labels::{
+    is_class_name, is_id_name, label_beside, needs_name, texts_on_screen, visible_text, wants_name,
+    without_markup,
+};
+use atspi::RelationType;
+use futures::future::join_all;
+use std::time::Duration;
+use ufo_core::{ControlType, UiNode};
+
+impl AtspiBackend {
+    /// Names the unnamed and class-named controls of `nodes` in place: the
+    /// `labelled-by` targets' names, else the description; a class name that
+    /// finds no better name is cleared. Bounded by `limit` as a whole.
+    pub(crate) async fn name_unnamed(&self, nodes: &mut [UiNode], limit: Duration) {
+        for n in nodes.iter_mut() {
+            if let std::borrow::Cow::Owned(clean) = without_markup(&n.name) {
+                n.name = clean;
+            }
+            // A class name or widget id on what no one acts on is dropped
+            // here; what is acted on gets a better name below.
+            if !wants_name(&n.control_type) && (is_class_name(&n.name) || is_id_name(&n.name)) {
+                n.name.clear();
+            }
+        }
+        let todo: Vec<usize> = nodes
+            .iter()
+            .enumerate()
+            // A node read lean (not showing: no rectangle) is never listed.
+            .filter(|(_, n)| {
+                (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))
+                    && needs_name(&n.name)
+                    && wants_name(&n.control_type)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if todo.is_empty() {
+            return;
+        }
+        let reads = join_all(todo.iter().map(|&i| {
+            let h = nodes[i].handle.clone();
+            async move {
+                let (bus, _) = split_handle(&h).ok()?;
+                let acc = self.accessible(&h).await.ok()?;
+                let rels = call(&h, "GetRelationSet", acc.get_relation_set())
+                    .await
+                    .ok()?;
+                let targets: Vec<_> = rels
+                    .into_iter()
+                    .filter(|(r, _)| *r == RelationType::LabelledBy)
+                    .flat_map(|(_, t)| t)
+                    .collect();
+                let mut names = Vec::new();
+                for t in targets.iter().take(3) {
+                    let th = handle(
+                        t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
+                        t.path_as_str(),
+                    );
+                    if let Ok(a) = self.accessible(&th).await
+                        && let Ok(n) = call(&th, "Name", a.name()).await
+                        && !n.trim().is_empty()
+                    {
+                        names.push(n.trim().to_owned());
+                    }
+                }
+                Some(names.join(" "))
+            }
+        }));
+        let labels = tokio::time::timeout(limit, reads).await.unwrap_or_default();
+        let field_labels = texts_on_screen(nodes);
+        for (k, &i) in todo.iter().enumerate() {
+            // A text area inside a named container (LibreOffice's "Input line"
+            // panel around the formula bar's paragraph) is that container; an
+            // empty paragraph is 1 px wide, the container is where to click.
+            if matches!(
+                nodes[i].control_type,
+                ControlType::Edit | ControlType::Document
+            ) && let Some(p) = nodes[i].parent
+                && let Some(parent) = nodes.get(p)
+                && !parent.name.trim().is_empty()
+                && !is_class_name(&parent.name)
+                && matches!(parent.control_type, ControlType::Pane | ControlType::Group)
+            {
+                let (name, rect) = (parent.name.trim().to_owned(), parent.rect);
+                let node = &mut nodes[i];
+                node.name = name;
+                if node.rect.is_none_or(|r| r.width <= 2 || r.height <= 2) {
+                    node.rect = rect;
+                }
+                continue;
+            }
+            let shown_text = visible_text(nodes, i);
+            let beside = label_beside(&nodes[i], &field_labels);
+            let node = &mut nodes[i];
+            let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
+            let described = Some(node.description.trim().to_owned())
+                .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
+            match labelled.or(shown_text).or(beside).or(described) {
+                Some(n) => node.name = without_markup(&n).into_owned(),
+                // A placeholder is at least a word; a class name or id is not.
+                None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),
+                None => {}
+            }
+        }
+    }
+}
