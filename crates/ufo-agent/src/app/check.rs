@@ -49,7 +49,9 @@ pub(crate) fn check_app_reply(
         c.function = call.tool.as_str().to_owned();
         let focus_free = call.tool.is(Tool::KeyboardInput)
             && c.arguments.get("control_focus").and_then(Value::as_bool) == Some(false);
-        if spec.targets_control && !(focus_free && !c.arguments.contains_key("id")) {
+        // A focus-free `keyboard_input` without an id types where the focus is.
+        let at_focus = focus_free && !c.arguments.contains_key("id");
+        if spec.targets_control && !at_focus {
             fix_control(&mut c.arguments, controls, &path, repairs)?;
         }
         call.arguments.clone_from(&c.arguments);
