@@ -13,8 +13,9 @@
 //!    held work when confirmed, dropping it otherwise — and completes the
 //!    same step record.
 //!
-//! [`Lifecycle`] holds that state; the [`Resumable`] trait is what an agent
-//! supplies for [`resume`] (how to carry out or decline its held work).
+//! [`Lifecycle`] holds that state; each agent's `resume` (e.g.
+//! [`AppAgent::resume`](crate::AppAgent::resume)) is the same driver over
+//! what the agent supplies: how to carry out or decline its held work.
 
 use crate::app::{AppStep, StepInput};
 use crate::memory::Blackboard;
@@ -26,7 +27,7 @@ use ufo_core::{AppAgentStatus, StepStatus};
 /// A step held for the user's confirmation.
 #[derive(Debug, Clone)]
 pub struct Held<W> {
-    /// The step as it waits; [`resume`] completes it.
+    /// The step as it waits; resuming completes it.
     pub record: StepRecord,
     /// What the agent does once the user confirms.
     pub work: W,
@@ -177,7 +178,7 @@ impl<W> Lifecycle<W> {
     }
 
     /// CONFIRM: holds step `rec` and its `work` until the user answers
-    /// ([`resume`]). `guarded` (why SAFE_GUARD stops the step although the
+    /// and the agent resumes. `guarded` (why SAFE_GUARD stops the step although the
     /// model did not ask) is noted in the record; `reasons` is what the user
     /// is told. The step is returned as it waits.
     pub fn hold(
