@@ -11,22 +11,24 @@ mod observe;
 pub(crate) use check::check_app_reply;
 use observe::Seen;
 
+use crate::call::{Call, Decision};
 use crate::error::AgentError;
+use crate::lifecycle::{Lifecycle, Resumable};
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory, SavedScreenshot, SubtaskRecord};
 use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
-use crate::response::{ActionCall, AppResponse, action_string, plain};
+use crate::response::{AppResponse, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Instant;
-use ufo_core::{ActionStatus, AppAgentStatus, Command, Control, StepStatus};
+use ufo_core::{ActionStatus, AppAgentStatus, Command, Control};
 use ufo_desktop::Screenshot;
 use ufo_desktop::compose::selected_controls_image;
 use ufo_desktop::dispatch::CommandDispatcher;
 use ufo_desktop::encode::{ModelImage, PngCompression, encode_png};
-use ufo_desktop::tools::{APP_UI_EXECUTOR, catalog_for};
+use ufo_desktop::tools::{APP_UI_EXECUTOR, Tool, catalog_for};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
 /// Behaviour switches shared by the agents (from the system config).
@@ -150,16 +152,14 @@ impl AppStep {
     }
 }
 
-/// Actions waiting for the user's confirmation.
+/// What a held AppAgent step does once the user confirms: its calls against
+/// the controls and screenshot they were chosen on.
 #[derive(Debug, Clone)]
-struct Pending {
-    calls: Vec<ActionCall>,
-    record: StepRecord,
+pub(crate) struct Work {
+    calls: Vec<Call>,
     controls: Vec<Control>,
     shot: Option<Screenshot>,
     final_status: AppAgentStatus,
-    /// Why SAFE_GUARD stopped the calls (the model did not ask), if it did.
-    guarded: Vec<String>,
 }
 
 /// An AppAgent bound to one application.
@@ -170,16 +170,11 @@ pub struct AppAgent {
     pub application: String,
     /// The window title when assigned.
     pub window_title: String,
-    /// The current sub-task.
-    pub subtask: String,
-    /// Messages from the HostAgent.
-    pub host_message: Vec<String>,
     /// The agent's memory.
     pub memory: Memory,
-    /// The answer of the current sub-task (from `result` or `summary`).
-    pub result: String,
-    /// The last comment of the model.
-    pub comment: String,
+    /// The sub-task, the user's answers, a step held for confirmation. Its
+    /// result is set from the reply's `result` or a `summary` call.
+    pub(crate) life: Lifecycle<Work>,
     model: Arc<dyn ChatModel>,
     dispatcher: Arc<dyn CommandDispatcher>,
     prompts: Arc<PromptSet>,
@@ -188,8 +183,6 @@ pub struct AppAgent {
     last_actions: Vec<String>,
     last_selected: Option<(usize, String)>,
     repeat: crate::guards::RepeatGuard,
-    pending: Option<Pending>,
-    answers: Vec<(String, String)>,
     /// What was retrieved for the current sub-task (queried once per sub-task).
     retrieved: Option<(String, crate::retrieve::Retrieved)>,
 }
@@ -207,11 +200,8 @@ impl AppAgent {
             name: format!("AppAgent/{application}"),
             application: application.to_owned(),
             window_title: String::new(),
-            subtask: String::new(),
-            host_message: Vec::new(),
             memory: Memory::default(),
-            result: String::new(),
-            comment: String::new(),
+            life: Lifecycle::default(),
             model,
             dispatcher,
             prompts,
@@ -220,51 +210,16 @@ impl AppAgent {
             last_actions: Vec::new(),
             last_selected: None,
             repeat: Default::default(),
-            pending: None,
-            answers: Vec::new(),
             retrieved: None,
         }
     }
 
     /// Starts a new sub-task (the agent keeps its memory across sub-tasks).
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>, window_title: &str) {
-        self.subtask = subtask.to_owned();
-        self.host_message = host_message;
+        self.life.assign(subtask, host_message);
         self.window_title = window_title.to_owned();
-        self.result.clear();
-        self.comment.clear();
         self.plan.clear();
         self.repeat.reset();
-        self.pending = None;
-    }
-
-    /// Records the user's answers to the model's questions (PENDING); they
-    /// go into the next prompt.
-    pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
-        self.answers.extend(qa);
-    }
-
-    /// The actions waiting for confirmation, as `fn(args)` strings.
-    /// Why SAFE_GUARD stopped the pending calls when the model did not ask for
-    /// confirmation itself; empty otherwise.
-    pub fn pending_reasons(&self) -> Vec<String> {
-        self.pending
-            .as_ref()
-            .map(|p| p.guarded.clone())
-            .unwrap_or_default()
-    }
-
-    /// The pending calls, as `fn(k="v")`.
-    pub fn pending_actions(&self) -> Vec<String> {
-        self.pending
-            .as_ref()
-            .map(|p| {
-                p.calls
-                    .iter()
-                    .map(|c| action_string(&c.function, &c.arguments))
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 
     /// One step: observe, ask, act, remember; one method per phase.
@@ -273,12 +228,13 @@ impl AppAgent {
         input: StepInput<'_>,
     ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
         let started = Instant::now();
-        let mut rec = StepRecord::new(AgentKind::AppAgent, &self.name, input.session_step);
-        rec.round = input.round;
-        rec.agent_step = self.memory.len() + 1;
-        rec.request = input.request.to_owned();
-        rec.subtask = self.subtask.clone();
-        rec.application = self.application.clone();
+        let mut rec = self.life.new_record(
+            AgentKind::AppAgent,
+            &self.name,
+            &input,
+            self.memory.len() + 1,
+            &self.application,
+        );
 
         // 1. Data collection.
         let seen = match self.observe(&mut rec).await {
@@ -302,12 +258,14 @@ impl AppAgent {
         if let Some(task) = log_images {
             rec.images = task.await.unwrap_or_default();
         }
-        let Checked { reply, status } = match checked {
+        let Checked {
+            reply,
+            parsed: Decision { status, calls },
+        } = match checked {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
         self.take_reply(&rec, &reply, input.blackboard, clean_url);
-        let calls = reply.action.as_ref().map(|a| a.calls()).unwrap_or_default();
 
         // Sensitive step: stop before acting; the session asks the user. With
         // SAFE_GUARD, a sensitive call stops too when the model did not ask.
@@ -318,7 +276,8 @@ impl AppAgent {
         if status == AppAgentStatus::Pending {
             rec.status = status.into();
             self.remember(&mut rec, input.blackboard, status, None);
-            return Ok(AppStep::finished(rec, status, started).asking(reply.questions.items()));
+            let questions = self.life.ask(reply.questions.items());
+            return Ok(AppStep::finished(rec, status, started).asking(questions));
         }
 
         // 3. Action execution, 4. memory update.
@@ -338,7 +297,7 @@ impl AppAgent {
         controls: &[Control],
         window: Option<&ufo_core::WindowInfo>,
         image_urls: &[(String, String)],
-    ) -> Result<Checked<AppResponse, AppAgentStatus>, AgentError> {
+    ) -> Result<Checked<AppResponse, Decision>, AgentError> {
         let window = window
             .map(ufo_desktop::follow::describe)
             .unwrap_or_default();
@@ -368,10 +327,10 @@ impl AppAgent {
         clean_url: Option<String>,
     ) {
         self.plan = rec.plan.clone();
-        self.comment = rec.comment.clone();
+        self.life.set_comment(rec.comment.clone());
         let result_text = plain(&reply.result);
         if !result_text.is_empty() {
-            self.result = result_text;
+            self.life.set_result(result_text);
         }
         if let Some(s) = &reply.save_screenshot
             && s.save
@@ -390,8 +349,8 @@ impl AppAgent {
     #[allow(clippy::too_many_arguments)]
     fn hold(
         &mut self,
-        mut rec: StepRecord,
-        calls: Vec<ActionCall>,
+        rec: StepRecord,
+        calls: Vec<Call>,
         controls: Vec<Control>,
         shot: Option<Screenshot>,
         status: AppAgentStatus,
@@ -402,27 +361,15 @@ impl AppAgent {
             AppAgentStatus::Confirm => AppAgentStatus::Continue,
             other => other,
         };
-        if !guarded.is_empty() {
-            rec.repairs.push(format!(
-                "SAFE_GUARD asks the user first: {}",
-                guarded.join("; ")
-            ));
-        }
-        rec.status = StepStatus::Confirm;
-        rec.total_time = started.elapsed().as_secs_f64();
-        self.pending = Some(Pending {
+        let actions = calls.iter().map(Call::action_string).collect();
+        let work = Work {
             calls,
-            record: rec.clone(),
             controls,
             shot,
             final_status,
-            guarded,
-        });
-        AppStep {
-            record: rec,
-            status: AppAgentStatus::Confirm,
-            questions: Vec::new(),
-        }
+        };
+        self.life
+            .hold(rec, work, actions, &guarded, guarded.clone(), started)
     }
 
     /// Continues after CONFIRM: executes the pending actions when `confirmed`,
@@ -433,30 +380,7 @@ impl AppAgent {
         confirmed: bool,
         blackboard: &mut Blackboard,
     ) -> Option<AppStep> {
-        let p = self.pending.take()?;
-        let mut rec = p.record;
-        let started = Instant::now();
-        let n = rec.session_step;
-        let status = if confirmed {
-            self.act(
-                &mut rec,
-                &p.calls,
-                &p.controls,
-                p.shot.as_ref(),
-                p.final_status,
-                n,
-            )
-            .await
-        } else {
-            self.comment = self
-                .prompts
-                .app
-                .text_or(crate::prompts::APP_AGENT, "declined", &[]);
-            rec.comment = self.comment.clone();
-            AppAgentStatus::Finish
-        };
-        self.remember(&mut rec, blackboard, status, Some(confirmed));
-        Some(AppStep::resumed(rec, status, started))
+        crate::lifecycle::resume(self, confirmed, blackboard).await
     }
 
     /// Retrieves knowledge about the sub-task on this application, once per
@@ -466,7 +390,7 @@ impl AppAgent {
         let Some(k) = self.settings.knowledge.clone() else {
             return;
         };
-        let query = format!("{}\n{request}", self.subtask);
+        let query = format!("{}\n{request}", self.life.subtask());
         if self.retrieved.as_ref().is_some_and(|(q, _)| *q == query) {
             return;
         }
@@ -524,7 +448,7 @@ impl AppAgent {
             .unwrap_or_default();
         let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
         let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
-        let host_message = serde_json::to_string(&self.host_message).unwrap_or_default();
+        let host_message = serde_json::to_string(self.life.host_message()).unwrap_or_default();
         let mut last = serde_json::to_string(&self.last_actions).unwrap_or_default();
         if let Some((action, times)) = self.repeat.repeating()
             && let Some(w) = t.opt("repeat_warning")
@@ -536,14 +460,7 @@ impl AppAgent {
             ));
         }
         let mut retrieved = knowledge;
-        if !self.answers.is_empty()
-            && let Some(qa) = t.opt("pending_answer")
-        {
-            for (q, a) in &self.answers {
-                retrieved.push_str(&render(qa, &[("question", q), ("answer", a)]));
-                retrieved.push('\n');
-            }
-        }
+        retrieved.push_str(&self.life.answers_prompt(t.opt("pending_answer")));
         let user = render(
             t.opt("user").unwrap_or_default(),
             &[
@@ -552,7 +469,7 @@ impl AppAgent {
                 ("window", window),
                 ("user_request", input.request),
                 ("prev_subtask", &prev_subtask),
-                ("subtask", &self.subtask),
+                ("subtask", self.life.subtask()),
                 ("last_success_actions", &last),
                 ("current_application", &self.application),
                 ("host_message", &host_message),
@@ -595,7 +512,7 @@ impl AppAgent {
     async fn act(
         &mut self,
         rec: &mut StepRecord,
-        calls: &[ActionCall],
+        calls: &[Call],
         controls: &[Control],
         shot: Option<&Screenshot>,
         status: AppAgentStatus,
@@ -606,8 +523,7 @@ impl AppAgent {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let mut cmd =
-                    Command::action(c.function.clone(), Value::Object(c.arguments.clone()));
+                let mut cmd = c.command();
                 cmd.call_id = format!("{n}-{}", i + 1);
                 cmd
             })
@@ -630,23 +546,24 @@ impl AppAgent {
                 ids.push(t.id);
             }
             let target = target.map(|t| serde_json::to_value(t.to_prompt()).unwrap_or_default());
-            let s = action_string(&c.function, &c.arguments);
-            if c.function == "summary"
+            let s = c.action_string();
+            if c.tool.is(Tool::Summary)
                 && let Some(text) = r.result.as_str()
             {
-                self.result = text.to_owned();
+                self.life.set_result(text);
             }
             if r.status == ActionStatus::Failure {
                 any_failed = true;
                 failed_action = Some(s.clone());
             }
-            let given = c
-                .status
-                .as_deref()
-                .and_then(|s| s.parse::<AppAgentStatus>().ok())
-                .map_or(StepStatus::from(status), StepStatus::from);
-            rec.actions
-                .push(ActionLog::new(&c.function, &c.arguments, target, given, r));
+            let given = c.logged_status(status);
+            rec.actions.push(ActionLog::new(
+                c.tool.as_str(),
+                &c.arguments,
+                target,
+                given,
+                r,
+            ));
         }
         if let Some(shot) = shot {
             let img = selected_controls_image(shot, controls, &ids);
@@ -670,12 +587,12 @@ impl AppAgent {
             Some(a) => {
                 let times = self.repeat.failed(&a);
                 if times >= self.settings.max_repeat {
-                    self.comment = self.prompts.app.text_or(
+                    rec.comment = self.prompts.app.text_or(
                         crate::prompts::APP_AGENT,
                         "gave_up",
                         &[("times", &times.to_string()), ("action", &a)],
                     );
-                    rec.comment = self.comment.clone();
+                    self.life.set_comment(rec.comment.clone());
                     status = AppAgentStatus::Fail;
                 } else if matches!(status, AppAgentStatus::Finish | AppAgentStatus::Confirm) {
                     // A failed action cannot finish the sub-task: let the model see it.
@@ -691,6 +608,35 @@ impl AppAgent {
         }
         let _ = any_failed;
         status
+    }
+}
+
+impl Resumable for AppAgent {
+    type Work = Work;
+
+    fn lifecycle(&mut self) -> &mut Lifecycle<Work> {
+        &mut self.life
+    }
+
+    async fn carry_out(&mut self, rec: &mut StepRecord, work: Work) -> AppAgentStatus {
+        let n = rec.session_step;
+        let Work {
+            calls,
+            controls,
+            shot,
+            final_status,
+        } = work;
+        self.act(rec, &calls, &controls, shot.as_ref(), final_status, n)
+            .await
+    }
+
+    fn decline(&mut self, rec: &mut StepRecord, _work: Work) -> AppAgentStatus {
+        rec.comment = self
+            .prompts
+            .app
+            .text_or(crate::prompts::APP_AGENT, "declined", &[]);
+        self.life.set_comment(rec.comment.clone());
+        AppAgentStatus::Finish
     }
 
     fn remember(

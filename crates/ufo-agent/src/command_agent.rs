@@ -10,11 +10,13 @@
 //! `SAFE_GUARD_TOOLS` waits for the user's confirmation as an AppAgent's does.
 
 use crate::app::{AgentSettings, AppStep, StepInput, check_app_reply};
+use crate::call::{Call, Decision};
 use crate::error::AgentError;
+use crate::lifecycle::{Lifecycle, Resumable};
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::{Template, examples_prompt, render, tools_to_llm_prompt};
-use crate::response::{ActionCall, action_string, plain};
+use crate::response::plain;
 use crate::step::{ActionLog, AgentKind, Phase, StepRecord};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -50,29 +52,21 @@ pub struct CommandAgentSpec {
     pub example_prompt: Option<PathBuf>,
 }
 
-/// A call waiting for the user's confirmation.
-#[derive(Debug)]
-struct Pending {
-    call: ActionCall,
-    record: StepRecord,
+/// What a held step runs once the user confirms.
+#[derive(Debug, Clone)]
+pub(crate) struct Work {
+    call: Call,
     final_status: AppAgentStatus,
-    guarded: Vec<String>,
 }
 
 /// The command-line agent.
 pub struct CommandAgent {
     /// Its name (`LinuxAgent`).
     pub name: String,
-    /// The current sub-task.
-    pub subtask: String,
-    /// Messages from the HostAgent.
-    pub host_message: Vec<String>,
     /// Its steps.
     pub memory: Memory,
-    /// The answer of the current sub-task.
-    pub result: String,
-    /// The model's last comment.
-    pub comment: String,
+    /// The sub-task, the user's answers, a call held for confirmation.
+    pub(crate) life: Lifecycle<Work>,
     spec: CommandAgentSpec,
     template: Template,
     examples: Template,
@@ -83,8 +77,6 @@ pub struct CommandAgent {
     /// `(action string, what it returned)`, oldest first.
     history: Vec<(String, String)>,
     repeat: crate::guards::RepeatGuard,
-    pending: Option<Pending>,
-    answers: Vec<(String, String)>,
     /// The tools shown to the model: the device's own description of them
     /// when it gives one, else the catalog's (read at the first step).
     specs: Option<Vec<ufo_core::ToolSpec>>,
@@ -111,11 +103,8 @@ impl CommandAgent {
         template.get("user")?;
         Ok(Self {
             name: spec.name.clone(),
-            subtask: String::new(),
-            host_message: Vec::new(),
             memory: Memory::default(),
-            result: String::new(),
-            comment: String::new(),
+            life: Lifecycle::default(),
             spec,
             template,
             examples,
@@ -125,42 +114,15 @@ impl CommandAgent {
             plan: Vec::new(),
             history: Vec::new(),
             repeat: Default::default(),
-            pending: None,
-            answers: Vec::new(),
             specs: None,
         })
     }
 
     /// Starts a new sub-task (the command history is kept).
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>) {
-        self.subtask = subtask.to_owned();
-        self.host_message = host_message;
-        self.result.clear();
-        self.comment.clear();
+        self.life.assign(subtask, host_message);
         self.plan.clear();
         self.repeat.reset();
-        self.pending = None;
-    }
-
-    /// Records the user's answers (PENDING); they go into the next prompt.
-    pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
-        self.answers.extend(qa);
-    }
-
-    /// The call waiting for confirmation, as `fn(k="v")`.
-    pub fn pending_actions(&self) -> Vec<String> {
-        self.pending
-            .iter()
-            .map(|p| action_string(&p.call.function, &p.call.arguments))
-            .collect()
-    }
-
-    /// Why SAFE_GUARD stopped the pending call, when the model did not ask.
-    pub fn pending_reasons(&self) -> Vec<String> {
-        self.pending
-            .as_ref()
-            .map(|p| p.guarded.clone())
-            .unwrap_or_default()
     }
 
     /// One step: ask for a command, run it, remember its output.
@@ -169,12 +131,13 @@ impl CommandAgent {
         input: StepInput<'_>,
     ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
         let started = Instant::now();
-        let mut rec = StepRecord::new(AgentKind::ThirdPartyAgent, &self.name, input.session_step);
-        rec.round = input.round;
-        rec.agent_step = self.memory.len() + 1;
-        rec.request = input.request.to_owned();
-        rec.subtask = self.subtask.clone();
-        rec.application = self.name.clone();
+        let mut rec = self.life.new_record(
+            AgentKind::ThirdPartyAgent,
+            &self.name,
+            &input,
+            self.memory.len() + 1,
+            &self.name,
+        );
 
         // 1. Data collection: nothing to observe but the last outputs.
         // 2. LLM interaction.
@@ -194,18 +157,20 @@ impl CommandAgent {
             |r, repairs| check_app_reply(r, &[], &specs, repairs),
         )
         .await;
-        let Checked { reply, status } = match checked {
+        let Checked {
+            reply,
+            parsed: Decision { status, calls },
+        } = match checked {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
         self.plan = rec.plan.clone();
-        self.comment = rec.comment.clone();
+        self.life.set_comment(rec.comment.clone());
         let answer = plain(&reply.result);
         if !answer.is_empty() {
-            self.result = answer;
+            self.life.set_result(answer);
         }
         // One command per step: a list is cut to its first call.
-        let calls = reply.action.as_ref().map(|a| a.calls()).unwrap_or_default();
         if calls.len() > 1 {
             rec.repairs.push(format!(
                 "$.action: {} calls; the command-line agent runs one per step, the first",
@@ -219,32 +184,23 @@ impl CommandAgent {
         if let Some(c) = &call
             && (status == AppAgentStatus::Confirm || !guarded.is_empty())
         {
-            if !guarded.is_empty() {
-                rec.repairs.push(format!(
-                    "SAFE_GUARD asks the user first: {}",
-                    guarded.join("; ")
-                ));
-            }
-            rec.status = StepStatus::Confirm;
-            rec.total_time = started.elapsed().as_secs_f64();
-            self.pending = Some(Pending {
+            let work = Work {
                 call: c.clone(),
-                record: rec.clone(),
                 final_status: match status {
                     AppAgentStatus::Confirm => AppAgentStatus::Continue,
                     other => other,
                 },
-                guarded,
-            });
-            return Ok(AppStep {
-                record: rec,
-                status: AppAgentStatus::Confirm,
-                questions: Vec::new(),
-            });
+            };
+            let actions = vec![c.action_string()];
+            let held = self
+                .life
+                .hold(rec, work, actions, &guarded, guarded.clone(), started);
+            return Ok(held);
         }
         if status == AppAgentStatus::Pending {
             self.remember(&mut rec, input.blackboard, status, None);
-            return Ok(AppStep::finished(rec, status, started).asking(reply.questions.items()));
+            let questions = self.life.ask(reply.questions.items());
+            return Ok(AppStep::finished(rec, status, started).asking(questions));
         }
 
         // 3. Action execution, 4. memory update.
@@ -263,26 +219,7 @@ impl CommandAgent {
         confirmed: bool,
         blackboard: &mut Blackboard,
     ) -> Option<AppStep> {
-        let p = self.pending.take()?;
-        let mut rec = p.record;
-        let started = Instant::now();
-        let status = if confirmed {
-            self.run(&mut rec, &p.call, p.final_status).await
-        } else {
-            self.comment = self.template.text_or(LINUX_AGENT, "declined", &[]);
-            rec.comment = self.comment.clone();
-            let r = ActionResult::failure(AgentError::Declined.report());
-            rec.actions.push(ActionLog::new(
-                &p.call.function,
-                &p.call.arguments,
-                None,
-                StepStatus::Finish,
-                r,
-            ));
-            AppAgentStatus::Finish
-        };
-        self.remember(&mut rec, blackboard, status, Some(confirmed));
-        Some(AppStep::resumed(rec, status, started))
+        crate::lifecycle::resume(self, confirmed, blackboard).await
     }
 
     /// Executes `call`; its output goes into the history the next prompt
@@ -290,30 +227,19 @@ impl CommandAgent {
     async fn run(
         &mut self,
         rec: &mut StepRecord,
-        call: &ActionCall,
+        call: &Call,
         status: AppAgentStatus,
     ) -> AppAgentStatus {
         let t = Instant::now();
-        let tool = call.function.parse::<ufo_desktop::tools::Tool>();
-        let mut cmd = match tool {
-            Ok(t) => t.command(Value::Object(call.arguments.clone())),
-            Err(_) => ufo_core::Command::action(
-                call.function.clone(),
-                Value::Object(call.arguments.clone()),
-            ),
-        };
+        let mut cmd = call.command();
         cmd.call_id = format!("{}-1", rec.session_step);
         let r = ufo_desktop::dispatch::execute_one(self.dispatcher.as_ref(), cmd).await;
         let shown = shown_result(&r);
         let failed = !r.is_success() || r.result.get("exit_code") != Some(&json!(0));
-        let s = action_string(&call.function, &call.arguments);
-        let given = call
-            .status
-            .as_deref()
-            .and_then(|s| s.parse::<AppAgentStatus>().ok())
-            .map_or(StepStatus::from(status), StepStatus::from);
+        let s = call.action_string();
+        let given = call.logged_status(status);
         rec.actions.push(ActionLog::new(
-            &call.function,
+            call.tool.as_str(),
             &call.arguments,
             None,
             given,
@@ -325,12 +251,12 @@ impl CommandAgent {
             true => {
                 let times = self.repeat.failed(&s);
                 if times >= self.settings.max_repeat {
-                    self.comment = self.template.text_or(
+                    rec.comment = self.template.text_or(
                         LINUX_AGENT,
                         "gave_up",
                         &[("times", &times.to_string()), ("action", &s)],
                     );
-                    rec.comment = self.comment.clone();
+                    self.life.set_comment(rec.comment.clone());
                     return AppAgentStatus::Fail;
                 }
             }
@@ -340,23 +266,6 @@ impl CommandAgent {
             AppAgentStatus::Confirm => AppAgentStatus::Continue,
             other => other,
         }
-    }
-
-    fn remember(
-        &mut self,
-        rec: &mut StepRecord,
-        blackboard: &mut Blackboard,
-        status: AppAgentStatus,
-        user_confirm: Option<bool>,
-    ) {
-        crate::guards::remember(
-            &mut self.memory,
-            blackboard,
-            rec,
-            status,
-            user_confirm,
-            ("agent", &self.name),
-        );
     }
 
     fn build_prompt(&self, input: &StepInput<'_>, specs: &[ufo_core::ToolSpec]) -> ChatRequest {
@@ -382,13 +291,7 @@ impl CommandAgent {
                     .collect()
             }
         };
-        let mut retrieved = String::new();
-        if let Some(qa) = t.opt("pending_answer") {
-            for (q, a) in &self.answers {
-                retrieved.push_str(&render(qa, &[("question", q), ("answer", a)]));
-                retrieved.push('\n');
-            }
-        }
+        let retrieved = self.life.answers_prompt(t.opt("pending_answer"));
         let user = render(
             t.opt("user").unwrap_or_default(),
             &[
@@ -398,10 +301,10 @@ impl CommandAgent {
                     "prev_subtask",
                     &serde_json::to_string(input.prev_subtasks).unwrap_or_default(),
                 ),
-                ("subtask", &self.subtask),
+                ("subtask", self.life.subtask()),
                 (
                     "host_message",
-                    &serde_json::to_string(&self.host_message).unwrap_or_default(),
+                    &serde_json::to_string(self.life.host_message()).unwrap_or_default(),
                 ),
                 ("previous_commands", &previous),
                 (
@@ -417,6 +320,49 @@ impl CommandAgent {
         }
         parts.push(Part::text(user));
         ChatRequest::agent(system, parts)
+    }
+}
+
+impl Resumable for CommandAgent {
+    type Work = Work;
+
+    fn lifecycle(&mut self) -> &mut Lifecycle<Work> {
+        &mut self.life
+    }
+
+    async fn carry_out(&mut self, rec: &mut StepRecord, work: Work) -> AppAgentStatus {
+        self.run(rec, &work.call, work.final_status).await
+    }
+
+    fn decline(&mut self, rec: &mut StepRecord, work: Work) -> AppAgentStatus {
+        rec.comment = self.template.text_or(LINUX_AGENT, "declined", &[]);
+        self.life.set_comment(rec.comment.clone());
+        let r = ActionResult::failure(AgentError::Declined.report());
+        rec.actions.push(ActionLog::new(
+            work.call.tool.as_str(),
+            &work.call.arguments,
+            None,
+            StepStatus::Finish,
+            r,
+        ));
+        AppAgentStatus::Finish
+    }
+
+    fn remember(
+        &mut self,
+        rec: &mut StepRecord,
+        blackboard: &mut Blackboard,
+        status: AppAgentStatus,
+        user_confirm: Option<bool>,
+    ) {
+        crate::guards::remember(
+            &mut self.memory,
+            blackboard,
+            rec,
+            status,
+            user_confirm,
+            ("agent", &self.name),
+        );
     }
 }
 
@@ -509,5 +455,130 @@ mod tests {
             ex.contains("execute_command") && ex.contains("FINISH"),
             "{ex}"
         );
+    }
+
+    /// A model that answers from a script and keeps the prompts it was sent.
+    struct Scripted {
+        replies: std::sync::Mutex<Vec<Value>>,
+        prompts: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait::async_trait]
+    impl ChatModel for Scripted {
+        async fn chat(&self, r: ChatRequest) -> Result<ufo_llm::ChatResponse, ufo_llm::LlmError> {
+            let prompt: Vec<String> = r.messages.iter().map(ufo_llm::Msg::text).collect();
+            self.prompts.lock().unwrap().push(prompt.join("\n"));
+            let mut replies = self.replies.lock().unwrap();
+            let text = match replies.is_empty() {
+                true => String::new(),
+                false => replies.remove(0).to_string(),
+            };
+            Ok(ufo_llm::ChatResponse {
+                text,
+                ..Default::default()
+            })
+        }
+        fn describe(&self) -> String {
+            "scripted".into()
+        }
+    }
+
+    /// A device that runs every command successfully and keeps them.
+    #[derive(Default)]
+    struct Device(std::sync::Mutex<Vec<ufo_core::Command>>);
+
+    #[async_trait::async_trait]
+    impl CommandDispatcher for Device {
+        async fn execute(&self, commands: Vec<ufo_core::Command>) -> Vec<ActionResult> {
+            let mut ran = self.0.lock().unwrap();
+            commands
+                .into_iter()
+                .map(|c| {
+                    ran.push(c);
+                    ActionResult::success(json!({"exit_code": 0, "stdout": "3\n", "stderr": ""}))
+                })
+                .collect()
+        }
+        fn describe(&self) -> String {
+            "device".into()
+        }
+    }
+
+    fn agent(replies: Vec<Value>) -> (CommandAgent, Arc<Scripted>, Arc<Device>) {
+        let model = Arc::new(Scripted {
+            replies: std::sync::Mutex::new(replies),
+            prompts: Default::default(),
+        });
+        let device = Arc::new(Device::default());
+        let spec = CommandAgentSpec {
+            name: "LinuxAgent".into(),
+            introduction: String::new(),
+            allowed_commands: vec!["ls".into()],
+            prompt: None,
+            example_prompt: None,
+        };
+        let a = CommandAgent::new(
+            spec,
+            model.clone(),
+            device.clone(),
+            AgentSettings::default(),
+        )
+        .unwrap();
+        (a, model, device)
+    }
+
+    fn input<'a>(step: usize, bb: &'a mut Blackboard) -> StepInput<'a> {
+        StepInput {
+            session_step: step,
+            round: 1,
+            request: "count the files",
+            blackboard: bb,
+            prev_subtasks: &[],
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_to_a_pending_step_reach_the_next_prompt_and_a_held_call_runs_once() {
+        let (mut a, model, device) = agent(vec![
+            json!({"observation": "", "thought": "which folder?", "status": "PENDING", "questions": ["Which folder?"]}),
+            json!({"observation": "", "thought": "sensitive", "status": "CONFIRM",
+                   "action": {"function": "execute_command", "arguments": {"command": "ls /srv"}}}),
+        ]);
+        let mut bb = Blackboard::default();
+        a.assign("count the files", Vec::new());
+        let step = a.step(input(1, &mut bb)).await.unwrap();
+        assert_eq!(step.status, AppAgentStatus::Pending);
+        assert_eq!(step.questions, ["Which folder?"]);
+        assert_eq!(a.life.open_questions(), ["Which folder?"]);
+        a.life.answer(vec![("Which folder?".into(), "/srv".into())]);
+
+        let step = a.step(input(2, &mut bb)).await.unwrap();
+        let prompts = model.prompts.lock().unwrap().clone();
+        assert!(
+            !prompts[0].contains("Answer from the user"),
+            "{}",
+            prompts[0]
+        );
+        assert!(
+            prompts[1].contains("Question: Which folder?\nAnswer from the user: /srv"),
+            "{}",
+            prompts[1]
+        );
+        // CONFIRM: held, nothing ran until the user says so.
+        assert_eq!(step.status, AppAgentStatus::Confirm);
+        assert_eq!(
+            a.life.pending_actions(),
+            ["execute_command(command=\"ls /srv\")"]
+        );
+        assert!(device.0.lock().unwrap().is_empty());
+        let done = a.resume(true, &mut bb).await.unwrap();
+        assert_eq!(
+            (done.status, done.record.session_step),
+            (AppAgentStatus::Continue, 2)
+        );
+        assert_eq!(done.record.actions[0].function, "execute_command");
+        assert_eq!(device.0.lock().unwrap().len(), 1);
+        assert!(a.resume(true, &mut bb).await.is_none());
+        assert_eq!(a.memory.len(), 2);
     }
 }

@@ -2,20 +2,20 @@
 //! SAFE_GUARD check, the repeated-failure guard and the memory update.
 
 use crate::app::AgentSettings;
+use crate::call::Call;
 use crate::memory::{Blackboard, Memory, MemoryItem};
-use crate::response::ActionCall;
 use crate::step::{Phase, StepRecord};
 use serde_json::json;
 use std::time::Instant;
 use ufo_core::AppAgentStatus;
-use ufo_desktop::tools::guard;
+use ufo_desktop::tools::{ToolName, guard};
 
 /// Why SAFE_GUARD stops `calls` for the user's confirmation although the
 /// model did not ask (`tool: reason` each); empty when it does not.
 pub(crate) fn guarded(
     settings: &AgentSettings,
     status: AppAgentStatus,
-    calls: &[ActionCall],
+    calls: &[Call],
 ) -> Vec<String> {
     let acting = matches!(
         status,
@@ -27,13 +27,9 @@ pub(crate) fn guarded(
     calls
         .iter()
         .filter_map(|c| {
-            guard::sensitive(
-                &c.function,
-                &c.arguments,
-                settings.safe_guard_tools.as_deref(),
-            )
-            .or_else(|| external_sensitive(settings, &c.function))
-            .map(|why| format!("{}: {why}", c.function))
+            guard::sensitive(&c.tool, &c.arguments, settings.safe_guard_tools.as_deref())
+                .or_else(|| external_sensitive(settings, &c.tool))
+                .map(|why| format!("{}: {why}", c.tool))
         })
         .collect()
 }
@@ -41,14 +37,17 @@ pub(crate) fn guarded(
 /// Why an external (MCP) tool's call is sensitive: its server did not mark
 /// it read-only or non-destructive. A `SAFE_GUARD_TOOLS` list replaces the
 /// rule here too.
-fn external_sensitive(settings: &AgentSettings, function: &str) -> Option<String> {
+fn external_sensitive(settings: &AgentSettings, tool: &ToolName) -> Option<String> {
+    let ToolName::External(name) = tool else {
+        return None;
+    };
     if settings.safe_guard_tools.is_some() {
         return None;
     }
     settings
         .external_tools
         .iter()
-        .find(|t| t.name == function && t.destructive)
+        .find(|t| t.name == *name && t.destructive)
         .map(|_| "its MCP server does not mark it read-only or non-destructive".to_owned())
 }
 
@@ -131,8 +130,8 @@ mod tests {
             ],
             ..AgentSettings::default()
         };
-        let call = |f: &str| ActionCall {
-            function: f.into(),
+        let call = |f: &str| Call {
+            tool: ToolName::parse(f),
             arguments: Default::default(),
             status: None,
         };

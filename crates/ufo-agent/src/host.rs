@@ -16,10 +16,10 @@ use ufo_core::{Diagnostic, HostAgentStatus, StepStatus};
 use ufo_desktop::designate::{Designated, resolve};
 use ufo_desktop::dispatch::{CommandDispatcher, execute_one};
 use ufo_desktop::encode::decode_data_url;
-use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{
     COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, ScreenshotInfo, WindowEntry, catalog_for,
 };
+use ufo_desktop::tools::{Tool, ToolName};
 use ufo_llm::{ChatModel, ChatRequest, Part};
 
 /// A sub-task handed to an AppAgent or a third-party agent.
@@ -200,7 +200,7 @@ impl HostAgent {
             ufo_core::ActionResult::failure(AgentError::Declined.report())
         };
         rec.actions.push(ActionLog::new(
-            "run_shell",
+            Tool::RunShell.name(),
             &args,
             None,
             StepStatus::Continue,
@@ -235,7 +235,10 @@ impl HostAgent {
         };
 
         // 2. LLM interaction.
-        let Checked { reply, mut status } = match self.ask(&mut rec, &input, &seen).await {
+        let Checked {
+            reply,
+            parsed: mut status,
+        } = match self.ask(&mut rec, &input, &seen).await {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, HostAgentStatus::Error, started)),
         };
@@ -419,7 +422,7 @@ impl HostAgent {
             .parse::<HostAgentStatus>()
             .map_or(StepStatus::from(*status), StepStatus::from);
         rec.actions.push(ActionLog::new(
-            "select_application_window",
+            Tool::SelectApplicationWindow.name(),
             &args,
             Some(target).filter(|t| !t.is_null()),
             given,
@@ -566,20 +569,17 @@ async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
         .map(|i| i.image_url)
 }
 
-/// Validates a HostAgent reply: a known status; for ASSIGN, the tool, a
-/// listed window (repaired from an unambiguous name) and a sub-task.
-fn check_host_reply(
-    mut r: HostResponse,
-    windows: &[Target],
-    repairs: &mut Vec<String>,
-) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
-    let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
-    if status != HostAgentStatus::Assign {
-        // A tool the HostAgent does not have would be silently ignored and
-        // the model would ask for it again until MAX_STEP: tell it.
-        if let Some(f) = r.function.as_deref().map(str::trim)
-            && f == "run_shell"
-        {
+/// The tool of a HostAgent reply that assigns nothing: `run_shell` with its
+/// command and CONTINUE, or no tool. A tool the HostAgent does not have would
+/// be silently ignored and the model would ask for it again until MAX_STEP:
+/// the error tells it.
+fn check_unassigning_tool(
+    r: &HostResponse,
+    tool: Option<&ToolName>,
+    status: HostAgentStatus,
+) -> Result<(), String> {
+    match tool {
+        Some(t) if t.is(Tool::RunShell) => {
             let command = r.shell_command().map(str::trim).unwrap_or_default();
             if command.is_empty() {
                 return Err("$.arguments.bash_command: run_shell needs the program to start, e.g. {\"bash_command\": \"mousepad\"}".into());
@@ -589,27 +589,56 @@ fn check_host_reply(
                     "$.status: run_shell goes with status CONTINUE (got {status}); assign the application at the next step, once its window is listed"
                 ));
             }
-            return Ok(Checked { reply: r, status });
+            Ok(())
         }
-        if let Some(f) = r.function.as_deref().map(str::trim)
-            && !f.is_empty()
-            && f != "select_application_window"
-        {
-            return Err(format!(
-                "$.function: {f:?} is not a HostAgent tool; the HostAgent assigns sub-tasks with select_application_window (status ASSIGN) and starts applications with run_shell (status CONTINUE) — leave function empty otherwise"
-            ));
-        }
-        return Ok(Checked { reply: r, status });
+        Some(t) if !t.is(Tool::SelectApplicationWindow) => Err(format!(
+            "$.function: {:?} is not a HostAgent tool; the HostAgent assigns sub-tasks with select_application_window (status ASSIGN) and starts applications with run_shell (status CONTINUE) — leave function empty otherwise",
+            t.as_str()
+        )),
+        _ => Ok(()),
     }
-    match r.function.as_deref().map(str::trim) {
-        Some("select_application_window") => {}
-        None | Some("") => {
-            repairs.push("$.function: missing, set to select_application_window".into());
-            r.function = Some("select_application_window".into());
+}
+
+/// Validates a HostAgent reply: a known status; for ASSIGN, the tool, a
+/// listed window (repaired from an unambiguous name) and a sub-task.
+fn check_host_reply(
+    mut r: HostResponse,
+    windows: &[Target],
+    repairs: &mut Vec<String>,
+) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
+    let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
+    let tool = r
+        .function
+        .as_deref()
+        .map(ToolName::parse)
+        .filter(|t| !t.is_empty());
+    if status != HostAgentStatus::Assign {
+        check_unassigning_tool(&r, tool.as_ref(), status)?;
+        return Ok(Checked {
+            reply: r,
+            parsed: status,
+        });
+    }
+    const SELECT: Tool = Tool::SelectApplicationWindow;
+    match tool {
+        Some(t) if t.is(SELECT) => {
+            // UFO's older name (`select_application`) is written as the tool.
+            if r.function.as_deref().map(str::trim) != Some(SELECT.name()) {
+                repairs.push(format!(
+                    "$.function: {:?} read as {SELECT}",
+                    r.function.as_deref().unwrap_or_default()
+                ));
+                r.function = Some(SELECT.name().into());
+            }
+        }
+        None => {
+            repairs.push(format!("$.function: missing, set to {SELECT}"));
+            r.function = Some(SELECT.name().into());
         }
         Some(other) => {
             return Err(format!(
-                "$.function: {other:?} cannot assign a sub-task; use select_application_window"
+                "$.function: {:?} cannot assign a sub-task; use {SELECT}",
+                other.as_str()
             ));
         }
     }
@@ -646,7 +675,10 @@ fn check_host_reply(
     {
         return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
     }
-    Ok(Checked { reply: r, status })
+    Ok(Checked {
+        reply: r,
+        parsed: status,
+    })
 }
 
 #[cfg(test)]
@@ -695,5 +727,40 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("CONTINUE"), "{e}");
+    }
+
+    #[test]
+    fn an_assignment_by_the_older_tool_name_is_read_as_the_tool() {
+        let targets = [Target::Agent {
+            id: "1".into(),
+            name: "LinuxAgent".into(),
+        }];
+        let assign = |function: serde_json::Value| {
+            let mut repairs = Vec::new();
+            let r = check_host_reply(
+                reply(serde_json::json!({
+                    "observation": "", "thought": "", "status": "ASSIGN",
+                    "current_subtask": "count the files", "function": function,
+                    "arguments": {"id": "1", "name": "LinuxAgent"}
+                })),
+                &targets,
+                &mut repairs,
+            );
+            (r.map(|c| c.reply.function), repairs)
+        };
+        let (f, repairs) = assign(serde_json::json!("select_application"));
+        assert_eq!(f.unwrap().as_deref(), Some("select_application_window"));
+        assert_eq!(
+            repairs,
+            ["$.function: \"select_application\" read as select_application_window"]
+        );
+        let (f, repairs) = assign(serde_json::json!("select_application_window"));
+        assert_eq!(f.unwrap().as_deref(), Some("select_application_window"));
+        assert!(repairs.is_empty(), "{repairs:?}");
+        let (f, _) = assign(serde_json::json!(null));
+        assert_eq!(f.unwrap().as_deref(), Some("select_application_window"));
+        let (f, _) = assign(serde_json::json!("run_shell"));
+        let e = f.unwrap_err();
+        assert!(e.contains("\"run_shell\" cannot assign"), "{e}");
     }
 }

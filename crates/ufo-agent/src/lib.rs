@@ -24,11 +24,13 @@
 //! files: the session persists records and images.
 
 pub mod app;
+pub mod call;
 pub mod command_agent;
 pub mod error;
 pub mod evaluation;
 mod guards;
 pub mod host;
+pub mod lifecycle;
 pub mod llm;
 pub mod memory;
 pub mod normalize;

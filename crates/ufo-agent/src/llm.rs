@@ -24,16 +24,18 @@ pub struct Asked<T> {
     pub json: Value,
 }
 
-/// A reply that passed its check, with the status parsed from it: past this
-/// point statuses are enums, never strings. Serialises as the reply alone.
+/// A reply that passed its check, with what was parsed from it (its status,
+/// and for an AppAgent-style reply its calls): past this point statuses are
+/// enums and tool names [`ToolName`](ufo_desktop::tools::ToolName)s, never
+/// strings. Serialises as the reply alone.
 #[derive(Debug, serde::Serialize)]
 pub struct Checked<R, S> {
     /// The (possibly repaired) reply.
     #[serde(flatten)]
     pub reply: R,
-    /// Its status.
+    /// What was parsed from it.
     #[serde(skip)]
-    pub status: S,
+    pub parsed: S,
 }
 
 /// Everything spent asking, usable or not.
@@ -139,7 +141,6 @@ pub(crate) async fn interact<T, S, F>(
 ) -> Result<Checked<T, S>, AgentError>
 where
     T: DeserializeOwned + JsonSchema + serde::Serialize + AgentReply + Normalize,
-    S: serde::Serialize,
     F: FnMut(T, &mut Vec<String>) -> Result<Checked<T, S>, String>,
 {
     let t = Instant::now();

@@ -12,6 +12,7 @@
 
 use crate::app::{AgentSettings, AppStep, StepInput};
 use crate::error::AgentError;
+use crate::lifecycle::{Lifecycle, Resumable};
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::Template;
 use crate::step::{ActionLog, AgentKind, Phase, StepRecord};
@@ -22,7 +23,7 @@ use std::time::Instant;
 use ufo_core::geometry::Frame;
 use ufo_core::{AppAgentStatus, Command, Diagnostic, Image, Point, StepStatus};
 use ufo_desktop::dispatch::CommandDispatcher;
-use ufo_desktop::tools::{ScreenshotInfo, Tool};
+use ufo_desktop::tools::{ScreenshotInfo, Tool, ToolName};
 use ufo_llm::computer::{Action, ComputerModel, Display, SafetyCheck, Turn};
 
 /// The operator's prompt template.
@@ -31,10 +32,10 @@ pub const OPERATOR: &str = include_str!("../../../prompts/operator/operator.yaml
 /// `normal_operator` mode).
 pub const OPERATOR_AGENT: &str = "OperatorAgent";
 
-/// A turn waiting for the user's confirmation.
-struct Pending {
+/// What a held turn does once the user confirms: its actions, mapped
+/// through the frame of the screenshot they were chosen on.
+pub(crate) struct Work {
     turn: Turn,
-    record: StepRecord,
     frame: Frame,
     shot: RgbImage,
 }
@@ -43,23 +44,17 @@ struct Pending {
 pub struct OperatorAgent {
     /// Its name.
     pub name: String,
-    /// The current sub-task.
-    pub subtask: String,
-    /// Messages from the HostAgent.
-    pub host_message: Vec<String>,
     /// Its steps.
     pub memory: Memory,
-    /// The answer of the current sub-task.
-    pub result: String,
-    /// The model's last words.
-    pub comment: String,
+    /// The sub-task, a turn held for confirmation; the result and comment
+    /// are the model's last words.
+    pub(crate) life: Lifecycle<Work>,
     model: Arc<ComputerModel>,
     dispatcher: Arc<dyn CommandDispatcher>,
     settings: AgentSettings,
     template: Template,
     desktop: bool,
     acknowledged: Vec<SafetyCheck>,
-    pending: Option<Pending>,
 }
 
 /// The operator's template: `path`, or the built-in one.
@@ -81,65 +76,36 @@ impl OperatorAgent {
     ) -> Self {
         Self {
             name: OPERATOR_AGENT.to_owned(),
-            subtask: String::new(),
-            host_message: Vec::new(),
             memory: Memory::default(),
-            result: String::new(),
-            comment: String::new(),
+            life: Lifecycle::default(),
             model,
             dispatcher,
             settings,
             template,
             desktop,
             acknowledged: Vec::new(),
-            pending: None,
         }
     }
 
     /// Starts a sub-task.
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>) {
-        self.subtask = subtask.to_owned();
-        self.host_message = host_message;
-        self.result.clear();
-        self.comment.clear();
-        self.pending = None;
+        self.life.assign(subtask, host_message);
         self.acknowledged.clear();
     }
 
-    /// The turn waiting for confirmation, as its actions.
-    pub fn pending_actions(&self) -> Vec<String> {
-        self.pending
-            .iter()
-            .flat_map(|p| p.turn.actions.iter().map(|a| format!("{a:?}")))
-            .collect()
-    }
-
-    /// Why the pending turn waits: the provider's safety checks.
-    pub fn pending_reasons(&self) -> Vec<String> {
-        self.pending
-            .iter()
-            .flat_map(|p| {
-                p.turn
-                    .safety_checks
-                    .iter()
-                    .map(|c| format!("the provider's safety check {}: {}", c.code, c.message))
-            })
-            .collect()
-    }
-
     fn task_text(&self) -> String {
-        let messages = match self.host_message.is_empty() {
+        let messages = match self.life.host_message().is_empty() {
             true => String::new(),
             false => self.template.text_or(
                 OPERATOR,
                 "messages",
-                &[("messages", &self.host_message.join(" "))],
+                &[("messages", &self.life.host_message().join(" "))],
             ),
         };
         self.template.text_or(
             OPERATOR,
             "task",
-            &[("subtask", &self.subtask), ("messages", &messages)],
+            &[("subtask", self.life.subtask()), ("messages", &messages)],
         )
     }
 
@@ -200,15 +166,17 @@ impl OperatorAgent {
         input: StepInput<'_>,
     ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
         let started = Instant::now();
-        let mut rec = StepRecord::new(AgentKind::OperatorAgent, &self.name, input.session_step);
-        rec.round = input.round;
-        rec.agent_step = self.memory.len() + 1;
-        rec.request = input.request.to_owned();
-        rec.subtask = self.subtask.clone();
-        rec.application = match self.desktop {
-            true => "Desktop".to_owned(),
-            false => self.name.clone(),
+        let application = match self.desktop {
+            true => "Desktop",
+            false => &self.name,
         };
+        let mut rec = self.life.new_record(
+            AgentKind::OperatorAgent,
+            &self.name,
+            &input,
+            self.memory.len() + 1,
+            application,
+        );
         let t = Instant::now();
         let (shot, frame, url, display) = match self.observe().await {
             Ok(o) => o,
@@ -247,7 +215,7 @@ impl OperatorAgent {
                 .filter_map(|c| {
                     let args = c.parameters.as_object().cloned().unwrap_or_default();
                     ufo_desktop::tools::guard::sensitive(
-                        &c.tool_name,
+                        &ToolName::parse(&c.tool_name),
                         &args,
                         self.settings.safe_guard_tools.as_deref(),
                     )
@@ -257,25 +225,16 @@ impl OperatorAgent {
         };
         // A provider's safety check always waits for the user, SAFE_GUARD or not.
         if !turn.safety_checks.is_empty() || !guarded.is_empty() {
-            if !guarded.is_empty() {
-                rec.repairs.push(format!(
-                    "SAFE_GUARD asks the user first: {}",
-                    guarded.join("; ")
-                ));
-            }
-            rec.status = StepStatus::Confirm;
-            rec.total_time = started.elapsed().as_secs_f64();
-            self.pending = Some(Pending {
-                turn,
-                record: rec.clone(),
-                frame,
-                shot,
-            });
-            return Ok(AppStep {
-                record: rec,
-                status: AppAgentStatus::Confirm,
-                questions: Vec::new(),
-            });
+            let actions = turn.actions.iter().map(|a| format!("{a:?}")).collect();
+            let reasons = turn
+                .safety_checks
+                .iter()
+                .map(|c| format!("the provider's safety check {}: {}", c.code, c.message))
+                .collect();
+            let work = Work { turn, frame, shot };
+            return Ok(self
+                .life
+                .hold(rec, work, actions, &guarded, reasons, started));
         }
         let status = self.act(&mut rec, &turn, &frame, shot).await;
         self.remember(&mut rec, input.blackboard, status, None);
@@ -289,32 +248,7 @@ impl OperatorAgent {
         confirmed: bool,
         blackboard: &mut Blackboard,
     ) -> Option<AppStep> {
-        let p = self.pending.take()?;
-        let mut rec = p.record;
-        let started = Instant::now();
-        let status = match confirmed {
-            true => {
-                self.acknowledged = p.turn.safety_checks.clone();
-                self.act(&mut rec, &p.turn, &p.frame, p.shot).await
-            }
-            false => {
-                let checks = p
-                    .turn
-                    .safety_checks
-                    .iter()
-                    .map(|c| c.code.clone())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                self.comment = self
-                    .template
-                    .text_or(OPERATOR, "declined", &[("checks", &checks)]);
-                rec.comment = self.comment.clone();
-                rec.error = Some(AgentError::Declined.report());
-                AppAgentStatus::Fail
-            }
-        };
-        self.remember(&mut rec, blackboard, status, Some(confirmed));
-        Some(AppStep::resumed(rec, status, started))
+        crate::lifecycle::resume(self, confirmed, blackboard).await
     }
 
     /// Executes the turn's actions; draws them on the step's screenshot.
@@ -355,7 +289,7 @@ impl OperatorAgent {
             ));
         }
         rec.time(Phase::ActionExecution, t);
-        self.comment = turn.text.clone();
+        self.life.set_comment(turn.text.clone());
         rec.comment = turn.text.clone();
         if let Some(e) = failed {
             rec.error = Some(e);
@@ -364,11 +298,40 @@ impl OperatorAgent {
         match (turn.done, turn.failed) {
             (true, true) => AppAgentStatus::Fail,
             (true, false) => {
-                self.result = turn.text.clone();
+                self.life.set_result(turn.text.clone());
                 AppAgentStatus::Finish
             }
             _ => AppAgentStatus::Continue,
         }
+    }
+}
+
+impl Resumable for OperatorAgent {
+    type Work = Work;
+
+    fn lifecycle(&mut self) -> &mut Lifecycle<Work> {
+        &mut self.life
+    }
+
+    async fn carry_out(&mut self, rec: &mut StepRecord, work: Work) -> AppAgentStatus {
+        self.acknowledged = work.turn.safety_checks.clone();
+        self.act(rec, &work.turn, &work.frame, work.shot).await
+    }
+
+    fn decline(&mut self, rec: &mut StepRecord, work: Work) -> AppAgentStatus {
+        let checks = work
+            .turn
+            .safety_checks
+            .iter()
+            .map(|c| c.code.clone())
+            .collect::<Vec<_>>()
+            .join(", ");
+        rec.comment = self
+            .template
+            .text_or(OPERATOR, "declined", &[("checks", &checks)]);
+        self.life.set_comment(rec.comment.clone());
+        rec.error = Some(AgentError::Declined.report());
+        AppAgentStatus::Fail
     }
 
     fn remember(

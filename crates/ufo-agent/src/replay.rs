@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ufo_core::{ActionResult, Command, Control, Diagnostic, ErrorReport};
 use ufo_desktop::dispatch::{CommandDispatcher, execute_one, observe_window};
 use ufo_desktop::names::names_match;
-use ufo_desktop::tools::Tool;
+use ufo_desktop::tools::ToolName;
 
 /// Replays tool calls on the selected window.
 pub struct ReplayAgent {
@@ -63,10 +63,10 @@ impl ReplayAgent {
             target = Some(c.id);
         }
         // UFO's older names (`click_element`) go out as the tool they name.
-        let tool = tool.parse::<Tool>().map_or(tool, |t| t.name());
+        let tool = ToolName::parse(tool);
         let r = execute_one(
             self.dispatcher.as_ref(),
-            Command::action(tool, Value::Object(params)),
+            Command::action(tool.as_str(), Value::Object(params)),
         )
         .await;
         if let Some(shot) = &shot {

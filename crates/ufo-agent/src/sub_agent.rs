@@ -22,14 +22,22 @@ pub enum SubAgent {
     Operator(OperatorAgent),
 }
 
+/// `$body` for whichever agent `$agent` is, bound to `$a`: the three agents
+/// share their [`Lifecycle`](crate::lifecycle::Lifecycle) (field `life`).
+macro_rules! each {
+    ($agent:expr, $a:ident => $body:expr) => {
+        match $agent {
+            SubAgent::App($a) => $body,
+            SubAgent::Command($a) => $body,
+            SubAgent::Operator($a) => $body,
+        }
+    };
+}
+
 impl SubAgent {
     /// `AppAgent/<application>` or the third-party agent's name.
     pub fn name(&self) -> &str {
-        match self {
-            SubAgent::App(a) => &a.name,
-            SubAgent::Command(c) => &c.name,
-            SubAgent::Operator(o) => &o.name,
-        }
+        each!(self, a => &a.name)
     }
 
     /// Whether it is a third-party agent.
@@ -48,33 +56,17 @@ impl SubAgent {
 
     /// The current sub-task.
     pub fn subtask(&self) -> &str {
-        match self {
-            SubAgent::App(a) => &a.subtask,
-            SubAgent::Command(c) => &c.subtask,
-            SubAgent::Operator(o) => &o.subtask,
-        }
+        each!(self, a => a.life.subtask())
     }
 
     /// The answer of the current sub-task, or else the model's last comment.
     pub fn outcome(&self) -> String {
-        let (result, comment) = match self {
-            SubAgent::App(a) => (&a.result, &a.comment),
-            SubAgent::Command(c) => (&c.result, &c.comment),
-            SubAgent::Operator(o) => (&o.result, &o.comment),
-        };
-        match result.is_empty() {
-            true => comment.clone(),
-            false => result.clone(),
-        }
+        each!(self, a => a.life.outcome())
     }
 
     /// The model's last comment.
     pub fn comment(&self) -> &str {
-        match self {
-            SubAgent::App(a) => &a.comment,
-            SubAgent::Command(c) => &c.comment,
-            SubAgent::Operator(o) => &o.comment,
-        }
+        each!(self, a => a.life.comment())
     }
 
     /// Starts a sub-task (`window_title` is the AppAgent's window).
@@ -86,32 +78,20 @@ impl SubAgent {
         }
     }
 
-    /// Records the user's answers (PENDING).
+    /// Records the user's answers (PENDING); the next prompts carry them.
+    /// (The operator's model has no PENDING: it is never asked.)
     pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
-        match self {
-            SubAgent::App(a) => a.add_answers(qa),
-            SubAgent::Command(c) => c.add_answers(qa),
-            // The operator asks nothing: its model has no PENDING.
-            SubAgent::Operator(_) => {}
-        }
+        each!(self, a => a.life.answer(qa))
     }
 
     /// The calls waiting for confirmation, as `fn(k="v")`.
     pub fn pending_actions(&self) -> Vec<String> {
-        match self {
-            SubAgent::App(a) => a.pending_actions(),
-            SubAgent::Command(c) => c.pending_actions(),
-            SubAgent::Operator(o) => o.pending_actions(),
-        }
+        each!(self, a => a.life.pending_actions())
     }
 
-    /// Why SAFE_GUARD stopped the pending calls.
+    /// Why SAFE_GUARD (or the provider) stopped the pending calls.
     pub fn pending_reasons(&self) -> Vec<String> {
-        match self {
-            SubAgent::App(a) => a.pending_reasons(),
-            SubAgent::Command(c) => c.pending_reasons(),
-            SubAgent::Operator(o) => o.pending_reasons(),
-        }
+        each!(self, a => a.life.pending_reasons())
     }
 
     /// One step.
@@ -119,11 +99,7 @@ impl SubAgent {
         &mut self,
         input: StepInput<'_>,
     ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
-        match self {
-            SubAgent::App(a) => a.step(input).await,
-            SubAgent::Command(c) => c.step(input).await,
-            SubAgent::Operator(o) => o.step(input).await,
-        }
+        each!(self, a => a.step(input).await)
     }
 
     /// Continues after CONFIRM.
@@ -132,10 +108,6 @@ impl SubAgent {
         confirmed: bool,
         blackboard: &mut Blackboard,
     ) -> Option<AppStep> {
-        match self {
-            SubAgent::App(a) => a.resume(confirmed, blackboard).await,
-            SubAgent::Command(c) => c.resume(confirmed, blackboard).await,
-            SubAgent::Operator(o) => o.resume(confirmed, blackboard).await,
-        }
+        each!(self, a => a.resume(confirmed, blackboard).await)
     }
 }

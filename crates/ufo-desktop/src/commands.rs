@@ -293,7 +293,7 @@ impl CommandPolicy {
     ) -> Result<CommandOutput, DesktopError> {
         let argv = self.parse(command)?;
         let bad = |detail: String| DesktopError::BadArguments {
-            tool: "execute_command".into(),
+            tool: crate::tools::Tool::ExecuteCommand.name().to_owned(),
             detail,
         };
         let timeout = match timeout {

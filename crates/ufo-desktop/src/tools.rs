@@ -46,6 +46,7 @@
 
 mod args;
 pub mod guard;
+mod name;
 mod operator;
 pub mod params;
 mod run;
@@ -54,6 +55,7 @@ mod spec;
 pub use args::{
     CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
 };
+pub use name::ToolName;
 pub use spec::{
     APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, LEGACY_NAMES,
     OPERATOR_EXECUTOR, SESSION_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for,

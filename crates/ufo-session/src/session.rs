@@ -21,7 +21,7 @@ use ufo_agent::{
     AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandAgent, CommandDispatcher,
     HostAgent, HostStep, PromptSet, StepInput, StepRecord, SubAgent, SubtaskRecord,
 };
-use ufo_core::{AppAgentStatus, Command, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_core::{AppAgentStatus, Diagnostic, ErrorReport, HostAgentStatus};
 use ufo_desktop::dispatch::execute_one;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::Tool;
@@ -580,10 +580,7 @@ impl<'a> Session<'a> {
             })?;
         let r = execute_one(
             self.s.dispatcher.as_ref(),
-            Command::action(
-                "select_application_window",
-                json!({"id": w.id, "name": w.name}),
-            ),
+            Tool::SelectApplicationWindow.command(json!({"id": w.id, "name": w.name})),
         )
         .await;
         if r.is_success() {

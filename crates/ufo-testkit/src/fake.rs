@@ -31,7 +31,7 @@ use ufo_core::{
     WindowInfo,
 };
 use ufo_desktop::dispatch::CommandDispatcher;
-use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, WindowEntry};
+use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, Tool, ToolName, WindowEntry};
 
 /// A desktop of one application window, answered in process.
 #[derive(Debug)]
@@ -125,7 +125,8 @@ impl FakeDesktop {
         self.commands()
             .into_iter()
             .filter(|c| {
-                c.tool_type == ToolType::Action && c.tool_name != "select_application_window"
+                c.tool_type == ToolType::Action
+                    && !ToolName::parse(&c.tool_name).is(Tool::SelectApplicationWindow)
             })
             .map(|c| (c.tool_name, c.parameters))
             .collect()
@@ -150,22 +151,21 @@ impl FakeDesktop {
         if let Some(e) = failure {
             return ActionResult::failure(e);
         }
-        let result = match c.tool_name.as_str() {
-            "get_desktop_app_info" => json!([WindowEntry {
+        let result = match ToolName::parse(&c.tool_name).builtin() {
+            Some(Tool::GetDesktopAppInfo) => json!([WindowEntry {
                 id: "1".into(),
                 name: self.window.title.clone(),
                 control_type: "Window".into(),
                 app_name: self.window.app_name.clone(),
                 window: self.window.clone(),
             }]),
-            "select_application_window" => json!({"window": self.window}),
-            "get_app_window_controls_target_info" => json!(ControlsInfo {
+            Some(Tool::SelectApplicationWindow) => json!({"window": self.window}),
+            Some(Tool::GetAppWindowControlsTargetInfo) => json!(ControlsInfo {
                 window: self.window.clone(),
                 controls: self.controls.clone(),
                 truncated: false,
             }),
-            "capture_window_screenshot" | "capture_desktop_screenshot" => self.shot(),
-            "get_ui_tree" => json!({}),
+            Some(Tool::CaptureWindowScreenshot | Tool::CaptureDesktopScreenshot) => self.shot(),
             _ => json!({}),
         };
         ActionResult::success(result)

@@ -2,101 +2,93 @@
 //! with the repairs that are unambiguous.
 
 use super::*;
+use crate::call::{Call, Decision, parse_status};
 use ufo_desktop::designate::{Unresolved, resolve};
+use ufo_desktop::tools::{Tool, ToolName};
 
 /// Validates an AppAgent reply against the tool catalog and the control list;
-/// repairs a control id from an unambiguous control name.
+/// repairs a control id from an unambiguous control name. Every name and
+/// status is read here, once: the [`Decision`] carries them typed, and the
+/// reply keeps the wire form (tool names written as the catalog spells them).
 pub(crate) fn check_app_reply(
     mut r: AppResponse,
     controls: &[Control],
     specs: &[ufo_core::ToolSpec],
     repairs: &mut Vec<String>,
-) -> Result<Checked<AppResponse, AppAgentStatus>, String> {
-    let mut status = match &r.status {
-        Some(s) => Some(
-            s.parse::<AppAgentStatus>()
-                .map_err(|e| format!("$.status: {e}"))?,
-        ),
-        None => None,
-    };
+) -> Result<Checked<AppResponse, Decision>, String> {
+    let mut status = parse_status(r.status.as_deref(), "$")?;
     let many = matches!(r.action, Some(crate::response::Actions::Many(_)));
-    let mut calls = r.action.as_ref().map(|a| a.calls()).unwrap_or_default();
-    for (i, c) in calls.iter_mut().enumerate() {
+    let mut wire = r.action.as_ref().map(|a| a.calls()).unwrap_or_default();
+    let mut calls = Vec::with_capacity(wire.len());
+    for (i, c) in wire.iter_mut().enumerate() {
         let path = if many {
             format!("$.action[{i}]")
         } else {
             "$.action".to_owned()
         };
-        if let Some(s) = &c.status {
-            // The last action's status is the step's.
-            status = Some(
-                s.parse::<AppAgentStatus>()
-                    .map_err(|e| format!("{path}.status: {e}"))?,
-            );
-        }
+        let mut call = Call::read(c, &path)?;
+        // The last action's status is the step's.
+        status = call.status.or(status);
         // UFO's own convention for "no action" (FINISH, FAIL, ERROR with
         // nothing more to do): an empty function.
-        if c.function.trim().is_empty() {
+        if call.tool.is_empty() {
             continue;
         }
-        // UFO's older names (`click_element`) are read as the tool they name.
-        let f = c.function.trim();
-        let f = f
-            .parse::<ufo_desktop::tools::Tool>()
-            .map_or(f, |t| t.name());
-        // `ns.*` stands for every tool of an external server that did not
-        // start: the call goes through and fails with that server's error.
-        let spec = specs
-            .iter()
-            .find(|s| s.name == f)
-            .or_else(|| {
-                specs.iter().find(|s| {
-                    s.name.strip_suffix('*').is_some_and(|ns| {
-                        ns.ends_with('.') && f.len() > ns.len() && f.starts_with(ns)
-                    })
-                })
-            })
-            .ok_or_else(|| {
-                format!(
-                    "{path}.function: unknown tool {:?}; use one of {}",
-                    c.function,
-                    specs
-                        .iter()
-                        .map(|s| s.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })?;
-        if !spec.name.ends_with('*') {
-            c.function = spec.name.clone();
-        }
-        let focus_free = c.function == "keyboard_input"
+        let spec = spec_of(&call.tool, specs).ok_or_else(|| {
+            format!(
+                "{path}.function: unknown tool {:?}; use one of {}",
+                c.function,
+                specs
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        // UFO's older names (`click_element`) are written as the tool they name.
+        c.function = call.tool.as_str().to_owned();
+        let focus_free = call.tool.is(Tool::KeyboardInput)
             && c.arguments.get("control_focus").and_then(Value::as_bool) == Some(false);
-        if !spec.targets_control || focus_free && !c.arguments.contains_key("id") {
-            continue;
+        // A focus-free `keyboard_input` without an id types where the focus is.
+        let at_focus = focus_free && !c.arguments.contains_key("id");
+        if spec.targets_control && !at_focus {
+            fix_control(&mut c.arguments, controls, &path, repairs)?;
         }
-        fix_control(&mut c.arguments, controls, &path, repairs)?;
+        call.arguments.clone_from(&c.arguments);
+        calls.push(call);
     }
-    calls.retain(|c| !c.function.trim().is_empty());
+    wire.retain(|c| !c.function.trim().is_empty());
     // No status: a step without actions is done, one with actions goes on.
     let status = status.unwrap_or(match calls.is_empty() {
         true => AppAgentStatus::Finish,
         false => AppAgentStatus::Continue,
     });
-    if let Some(a) = &mut r.action {
-        *a = if many {
-            crate::response::Actions::Many(calls)
-        } else {
-            match calls.into_iter().next() {
-                Some(c) => crate::response::Actions::One(c),
-                None => {
-                    r.action = None;
-                    return Ok(Checked { reply: r, status });
-                }
-            }
+    if r.action.is_some() {
+        r.action = match many {
+            true => Some(crate::response::Actions::Many(wire)),
+            false => wire.into_iter().next().map(crate::response::Actions::One),
         };
     }
-    Ok(Checked { reply: r, status })
+    Ok(Checked {
+        reply: r,
+        parsed: Decision { status, calls },
+    })
+}
+
+/// The spec of `tool` among `specs`: a catalog tool by its name, an external
+/// one by its name or, for a server that did not start, by its namespace
+/// (`ns.*` stands for every tool of that server: the call goes through and
+/// fails with that server's error).
+fn spec_of<'a>(tool: &ToolName, specs: &'a [ufo_core::ToolSpec]) -> Option<&'a ufo_core::ToolSpec> {
+    let f = tool.as_str();
+    specs.iter().find(|s| s.name == f).or_else(|| match tool {
+        ToolName::Builtin(_) => None,
+        ToolName::External(_) => specs.iter().find(|s| {
+            s.name
+                .strip_suffix('*')
+                .is_some_and(|ns| ns.ends_with('.') && f.len() > ns.len() && f.starts_with(ns))
+        }),
+    })
 }
 
 fn fix_control(
@@ -199,6 +191,7 @@ mod tests {
             &mut rep,
         )
         .unwrap();
+        assert_eq!(r.parsed.calls[0].tool, ToolName::Builtin(Tool::ClickInput));
         assert_eq!(r.reply.action.unwrap().calls()[0].function, "click_input");
         let e = check_app_reply(
             reply(json!([{"function": "click_input", "arguments": {"id": "1", "name": "1"}, "status": "DONE"}])),
@@ -234,6 +227,9 @@ mod tests {
                 &mut rep,
             )
             .unwrap();
+            // Not the catalog's: it stays external and goes out as named.
+            assert_eq!(r.parsed.calls[0].tool, ToolName::External(f.into()));
+            assert_eq!(r.parsed.calls[0].command().tool_name, f);
             assert_eq!(r.reply.action.unwrap().calls()[0].function, f);
         }
         for f in ["fs.nope", "down.", "down", "other.x"] {
@@ -246,5 +242,53 @@ mod tests {
             .unwrap_err();
             assert!(e.contains("unknown tool"), "{f}: {e}");
         }
+    }
+
+    #[test]
+    fn names_and_statuses_are_read_once_into_the_decision() {
+        let cs = vec![control(1, "1"), control(2, "Name")];
+        let specs = catalog_for(APP_UI_EXECUTOR);
+        let mut rep = Vec::new();
+        let r = check_app_reply(
+            reply(json!([
+                {"function": "SetEditTextCommand", "arguments": {"id": "2", "name": "Name", "text": "x"}, "status": "continue"},
+                {"function": "", "status": "CONTINUE"},
+                {"function": "keyboard_input", "arguments": {"keys": "{ENTER}", "control_focus": false}, "status": "Finish"}
+            ])),
+            &cs,
+            &specs,
+            &mut rep,
+        )
+        .unwrap();
+        let Decision { status, calls } = &r.parsed;
+        // The last call's status is the step's; each call keeps its own.
+        assert_eq!(*status, AppAgentStatus::Finish);
+        let tools: Vec<_> = calls.iter().map(|c| (c.tool.clone(), c.status)).collect();
+        assert_eq!(
+            tools,
+            [
+                (Tool::SetEditText.into(), Some(AppAgentStatus::Continue)),
+                (Tool::KeyboardInput.into(), Some(AppAgentStatus::Finish)),
+            ]
+        );
+        // The wire reply keeps its strings (the empty call dropped, the older
+        // name written as the catalog's), for the log.
+        let wire = r.reply.action.unwrap().calls();
+        assert_eq!(wire.len(), 2);
+        assert_eq!(wire[0].function, "set_edit_text");
+        assert_eq!(wire[0].status.as_deref(), Some("continue"));
+        assert_eq!(wire[0].arguments, calls[0].arguments);
+        // A reply-level status stands when no call gives one; none at all
+        // is FINISH without calls.
+        let r: AppResponse = serde_json::from_value(
+            json!({"observation": "o", "thought": "t", "status": "PENDING", "questions": ["Which?"]}),
+        )
+        .unwrap();
+        let r = check_app_reply(r, &cs, &specs, &mut rep).unwrap();
+        assert_eq!(r.parsed.status, AppAgentStatus::Pending);
+        assert!(r.parsed.calls.is_empty());
+        let r = check_app_reply(reply(json!({"function": ""})), &cs, &specs, &mut rep).unwrap();
+        assert_eq!(r.parsed.status, AppAgentStatus::Finish);
+        assert!(r.reply.action.is_none());
     }
 }

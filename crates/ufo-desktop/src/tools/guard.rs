@@ -13,7 +13,7 @@
 //! replaces that rule by tool name: every call of a listed tool is sensitive,
 //! any other call is not.
 
-use super::Tool;
+use super::{Tool, ToolName};
 use crate::keyparse::parse_keys;
 use crate::keys::{Key, KeyEvent, NamedKey};
 use serde_json::{Map, Value};
@@ -21,19 +21,23 @@ use serde_json::{Map, Value};
 /// Why a call of `tool` with `arguments` needs the user's confirmation, or
 /// `None`. `tools` is the configured `SAFE_GUARD_TOOLS`, when given.
 pub fn sensitive(
-    tool: &str,
+    tool: &ToolName,
     arguments: &Map<String, Value>,
     tools: Option<&[String]>,
 ) -> Option<String> {
     if let Some(list) = tools {
+        // A listed older name stands for the tool it names.
         return list
             .iter()
-            .any(|t| t.eq_ignore_ascii_case(tool))
+            .any(|t| {
+                t.trim().eq_ignore_ascii_case(tool.as_str())
+                    || tool.builtin().is_some() && ToolName::parse(t) == *tool
+            })
             .then(|| format!("{tool} is listed in SAFE_GUARD_TOOLS"));
     }
     // Only a tool its spec calls destructive can be; its arguments say whether
     // this call is.
-    let t = tool.parse::<Tool>().ok().filter(|t| t.destructive())?;
+    let t = tool.builtin().filter(|t| t.destructive())?;
     match t {
         Tool::SetEditText => arguments
             .get("clear_current_text")
@@ -144,7 +148,7 @@ mod tests {
         ];
         for (tool, a) in yes {
             assert!(
-                sensitive(tool, &args(a.clone()), None).is_some(),
+                sensitive(&ToolName::parse(tool), &args(a.clone()), None).is_some(),
                 "{tool} {a}"
             );
         }
@@ -158,16 +162,32 @@ mod tests {
             ("keypress", json!({"keys": ["enter"]})),
         ];
         for (tool, a) in no {
-            assert_eq!(sensitive(tool, &args(a.clone()), None), None, "{tool} {a}");
+            assert_eq!(
+                sensitive(&ToolName::parse(tool), &args(a.clone()), None),
+                None,
+                "{tool} {a}"
+            );
         }
     }
 
     #[test]
     fn the_configured_list_replaces_the_rule() {
         let list = vec!["click_input".to_owned()];
-        assert!(sensitive("click_input", &Map::new(), Some(&list)).is_some());
+        assert!(sensitive(&ToolName::parse("click_input"), &Map::new(), Some(&list)).is_some());
         let clear = args(json!({"text": "x", "clear_current_text": true}));
-        assert_eq!(sensitive("set_edit_text", &clear, Some(&list)), None);
-        assert_eq!(sensitive("set_edit_text", &clear, Some(&[])), None);
+        assert_eq!(
+            sensitive(&ToolName::parse("set_edit_text"), &clear, Some(&list)),
+            None
+        );
+        assert_eq!(
+            sensitive(&ToolName::parse("set_edit_text"), &clear, Some(&[])),
+            None
+        );
+        // An older name in the list, or in the call, is the tool it names.
+        let list = vec!["type_keys".to_owned()];
+        assert!(sensitive(&ToolName::parse("set_edit_text"), &clear, Some(&list)).is_some());
+        let list = vec!["fs.write_file".to_owned()];
+        assert!(sensitive(&ToolName::parse("fs.write_file"), &Map::new(), Some(&list)).is_some());
+        assert!(sensitive(&ToolName::parse("fs.read_file"), &Map::new(), Some(&list)).is_none());
     }
 }
