@@ -121,8 +121,12 @@ impl Wine {
 
     fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(WINE);
+        // Nothing of the shell's ufo setup: a Linux desktop's name makes
+        // ufo.exe refuse to start (Windows has no private desktops).
         c.args(args)
             .env_remove("DISPLAY")
+            .env_remove("UFO_DESKTOP")
+            .env_remove("UFO_CONFIG")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null());
         c
