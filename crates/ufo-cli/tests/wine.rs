@@ -1,12 +1,14 @@
 //! The Windows build under Wine: `ufo.exe` (cross-built for
-//! x86_64-pc-windows-gnu) lists and drives Wine's notepad through the
-//! Win32/MSAA layer, and registers as a device of a Linux `ufo serve`,
-//! whose AppAgent types into notepad through it.
+//! x86_64-pc-windows-gnu) lists and drives Wine's notepad, regedit,
+//! winefile and Task Manager through the Win32/MSAA layer, and registers
+//! as a device of a Linux `ufo serve`, whose AppAgent types into notepad
+//! through it.
 //!
 //! Needs `wine64` and `x86_64-w64-mingw32-gcc` (the test builds the small
 //! `bcryptprimitives.dll` Rust programs import and Wine 8 lacks) and the
 //! Windows build at `target/x86_64-pc-windows-gnu/debug/ufo.exe`
-//! (`cargo build --target x86_64-pc-windows-gnu -p ufo-cli`; or set
+//! (`cargo build --target x86_64-pc-windows-gnu -p ufo-cli`; under an
+//! absolute `CARGO_TARGET_DIR` when that is set; or set
 //! `UFO_WINDOWS_EXE`). Wine runs on the test's private headless desktop,
 //! with its own prefix in a temporary directory; its wineserver is ended
 //! with the test.
@@ -119,8 +121,12 @@ impl Wine {
 
     fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(WINE);
+        // Nothing of the shell's ufo setup: a Linux desktop's name makes
+        // ufo.exe refuse to start (Windows has no private desktops).
         c.args(args)
             .env_remove("DISPLAY")
+            .env_remove("UFO_DESKTOP")
+            .env_remove("UFO_CONFIG")
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .stdin(Stdio::null());
         c
@@ -180,12 +186,14 @@ impl Drop for Wine {
 }
 
 fn ufo_exe() -> PathBuf {
+    // The build's own target directory when cargo was told another one.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
     let p = std::env::var_os("UFO_WINDOWS_EXE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../target/x86_64-pc-windows-gnu/debug/ufo.exe")
-        });
+        .unwrap_or_else(|| target.join("x86_64-pc-windows-gnu/debug/ufo.exe"));
     assert!(
         p.exists(),
         "{} is missing: cargo build --target x86_64-pc-windows-gnu -p ufo-cli",
@@ -455,6 +463,143 @@ async fn winefile_drive_buttons_and_rows_are_observed_and_a_drive_button_opens_t
         .count();
     // C:\ holds at least "Program Files", "ProgramData", "users", "windows".
     assert!(rows_of_c >= 4, "{nodes:#?}");
+}
+
+/// `(x, y, width, height)` of a control, node or window.
+fn rect_of(v: &Value) -> (i64, i64, i64, i64) {
+    let r = &v["rect"];
+    let n = |k: &str| r[k].as_i64().unwrap_or_else(|| panic!("no rect in {v}"));
+    (n("x"), n("y"), n("width"), n("height"))
+}
+
+/// Each of Task Manager's Performance fields is named by the label on
+/// its row: one field per label, at the label's height, to its right.
+fn assert_fields_take_their_row_labels(c: &[Value]) {
+    for label in [
+        "Handles",
+        "Threads",
+        "Processes",
+        "Limit",
+        "Peak",
+        "Available",
+        "System Cache",
+        "Paged",
+        "Nonpaged",
+    ] {
+        let text = find(c, "Text", label).unwrap_or_else(|| panic!("no label {label:?}"));
+        let edits: Vec<&Value> = c
+            .iter()
+            .filter(|e| e["type"] == "Edit" && e["name"] == label)
+            .collect();
+        assert_eq!(edits.len(), 1, "fields named {label:?}: {edits:#?}");
+        let ((tx, ty, tw, _), (ex, ey, _, _)) = (rect_of(text), rect_of(edits[0]));
+        assert!(
+            (ey - ty).abs() <= 3 && ex >= tx + tw - 4,
+            "{label:?} names a field off its row: {text} / {}",
+            edits[0]
+        );
+    }
+    // "Total" heads three groups: three fields.
+    let totals = c
+        .iter()
+        .filter(|e| e["type"] == "Edit" && e["name"] == "Total")
+        .count();
+    assert_eq!(totals, 3, "{c:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_manager_tabs_are_observed_and_switch_pages_and_its_fields_take_their_row_labels() {
+    let desktop = start_desktop("wine-taskmgr").await;
+    let wine = Wine::new(&desktop_env(&desktop));
+    let _taskmgr = start_app(&wine, "taskmgr");
+
+    // The tabs (drawn by the tab control, no windows of their own) left to
+    // right inside it; the first one's page is the one shown.
+    let c = eventually(30, "Task Manager showed no tabs", || {
+        let c = controls_of(&wine, "taskmgr");
+        find(&c, "TabItem", "Performance").is_some().then_some(c)
+    });
+    let tabs: Vec<Value> = ["Applications", "Processes", "Performance"]
+        .iter()
+        .map(|n| {
+            find(&c, "TabItem", n)
+                .unwrap_or_else(|| panic!("no tab {n:?} in {c:#?}"))
+                .clone()
+        })
+        .collect();
+    let nodes = nodes_of(&wine, "taskmgr");
+    let list = nodes.iter().find(|n| n["control_type"] == "Tab").unwrap();
+    let (lx, ly, lw, lh) = rect_of(list);
+    let mut right = lx;
+    for t in &tabs {
+        let (x, y, w, h) = rect_of(t);
+        assert!(w > 0 && h > 0 && x >= right, "{t} after {right}");
+        assert!(
+            y >= ly && x + w <= lx + lw && y + h <= ly + lh,
+            "{t} out of {list}"
+        );
+        right = x + w;
+    }
+    assert!(has_state(&tabs[0], "selected"), "{}", tabs[0]);
+    assert!(!has_state(&tabs[2], "selected"), "{}", tabs[2]);
+    assert!(find(&c, "Button", "New Task...").is_some(), "{c:#?}");
+    assert!(find(&c, "Text", "Handles").is_none(), "{c:#?}");
+
+    // Clicking Performance selects it: its page shows (its windows become
+    // visible), the Applications page hides.
+    let r = wine.act_on("taskmgr", "click_input", click(&tabs[2], false));
+    assert_eq!(r["status"], "success", "{r}");
+    let c = eventually(30, "the Performance page never showed", || {
+        let c = controls_of(&wine, "taskmgr");
+        (find(&c, "Text", "Handles").is_some() && find(&c, "Button", "New Task...").is_none())
+            .then_some(c)
+    });
+    let tab = |c: &[Value], n: &str| find(c, "TabItem", n).unwrap().clone();
+    assert!(has_state(&tab(&c, "Performance"), "selected"), "{c:#?}");
+    assert!(!has_state(&tab(&c, "Applications"), "selected"), "{c:#?}");
+
+    // Each read-only field is named by the label on its row (Wine's MSAA
+    // names the three "Totals" fields all "Processes": the last static
+    // before them in child order).
+    assert_fields_take_their_row_labels(&c);
+    // The field named "Processes" shows the count the status bar shows
+    // (both refreshed together).
+    eventually(
+        30,
+        "the Processes field never matched the status bar",
+        || {
+            let nodes = nodes_of(&wine, "taskmgr");
+            let bar = nodes.iter().find(|n| n["control_type"] == "StatusBar")?;
+            let count = bar["name"].as_str()?.strip_prefix("Processes: ")?.trim();
+            let field = nodes
+                .iter()
+                .find(|n| n["control_type"] == "Edit" && n["name"] == "Processes")?;
+            (field["value"].as_str()? == count).then_some(())
+        },
+    );
+
+    // A pointer click in the middle of the Processes tab, where it is
+    // listed, selects it: its page (list and check box) shows.
+    let w = windows(&wine)
+        .into_iter()
+        .find(|w| w["app_name"] == "taskmgr")
+        .unwrap();
+    let (wx, wy, ww, wh) = rect_of(&w);
+    let (x, y, tw, th) = rect_of(&tab(&c, "Processes"));
+    let at = json!({
+        "x": (x + tw / 2 - wx) as f64 / ww as f64,
+        "y": (y + th / 2 - wy) as f64 / wh as f64,
+    });
+    let r = wine.act_on("taskmgr", "click_on_coordinates", at);
+    assert_eq!(r["status"], "success", "{r}");
+    let c = eventually(30, "the Processes page never showed", || {
+        let c = controls_of(&wine, "taskmgr");
+        find(&c, "CheckBox", "Show processes from all users")
+            .is_some()
+            .then_some(c)
+    });
+    assert!(has_state(&tab(&c, "Processes"), "selected"), "{c:#?}");
+    assert!(find(&c, "Text", "Handles").is_none(), "{c:#?}");
 }
 
 fn ufo_linux() -> Command {

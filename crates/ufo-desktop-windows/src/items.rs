@@ -1,5 +1,5 @@
 //! Items that a control draws itself: list box rows, list view rows, tree
-//! view items, toolbar buttons, header items and, in general, the simple
+//! view items, toolbar buttons, header items, tabs and, in general, the simple
 //! elements of a window's MSAA client object. They are no windows, so the
 //! window walk does not see them; the capture reads them with the control's
 //! own messages (or MSAA) and this module turns what it read into records.
@@ -46,6 +46,8 @@ pub mod role {
     pub const LIST_ITEM: u32 = 0x22;
     /// `ROLE_SYSTEM_OUTLINEITEM` (a tree item).
     pub const OUTLINE_ITEM: u32 = 0x24;
+    /// `ROLE_SYSTEM_PAGETAB` (a tab of a tab control).
+    pub const PAGE_TAB: u32 = 0x25;
     /// `ROLE_SYSTEM_PUSHBUTTON`.
     pub const PUSH_BUTTON: u32 = 0x2B;
     /// `ROLE_SYSTEM_CHECKBUTTON`.
@@ -65,6 +67,8 @@ pub enum ItemKind {
     ToolbarButton,
     /// A column header (`SysHeader32`).
     HeaderItem,
+    /// A tab of a tab control (`SysTabControl32`).
+    TabItem,
 }
 
 /// What the capture read of one item through its control's messages.
@@ -118,14 +122,16 @@ impl ItemFacts {
     /// for this item.
     pub fn msaa(&self) -> (u32, u32) {
         use state as s;
+        // Items their container selects (one tab at a time).
         let rowlike = matches!(
             self.kind,
-            ItemKind::ListBoxRow | ItemKind::ListViewRow | ItemKind::TreeItem
+            ItemKind::ListBoxRow | ItemKind::ListViewRow | ItemKind::TreeItem | ItemKind::TabItem
         );
         let role = match self.kind {
             ItemKind::ListBoxRow | ItemKind::ListViewRow => role::LIST_ITEM,
             ItemKind::TreeItem => role::OUTLINE_ITEM,
             ItemKind::HeaderItem => role::COLUMN_HEADER,
+            ItemKind::TabItem => role::PAGE_TAB,
             ItemKind::ToolbarButton if self.checked.is_some() => role::CHECK_BUTTON,
             ItemKind::ToolbarButton => role::PUSH_BUTTON,
         };
@@ -136,7 +142,10 @@ impl ItemFacts {
             }
         };
         set(rowlike, s::SELECTABLE | s::FOCUSABLE);
-        set(rowlike && self.multiselect, s::MULTISELECTABLE);
+        set(
+            rowlike && self.multiselect && self.kind != ItemKind::TabItem,
+            s::MULTISELECTABLE,
+        );
         set(self.selected, s::SELECTED);
         set(self.focused, s::FOCUSED);
         set(self.checked == Some(true), s::CHECKED);
@@ -251,7 +260,7 @@ pub fn read_window(total: usize, top: usize, cap: usize) -> Range<usize> {
 }
 
 /// The byte layouts of the common-control structures that carry pointers
-/// (`TVITEMW`, `LVITEMW`, `TBBUTTON`, `HDITEMW`), for a process of either
+/// (`TVITEMW`, `LVITEMW`, `TBBUTTON`, `HDITEMW`, `TCITEMW`), for a process of either
 /// pointer width: such a structure is written into the other process's
 /// memory, where its control fills it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -356,6 +365,24 @@ impl Layout {
     pub fn tvitem_text(&self, b: &[u8]) -> u64 {
         self.get_ptr(b, 2 * self.ptr + 8)
     }
+
+    /// `TCITEMW` asking for a tab's text into `text` (`cch` UTF-16 units).
+    pub fn tcitem(&self, text: u64, cch: u32) -> Vec<u8> {
+        let w = self.ptr;
+        // mask, dwState, dwStateMask, then pszText at pointer alignment.
+        let text_at = if w == 8 { 16 } else { 12 };
+        let mut b = vec![0u8; if w == 8 { 40 } else { 28 }];
+        put(&mut b, 0, &0x1u32.to_le_bytes()); // TCIF_TEXT
+        self.put_ptr(&mut b, text_at, text);
+        put(&mut b, text_at + w, &cch.to_le_bytes());
+        b
+    }
+
+    /// The text pointer of a `TCITEMW` the control filled (it may point
+    /// at its own copy of the text).
+    pub fn tcitem_text(&self, b: &[u8]) -> u64 {
+        self.get_ptr(b, if self.ptr == 8 { 16 } else { 12 })
+    }
 }
 
 /// The UTF-16 text up to its first NUL, from little-endian bytes.
@@ -438,6 +465,24 @@ mod tests {
         let h = node(&ItemFacts::new(ItemKind::HeaderItem).record());
         assert_eq!(h.control_type, ControlType::HeaderItem);
         assert!(h.actions.is_empty());
+    }
+
+    #[test]
+    fn a_selected_tab_is_a_selectable_page_tab() {
+        let mut t = ItemFacts::new(ItemKind::TabItem);
+        t.name = "Performance".into();
+        t.selected = true;
+        t.multiselect = true;
+        let (role, bits) = t.msaa();
+        assert_eq!(role, role::PAGE_TAB);
+        assert_eq!(bits & state::MULTISELECTABLE, 0, "one tab at a time");
+        let n = node(&t.record());
+        assert_eq!(n.control_type, ControlType::TabItem);
+        assert_eq!(n.role, "page tab");
+        assert!(n.states.contains(States::SELECTED | States::SELECTABLE));
+        assert_eq!(n.actions, vec!["select".to_owned()]);
+        let other = node(&ItemFacts::new(ItemKind::TabItem).record());
+        assert!(!other.states.contains(States::SELECTED));
     }
 
     #[test]
@@ -536,6 +581,15 @@ mod tests {
         );
         let b = l32.hditem(0x3000, 64);
         assert_eq!((b.len(), get_u32(&b, 8), get_u32(&b, 16)), (48, 0x3000, 64));
+
+        let b = l64.tcitem(0x4000, 260);
+        assert_eq!(b.len(), 40);
+        assert_eq!((get_u32(&b, 0), get_u32(&b, 24)), (1, 260));
+        assert_eq!((l64.get_ptr(&b, 16), l64.tcitem_text(&b)), (0x4000, 0x4000));
+        let b = l32.tcitem(0x4000, 260);
+        assert_eq!(b.len(), 28);
+        assert_eq!((get_u32(&b, 12), get_u32(&b, 16)), (0x4000, 260));
+        assert_eq!(l32.tcitem_text(&b), 0x4000);
 
         let text: Vec<u8> = "C:\\\0junk"
             .encode_utf16()

@@ -16,8 +16,9 @@
 //! are GDI (`BitBlt` of the screen), windows are listed with `EnumWindows`.
 //!
 //! The conversion of what each layer reads into backend-neutral nodes
-//! ([`record`], [`kinds`], [`handle`], [`items`]) is plain code compiled on every OS
-//! and tested on recorded element data; everything that calls Windows is
+//! ([`record`], [`kinds`], [`handle`], [`items`]) and the naming of fields
+//! by their labels ([`labels`]) are plain code compiled on every OS and
+//! tested on recorded element data; everything that calls Windows is
 //! compiled only for Windows targets, so on other systems this crate is
 //! those modules alone.
 //!
@@ -28,6 +29,7 @@
 pub mod handle;
 pub mod items;
 pub mod kinds;
+pub mod labels;
 pub mod record;
 
 #[cfg(windows)]

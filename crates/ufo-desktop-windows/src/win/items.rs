@@ -1,9 +1,11 @@
-//! The items of list boxes, list views, tree views, toolbars and headers,
-//! read with each control's own messages (those with pointers through
+//! The items of list boxes, list views, tree views, toolbars, headers and
+//! tab controls ([`tabs`]), read with each control's own messages (those with pointers through
 //! [`Remote`] memory), selected the same way. Used where MSAA does not
 //! describe them (Wine's `oleacc` has no proxies for these controls) and
 //! in place of MSAA's proxies on Windows, which read the same messages.
 #![allow(unsafe_code)]
+
+mod tabs;
 
 use super::remote::Remote;
 use super::win32;
@@ -115,6 +117,7 @@ fn kind_of(class: &str) -> Option<ItemKind> {
         "systreeview32" => ItemKind::TreeItem,
         "toolbarwindow32" => ItemKind::ToolbarButton,
         "sysheader32" => ItemKind::HeaderItem,
+        "systabcontrol32" => ItemKind::TabItem,
         _ => return None,
     })
 }
@@ -129,6 +132,7 @@ pub(crate) fn read(h: HWND, scope: Scope, until: Instant, max_text: usize) -> Op
         ItemKind::TreeItem => c.tree_view(scope, until),
         ItemKind::ToolbarButton => c.toolbar(scope, until),
         ItemKind::HeaderItem => c.header(scope, until),
+        ItemKind::TabItem => c.tab_control(scope, until),
     }
 }
 
@@ -140,6 +144,7 @@ pub(crate) fn select(h: HWND, id: u64) -> bool {
     match kind_of(&win32::class_name(h)) {
         Some(ItemKind::ListBoxRow) => c.list_box_select(id),
         Some(ItemKind::ListViewRow) => c.list_view_select(id),
+        Some(ItemKind::TabItem) => c.tab_select(id),
         Some(ItemKind::TreeItem) => {
             let found = c
                 .tree_view(

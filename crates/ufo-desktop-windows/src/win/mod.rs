@@ -26,11 +26,10 @@ const ACTION_BOUND: Duration = Duration::from_secs(5);
 /// The pause between key strokes (the application's message queue drains).
 const STROKE_PAUSE: Duration = Duration::from_millis(15);
 
-/// `BM_CLICK`, `CB_SETCURSEL`, `LB_SETCURSEL`, `TCM_SETCURFOCUS`.
+/// `BM_CLICK`, `CB_SETCURSEL`, `LB_SETCURSEL`.
 const BM_CLICK: u32 = 0x00F5;
 const CB_SETCURSEL: u32 = 0x014E;
 const LB_SETCURSEL: u32 = 0x0186;
-const TCM_SETCURFOCUS: u32 = 0x1330;
 /// `WM_COMMAND` and the selection-change notifications sent with it.
 const WM_COMMAND: u32 = 0x0111;
 const CBN_SELCHANGE: usize = 1;
@@ -387,7 +386,12 @@ impl Backend for WindowsBackend {
             WinHandle::Window(n) => {
                 let w = win32::hwnd(n);
                 let class = win32::class_name(w).to_ascii_lowercase();
-                if matches!(class.as_str(), "syslistview32" | "systreeview32") {
+                // Items with their own handles, selected as a click does
+                // (a tab through `TCM_SETCURFOCUS`: its page is shown).
+                if matches!(
+                    class.as_str(),
+                    "syslistview32" | "systreeview32" | "systabcontrol32"
+                ) {
                     let id = items::nth(w, index).ok_or_else(|| DesktopError::BadArguments {
                         tool: "select".into(),
                         detail: format!("the container has no item {index}"),
@@ -395,9 +399,8 @@ impl Backend for WindowsBackend {
                     return select_item(&WinHandle::Item { hwnd: n, id }, &handle);
                 }
                 let (msg, notify) = match class.as_str() {
-                    "combobox" => (CB_SETCURSEL, Some(CBN_SELCHANGE)),
-                    "listbox" => (LB_SETCURSEL, Some(LBN_SELCHANGE)),
-                    "systabcontrol32" => (TCM_SETCURFOCUS, None),
+                    "combobox" => (CB_SETCURSEL, CBN_SELCHANGE),
+                    "listbox" => (LB_SETCURSEL, LBN_SELCHANGE),
                     _ => return Err(unsupported("selecting a child", &handle)),
                 };
                 match win32::send(w, msg, index, 0) {
@@ -407,9 +410,9 @@ impl Backend for WindowsBackend {
                     }),
                     Some(_) => {
                         // The owner hears of the change as if the user made it.
-                        if let (Some(code), Ok(parent)) = (notify, unsafe_parent(w)) {
+                        if let Ok(parent) = unsafe_parent(w) {
                             let id = win32::control_id(w) as u16 as usize;
-                            win32::post(parent, WM_COMMAND, (code << 16) | id, w.0 as isize);
+                            win32::post(parent, WM_COMMAND, (notify << 16) | id, w.0 as isize);
                         }
                         Ok(())
                     }

@@ -8,6 +8,7 @@ use super::{menu, msaa, win32};
 use crate::handle::WinHandle;
 use crate::items::parents_from_levels;
 use crate::kinds;
+use crate::labels::label_fields;
 use crate::record::{ElementRecord, Layer, Toggle};
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -23,12 +24,22 @@ const ITEMS_BOUND: Duration = Duration::from_secs(3);
 
 /// Reads one window (top-level or child) into a record.
 pub(crate) fn window_record(h: HWND, focus: Option<HWND>, max_text: usize) -> ElementRecord {
-    window_read(h, focus, max_text).0
+    window_read(h, focus, max_text).record
 }
 
-/// Reads one window into a record, with the number of children its MSAA
-/// client object has (child windows and simple elements).
-fn window_read(h: HWND, focus: Option<HWND>, max_text: usize) -> (ElementRecord, i32) {
+/// One window read.
+struct WindowRead {
+    record: ElementRecord,
+    /// The number of children its MSAA client object has (child windows
+    /// and simple elements).
+    msaa_children: i32,
+    /// A field whose name is MSAA's (which may be a label's that is not
+    /// its own: checked by [`label_fields`]).
+    msaa_named: bool,
+}
+
+/// Reads one window into a record.
+fn window_read(h: HWND, focus: Option<HWND>, max_text: usize) -> WindowRead {
     let class = win32::class_name(h);
     let style = win32::style(h);
     let (t, _) = kinds::win32_class(&class, style);
@@ -36,6 +47,7 @@ fn window_read(h: HWND, focus: Option<HWND>, max_text: usize) -> (ElementRecord,
     let text = win32::text(h, max_text.max(1) * 4);
     let info = msaa::client_info(h).unwrap_or_default();
     let msaa_children = info.children;
+    let msaa_named = content && !info.name.is_empty() && info.name != text;
     let r = win32::rect(h);
     let mut rec = ElementRecord {
         layer: Layer::Win32,
@@ -74,7 +86,11 @@ fn window_read(h: HWND, focus: Option<HWND>, max_text: usize) -> (ElementRecord,
             _ => Some(Toggle::Off),
         };
     }
-    (rec, msaa_children)
+    WindowRead {
+        record: rec,
+        msaa_children,
+        msaa_named,
+    }
 }
 
 struct Builder {
@@ -82,6 +98,8 @@ struct Builder {
     budget: TreeBudget,
     started: Instant,
     truncation: Option<String>,
+    /// The nodes of fields MSAA named.
+    msaa_named: Vec<usize>,
 }
 
 impl Builder {
@@ -246,6 +264,7 @@ pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree
         budget: *budget,
         started: Instant::now(),
         truncation: None,
+        msaa_named: Vec::new(),
     };
     let mut root = window_record(top, focus, budget.max_text_chars);
     root.modal = window.modal;
@@ -264,11 +283,15 @@ pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree
                     .get_or_insert_with(|| format!("max_children ({})", b.budget.max_children));
                 break;
             }
-            let (rec, msaa_children) = window_read(c, focus, budget.max_text_chars);
-            match b.push(&rec, &WinHandle::Window(win32::num(c)), Some(at), depth) {
+            let read = window_read(c, focus, budget.max_text_chars);
+            let rec = &read.record;
+            match b.push(rec, &WinHandle::Window(win32::num(c)), Some(at), depth) {
                 Some(i) => {
+                    if read.msaa_named {
+                        b.msaa_named.push(i);
+                    }
                     if rec.visible {
-                        b.items(c, &rec.class_name, msaa_children, i, depth + 1);
+                        b.items(c, &rec.class_name, read.msaa_children, i, depth + 1);
                     }
                     queue.push_back((c, i, depth + 1));
                 }
@@ -279,63 +302,13 @@ pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree
     for popup in menu::open_popups(tid) {
         b.menu(popup, false, root_at, 1);
     }
-    label_fields(&mut b.nodes);
+    label_fields(&mut b.nodes, &b.msaa_named);
     Ok(UiTree {
         window: window.clone(),
         nodes: b.nodes,
         truncated: b.truncation.is_some(),
         truncation: b.truncation,
     })
-}
-
-/// A field MSAA left unnamed takes the text of the label before it among
-/// its siblings (`&Name:` → `Name`), as a person reads a dialog.
-fn label_fields(nodes: &mut [UiNode]) {
-    use ufo_core::ControlType as C;
-    let mut names: Vec<(usize, String)> = Vec::new();
-    for n in nodes.iter() {
-        if !n.name.is_empty()
-            || !matches!(
-                n.control_type,
-                C::Edit | C::ComboBox | C::List | C::Document
-            )
-        {
-            continue;
-        }
-        let Some(p) = n.parent.and_then(|p| nodes.get(p)) else {
-            continue;
-        };
-        let pos = p.children.iter().position(|c| *c == n.index).unwrap_or(0);
-        let label = p.children[..pos]
-            .iter()
-            .rev()
-            .filter_map(|c| nodes.get(*c))
-            .find(|s| s.control_type == C::Text && !s.name.is_empty());
-        if let Some(l) = label {
-            names.push((n.index, l.name.trim_end_matches(':').trim().to_owned()));
-        }
-    }
-    for (i, name) in names {
-        if let Some(n) = nodes.get_mut(i) {
-            n.name = name;
-        }
-    }
-    // The parts of a combo box (the combo box of a ComboBoxEx, its Edit)
-    // are named as the combo box; parents come first, so names pass down.
-    for i in 0..nodes.len() {
-        let Some(n) = nodes.get(i) else { continue };
-        if !n.name.is_empty() || !matches!(n.control_type, C::Edit | C::ComboBox) {
-            continue;
-        }
-        let name = n
-            .parent
-            .and_then(|p| nodes.get(p))
-            .filter(|p| p.control_type == C::ComboBox)
-            .map(|p| p.name.clone());
-        if let (Some(name), Some(n)) = (name, nodes.get_mut(i)) {
-            n.name = name;
-        }
-    }
 }
 
 /// Re-reads one window element.
