@@ -1,9 +1,9 @@
 //! What the AppAgent and the command-line agent share around acting: the
 //! SAFE_GUARD check, the repeated-failure guard and the memory update.
 
-use crate::app::AgentSettings;
 use crate::call::Call;
 use crate::memory::{Blackboard, Memory, MemoryItem};
+use crate::settings::AgentSettings;
 use crate::step::{Phase, StepRecord};
 use serde_json::json;
 use std::time::Instant;

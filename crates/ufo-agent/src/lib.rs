@@ -40,6 +40,7 @@ pub mod prompts;
 pub mod replay;
 pub mod response;
 pub mod retrieve;
+pub mod settings;
 pub mod step;
 pub mod sub_agent;
 
