@@ -29,6 +29,7 @@ pub mod handle;
 pub mod items;
 pub mod kinds;
 pub mod record;
+pub mod state;
 
 #[cfg(windows)]
 mod win;
