@@ -267,7 +267,8 @@ fn check_list() {
         Value::Null,
     )
     .unwrap_err();
-    let cause = regex::Regex::new("(unclosed").unwrap_err();
+    let pattern = String::from("(unclosed");
+    let cause = regex::Regex::new(&pattern).unwrap_err();
     assert_eq!(
         ufo_core::render(&e),
         format!(
