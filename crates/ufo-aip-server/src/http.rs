@@ -1,6 +1,7 @@
 //! The REST routes (UFO's `/api/*`) and the checks every request passes.
 
 use crate::hub::{Assignment, Hub, TaskState};
+use crate::refusal::{refuse, unauthorized};
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -23,19 +24,6 @@ pub(super) fn router(hub: Arc<Hub>) -> Router {
         .with_state(hub)
 }
 
-/// A JSON error: FastAPI's `detail` (what UFO's clients read) plus ufo-rs's
-/// code and help line.
-pub(super) fn refuse(status: StatusCode, code: &str, message: &str, help: &str) -> Response {
-    (
-        status,
-        Json(json!({
-            "detail": message,
-            "error": {"code": code, "message": message, "help": help},
-        })),
-    )
-        .into_response()
-}
-
 /// Host/Origin first (DNS rebinding), then the key. `/ws` checks its key
 /// itself because it also accepts `?token=`.
 async fn guard(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Response {
@@ -51,15 +39,6 @@ async fn guard(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Respons
         return unauthorized();
     }
     next.run(req).await
-}
-
-pub(super) fn unauthorized() -> Response {
-    refuse(
-        StatusCode::UNAUTHORIZED,
-        "ufo::aip::unauthorized",
-        "Invalid API key",
-        "send the server's key as `X-API-Key: KEY` or `Authorization: Bearer KEY`",
-    )
 }
 
 async fn clients(State(hub): State<Arc<Hub>>) -> Json<Value> {

@@ -18,6 +18,7 @@
 mod dispatcher;
 mod http;
 pub(crate) mod hub;
+mod refusal;
 mod runner;
 mod ws;
 

@@ -41,10 +41,10 @@ pub(super) async fn upgrade(
     // The header first; `?token=` is how UFO's own clients send the key.
     let given = key_from_headers(&headers).or_else(|| query.get("token").cloned());
     if !hub.options.key.accepts(given.as_deref()) {
-        return crate::http::unauthorized();
+        return crate::refusal::unauthorized();
     }
     let Some(slot) = hub.open_connection() else {
-        return crate::http::refuse(
+        return crate::refusal::refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "ufo::aip::too_many_connections",
             &format!(

@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use ufo_core::{ActionResult, Command};
+use ufo_core::{ActionResult, BoxError, Command};
 use ufo_desktop::dispatch::CommandDispatcher;
 
 /// Close code of a refused key or policy breach (RFC 6455).
@@ -98,8 +98,13 @@ pub struct TaskEnd {
 enum Ended {
     /// The own task's TASK_END.
     Done(TaskEnd),
-    /// The connection broke; `registered` says whether it had registered.
-    Lost { registered: bool, why: String },
+    /// The connection broke; `registered` says whether it had registered;
+    /// `source` is the error that said why, when one did.
+    Lost {
+        registered: bool,
+        why: String,
+        source: Option<BoxError>,
+    },
 }
 
 /// Runs the device until its own task ends (`Some`), or forever without one.
@@ -112,7 +117,11 @@ pub async fn run(
     loop {
         match connect_once(&opts, &factory, &mut task_sent).await? {
             Ended::Done(end) => return Ok(Some(end)),
-            Ended::Lost { registered, why } => {
+            Ended::Lost {
+                registered,
+                why,
+                source,
+            } => {
                 if registered {
                     failures = 0;
                 }
@@ -127,12 +136,14 @@ pub async fn run(
                         url: opts.server.clone(),
                         attempts: failures,
                         last: why,
+                        source,
                     });
                 }
                 let wait =
                     Duration::from_secs(1u64 << (failures - 1).min(6)).min(Duration::from_secs(60));
+                let cause = source.map(|e| format!(" ({e})")).unwrap_or_default();
                 tracing::warn!(
-                    "{why}; retrying in {wait:?} ({failures}/{})",
+                    "{why}{cause}; retrying in {wait:?} ({failures}/{})",
                     opts.max_retries
                 );
                 tokio::time::sleep(wait).await;
@@ -211,8 +222,8 @@ fn device_metadata(client_id: &str, server: &str) -> Map<String, Value> {
 
 /// The server URL with the key as `?token=` (percent-encoded: keys may
 /// hold `+`, `/`, `=`), which is how UFO's server takes it.
-fn with_token(server: &str, key: &str) -> Result<String, String> {
-    let mut u = url::Url::parse(server).map_err(|e| e.to_string())?;
+fn with_token(server: &str, key: &str) -> Result<String, url::ParseError> {
+    let mut u = url::Url::parse(server)?;
     let others: Vec<(String, String)> = u
         .query_pairs()
         .filter(|(k, _)| k != "token")
@@ -236,23 +247,26 @@ async fn connect_once(
     factory: &DispatcherFactory,
     task_sent: &mut bool,
 ) -> Result<Ended, AipError> {
-    let bad_url = |message: String| AipError::BadUrl {
+    let bad_url = |message: &str, source: Option<BoxError>| AipError::BadUrl {
         url: opts.server.clone(),
-        message,
+        message: message.to_owned(),
+        source,
     };
     if !(opts.server.starts_with("ws://") || opts.server.starts_with("wss://")) {
-        return Err(bad_url("it must start with ws:// or wss://".into()));
+        return Err(bad_url("it must start with ws:// or wss://", None));
     }
     // The key goes both ways: `?token=` for UFO's server, the header for
     // ours. (The URL with the key is never logged: errors name opts.server.)
     let url = match &opts.api_key {
-        Some(key) => with_token(&opts.server, key).map_err(bad_url)?,
+        Some(key) => {
+            with_token(&opts.server, key).map_err(|e| bad_url("it is not a URL", Some(e.into())))?
+        }
         None => opts.server.clone(),
     };
     let mut request = url
         .as_str()
         .into_client_request()
-        .map_err(|e| bad_url(e.to_string()))?;
+        .map_err(|e| bad_url("it is not a WebSocket request's URL", Some(e.into())))?;
     if let Some(key) = &opts.api_key {
         let v = HeaderValue::from_str(key.trim()).map_err(|_| AipError::Unauthorized {
             url: opts.server.clone(),
@@ -275,16 +289,23 @@ async fn connect_once(
             Err(e) => {
                 return Ok(Ended::Lost {
                     registered: false,
-                    why: format!("cannot connect to {}: {e}", opts.server),
+                    why: format!("cannot connect to {}", opts.server),
+                    source: Some(e.into()),
                 });
             }
         };
     let (mut sink, mut stream) = ws.split();
     let mut reg = ClientMessage::new(ClientMessageType::Register, TaskStatus::Ok, &opts.client_id);
     reg.metadata = Some(device_metadata(&opts.client_id, &opts.server));
-    let lost = |registered: bool, why: String| Ok(Ended::Lost { registered, why });
+    let lost = |why: &str, source: Option<BoxError>| {
+        Ok(Ended::Lost {
+            registered: false,
+            why: why.to_owned(),
+            source,
+        })
+    };
     if let Err(e) = sink.send(frame(&reg)).await {
-        return lost(false, format!("connection broke while registering: {e}"));
+        return lost("connection broke while registering", Some(e.into()));
     }
     // The server confirms with HEARTBEAT ok, or refuses with ERROR.
     let confirm = tokio::time::timeout(Duration::from_secs(15), stream.next()).await;
@@ -298,15 +319,13 @@ async fn connect_once(
                 });
             }
             Ok(m) => {
-                return lost(
-                    false,
-                    format!(
-                        "unexpected {:?} frame instead of the registration answer",
-                        m.kind
-                    ),
+                let why = format!(
+                    "unexpected {:?} frame instead of the registration answer",
+                    m.kind
                 );
+                return lost(&why, None);
             }
-            Err(e) => return lost(false, format!("unreadable registration answer: {e}")),
+            Err(e) => return lost("unreadable registration answer", Some(e.into())),
         },
         Ok(Some(Ok(Message::Close(Some(c))))) if u16::from(c.code) == POLICY => {
             return Err(AipError::Unauthorized {
@@ -315,19 +334,12 @@ async fn connect_once(
             });
         }
         Ok(Some(Ok(other))) => {
-            return lost(
-                false,
-                format!("unexpected frame instead of the registration answer: {other:?}"),
-            );
+            let why = format!("unexpected frame instead of the registration answer: {other:?}");
+            return lost(&why, None);
         }
-        Ok(Some(Err(e))) => return lost(false, format!("connection broke while registering: {e}")),
-        Ok(None) => {
-            return lost(
-                false,
-                "the server closed the connection while registering".into(),
-            );
-        }
-        Err(_) => return lost(false, "no registration answer within 15 s".into()),
+        Ok(Some(Err(e))) => return lost("connection broke while registering", Some(e.into())),
+        Ok(None) => return lost("the server closed the connection while registering", None),
+        Err(_) => return lost("no registration answer within 15 s", None),
     }
     tracing::info!(client_id = %opts.client_id, server = %opts.server, "registered");
 
@@ -366,6 +378,7 @@ where
             return Ok(Ended::Lost {
                 registered: true,
                 why: "connection closed".into(),
+                source: None,
             });
         }
         *task_sent = true;
@@ -430,10 +443,11 @@ enum Incoming {
 }
 
 fn frame_text(msg: Option<Result<Message, WsError>>, opts: &ClientOptions) -> Incoming {
-    let lost = |why: String| {
+    let lost = |why: String, source: Option<BoxError>| {
         Incoming::End(Ok(Ended::Lost {
             registered: true,
             why,
+            source,
         }))
     };
     match msg {
@@ -453,10 +467,11 @@ fn frame_text(msg: Option<Result<Message, WsError>>, opts: &ClientOptions) -> In
                 )
             })
             .unwrap_or_else(|| "the server closed the connection".into()),
+            None,
         ),
         Some(Ok(_)) => Incoming::Skip,
-        Some(Err(e)) => lost(format!("connection broke: {e}")),
-        None => lost("the server closed the connection".into()),
+        Some(Err(e)) => lost("connection broke".into(), Some(e.into())),
+        None => lost("the server closed the connection".into(), None),
     }
 }
 
@@ -634,4 +649,69 @@ fn skip_all(cmds: &[Command]) -> Vec<ActionResult> {
                 .with_call_id(c.call_id.clone())
         })
         .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use ufo_testkit::fake::FakeDesktop;
+
+    fn factory() -> DispatcherFactory {
+        Arc::new(|| Arc::new(FakeDesktop::new("fake", "Fake", &[])) as Arc<dyn CommandDispatcher>)
+    }
+
+    /// A server URL the parser refuses: the parser's error is the cause,
+    /// and the key is in neither the message nor the cause.
+    #[tokio::test]
+    async fn a_bad_server_url_is_rendered_with_its_cause() {
+        let mut opts = ClientOptions::new("ws://bad host:5000/ws", "dev1");
+        opts.api_key = Some("s3cret-key-0123".into());
+        let e = run(opts.clone(), factory()).await.unwrap_err();
+        let cause = url::Url::parse(&opts.server).unwrap_err();
+        assert_eq!(
+            ufo_core::render(&e),
+            format!(
+                "error[ufo::aip::bad_url]: bad server URL \"ws://bad host:5000/ws\": it is not a URL\n  \
+                 caused by: {cause}\n  \
+                 help: use the form ws://127.0.0.1:5000/ws"
+            )
+        );
+        // Without a key the WebSocket request is what refuses it.
+        opts.api_key = None;
+        let r = ufo_core::Diagnostic::report(&run(opts, factory()).await.unwrap_err());
+        assert_eq!(r.code, "ufo::aip::bad_url");
+        assert_eq!(r.causes.len(), 1, "{r:?}");
+        assert!(r.rendered().contains("\n  caused by: "), "{}", r.rendered());
+        // Not a WebSocket scheme: nothing underneath, no cause line.
+        let r = ufo_core::Diagnostic::report(
+            &run(
+                ClientOptions::new("http://127.0.0.1:1/ws", "dev1"),
+                factory(),
+            )
+            .await
+            .unwrap_err(),
+        );
+        assert!(r.causes.is_empty(), "{r:?}");
+    }
+
+    /// A server that is not there: after the retries the last socket error
+    /// is the cause.
+    #[tokio::test]
+    async fn giving_up_keeps_the_last_socket_error() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut opts = ClientOptions::new(&format!("ws://127.0.0.1:{port}/ws"), "dev1");
+        opts.max_retries = 0;
+        let e = run(opts, factory()).await.unwrap_err();
+        let r = ufo_core::Diagnostic::report(&e);
+        assert_eq!(r.code, "ufo::aip::retries_exhausted");
+        let tail = format!("cannot connect to ws://127.0.0.1:{port}/ws");
+        assert!(r.message.ends_with(&tail), "{r:?}");
+        assert_eq!(r.causes.len(), 1, "{r:?}");
+        assert!(r.rendered().contains("\n  caused by: "), "{}", r.rendered());
+    }
 }

@@ -1,6 +1,6 @@
 //! What can go wrong in service mode, each with a stable code and a help line.
 
-use ufo_core::Diagnostic;
+use ufo_core::{BoxError, Diagnostic};
 
 /// Errors of the AIP server and device client.
 #[derive(Debug, thiserror::Error)]
@@ -26,10 +26,13 @@ pub enum AipError {
     /// The server URL is not a `ws://` or `wss://` URL.
     #[error("bad server URL {url:?}: {message}")]
     BadUrl {
-        /// The URL given.
+        /// The URL given (without the key).
         url: String,
         /// What is wrong.
         message: String,
+        /// The parser's error, when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// The server refused the key (HTTP 401 or 403, or a close with 1008).
     #[error("the server at {url} refused the API key ({why})")]
@@ -62,8 +65,11 @@ pub enum AipError {
         url: String,
         /// Attempts made.
         attempts: u32,
-        /// The last error.
+        /// What the last attempt ran into.
         last: String,
+        /// Why, when an error said so (the socket's, the JSON parser's).
+        #[source]
+        source: Option<BoxError>,
     },
     /// The connection dropped while this device's own task ran.
     #[error("the connection to the server broke while task {task:?} ran; the server ends it")]

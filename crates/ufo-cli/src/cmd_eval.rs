@@ -84,7 +84,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     let (tasks, errors) = ufo_eval::task::load_suite(&tasks_path);
     for e in &errors {
-        eprintln!("warning[{}]: {e}", e.code());
+        eprintln!("{}", e.report().rendered_warning());
     }
     if tasks.is_empty() {
         return Err(bad(

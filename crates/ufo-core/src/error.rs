@@ -108,7 +108,18 @@ impl ErrorReport {
     /// `error[code]: message`, then a `  caused by: …` line per cause, then
     /// `  help: …` on its own line when there is help.
     pub fn rendered(&self) -> String {
-        let mut s = self.headline();
+        self.rendered_at("error")
+    }
+
+    /// [`Self::rendered`] for an error that does not stop the command (a
+    /// task file skipped, a server left out): `warning[code]: message`, then
+    /// the same caused-by and help lines.
+    pub fn rendered_warning(&self) -> String {
+        self.rendered_at("warning")
+    }
+
+    fn rendered_at(&self, level: &str) -> String {
+        let mut s = format!("{level}[{}]: {}", self.code, self.message);
         for c in &self.causes {
             s.push_str("\n  caused by: ");
             s.push_str(c);
@@ -201,6 +212,10 @@ mod tests {
         assert_eq!(
             render(&e),
             "error[ufo::x::read]: cannot read f\n  caused by: cannot read f: gone\n  help: check f"
+        );
+        assert_eq!(
+            r.rendered_warning(),
+            "warning[ufo::x::read]: cannot read f\n  caused by: cannot read f: gone\n  help: check f"
         );
         let json = serde_json::to_string(&ErrorReport::new("a", "b")).unwrap();
         assert!(!json.contains("causes"), "{json}");

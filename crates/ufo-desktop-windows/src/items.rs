@@ -14,29 +14,8 @@
 use crate::record::{ElementRecord, Layer};
 use std::ops::Range;
 
-/// MSAA state bits (`STATE_SYSTEM_*`) the item records use.
-pub mod state {
-    /// `STATE_SYSTEM_UNAVAILABLE`.
-    pub const UNAVAILABLE: u32 = 0x1;
-    /// `STATE_SYSTEM_SELECTED`.
-    pub const SELECTED: u32 = 0x2;
-    /// `STATE_SYSTEM_FOCUSED`.
-    pub const FOCUSED: u32 = 0x4;
-    /// `STATE_SYSTEM_CHECKED`.
-    pub const CHECKED: u32 = 0x10;
-    /// `STATE_SYSTEM_EXPANDED`.
-    pub const EXPANDED: u32 = 0x200;
-    /// `STATE_SYSTEM_COLLAPSED`.
-    pub const COLLAPSED: u32 = 0x400;
-    /// `STATE_SYSTEM_OFFSCREEN`.
-    pub const OFFSCREEN: u32 = 0x10000;
-    /// `STATE_SYSTEM_FOCUSABLE`.
-    pub const FOCUSABLE: u32 = 0x100000;
-    /// `STATE_SYSTEM_SELECTABLE`.
-    pub const SELECTABLE: u32 = 0x200000;
-    /// `STATE_SYSTEM_MULTISELECTABLE`.
-    pub const MULTISELECTABLE: u32 = 0x1000000;
-}
+/// MSAA state bits (`STATE_SYSTEM_*`) the item records use (see [`crate::state`]).
+pub use crate::state;
 
 /// MSAA roles (`ROLE_SYSTEM_*`) the item records use.
 pub mod role {

@@ -31,6 +31,7 @@ pub mod items;
 pub mod kinds;
 pub mod labels;
 pub mod record;
+pub mod state;
 
 #[cfg(windows)]
 mod win;

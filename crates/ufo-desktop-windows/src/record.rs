@@ -239,7 +239,7 @@ impl ElementRecord {
             },
         }
         // An item its container selects (a list row, a tree item).
-        let selectable = self.msaa_state.unwrap_or(0) & crate::items::state::SELECTABLE != 0;
+        let selectable = self.msaa_state.unwrap_or(0) & crate::state::SELECTABLE != 0;
         if self.layer == Layer::Msaa && selectable {
             out.push("select");
         }

@@ -24,12 +24,13 @@ pub enum DispatchError {
         tool: String,
     },
     /// A tool's result did not have the expected shape.
-    #[error("{tool} returned something unreadable: {message}")]
+    #[error("{tool} returned something unreadable")]
     BadResult {
         /// The tool that was called.
         tool: String,
         /// What was wrong with it.
-        message: String,
+        #[source]
+        source: serde_json::Error,
     },
 }
 

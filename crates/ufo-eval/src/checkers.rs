@@ -53,7 +53,26 @@ pub enum CheckError {
         func: String,
         /// What was wrong with them.
         message: String,
+        /// The error underneath (a regex's), when there is one.
+        #[source]
+        source: Option<ufo_core::BoxError>,
     },
+}
+
+impl ufo_core::Diagnostic for CheckError {
+    fn code(&self) -> &'static str {
+        match self {
+            CheckError::Unsupported(_) => "ufo::eval::unsupported_checker",
+            CheckError::Bad { .. } => "ufo::eval::bad_checker_input",
+        }
+    }
+
+    fn help(&self) -> Option<String> {
+        Some(match self {
+            CheckError::Unsupported(_) => "use one of the checkers this build supports (ufo_eval::checkers::SUPPORTED), or leave the task out; it is scored 0".into(),
+            CheckError::Bad { .. } => "fix the task's evaluator (`expected`, `options`, the rules) so that the checker gets what it takes".into(),
+        })
+    }
 }
 
 /// The checkers this build supports.
@@ -157,6 +176,20 @@ impl Cx<'_> {
         CheckError::Bad {
             func: self.func.to_owned(),
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A [`CheckError::Bad`] for this checker, caused by `source`.
+    fn bad_because(
+        &self,
+        message: impl Into<String>,
+        source: impl Into<ufo_core::BoxError>,
+    ) -> CheckError {
+        CheckError::Bad {
+            func: self.func.to_owned(),
+            message: message.into(),
+            source: Some(source.into()),
         }
     }
 

@@ -144,7 +144,9 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
                 .unwrap_or_else(|| "-".into())
         );
         if let Some(e) = &r.error {
-            let _ = writeln!(md, "|  | error: {} | | | | | | | |", e.replace('|', "/"));
+            // A rendered error's caused-by and help lines join its first.
+            let e = e.replace('|', "/").replace("\n  ", "; ").replace('\n', " ");
+            let _ = writeln!(md, "|  | error: {e} | | | | | | | |");
         }
     }
     md
@@ -233,6 +235,13 @@ mod tests {
         assert!(table(&a).contains("gedit: 50.0% of 2"));
         let md = markdown(&a, None, Path::new("/out"));
         assert!(md.contains("| t2 | 0.00 | scored |"), "{md}");
+        let mut failed = r("t5", "calc", 0.0);
+        failed.error = Some("error[ufo::x]: a|b\n  caused by: c\n  help: d".into());
+        let md = markdown(&[failed], None, Path::new("/out"));
+        assert!(
+            md.contains("| error: error[ufo::x]: a/b; caused by: c; help: d |"),
+            "{md}"
+        );
         let b = vec![r("t1", "gedit", 0.0), r("t4", "calc", 1.0)];
         let c = compare(&a, &b, ("A", "B"));
         assert!(

@@ -6,13 +6,14 @@
 use crate::checkers::{CheckError, Got, check};
 use crate::getters::{GetContext, get};
 use crate::score::{Conj, combine, task_score};
-use crate::setup::{StepContext, run_step};
+use crate::setup::{StepContext, StepError, run_step};
 use crate::task::{Places, Step, TaskFile};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use ufo_core::render;
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_session::config::UfoConfig;
 use ufo_session::dispatcher::local_dispatcher;
@@ -91,7 +92,9 @@ pub struct TaskResult {
     pub cost: f64,
     /// Model tokens.
     pub tokens: u64,
-    /// What went wrong, if anything.
+    /// What went wrong, if anything: a rendered error (`error[code]: …`
+    /// with its `caused by:` and `help:` lines) when the harness or the
+    /// session failed, else a message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The session's log folder.
@@ -223,7 +226,7 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     {
         Ok(d) => d,
         Err(e) => {
-            result.error = Some(format!("cannot start a desktop: {e}"));
+            result.error = Some(render(&e));
             return;
         }
     };
@@ -234,7 +237,7 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     let backend = match AtspiBackend::connect(&DesktopTarget::from_private(desktop)).await {
         Ok(b) => Arc::new(b),
         Err(e) => {
-            result.error = Some(format!("cannot connect to the desktop: {e}"));
+            result.error = Some(render(&e));
             return;
         }
     };
@@ -245,7 +248,7 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     };
     if let Err(e) = run_steps(&steps, &task.task.config).await {
         result.status = RunStatus::SetupFailed;
-        result.error = Some(e);
+        result.error = Some(render(&e));
         return;
     }
     let report = match session(opts, task, dir, backend.clone()).await {
@@ -263,7 +266,7 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     // The agent gave up (FAIL by its own decision, not a limit or an error).
     let gave_up = report.status == SessionStatus::Fail && report.error.is_none();
     if let Err(e) = run_steps(&steps, &task.task.evaluator.postconfig).await {
-        result.error = Some(format!("postconfig: {e}"));
+        result.error = Some(format!("postconfig: {}", render(&e)));
     }
     let gets = GetContext {
         desktop,
@@ -316,9 +319,9 @@ fn uid() -> u32 {
         .unwrap_or(0)
 }
 
-async fn run_steps(cx: &StepContext<'_>, steps: &[Step]) -> Result<(), String> {
+async fn run_steps(cx: &StepContext<'_>, steps: &[Step]) -> Result<(), StepError> {
     for (i, s) in steps.iter().enumerate() {
-        run_step(cx, i + 1, s).await.map_err(|e| e.to_string())?;
+        run_step(cx, i + 1, s).await?;
     }
     Ok(())
 }
@@ -367,7 +370,7 @@ async fn session(
     };
     let reports = ufo_session::run(&services, &run)
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| render(&e))?;
     reports
         .into_iter()
         .next()
@@ -467,8 +470,8 @@ async fn one_metric(
     };
     let options = nth(ev.options.as_ref(), i).unwrap_or_default();
     check(func, &result, expected.as_ref(), &options).map_err(|e| match e {
-        CheckError::Unsupported(_) => (RunStatus::Unsupported, e.to_string()),
-        other => (RunStatus::CheckerError, other.to_string()),
+        CheckError::Unsupported(_) => (RunStatus::Unsupported, render(&e)),
+        CheckError::Bad { .. } => (RunStatus::CheckerError, render(&e)),
     })
 }
 

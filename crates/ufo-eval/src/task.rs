@@ -128,6 +128,9 @@ pub struct TaskError {
     pub path: String,
     /// What is wrong.
     pub message: String,
+    /// The error underneath (I/O, JSON), when there is one.
+    #[source]
+    pub source: Option<ufo_core::BoxError>,
 }
 
 impl ufo_core::Diagnostic for TaskError {
@@ -141,14 +144,16 @@ impl ufo_core::Diagnostic for TaskError {
 
 /// Reads one task file.
 pub fn load(path: &Path) -> Result<TaskFile, TaskError> {
-    let err = |message: String| TaskError {
+    let err = |message: &str, source: Option<ufo_core::BoxError>| TaskError {
         path: path.display().to_string(),
-        message,
+        message: message.to_owned(),
+        source,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read it: {e}")))?;
-    let task: Task = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| err("cannot read it", Some(e.into())))?;
+    let task: Task =
+        serde_json::from_str(&text).map_err(|e| err("not an OSWorld task", Some(e.into())))?;
     if task.id.trim().is_empty() {
-        return Err(err("`id` is empty".into()));
+        return Err(err("`id` is empty", None));
     }
     Ok(TaskFile {
         task,
@@ -183,6 +188,7 @@ pub fn load_suite(dir: &Path) -> (Vec<TaskFile>, Vec<TaskError>) {
             errors.push(TaskError {
                 path: t.path.display().to_string(),
                 message: format!("id {:?} is used by another task; skipped", t.task.id),
+                source: None,
             });
         }
         fresh
@@ -285,6 +291,25 @@ mod tests {
             errors
                 .iter()
                 .any(|e| e.message.contains("used by another task"))
+        );
+        // The broken file: the parser's error is the cause.
+        let bad = errors.iter().find(|e| e.path.ends_with("b.json")).unwrap();
+        let text = ufo_core::render(bad);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            format!(
+                "error[ufo::eval::task]: task {}: not an OSWorld task",
+                bad.path
+            )
+        );
+        assert!(
+            lines[1].starts_with("  caused by: key must be a string at line 1"),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("  help: a task file is OSWorld's JSON"),
+            "{text}"
         );
     }
 }

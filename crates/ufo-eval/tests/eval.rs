@@ -197,6 +197,26 @@ async fn giving_up_hangs_and_unknown_checkers_are_scored_and_recorded() {
             .contains("compare_pdf_files"),
         "{un:?}"
     );
+    // A failed setup step is recorded rendered: its code, the OS error as
+    // its cause, its help; the agent never ran.
+    let setup = &results["setup-fails"];
+    assert_eq!(setup.status, RunStatus::SetupFailed, "{setup:?}");
+    assert_eq!(setup.session_status, None, "{setup:?}");
+    let text = setup.error.as_deref().unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("error[ufo::eval::setup_step]: download step 1: cannot copy ")
+            && lines[0].contains("no-such-file.txt"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("  caused by: ") && lines[1].contains("os error"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("  help: fix the step in the task file"),
+        "{text}"
+    );
     // Each task wrote its result: a rerun skips them all (and is instant).
     for t in &tasks {
         assert!(

@@ -85,7 +85,7 @@ impl HttpModel {
 
     /// Uses an AgentScope formatting strategy instead of the native one.
     pub fn with_strategy(mut self, strategy: Strategy) -> Result<Self, LlmError> {
-        provider::check_strategy(self.api, strategy)?;
+        crate::format::check_strategy(self.api, strategy)?;
         self.strategy = strategy;
         Ok(self)
     }

@@ -212,7 +212,7 @@ impl LlmConfig {
             ));
         };
         let api = self.api_type;
-        crate::provider::check_strategy(api, strategy).map_err(|_| {
+        crate::format::check_strategy(api, strategy).map_err(|_| {
             LlmError::config(
                 "FORMAT_STRATEGY",
                 format!(

@@ -98,6 +98,9 @@ pub fn external_spec(namespace: &str, tool: &McpTool) -> ToolSpec {
 /// knows, and a call of any of its tools fails with that error.
 pub fn unavailable_spec(namespace: &str, why: &ufo_core::ErrorReport) -> ToolSpec {
     let mut description = why.to_string();
+    for c in &why.causes {
+        description.push_str(&format!(" (caused by: {c})"));
+    }
     if let Some(h) = &why.help {
         description.push_str(&format!(" (help: {h})"));
     }

@@ -30,7 +30,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use ufo_core::ToolSpec;
+use ufo_core::{BoxError, ToolSpec};
 
 /// How long a server may take to start, answer `initialize` and list its
 /// tools (an `npx -y` server may download itself first).
@@ -123,9 +123,10 @@ impl ExternalServer {
     pub async fn start(spec: &ServerSpec, start_timeout: Duration) -> Result<Self> {
         let ns = spec.namespace.clone();
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let handshake = |message: String| McpError::Handshake {
+        let handshake = |message: String, source: Option<BoxError>| McpError::Handshake {
             namespace: ns.clone(),
             message,
+            source,
         };
         let connect = async {
             let running = match &spec.transport {
@@ -152,24 +153,26 @@ impl ExternalServer {
                         .spawn()
                         .map_err(|e| McpError::Spawn {
                             namespace: ns.clone(),
-                            message: format!("`{command}`: {e}"),
+                            command: command.clone(),
+                            source: e,
                         })?;
                     if let Some(err) = err {
                         keep_stderr(err, stderr.clone());
                     }
-                    client_config()
-                        .serve(proc)
-                        .await
-                        .map_err(|e| handshake(with_stderr(e.to_string(), &stderr)))?
+                    client_config().serve(proc).await.map_err(|e| {
+                        let what = "the MCP handshake failed".to_owned();
+                        handshake(with_stderr(what, &stderr), Some(e.into()))
+                    })?
                 }
                 Transport::Http { url, headers } => {
                     install_crypto_provider();
                     let mut custom = HashMap::new();
                     for (k, v) in headers {
                         let name = HeaderName::try_from(k.as_str())
-                            .map_err(|e| handshake(format!("header {k:?}: {e}")))?;
-                        let value = HeaderValue::try_from(v.as_str())
-                            .map_err(|_| handshake(format!("header {k:?}: not a valid value")))?;
+                            .map_err(|e| handshake(format!("header {k:?}"), Some(e.into())))?;
+                        let value = HeaderValue::try_from(v.as_str()).map_err(|e| {
+                            handshake(format!("header {k:?}: not a valid value"), Some(e.into()))
+                        })?;
                         custom.insert(name, value);
                     }
                     let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
@@ -177,25 +180,33 @@ impl ExternalServer {
                     client_config()
                         .serve(StreamableHttpClientTransport::from_config(config))
                         .await
-                        .map_err(|e| handshake(e.to_string()))?
+                        .map_err(|e| {
+                            handshake(
+                                format!("the MCP handshake with {url} failed"),
+                                Some(e.into()),
+                            )
+                        })?
                 }
             };
             let tools = running
                 .list_all_tools()
                 .await
-                .map_err(|e| handshake(format!("tools/list: {e}")))?;
+                .map_err(|e| handshake("tools/list failed".into(), Some(e.into())))?;
             Ok::<_, McpError>((running, tools))
         };
         let (running, tools) = match tokio::time::timeout(start_timeout, connect).await {
             Ok(r) => r?,
             Err(_) => {
-                return Err(handshake(with_stderr(
-                    format!(
-                        "no answer to initialize and tools/list within {} s",
-                        start_timeout.as_secs()
+                return Err(handshake(
+                    with_stderr(
+                        format!(
+                            "no answer to initialize and tools/list within {} s",
+                            start_timeout.as_secs()
+                        ),
+                        &stderr,
                     ),
-                    &stderr,
-                )));
+                    None,
+                ));
             }
         };
         Ok(Self {
@@ -242,7 +253,7 @@ impl ExternalServer {
             }
         };
         if self.peer.is_transport_closed() {
-            return Err(self.gone("the connection is closed".into()));
+            return Err(self.gone("the connection is closed".into(), None));
         }
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
         let answer = tokio::time::timeout(self.timeout, self.peer.call_tool(params)).await;
@@ -261,7 +272,7 @@ impl ExternalServer {
                     message: e.message.to_string(),
                 });
             }
-            Ok(Err(e)) => return Err(self.gone(e.to_string())),
+            Ok(Err(e)) => return Err(self.gone(format!("`{tool}` got no answer"), Some(e.into()))),
             Ok(Ok(r)) => r,
         };
         if result.is_error == Some(true) {
@@ -277,10 +288,11 @@ impl ExternalServer {
         Ok(result_value(result))
     }
 
-    fn gone(&self, what: String) -> McpError {
+    fn gone(&self, what: String, source: Option<BoxError>) -> McpError {
         McpError::Gone {
             namespace: self.namespace.clone(),
             message: with_stderr(what, &self.stderr),
+            source,
         }
     }
 
@@ -389,6 +401,74 @@ mod tests {
         let mut s = CallToolResult::structured(json!({"n": 1}));
         s.content.clear();
         assert_eq!(result_value(s), json!({"n": 1}));
+    }
+
+    fn stdio(namespace: &str, command: &str, args: &[&str]) -> ServerSpec {
+        ServerSpec {
+            namespace: namespace.into(),
+            transport: Transport::Stdio {
+                command: command.into(),
+                args: args.iter().map(|a| (*a).to_owned()).collect(),
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// A server that exits before answering `initialize`: the handshake
+    /// error keeps rmcp's error as its cause, under its code and help.
+    #[tokio::test]
+    async fn a_server_that_exits_at_once_fails_the_handshake_with_its_cause() {
+        let spec = stdio("dead", "sh", &["-c", "exit 3"]);
+        let e = ExternalServer::start(&spec, Duration::from_secs(20))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                McpError::Handshake {
+                    source: Some(_),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let text = ufo_core::render(&e);
+        assert!(
+            text.starts_with(
+                "error[ufo::mcp::handshake_failed]: MCP server `dead` did not start: the MCP handshake failed"
+            ),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].starts_with("  caused by: "), "{text}");
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .starts_with("  help: run the server's command by hand"),
+            "{text}"
+        );
+    }
+
+    /// A program that does not exist: the OS error is the cause.
+    #[tokio::test]
+    async fn a_missing_program_is_a_spawn_error_caused_by_the_os() {
+        let spec = stdio("nowhere", "/nonexistent/ufo-mcp-server", &[]);
+        let e = ExternalServer::start(&spec, Duration::from_secs(20))
+            .await
+            .unwrap_err();
+        let r = ufo_core::Diagnostic::report(&e);
+        assert_eq!(r.code, "ufo::mcp::spawn_failed");
+        assert_eq!(
+            r.message,
+            "MCP server `nowhere` could not start `/nonexistent/ufo-mcp-server`"
+        );
+        assert_eq!(r.causes.len(), 1, "{r:?}");
+        assert!(r.causes[0].contains("os error"), "{r:?}");
+        assert!(r.rendered().contains("\n  caused by: "), "{}", r.rendered());
+        assert!(r.help.as_deref().unwrap_or_default().contains("start_args"));
     }
 
     #[test]

@@ -1,25 +1,32 @@
 //! The MCP error domain: serving our tools, and talking to external servers.
 
-use ufo_core::Diagnostic;
+use ufo_core::{BoxError, Diagnostic};
 
 /// What can go wrong on either side of MCP.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
     /// An external server's program could not be started.
-    #[error("MCP server `{namespace}` could not start: {message}")]
+    #[error("MCP server `{namespace}` could not start `{command}`")]
     Spawn {
         /// The server's namespace.
         namespace: String,
-        /// Why (the program, the OS error).
-        message: String,
+        /// The program.
+        command: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
     },
     /// An external server did not complete the MCP handshake or its tool list.
     #[error("MCP server `{namespace}` did not start: {message}")]
     Handshake {
         /// The server's namespace.
         namespace: String,
-        /// What it answered, or that it did not answer in time.
+        /// Which step failed, or that it did not answer in time, with the
+        /// last lines it wrote to stderr when known.
         message: String,
+        /// The protocol or transport error, when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// The server is gone: its process exited or its connection closed.
     #[error("MCP server `{namespace}` is not running: {message}")]
@@ -28,6 +35,9 @@ pub enum McpError {
         namespace: String,
         /// What happened, with the last lines it wrote to stderr when known.
         message: String,
+        /// The transport error, when there is one.
+        #[source]
+        source: Option<BoxError>,
     },
     /// A tool call got no answer in time.
     #[error("MCP server `{namespace}` did not answer `{tool}` within {seconds} s")]
@@ -80,12 +90,18 @@ pub enum McpError {
         message: String,
         /// What to do.
         help: &'static str,
+        /// The OS error, when there is one.
+        #[source]
+        source: Option<std::io::Error>,
     },
     /// The stdio or HTTP server stopped with an error.
     #[error("the MCP server stopped: {message}")]
     Transport {
-        /// What happened.
+        /// What was going on.
         message: String,
+        /// The error it stopped with.
+        #[source]
+        source: BoxError,
     },
 }
 

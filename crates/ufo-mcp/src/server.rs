@@ -183,10 +183,12 @@ pub async fn serve_stdio(server: DesktopServer) -> Result<(), McpError> {
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| McpError::Transport {
-                message: e.to_string(),
+                message: "the MCP host's handshake on stdio failed".into(),
+                source: e.into(),
             })?;
     running.waiting().await.map_err(|e| McpError::Transport {
-        message: e.to_string(),
+        message: "serving on stdio".into(),
+        source: e.into(),
     })?;
     Ok(())
 }

@@ -31,7 +31,6 @@ pub mod dispatcher;
 pub mod error;
 pub mod knowledge;
 pub mod logs;
-mod mcp;
 pub mod plan;
 pub mod session;
 pub mod user_io;

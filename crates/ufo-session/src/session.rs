@@ -33,6 +33,7 @@ mod experience;
 mod follower;
 mod interrupt;
 mod machine;
+mod mcp;
 mod normal;
 mod operator;
 mod recorder;
@@ -219,7 +220,7 @@ fn model_for(
 /// the reports. One row per mode; each mode is a module of its own.
 pub async fn run(s: &Services, opts: &RunOptions) -> Result<Vec<SessionReport>, SessionError> {
     // External MCP servers live as long as the session.
-    let mcp = crate::mcp::External::start(s).await;
+    let mcp = mcp::External::start(s).await;
     let s = mcp.services(s);
     let reports = match opts.mode {
         Mode::Normal => normal::run(s, opts).await,

@@ -57,7 +57,7 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
             serde_json::from_value::<ControlsInfo>(r.result).map_err(|e| {
                 DispatchError::BadResult {
                     tool: tool.to_owned(),
-                    message: e.to_string(),
+                    source: e,
                 }
                 .report()
             })?
@@ -94,4 +94,45 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
         screenshot_png,
         ui_tree,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use async_trait::async_trait;
+    use ufo_core::{ActionResult, Command};
+
+    /// Answers every command with a success whose result is `result`.
+    struct Answers(Value);
+
+    #[async_trait]
+    impl CommandDispatcher for Answers {
+        async fn execute(&self, commands: Vec<Command>) -> Vec<ActionResult> {
+            commands
+                .iter()
+                .map(|_| ActionResult::success(self.0.clone()))
+                .collect()
+        }
+        fn describe(&self) -> String {
+            "answers".into()
+        }
+    }
+
+    /// A control list in the wrong shape: the parser's error is the cause.
+    #[tokio::test]
+    async fn an_unreadable_control_list_keeps_the_parsers_error() {
+        let e = observe_window(&Answers(json!("no controls")), false)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, "ufo::dispatch::bad_result");
+        assert_eq!(
+            e.message,
+            "get_app_window_controls_target_info returned something unreadable"
+        );
+        assert_eq!(e.causes.len(), 1, "{e:?}");
+        assert!(e.causes[0].starts_with("invalid type: string"), "{e:?}");
+        assert!(e.rendered().contains("\n  caused by: invalid type"));
+        assert!(e.rendered().contains("\n  help: check the desktop"));
+    }
 }

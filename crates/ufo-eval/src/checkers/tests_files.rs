@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{assert_bad, close, file, rules, score, text};
+use super::{assert_bad, close, file, rules, run, score, text};
 use crate::checkers::Got;
 
 #[test]
@@ -258,5 +258,23 @@ fn check_list() {
         &f,
         Some(&rules(json!({"expect": "Orchis"}))),
         Value::Null,
+    );
+    // A pattern that does not compile: the regex engine's error is the cause.
+    let e = run(
+        "check_list",
+        &f,
+        Some(&rules(json!({"expect": ["(unclosed"]}))),
+        Value::Null,
+    )
+    .unwrap_err();
+    let pattern = String::from("(unclosed");
+    let cause = regex::Regex::new(&pattern).unwrap_err();
+    assert_eq!(
+        ufo_core::render(&e),
+        format!(
+            "error[ufo::eval::bad_checker_input]: check_list: regex \"(unclosed\" does not compile\n  \
+             caused by: {cause}\n  \
+             help: fix the task's evaluator (`expected`, `options`, the rules) so that the checker gets what it takes"
+        )
     );
 }

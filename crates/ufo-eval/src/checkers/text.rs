@@ -192,8 +192,8 @@ pub(super) fn check_line_number(cx: &Cx<'_>) -> Result<bool, CheckError> {
         _ => None,
     }
     .ok_or_else(|| cx.bad("rules.expected must be a non-negative integer"))?;
-    let time =
-        Regex::new(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)").map_err(|e| cx.bad(e.to_string()))?;
+    let time = Regex::new(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
+        .map_err(|e| cx.bad_because("the time pattern", e))?;
     Ok(cx.result_text().is_some_and(|t| {
         t.split_inclusive('\n').filter(|l| time.is_match(l)).count() as u64 == want
     }))
@@ -202,7 +202,8 @@ pub(super) fn check_line_number(cx: &Cx<'_>) -> Result<bool, CheckError> {
 /// Compiles a Python-style pattern for `re.search`; a pattern Rust's regex
 /// engine cannot take (look-around, back-references) is a bad rule.
 pub(super) fn compile(cx: &Cx<'_>, pattern: &str) -> Result<Regex, CheckError> {
-    Regex::new(pattern).map_err(|e| cx.bad(format!("regex {pattern:?}: {e}")))
+    Regex::new(pattern)
+        .map_err(|e| cx.bad_because(format!("regex {pattern:?} does not compile"), e))
 }
 
 /// `check_list`: over the result file's lines, every `rules.expect` regex

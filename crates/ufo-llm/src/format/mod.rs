@@ -29,7 +29,8 @@ pub mod zhipu;
 
 use serde_json::{Value, json};
 
-use crate::config::ApiType;
+use crate::api::ApiType;
+use crate::error::LlmError;
 use crate::message::{Msg, Part, Role};
 
 /// The result of a formatting strategy.
@@ -288,4 +289,22 @@ pub fn format_agentscope(
             ));
         }
     })
+}
+
+/// Checks that a strategy can be used with a provider: `native` always,
+/// `openai_chat` with the OpenAI-shaped ones, the others with their own.
+pub(crate) fn check_strategy(api: ApiType, strategy: Strategy) -> Result<(), LlmError> {
+    let ok = match strategy {
+        Strategy::Native => true,
+        Strategy::OpenAiChat => api.info().openai_shaped,
+        other => other.home() == Some(api),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(LlmError::config(
+            "API_TYPE",
+            format!("the {strategy:?} formatting strategy cannot be used with API_TYPE {api}"),
+        ))
+    }
 }

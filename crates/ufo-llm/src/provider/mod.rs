@@ -34,7 +34,7 @@ pub(crate) use errors::parse_error;
 use crate::api::{ApiType, Auth, Wire};
 use crate::config::LlmConfig;
 use crate::error::{ApiError, LlmError};
-use crate::format::Strategy;
+use crate::format::{Strategy, check_strategy};
 use crate::media::is_http;
 use crate::message::{ChatOptions, ChatRequest};
 use crate::redact::{Secret, redact_header_value};
@@ -151,24 +151,6 @@ pub(crate) struct Parsed {
     pub(crate) text: String,
     pub(crate) usage: Usage,
     pub(crate) finish_reason: Option<String>,
-}
-
-/// Checks that a strategy can be used with a provider: `native` always,
-/// `openai_chat` with the OpenAI-shaped ones, the others with their own.
-pub(crate) fn check_strategy(api: ApiType, strategy: Strategy) -> Result<(), LlmError> {
-    let ok = match strategy {
-        Strategy::Native => true,
-        Strategy::OpenAiChat => api.info().openai_shaped,
-        other => other.home() == Some(api),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(LlmError::config(
-            "API_TYPE",
-            format!("the {strategy:?} formatting strategy cannot be used with API_TYPE {api}"),
-        ))
-    }
 }
 
 /// Options from the request, falling back to the configuration; a reasoning model

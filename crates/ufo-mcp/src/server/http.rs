@@ -71,10 +71,12 @@ impl HttpServer {
         match self.task.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(McpError::Transport {
-                message: e.to_string(),
+                message: format!("serving HTTP on {}", self.addr),
+                source: e.into(),
             }),
             Err(e) => Err(McpError::Transport {
-                message: e.to_string(),
+                message: format!("the HTTP server's task on {}", self.addr),
+                source: e.into(),
             }),
         }
     }
@@ -94,6 +96,7 @@ pub async fn serve_http(
         return Err(McpError::Serve {
             message: format!("the API key must be at least {MIN_KEY_LEN} characters"),
             help: "put a long random key in a file, e.g. `head -c 24 /dev/urandom | base64 > ~/.config/ufo/mcp.key`, and pass --api-key-file",
+            source: None,
         });
     }
     let loopback = options.addr.ip().is_loopback();
@@ -101,17 +104,20 @@ pub async fn serve_http(
         return Err(McpError::Serve {
             message: format!("{} is not a loopback address", options.addr.ip()),
             help: "serve on 127.0.0.1 (the default) and reach it through an SSH tunnel, or pass --allow-remote if other machines must reach it",
+            source: None,
         });
     }
     let listener = tokio::net::TcpListener::bind(options.addr)
         .await
         .map_err(|e| McpError::Serve {
-            message: format!("cannot listen on {}: {e}", options.addr),
+            message: format!("cannot listen on {}", options.addr),
             help: "choose another port (`--http 127.0.0.1:0` picks a free one)",
+            source: Some(e),
         })?;
     let addr = listener.local_addr().map_err(|e| McpError::Serve {
-        message: e.to_string(),
+        message: format!("no local address for {}", options.addr),
         help: "choose another address",
+        source: Some(e),
     })?;
     let stop = CancellationToken::new();
     let port = addr.port();

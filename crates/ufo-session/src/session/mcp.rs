@@ -9,7 +9,7 @@
 //! with it): the session runs with the others. One that dies, hangs or fails later gives
 //! the calling step a failed action with the error (see [`ufo_mcp`]).
 
-use crate::session::Services;
+use super::Services;
 use std::sync::Arc;
 use ufo_mcp::dispatch::ExternalTools;
 
@@ -32,13 +32,9 @@ impl External {
         let tools = ExternalTools::start(specs).await;
         for (ns, why) in tools.failures() {
             tracing::warn!(namespace = %ns, error = %why, "MCP server did not start");
-            let help = why
-                .help
-                .as_deref()
-                .map(|h| format!(" ({h})"))
-                .unwrap_or_default();
             s.io.show(&format!(
-                "MCP server `{ns}` is not available in this session: {why}{help}"
+                "MCP server `{ns}` is not available in this session:\n{}",
+                why.rendered()
             ));
         }
         let mut config = s.config.clone();
