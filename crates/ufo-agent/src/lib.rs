@@ -43,6 +43,7 @@ pub mod retrieve;
 pub mod settings;
 pub mod step;
 pub mod sub_agent;
+pub mod turn;
 
 pub use app::{AgentSettings, AppAgent, AppStep, StepInput};
 pub use command_agent::{CommandAgent, CommandAgentSpec};

@@ -17,10 +17,10 @@
 //! [`AppAgent::resume`](crate::AppAgent::resume)) is the same driver over
 //! what the agent supplies: how to carry out or decline its held work.
 
-use crate::app::{AppStep, StepInput};
 use crate::memory::Blackboard;
 use crate::prompter::render;
 use crate::step::{AgentKind, StepRecord};
+use crate::turn::{AppStep, StepInput};
 use std::time::Instant;
 use ufo_core::{AppAgentStatus, StepStatus};
 

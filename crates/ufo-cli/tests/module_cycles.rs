@@ -16,21 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Cycles left as they are: (crate, module, module, why).
-const KNOWN: &[(&str, &str, &str, &str)] = &[
-    (
-        "ufo-agent",
-        "app",
-        "guards",
-        "ufo-agent's tool names and sub-agent lifecycle are being reworked on another branch; \
-         the cycle goes with that work",
-    ),
-    (
-        "ufo-desktop-atspi",
-        "backend",
-        "labels",
-        "ufo-desktop-atspi is under work on another branch",
-    ),
-];
+const KNOWN: &[(&str, &str, &str, &str)] = &[];
 
 /// Where one module uses another: `a → b` with the `file:line`s.
 type Edges = BTreeMap<(String, String), Vec<String>>;

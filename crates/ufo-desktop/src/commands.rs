@@ -24,6 +24,10 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+/// The tool that runs commands (`tools::Tool::ExecuteCommand`'s name: a
+/// test there pins the two together), named in this module's errors.
+pub(crate) const EXECUTE_COMMAND: &str = "execute_command";
+
 /// Which arguments a program accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgPolicy {
@@ -293,7 +297,7 @@ impl CommandPolicy {
     ) -> Result<CommandOutput, DesktopError> {
         let argv = self.parse(command)?;
         let bad = |detail: String| DesktopError::BadArguments {
-            tool: crate::tools::Tool::ExecuteCommand.name().to_owned(),
+            tool: EXECUTE_COMMAND.to_owned(),
             detail,
         };
         let timeout = match timeout {

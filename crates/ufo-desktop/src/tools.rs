@@ -325,6 +325,14 @@ impl crate::designate::Designated for WindowEntry {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_commands_module_names_the_execute_command_tool() {
+        assert_eq!(
+            super::Tool::ExecuteCommand.name(),
+            crate::commands::EXECUTE_COMMAND
+        );
+    }
+
     use super::*;
     use ufo_core::{ElementHandle, Rect};
 
