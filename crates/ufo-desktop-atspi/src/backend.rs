@@ -240,9 +240,9 @@ impl AtspiBackend {
         let display = target
             .display
             .clone()
-            .ok_or_else(|| DesktopError::Unreachable("DISPLAY is not set".into()))?;
+            .ok_or_else(|| DesktopError::unreachable("DISPLAY is not set"))?;
         let session = target.session_bus.clone().ok_or_else(|| {
-            DesktopError::Unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)".into())
+            DesktopError::unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)")
         })?;
         let x11 = std::sync::Arc::new(X11::connect(&display)?);
         let a11y = tokio::time::timeout(CALL_TIMEOUT, async {
@@ -250,14 +250,14 @@ impl AtspiBackend {
             bus::a11y_address(&session).await
         })
         .await
-        .map_err(|_| DesktopError::Unreachable("org.a11y.Bus does not answer".into()))?
-        .map_err(|e| DesktopError::Unreachable(format!("accessibility bus: {e}")))?;
+        .map_err(|_| DesktopError::unreachable("org.a11y.Bus does not answer"))?
+        .map_err(|e| DesktopError::unreachable_by("the accessibility bus", e))?;
         let conn = tokio::time::timeout(CALL_TIMEOUT, bus::connect(&a11y))
             .await
             .map_err(|_| {
-                DesktopError::Unreachable(format!("accessibility bus {a11y} does not answer"))
+                DesktopError::unreachable(format!("accessibility bus {a11y} does not answer"))
             })?
-            .map_err(|e| DesktopError::Unreachable(format!("accessibility bus {a11y}: {e}")))?;
+            .map_err(|e| DesktopError::unreachable_by(format!("accessibility bus {a11y}"), e))?;
         let events = match crate::events::EventWatch::start(&conn).await {
             Ok(w) => Some(w),
             Err(e) => {
@@ -462,7 +462,7 @@ impl Backend for AtspiBackend {
                 // The X window's own rectangle is the truth for what is on screen;
                 // a window that is gone must not yield a picture of what replaced it.
                 (Some(id), _) => self.x11.window_rect(id as u32).map_err(|e| match e {
-                    DesktopError::Unreachable(_) => e,
+                    DesktopError::Unreachable { .. } => e,
                     e => DesktopError::StaleElement {
                         handle: w.handle.0.clone(),
                         detail: format!("its window is gone: {e}"),
@@ -781,7 +781,7 @@ impl Backend for AtspiBackend {
             });
         };
         let d = crate::headless::HeadlessDesktop::open(name, root)
-            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+            .map_err(|e| DesktopError::unreachable_by("the private desktop", e))?;
         let app = d.launch(argv, timeout).await.map_err(|e| {
             DesktopError::Backend(format!("{e} ({})", e.help().unwrap_or_default()))
         })?;

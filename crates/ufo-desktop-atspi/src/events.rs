@@ -309,8 +309,8 @@ impl Shared {
     }
 }
 
-fn unreachable(m: impl std::fmt::Display) -> DesktopError {
-    DesktopError::Unreachable(m.to_string())
+fn unreachable(e: impl std::error::Error + Send + Sync + 'static) -> DesktopError {
+    DesktopError::unreachable_by("the accessibility bus", e)
 }
 
 /// The event's detail string and first number (`focused`, 1).
@@ -375,8 +375,11 @@ pub(crate) async fn register(conn: &zbus::Connection, event: &str) -> Result<(),
     let three = conn.call_method(Some(DEST), PATH, Some(DEST), "RegisterEvent", &body3);
     match tokio::time::timeout(CALL, three).await {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(unreachable(format!("cannot register {event}: {e}"))),
-        Err(_) => Err(unreachable(format!(
+        Ok(Err(e)) => Err(DesktopError::unreachable_by(
+            format!("cannot register {event}"),
+            e,
+        )),
+        Err(_) => Err(DesktopError::unreachable(format!(
             "the registry does not answer RegisterEvent({event})"
         ))),
     }

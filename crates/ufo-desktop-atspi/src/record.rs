@@ -67,17 +67,16 @@ pub struct EventRecorder {
     apps: HashMap<String, String>,
 }
 
-fn unreachable(m: impl std::fmt::Display) -> DesktopError {
-    DesktopError::Unreachable(m.to_string())
+fn unreachable(e: impl std::error::Error + Send + Sync + 'static) -> DesktopError {
+    DesktopError::unreachable_by("the accessibility bus", e)
 }
 
 impl EventRecorder {
     /// Connects to `target`'s accessibility bus and starts listening.
     pub async fn start(target: &DesktopTarget) -> Result<Self, DesktopError> {
-        let session = target
-            .session_bus
-            .clone()
-            .ok_or_else(|| unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)"))?;
+        let session = target.session_bus.clone().ok_or_else(|| {
+            DesktopError::unreachable("no session bus (DBUS_SESSION_BUS_ADDRESS)")
+        })?;
         let session = bus::connect(&session).await.map_err(unreachable)?;
         let a11y = bus::a11y_address(&session).await.map_err(unreachable)?;
         let conn = bus::connect(&a11y).await.map_err(unreachable)?;

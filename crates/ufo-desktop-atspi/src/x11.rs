@@ -28,21 +28,22 @@ pub use keyboard::keysym;
 
 fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> DesktopError + '_ {
     move |e| match e {
-        x11rb::errors::ReplyError::ConnectionError(c) => gone(what, &c),
+        x11rb::errors::ReplyError::ConnectionError(c) => gone(what, c),
         other => DesktopError::Backend(format!("X11 {what}: {other}")),
     }
 }
 
 fn cerr(what: &str) -> impl Fn(x11rb::errors::ConnectionError) -> DesktopError + '_ {
-    move |e| gone(what, &e)
+    move |e| gone(what, e)
 }
 
 /// A broken connection means the X server is gone: the desktop was stopped
 /// or crashed. That is not a stale element.
-fn gone(what: &str, e: &x11rb::errors::ConnectionError) -> DesktopError {
-    DesktopError::Unreachable(format!(
-        "the X display does not answer ({what}: {e}): the desktop was stopped or crashed"
-    ))
+fn gone(what: &str, e: x11rb::errors::ConnectionError) -> DesktopError {
+    DesktopError::unreachable_by(
+        format!("the X display does not answer ({what}): the desktop was stopped or crashed"),
+        e,
+    )
 }
 
 /// A top-level X window.
@@ -91,9 +92,9 @@ impl X11 {
     /// Connects to `display` (e.g. `":3"`).
     pub fn connect(display: &str) -> Result<Self> {
         let (conn, screen_num) = RustConnection::connect(Some(display))
-            .map_err(|e| DesktopError::Unreachable(format!("X display {display}: {e}")))?;
+            .map_err(|e| DesktopError::unreachable_by(format!("X display {display}"), e))?;
         let screen = conn.setup().roots.get(screen_num).ok_or_else(|| {
-            DesktopError::Unreachable(format!("X display {display} has no screen {screen_num}"))
+            DesktopError::unreachable(format!("X display {display} has no screen {screen_num}"))
         })?;
         let (root, width, height) = (screen.root, screen.width_in_pixels, screen.height_in_pixels);
         let x = Self {

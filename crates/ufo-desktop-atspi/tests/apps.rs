@@ -403,8 +403,18 @@ async fn a_stopped_desktop_is_reported_as_unreachable_not_as_a_stale_element() {
     d.stop().unwrap();
     for target in [ScreenshotTarget::Window(w), ScreenshotTarget::Desktop] {
         let e = b.screenshot(&target).await.unwrap_err();
-        assert!(matches!(e, DesktopError::Unreachable(_)), "{e:?}");
+        assert!(matches!(e, DesktopError::Unreachable { .. }), "{e:?}");
         assert!(e.to_string().contains("stopped or crashed"), "{e}");
+        // What X said is kept as the cause, shown under the message, and
+        // the help says what to do.
+        assert!(std::error::Error::source(&e).is_some(), "{e:?}");
+        let shown = ufo_core::render(&e);
+        assert!(
+            shown.starts_with("error[ufo::desktop::unreachable]"),
+            "{shown}"
+        );
+        assert!(shown.contains("caused by:"), "{shown}");
+        assert!(shown.contains("ufo desktop start"), "{shown}");
     }
 }
 

@@ -6,8 +6,14 @@ use ufo_core::Diagnostic;
 #[derive(Debug, thiserror::Error)]
 pub enum DesktopError {
     /// The X display or accessibility bus could not be reached.
-    #[error("cannot reach the desktop: {0}")]
-    Unreachable(String),
+    #[error("cannot reach the desktop: {what}")]
+    Unreachable {
+        /// What could not be reached, and how that showed.
+        what: String,
+        /// The error that showed it, when there was one.
+        #[source]
+        source: Option<Cause>,
+    },
     /// An element vanished or its application went away.
     #[error("element {handle} is gone: {detail}")]
     StaleElement {
@@ -102,10 +108,32 @@ pub enum DesktopError {
     NoWindowSelected,
 }
 
+/// The error beneath another, kept as its source.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+impl DesktopError {
+    /// The desktop cannot be reached: `what` says which part, and how.
+    pub fn unreachable(what: impl Into<String>) -> Self {
+        DesktopError::Unreachable {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// The desktop cannot be reached: `what` says which part; `source` is
+    /// the error that showed it.
+    pub fn unreachable_by(what: impl Into<String>, source: impl Into<Cause>) -> Self {
+        DesktopError::Unreachable {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+}
+
 impl Diagnostic for DesktopError {
     fn code(&self) -> &'static str {
         match self {
-            DesktopError::Unreachable(_) => "ufo::desktop::unreachable",
+            DesktopError::Unreachable { .. } => "ufo::desktop::unreachable",
             DesktopError::StaleElement { .. } => "ufo::desktop::stale_element",
             DesktopError::WindowNotFound(_) => "ufo::desktop::window_not_found",
             DesktopError::Unsupported { .. } => "ufo::desktop::unsupported",
@@ -126,7 +154,7 @@ impl Diagnostic for DesktopError {
 
     fn help(&self) -> Option<String> {
         Some(match self {
-            DesktopError::Unreachable(_) => "start a private desktop with `ufo desktop start`, or check DISPLAY and DBUS_SESSION_BUS_ADDRESS; `ufo doctor` tells which part is missing".into(),
+            DesktopError::Unreachable { .. } => "start a private desktop with `ufo desktop start`, or check DISPLAY and DBUS_SESSION_BUS_ADDRESS; `ufo doctor` tells which part is missing".into(),
             DesktopError::StaleElement { .. } => "the window changed or closed; observe again and use the new control list".into(),
             DesktopError::WindowNotFound(_) => "list windows with `ufo windows` and pass a name or id shown there".into(),
             DesktopError::Unsupported { .. } => "pick a control of a type that supports this action, or use keyboard_input/click_input".into(),

@@ -494,7 +494,7 @@ impl AtspiBackend {
         match window.native_id {
             Some(id) => match self.x11.window_origin(id as u32) {
                 Ok(o) => Ok((o.x, o.y)),
-                Err(e @ DesktopError::Unreachable(_)) => Err(e),
+                Err(e @ DesktopError::Unreachable { .. }) => Err(e),
                 Err(e) => Err(DesktopError::StaleElement {
                     handle: window.handle.0.clone(),
                     detail: format!("its X window is gone: {e}"),
@@ -622,7 +622,7 @@ impl AtspiBackend {
             match self.window_of(h).await.and_then(|w| w.native_id) {
                 Some(id) => {
                     let o = self.x11.window_origin(id as u32).map_err(|e| match e {
-                        DesktopError::Unreachable(_) => e,
+                        DesktopError::Unreachable { .. } => e,
                         e => DesktopError::StaleElement {
                             handle: h.0.clone(),
                             detail: format!("its window is gone: {e}"),

@@ -152,7 +152,7 @@ impl AtspiBackend {
         let x_rect = match window.native_id {
             Some(id) => match self.x11.window_rect(id as u32) {
                 Ok(r) => Some(r),
-                Err(e @ DesktopError::Unreachable(_)) => return Err(e),
+                Err(e @ DesktopError::Unreachable { .. }) => return Err(e),
                 Err(e) => {
                     return Err(DesktopError::StaleElement {
                         handle: window.handle.0.clone(),

@@ -190,7 +190,7 @@ impl AtspiBackend {
             None => {
                 let root = bus::registry_root(&self.conn)
                     .await
-                    .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+                    .map_err(|e| DesktopError::unreachable_by("the accessibility registry", e))?;
                 let rh = handle("org.a11y.atspi.Registry", APP_ROOT);
                 call(&rh, "GetChildren", root.get_children())
                     .await?
@@ -201,7 +201,7 @@ impl AtspiBackend {
         };
         let dbus = zbus::fdo::DBusProxy::new(&self.conn)
             .await
-            .map_err(|e| DesktopError::Unreachable(e.to_string()))?;
+            .map_err(|e| DesktopError::unreachable_by("the accessibility bus", e))?;
         let xwins = self.x11.client_windows().unwrap_or_default();
         let focused_x = self.x11.focused_window();
 
