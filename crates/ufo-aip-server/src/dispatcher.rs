@@ -272,13 +272,13 @@ fn restore(
                 }
                 // A failure's payload is whatever the device said; keep the failure.
                 Err(_) if failed => ActionResult::from(w),
-                Err(message) => {
+                Err(source) => {
                     let call_id = w.call_id.unwrap_or_default();
                     ActionResult::failure(
                         AipError::BadResult {
                             client_id: client_id.to_owned(),
                             tool: tool.to_owned(),
-                            message,
+                            source,
                         }
                         .report(),
                     )

@@ -507,6 +507,8 @@ async fn ufos_windows_client_results_feed_the_agents() {
     let e = failed[0].error.as_ref().expect("a failure");
     assert_eq!(e.code, "ufo::aip::bad_result");
     assert!(e.message.contains("No window selected"), "{}", e.message);
+    // Why the text is no screenshot travels as the cause.
+    assert!(e.causes.iter().any(|c| c.contains("data URL")), "{e:?}");
     assert!(
         e.help.as_deref().is_some_and(|h| h.contains("ufo client")),
         "{e:?}"

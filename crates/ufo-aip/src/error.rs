@@ -97,14 +97,15 @@ pub enum AipError {
     },
     /// The device answered a tool with a result in neither ufo-rs's shape
     /// nor UFO's.
-    #[error("device {client_id:?} answered {tool} with a result that cannot be read: {message}")]
+    #[error("device {client_id:?} answered {tool} with a result that cannot be read: {source}")]
     BadResult {
         /// The device.
         client_id: String,
         /// The tool.
         tool: String,
         /// What is wrong with it.
-        message: String,
+        #[source]
+        source: crate::payloads::PayloadError,
     },
     /// The device went away with commands outstanding.
     #[error("device {client_id:?} disconnected before answering {tool}")]

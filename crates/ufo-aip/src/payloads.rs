@@ -23,7 +23,33 @@ use ufo_core::{
     Control, ControlType, ElementHandle, Point, Rect, Screen, ToolSpec, ToolType, WindowInfo,
 };
 use ufo_desktop::encode::decode_data_url;
-use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo};
+use ufo_desktop::tools::{ControlsInfo, ScreenshotInfo, Tool, ToolName};
+
+/// Why a device's result cannot be read: what is wrong with it, and the
+/// error that showed it when there was one.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}")]
+pub struct PayloadError {
+    what: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl PayloadError {
+    fn new(what: impl Into<String>) -> Self {
+        PayloadError {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    fn by(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        PayloadError {
+            what: what.into(),
+            source: Some(Box::new(source)),
+        }
+    }
+}
 
 /// The field of a wire result that carries what UFO's shape leaves out.
 pub const EXTRA_FIELD: &str = "ufo_rs";
@@ -37,14 +63,15 @@ pub const CONTROL_FIELDS: [&str; 4] = ["control_text", "control_type", "control_
 /// A ufo-rs tool result as UFO's tool of that name returns it, and what is
 /// left out of that shape (`None` when nothing is).
 pub fn to_ufo(tool: &str, result: Value) -> (Value, Option<Value>) {
-    match (tool, result) {
-        ("capture_window_screenshot" | "capture_desktop_screenshot", Value::Object(mut m))
+    use Tool::*;
+    match (ToolName::parse(tool).builtin(), result) {
+        (Some(CaptureWindowScreenshot | CaptureDesktopScreenshot), Value::Object(mut m))
             if m.get("image_url").is_some_and(Value::is_string) =>
         {
             let url = m.remove("image_url").unwrap_or_default();
             (url, Some(Value::Object(m)))
         }
-        ("get_desktop_app_info", Value::Array(items)) => (
+        (Some(GetDesktopAppInfo), Value::Array(items)) => (
             Value::Array(
                 items
                     .into_iter()
@@ -59,14 +86,14 @@ pub fn to_ufo(tool: &str, result: Value) -> (Value, Option<Value>) {
             ),
             None,
         ),
-        ("select_application_window", Value::Object(mut m)) => {
+        (Some(SelectApplicationWindow), Value::Object(mut m)) => {
             if let Some(w) = m.get("window") {
                 let info = window_info(w);
                 m.insert("window_info".into(), info);
             }
             (Value::Object(m), None)
         }
-        ("get_app_window_controls_target_info", Value::Object(m))
+        (Some(GetAppWindowControlsTargetInfo), Value::Object(m))
             if m.get("controls").is_some_and(Value::is_array) =>
         {
             let list = m
@@ -76,7 +103,7 @@ pub fn to_ufo(tool: &str, result: Value) -> (Value, Option<Value>) {
                 .unwrap_or_default();
             (Value::Array(list), Some(Value::Object(m)))
         }
-        ("execute_command", Value::Object(mut m)) if m.contains_key("exit_code") => {
+        (Some(ExecuteCommand), Value::Object(mut m)) if m.contains_key("exit_code") => {
             let ok = m.get("exit_code") == Some(&json!(0))
                 && m.get("timed_out") != Some(&Value::Bool(true));
             m.insert("success".into(), Value::Bool(ok));
@@ -112,30 +139,32 @@ pub fn from_ufo(
     result: Value,
     extra: Option<Value>,
     selected: Option<&WindowInfo>,
-) -> Result<Value, String> {
+) -> Result<Value, PayloadError> {
+    use Tool::*;
+    let tool = ToolName::parse(tool).builtin();
     Ok(match (tool, result, extra) {
         (
-            "capture_window_screenshot" | "capture_desktop_screenshot",
+            Some(CaptureWindowScreenshot | CaptureDesktopScreenshot),
             Value::String(url),
             Some(Value::Object(mut m)),
         ) => {
             m.insert("image_url".into(), Value::String(url));
             Value::Object(m)
         }
-        ("capture_window_screenshot" | "capture_desktop_screenshot", Value::String(url), None) => {
+        (Some(CaptureWindowScreenshot | CaptureDesktopScreenshot), Value::String(url), None) => {
             let origin = match (tool, selected.and_then(|w| w.rect)) {
-                ("capture_window_screenshot", Some(r)) => Point::new(r.x, r.y),
+                (Some(CaptureWindowScreenshot), Some(r)) => Point::new(r.x, r.y),
                 _ => Point::new(0, 0),
             };
             screenshot(url, Frame::at(origin))?
         }
-        ("get_app_window_controls_target_info", Value::Array(_), Some(rich @ Value::Object(_))) => {
+        (Some(GetAppWindowControlsTargetInfo), Value::Array(_), Some(rich @ Value::Object(_))) => {
             rich
         }
-        ("get_app_window_controls_target_info", Value::Array(items), None) => {
+        (Some(GetAppWindowControlsTargetInfo), Value::Array(items), None) => {
             controls(&items, selected)?
         }
-        ("get_desktop_app_info", Value::Array(items), _) => Value::Array(
+        (Some(GetDesktopAppInfo), Value::Array(items), _) => Value::Array(
             items
                 .into_iter()
                 .map(|i| match i {
@@ -148,7 +177,7 @@ pub fn from_ufo(
                 })
                 .collect(),
         ),
-        ("select_application_window", Value::Object(mut m), _)
+        (Some(SelectApplicationWindow), Value::Object(mut m), _)
             if !m.contains_key("window") && m.get("window_info").is_some_and(Value::is_object) =>
         {
             let w = m
@@ -163,31 +192,31 @@ pub fn from_ufo(
 }
 
 /// UFO's screenshot (a data URL) as a ufo-rs screenshot result.
-fn screenshot(url: String, frame: Frame) -> Result<Value, String> {
+fn screenshot(url: String, frame: Frame) -> Result<Value, PayloadError> {
     let not_image = || {
         let shown: String = url.chars().take(120).collect();
         format!("expected a screenshot as a data:image/…;base64 URL, got {shown:?}")
     };
-    let (mime, bytes) = decode_data_url(&url).map_err(|_| not_image())?;
+    let (mime, bytes) = decode_data_url(&url).map_err(|e| PayloadError::by(not_image(), e))?;
     if !mime.starts_with("image/") {
-        return Err(not_image());
+        return Err(PayloadError::new(not_image()));
     }
     let (width, height) = image::ImageReader::new(std::io::Cursor::new(&bytes))
         .with_guessed_format()
-        .map_err(|e| format!("cannot read the screenshot ({mime}): {e}"))?
+        .map_err(|e| PayloadError::by(format!("cannot read the screenshot ({mime})"), e))?
         .into_dimensions()
-        .map_err(|e| format!("cannot read the screenshot ({mime}): {e}"))?;
+        .map_err(|e| PayloadError::by(format!("cannot read the screenshot ({mime})"), e))?;
     let info = ScreenshotInfo {
         image_url: url,
         frame,
         width,
         height,
     };
-    serde_json::to_value(info).map_err(|e| e.to_string())
+    serde_json::to_value(info).map_err(|e| PayloadError::by("cannot encode the screenshot", e))
 }
 
 /// UFO's control list (`TargetInfo` entries) as a ufo-rs control list.
-fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, String> {
+fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, PayloadError> {
     let mut out = Vec::with_capacity(items.len());
     for (i, t) in items.iter().enumerate() {
         let text = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default();
@@ -197,10 +226,10 @@ fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, Str
             _ => None,
         }
         .ok_or_else(|| {
-            format!(
+            PayloadError::new(format!(
                 "control {} has no numeric id (UFO labels controls \"1\"..\"N\"): {t}",
                 i + 1
-            )
+            ))
         })?;
         let rect = match t.get("rect") {
             Some(Value::Array(c)) => {
@@ -208,10 +237,10 @@ fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, Str
                 match n[..] {
                     [l, tp, r, b] => clamp_rect(l, tp, r, b),
                     _ => {
-                        return Err(format!(
+                        return Err(PayloadError::new(format!(
                             "control {id}: rect must be [left, top, right, bottom], got {}",
                             Value::Array(c.clone())
-                        ));
+                        )));
                     }
                 }
             }
@@ -237,14 +266,15 @@ fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, Str
     }
     let window = match selected {
         Some(w) => w.clone(),
-        None => serde_json::from_value(own_window(&Value::Null, "")).map_err(|e| e.to_string())?,
+        None => serde_json::from_value(own_window(&Value::Null, ""))
+            .map_err(|e| PayloadError::by("cannot make the device's window", e))?,
     };
     serde_json::to_value(ControlsInfo {
         window,
         controls: out,
         truncated: false,
     })
-    .map_err(|e| e.to_string())
+    .map_err(|e| PayloadError::by("cannot encode the control list", e))
 }
 
 /// A screen rectangle from UFO's corners (a reversed one is empty).
@@ -522,6 +552,9 @@ mod tests {
             None,
         )
         .unwrap_err();
+        // What was wrong with the text is kept as the cause.
+        assert!(std::error::Error::source(&e).is_some(), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("data:image") && e.contains("No window selected"),
             "{e}"
@@ -532,7 +565,8 @@ mod tests {
             None,
             None,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("data:image"), "{e}");
     }
 
@@ -568,7 +602,8 @@ mod tests {
             None,
             None,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("no numeric id"), "{e}");
         let e = from_ufo(
             "get_app_window_controls_target_info",
@@ -576,7 +611,8 @@ mod tests {
             None,
             None,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("[left, top, right, bottom]"), "{e}");
     }
 
