@@ -484,3 +484,51 @@ async fn a_gtk3_modal_dialog_opened_by_an_action_is_driven_by_the_same_backend()
     assert_eq!(value, "from the dialog", "{}", listing(&ctx));
     d.stop().unwrap();
 }
+
+/// GTK 3's Save dialog: the Name field is set in one piece (EditableText)
+/// to a path in another folder, and the next `{ENTER}` saves. The dialog
+/// switches its file list to that folder after the text arrives; an Enter
+/// sent before it is done was dropped (3 of 3 by hand) while both actions
+/// reported success. What is checked is the file on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gtk3_save_dialog_saves_on_the_enter_right_after_its_name_is_set() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("gtk3save").await;
+    let out = tempfile::tempdir().unwrap();
+    ufo_testkit::launch(&d, &["mousepad"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "mousepad", "").await;
+    let mut ctx = context(w);
+    look(&b, &mut ctx).await;
+    let view = editable(&ctx);
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &view,
+            json!({"text": "saved by Enter", "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    press(&b, &mut ctx, "^+s").await;
+    wait_window(&b, &mut ctx, "Save As").await;
+    let name = wait_for(&b, &mut ctx, ControlType::Edit, "Name:").await;
+    let path = out.path().join("entered.txt");
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(
+            &name,
+            json!({"text": path.display().to_string(), "clear_current_text": true}),
+        ),
+    )
+    .await;
+    assert_eq!(r["verified"], json!(true), "{r}");
+    press(&b, &mut ctx, "{ENTER}").await;
+    let saved = String::from_utf8(wait_file(&path).await).unwrap();
+    assert_eq!(saved.trim_end(), "saved by Enter");
+    d.stop().unwrap();
+}

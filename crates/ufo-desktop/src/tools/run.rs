@@ -474,6 +474,7 @@ async fn set_edit_text(
     // person would do (Ctrl+A, Delete are shell keys there).
     let clear = a.clear_current_text && kind != TextKind::Terminal;
     let h = &c.handle;
+    let mark = b.event_mark();
     let before = b.read_text(h).await.ok();
     let direct = if clear {
         b.set_text(h, &text).await
@@ -533,6 +534,11 @@ async fn set_edit_text(
             },
         )));
     }
+    // The application may still be acting on the new text (a GTK 3 Save
+    // dialog switches its file list to a typed folder): the next key waits
+    // until it is quiet, or it is lost (mousepad: the first {ENTER} after
+    // setting the Name field was dropped 3 times of 3).
+    settle(b, ctx, mark).await;
     let shown = match kind {
         TextKind::Masked => "●".repeat(got.chars().count()),
         _ => got,
