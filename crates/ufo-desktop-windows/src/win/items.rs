@@ -105,6 +105,27 @@ pub(crate) enum Scope {
     One(u64),
 }
 
+impl Scope {
+    /// The indices to read of `total` items, the first one shown being
+    /// `top` (0 where the control scrolls none away).
+    fn range(self, total: usize, top: usize) -> std::ops::Range<usize> {
+        match self {
+            Scope::All(cap) => read_window(total, top, cap),
+            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
+        }
+    }
+}
+
+impl Read {
+    /// No items yet; notes how many of `total` items `range` leaves out.
+    fn of(range: &std::ops::Range<usize>, total: usize) -> Self {
+        Read {
+            items: Vec::new(),
+            cut: cut_note(range.len(), total),
+        }
+    }
+}
+
 /// True for the classes whose items this module reads.
 pub(crate) fn handles(class: &str) -> bool {
     kind_of(class).is_some()
@@ -289,14 +310,8 @@ impl Ctx {
         let strings = style & LBS_OWNERDRAW == 0 || style & LBS_HASSTRINGS != 0;
         let top = usize::try_from(self.send(LB_GETTOPINDEX, 0, 0).unwrap_or(0)).unwrap_or(0);
         let caret = self.send(LB_GETCARETINDEX, 0, 0).unwrap_or(-1);
-        let range = match scope {
-            Scope::All(cap) => read_window(total, top, cap),
-            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
-        };
-        let mut r = Read {
-            items: Vec::new(),
-            cut: cut_note(range.len(), total),
-        };
+        let range = scope.range(total, top);
+        let mut r = Read::of(&range, total);
         for i in range {
             if Instant::now() > until {
                 r.cut = Some(format!("deadline after {} of {total}", r.items.len()));
@@ -375,14 +390,8 @@ impl Ctx {
     fn list_view(&self, scope: Scope, until: Instant) -> Option<Read> {
         let total = usize::try_from(self.send(LVM_GETITEMCOUNT, 0, 0)?).ok()?;
         let top = usize::try_from(self.send(LVM_GETTOPINDEX, 0, 0).unwrap_or(0)).unwrap_or(0);
-        let range = match scope {
-            Scope::All(cap) => read_window(total, top, cap),
-            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
-        };
-        let mut r = Read {
-            items: Vec::new(),
-            cut: cut_note(range.len(), total),
-        };
+        let range = scope.range(total, top);
+        let mut r = Read::of(&range, total);
         if range.is_empty() {
             return Some(r);
         }
@@ -551,14 +560,8 @@ impl Ctx {
 
     fn toolbar(&self, scope: Scope, until: Instant) -> Option<Read> {
         let total = usize::try_from(self.send(TB_BUTTONCOUNT, 0, 0)?).ok()?;
-        let range = match scope {
-            Scope::All(cap) => 0..total.min(cap),
-            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
-        };
-        let mut r = Read {
-            items: Vec::new(),
-            cut: cut_note(range.len(), total),
-        };
+        let range = scope.range(total, 0);
+        let mut r = Read::of(&range, total);
         if range.is_empty() {
             return Some(r);
         }
@@ -617,10 +620,7 @@ impl Ctx {
 
     fn header_items(&self, m: &Remote, scope: Scope, until: Instant) -> Vec<Item> {
         let total = usize::try_from(self.send(HDM_GETITEMCOUNT, 0, 0).unwrap_or(0)).unwrap_or(0);
-        let range = match scope {
-            Scope::All(cap) => 0..total.min(cap),
-            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
-        };
+        let range = scope.range(total, 0);
         let mut out = Vec::new();
         for i in range {
             if Instant::now() > until {

@@ -6,7 +6,7 @@
 //! the way a click does (the owner hears `TCN_SELCHANGING`/`TCN_SELCHANGE`
 //! and shows the tab's page).
 
-use super::{AT_STRUCT, AT_TEXT, BLOCK, Ctx, Item, Read, Remote, Scope, TEXT_UNITS, cut_note};
+use super::{AT_STRUCT, AT_TEXT, BLOCK, Ctx, Item, Read, Remote, Scope, TEXT_UNITS};
 use crate::items::{ItemFacts, ItemKind, utf16_until_nul};
 use crate::record::bounded as bounded_text;
 use std::time::Instant;
@@ -58,14 +58,8 @@ impl Ctx {
 
     pub(super) fn tab_control(&self, scope: Scope, until: Instant) -> Option<Read> {
         let total = self.tab_count()?;
-        let range = match scope {
-            Scope::All(cap) => 0..total.min(cap),
-            Scope::One(i) => (i as usize).min(total)..(i as usize + 1).min(total),
-        };
-        let mut r = Read {
-            items: Vec::new(),
-            cut: cut_note(range.len(), total),
-        };
+        let range = scope.range(total, 0);
+        let mut r = Read::of(&range, total);
         if range.is_empty() {
             return Some(r);
         }
