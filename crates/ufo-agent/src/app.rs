@@ -521,20 +521,7 @@ impl Resumable for AppAgent {
         AppAgentStatus::Finish
     }
 
-    fn remember(
-        &mut self,
-        rec: &mut StepRecord,
-        blackboard: &mut Blackboard,
-        status: AppAgentStatus,
-        user_confirm: Option<bool>,
-    ) {
-        crate::guards::remember(
-            &mut self.memory,
-            blackboard,
-            rec,
-            status,
-            user_confirm,
-            ("application", &self.application),
-        );
+    fn memory_and_who(&mut self) -> (&mut Memory, (&'static str, &str)) {
+        (&mut self.memory, ("application", &self.application))
     }
 }

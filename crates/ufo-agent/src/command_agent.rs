@@ -348,21 +348,8 @@ impl Resumable for CommandAgent {
         AppAgentStatus::Finish
     }
 
-    fn remember(
-        &mut self,
-        rec: &mut StepRecord,
-        blackboard: &mut Blackboard,
-        status: AppAgentStatus,
-        user_confirm: Option<bool>,
-    ) {
-        crate::guards::remember(
-            &mut self.memory,
-            blackboard,
-            rec,
-            status,
-            user_confirm,
-            ("agent", &self.name),
-        );
+    fn memory_and_who(&mut self) -> (&mut Memory, (&'static str, &str)) {
+        (&mut self.memory, ("agent", &self.name))
     }
 }
 

@@ -17,7 +17,7 @@
 //! [`AppAgent::resume`](crate::AppAgent::resume)) is the same driver over
 //! what the agent supplies: how to carry out or decline its held work.
 
-use crate::memory::Blackboard;
+use crate::memory::{Blackboard, Memory};
 use crate::prompter::render;
 use crate::step::{AgentKind, StepRecord};
 use crate::turn::{AppStep, StepInput};
@@ -250,6 +250,10 @@ pub(crate) trait Resumable {
     /// in.
     fn decline(&mut self, rec: &mut StepRecord, work: Self::Work) -> AppAgentStatus;
 
+    /// The agent's memory, and how its memory entries name it
+    /// (`("agent", name)`, `("application", name)`).
+    fn memory_and_who(&mut self) -> (&mut Memory, (&'static str, &str));
+
     /// The memory update of a step that ended in `status`.
     fn remember(
         &mut self,
@@ -257,7 +261,10 @@ pub(crate) trait Resumable {
         blackboard: &mut Blackboard,
         status: AppAgentStatus,
         user_confirm: Option<bool>,
-    );
+    ) {
+        let (memory, who) = self.memory_and_who();
+        crate::guards::remember(memory, blackboard, rec, status, user_confirm, who);
+    }
 }
 
 /// Continues after CONFIRM: the held step's work is carried out when
@@ -290,6 +297,7 @@ mod tests {
         life: Lifecycle<&'static str>,
         done: Vec<&'static str>,
         remembered: Vec<(AppAgentStatus, Option<bool>)>,
+        memory: Memory,
     }
 
     impl Resumable for Fake {
@@ -308,6 +316,10 @@ mod tests {
         fn decline(&mut self, rec: &mut StepRecord, work: &'static str) -> AppAgentStatus {
             rec.comment = format!("declined {work}");
             AppAgentStatus::Finish
+        }
+
+        fn memory_and_who(&mut self) -> (&mut Memory, (&'static str, &str)) {
+            (&mut self.memory, ("agent", "fake"))
         }
 
         fn remember(
