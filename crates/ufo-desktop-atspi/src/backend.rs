@@ -44,6 +44,7 @@ mod capture;
 mod children;
 mod close;
 mod content;
+mod identity;
 mod live;
 mod naming;
 mod popovers;
@@ -116,6 +117,8 @@ pub struct AtspiBackend {
     private: Option<(String, std::path::PathBuf)>,
     /// Table cells already obtained (LibreOffice never frees them).
     pub(crate) cell_cache: children::CellCache,
+    /// Role and interfaces of the elements read so far (see `identity.rs`).
+    pub(crate) identity: identity::IdentityMemo,
     /// Bus names of applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<std::collections::HashSet<String>>,
     /// What applications report (`None`: the registry refused; every
@@ -275,6 +278,7 @@ impl AtspiBackend {
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
             private: target.private.clone(),
             cell_cache: children::CellCache::default(),
+            identity: identity::IdentityMemo::default(),
             whole_text: Mutex::new(std::collections::HashSet::new()),
             events,
             kept: Mutex::new(HashMap::new()),

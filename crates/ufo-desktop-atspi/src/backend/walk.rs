@@ -2,8 +2,14 @@
 //! for as soon as the node has been read, so a capture costs the longest
 //! chain of reads from the window down, not the slowest read of every level
 //! (a text view whose text takes 5 ms no longer holds up the rest of the
-//! window). The nodes are numbered breadth first once the walk is done, so a
-//! capture's order does not depend on which application answered first.
+//! window). Where the application's cache lists a shown node's children
+//! (see [`AppCache::children_of`]), they are not asked for at all: they are
+//! read in the same round as the node, so a GTK 3 window whose cache knows
+//! its tree is read in one round however deep it is, and only containers
+//! the cache cannot vouch for (and those that manage their descendants) wait
+//! for their own read. The nodes are numbered breadth first once the walk
+//! is done, so a capture's order does not depend on which application
+//! answered first.
 
 use super::capture::{AppCache, RawNode, ReadNode};
 use super::{AtspiBackend, Result, handle, split_handle};
@@ -39,7 +45,24 @@ struct Group {
     /// The parent is showing and is not the window: a child that says it is
     /// not showing is read lean (see [`ReadNode::lean`]).
     lean: bool,
+    /// Per kid: its children come from the cache, planned in the same batch
+    /// (it is read without them).
+    planned: Vec<bool>,
 }
+
+/// Where a group of a batch goes.
+#[derive(Clone, Copy)]
+enum Under {
+    /// Under a node already placed.
+    Node(usize),
+    /// Under kid `kid` of the batch's group `group`, once that is placed.
+    Kid { group: usize, kid: usize },
+}
+
+/// Groups read in one round: one admitted group and, planned from the
+/// application's cache, the groups below it whose children the cache knows.
+/// Every group comes after the group holding its parent.
+type Batch = Vec<(Under, Group)>;
 
 /// A node whose children are to be read: its index, its depth, its children.
 type Queued = (usize, u32, Vec<(String, String)>);
@@ -78,13 +101,68 @@ impl Admission<'_> {
             .map(|(b, p)| handle(&b, &p))
             .collect();
         self.promised += kids.len();
-        (!kids.is_empty()).then_some(Group {
+        (!kids.is_empty()).then(|| Group {
             parent,
             depth: depth + 1,
+            planned: vec![false; kids.len()],
             kids,
             lean: false,
         })
     }
+
+    /// `first` (under node `parent`) and every group below it the cache can
+    /// plan: the children of each kid that the cache says is showing, does
+    /// not manage its descendants, is no menu or tool bar (an empty bar's
+    /// items are dropped by its extents, read live), and whose children it
+    /// can be trusted with (see [`AppCache::children_of`]), within the
+    /// budgets.
+    fn plan(&mut self, parent: usize, first: Group, ctx: &WalkContext<'_>) -> Batch {
+        let mut batch: Batch = vec![(Under::Node(parent), first)];
+        let mut g = 0;
+        while g < batch.len() {
+            let depth = batch[g].1.depth;
+            for kid in 0..batch[g].1.kids.len() {
+                let Some(kids) = planned_children(&batch[g].1.kids[kid], ctx) else {
+                    continue;
+                };
+                if let Some(mut sub) = self.admit(usize::MAX, depth, kids) {
+                    // The kid is showing and is not the window.
+                    sub.lean = true;
+                    batch[g].1.planned[kid] = true;
+                    batch.push((Under::Kid { group: g, kid }, sub));
+                }
+            }
+            g += 1;
+        }
+        batch
+    }
+}
+
+/// The children of `h` as the application's cache lists them, when it can
+/// plan them (see [`Admission::plan`]).
+fn planned_children(h: &ElementHandle, ctx: &WalkContext<'_>) -> Option<Vec<(String, String)>> {
+    let (bus, path) = split_handle(h).ok()?;
+    if bus != ctx.bus {
+        return None;
+    }
+    let hint = ctx.cache.hint_ref(path)?;
+    let plannable = hint.states.contains(State::Showing)
+        && !hint.states.contains(State::ManagesDescendants)
+        && !matches!(
+            hint.role,
+            Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
+        )
+        && hint.children > 0
+        && usize::try_from(hint.children).is_ok_and(|n| n <= ctx.budget.max_children);
+    if !plannable {
+        return None;
+    }
+    let kids = ctx.cache.children_of(path, hint.children)?;
+    Some(
+        kids.into_iter()
+            .map(|p| (bus.to_owned(), p.to_owned()))
+            .collect(),
+    )
 }
 
 impl AtspiBackend {
@@ -105,15 +183,17 @@ impl AtspiBackend {
         };
         let mut inflight = FuturesUnordered::new();
         if let Some(g) = admission.admit(0, 0, root_children) {
-            inflight.push(self.read_group(g, ctx));
+            let batch = admission.plan(0, g, ctx);
+            inflight.push(self.read_batch(batch, ctx));
         }
-        while let Some((group, reads)) = inflight.next().await {
-            let queued = self.place_group(nodes, group, reads, ctx, &mut admission);
+        while let Some(batch) = inflight.next().await {
+            let queued = self.place_batch(nodes, batch, ctx, &mut admission);
             for (parent, depth, kids) in queued {
                 if let Some(mut g) = admission.admit(parent, depth, kids) {
                     let p = &nodes[parent];
                     g.lean = p.parent.is_some() && p.states.contains(ufo_core::States::SHOWING);
-                    inflight.push(self.read_group(g, ctx));
+                    let batch = admission.plan(parent, g, ctx);
+                    inflight.push(self.read_batch(batch, ctx));
                 }
             }
         }
@@ -126,10 +206,53 @@ impl AtspiBackend {
         admission.truncated
     }
 
+    /// Reads every group of a batch concurrently.
+    async fn read_batch(&self, batch: Batch, ctx: &WalkContext<'_>) -> Vec<(Under, Group, Reads)> {
+        join_all(batch.into_iter().map(|(under, g)| async move {
+            let (g, reads) = self.read_group(g, ctx).await;
+            (under, g, reads)
+        }))
+        .await
+    }
+
+    /// Places a batch's groups in order, each under its parent unless that
+    /// was not placed or its branch is not entered. Returns the children to
+    /// read next, as [`Self::place_group`] does.
+    fn place_batch(
+        &self,
+        nodes: &mut Vec<UiNode>,
+        batch: Vec<(Under, Group, Reads)>,
+        ctx: &WalkContext<'_>,
+        admission: &mut Admission<'_>,
+    ) -> Vec<Queued> {
+        let mut entered: Vec<Vec<Option<usize>>> = Vec::with_capacity(batch.len());
+        let mut next = Vec::new();
+        for (under, mut group, reads) in batch {
+            let parent = match under {
+                Under::Node(i) => Some(i),
+                Under::Kid { group, kid } => entered
+                    .get(group)
+                    .and_then(|e| e.get(kid))
+                    .copied()
+                    .flatten(),
+            };
+            let Some(parent) = parent else {
+                entered.push(Vec::new());
+                continue;
+            };
+            group.parent = parent;
+            let (queued, placed) = self.place_group(nodes, group, reads, ctx, admission);
+            next.extend(queued);
+            entered.push(placed);
+        }
+        next
+    }
+
     /// Reads every child of one group concurrently, each bounded by the
-    /// capture's deadline (one hung element costs only itself).
+    /// capture's deadline (one hung element costs only itself). A kid whose
+    /// children are planned is read without them.
     async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
-        let reads = join_all(group.kids.iter().map(|h| {
+        let reads = join_all(group.kids.iter().zip(&group.planned).map(|(h, &planned)| {
             let hint = split_handle(h)
                 .ok()
                 .filter(|(b, _)| *b == ctx.bus)
@@ -140,7 +263,7 @@ impl AtspiBackend {
                     h,
                     ReadNode {
                         max_text: ctx.budget.max_text_chars,
-                        max_children: Some(ctx.budget.max_children),
+                        max_children: (!planned).then_some(ctx.budget.max_children),
                         hint,
                         lean: group.lean,
                     },
@@ -152,7 +275,8 @@ impl AtspiBackend {
     }
 
     /// Places one group's reads under their parent. Returns the children to
-    /// read next: (node index, its depth, its children).
+    /// read next — (node index, its depth, its children) — and, per kid, its
+    /// node's index when its branch is entered.
     fn place_group(
         &self,
         nodes: &mut Vec<UiNode>,
@@ -160,7 +284,7 @@ impl AtspiBackend {
         reads: Reads,
         ctx: &WalkContext<'_>,
         admission: &mut Admission<'_>,
-    ) -> Vec<Queued> {
+    ) -> (Vec<Queued>, Vec<Option<usize>>) {
         let Group {
             parent,
             depth,
@@ -177,7 +301,9 @@ impl AtspiBackend {
         let parent_showing = nodes[parent].states.contains(ufo_core::States::SHOWING);
         let below_root = nodes[parent].parent.is_some();
         let mut next = Vec::new();
+        let mut entered = Vec::with_capacity(kids.len());
         for (h, res) in kids.into_iter().zip(reads) {
+            entered.push(None);
             let Ok(res) = res else {
                 admission.deadline_hit = true;
                 continue;
@@ -187,6 +313,7 @@ impl AtspiBackend {
                 Ok(raw) => raw,
                 Err(_) => {
                     self.cell_cache.forget(&h);
+                    self.identity.forget(&h);
                     continue;
                 }
             };
@@ -220,9 +347,12 @@ impl AtspiBackend {
             nodes[parent].children.push(idx);
             if !(hidden_branch || flat_bar) {
                 next.push((idx, depth, kids));
+                if let Some(e) = entered.last_mut() {
+                    *e = Some(idx);
+                }
             }
         }
-        next
+        (next, entered)
     }
 }
 

@@ -1,0 +1,79 @@
+//! What an element is, remembered: its role and its interfaces.
+//!
+//! Neither changes while the element lives. Qt derives both from the
+//! object's accessible class (its ids count up and are not reused), GTK 4
+//! fixes the role when the widget is made, Gecko makes a new accessible
+//! (a new path) when an element's kind changes. An application without a
+//! cache of its own (Qt, GTK 4; Firefox's holds only its application
+//! objects) would otherwise be asked both again at every capture: two of
+//! the eight calls a shown element costs and two of the three a hidden one
+//! costs. A remembered element is asked only what can change (states,
+//! name, description, children, extents, actions, text, value).
+//!
+//! The memo is bounded ([`MAX_REMEMBERED`]): past it, it starts afresh. An
+//! element that turns out gone is forgotten.
+
+use atspi::{InterfaceSet, Role};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use ufo_core::ElementHandle;
+
+/// Most elements remembered over all applications.
+const MAX_REMEMBERED: usize = 50_000;
+
+/// Role and interfaces of the elements read so far (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct IdentityMemo {
+    known: Mutex<HashMap<String, (Role, InterfaceSet)>>,
+}
+
+impl IdentityMemo {
+    /// The role and interfaces of `h`, if read before.
+    pub(crate) fn get(&self, h: &ElementHandle) -> Option<(Role, InterfaceSet)> {
+        self.known.lock().ok()?.get(&h.0).copied()
+    }
+
+    /// Remembers what `h` is.
+    pub(crate) fn remember(&self, h: &ElementHandle, role: Role, ifaces: InterfaceSet) {
+        let Ok(mut m) = self.known.lock() else {
+            return;
+        };
+        if m.len() >= MAX_REMEMBERED && !m.contains_key(&h.0) {
+            m.clear();
+        }
+        m.insert(h.0.clone(), (role, ifaces));
+    }
+
+    /// Forgets `h` (it is gone, or answered unlike what was remembered).
+    pub(crate) fn forget(&self, h: &ElementHandle) {
+        if let Ok(mut m) = self.known.lock() {
+            m.remove(&h.0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atspi::Interface;
+
+    #[test]
+    fn remembers_forgets_and_stays_bounded() {
+        let memo = IdentityMemo::default();
+        let h = |i: usize| ElementHandle(format!(":1.9|/org/a11y/atspi/accessible/{i}"));
+        let ifaces = InterfaceSet::new(Interface::Accessible | Interface::Component);
+        assert_eq!(memo.get(&h(1)), None);
+        memo.remember(&h(1), Role::Button, ifaces);
+        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces)));
+        memo.forget(&h(1));
+        assert_eq!(memo.get(&h(1)), None);
+        for i in 0..MAX_REMEMBERED {
+            memo.remember(&h(i), Role::Label, ifaces);
+        }
+        assert_eq!(memo.get(&h(0)), Some((Role::Label, ifaces)));
+        // One more starts afresh: the memo never grows past its bound.
+        memo.remember(&h(MAX_REMEMBERED), Role::Label, ifaces);
+        assert_eq!(memo.get(&h(0)), None);
+        assert_eq!(memo.get(&h(MAX_REMEMBERED)), Some((Role::Label, ifaces)));
+    }
+}
