@@ -38,6 +38,7 @@ use ufo_desktop::keys::KeyEvent;
 use ufo_desktop::{
     Backend, DesktopError, Launched, MouseButton, Screenshot, ScreenshotTarget, TreeBudget,
 };
+use zbus::fdo::PropertiesProxy;
 use zbus::proxy::CacheProperties;
 
 mod capture;
@@ -48,6 +49,7 @@ mod identity;
 mod live;
 mod naming;
 mod popovers;
+mod read;
 mod toolkit;
 mod walk;
 mod windows;
@@ -347,6 +349,7 @@ impl AtspiBackend {
     proxy_fn!(selection, SelectionProxy);
     proxy_fn!(application, ApplicationProxy);
     proxy_fn!(table, TableProxy);
+    proxy_fn!(properties, PropertiesProxy);
     proxy_fn!(table_cell, TableCellProxy);
 
     /// Runs X11 input off the async workers: it holds the input lock and

@@ -16,9 +16,9 @@ impl AtspiBackend {
             let nodes = futures::future::join_all(level.iter().map(|c| {
                 self.read_node(
                     c,
-                    super::capture::ReadNode {
+                    super::read::ReadNode {
                         max_children: Some(TEXT_BELOW_NODES),
-                        ..super::capture::ReadNode::node(TEXT_BELOW_CHARS)
+                        ..super::read::ReadNode::node(TEXT_BELOW_CHARS)
                     },
                 )
             }))

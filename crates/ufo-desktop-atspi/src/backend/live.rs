@@ -281,7 +281,7 @@ impl AtspiBackend {
     ) -> Option<UiTree> {
         let reads = join_all(nodes.iter().map(|&i| {
             let h = &kept.tree.nodes[i].handle;
-            self.read_node(h, super::capture::ReadNode::node(budget.max_text_chars))
+            self.read_node(h, super::read::ReadNode::node(budget.max_text_chars))
         }))
         .await;
         let mut tree = kept.tree.clone();

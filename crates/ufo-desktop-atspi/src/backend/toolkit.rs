@@ -64,11 +64,21 @@ pub(crate) enum Toolkit {
     Gtk(u8),
     /// Qt (any version).
     Qt,
-    /// Anything else (LibreOffice's VCL, Firefox's Gecko, Java, …).
+    /// Firefox's Gecko (through GTK 3's bridge).
+    Gecko,
+    /// Anything else (Java, Electron, …). LibreOffice's VCL reports GTK 3.
     Other,
 }
 
 impl Toolkit {
+    /// Whether its elements answer `Properties.GetAll` on the Accessible
+    /// interface: GTK 3's bridge (GTK 3, LibreOffice, Firefox) and GTK 4 do,
+    /// in one call for name, description and child count; Qt's bridge dies
+    /// on it (qpdfview, measured).
+    pub(super) fn answers_get_all(self) -> bool {
+        matches!(self, Toolkit::Gtk(3..) | Toolkit::Gecko)
+    }
+
     /// From the Application interface's `ToolkitName` and `Version`.
     pub(super) fn from_name(name: &str, version: &str) -> Self {
         if name.eq_ignore_ascii_case("gtk") {
@@ -81,6 +91,8 @@ impl Toolkit {
             )
         } else if name.eq_ignore_ascii_case("qt") {
             Toolkit::Qt
+        } else if name.eq_ignore_ascii_case("gecko") {
+            Toolkit::Gecko
         } else {
             Toolkit::Other
         }

@@ -11,7 +11,7 @@
 //! is done, so a capture's order does not depend on which application
 //! answered first.
 
-use super::capture::{AppCache, RawNode, ReadNode};
+use super::read::{AppCache, RawNode, ReadNode};
 use super::{AtspiBackend, Result, handle, split_handle};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
@@ -34,6 +34,11 @@ pub(super) struct WalkContext<'a> {
     pub(super) offset: (i32, i32),
     /// When every read still in flight is given up.
     pub(super) deadline: tokio::time::Instant,
+    /// Whether the cache may plan children (see [`AppCache::children_of`]):
+    /// GTK 3's bridge only. GTK 4's cache holds a handful of elements and
+    /// lists one of gnome-text-editor's containers with a child it no
+    /// longer has (measured).
+    pub(super) plan_children: bool,
 }
 
 /// The children of one node, read together: the rule that hides a branch
@@ -142,7 +147,7 @@ impl Admission<'_> {
 /// plan them (see [`Admission::plan`]).
 fn planned_children(h: &ElementHandle, ctx: &WalkContext<'_>) -> Option<Vec<(String, String)>> {
     let (bus, path) = split_handle(h).ok()?;
-    if bus != ctx.bus {
+    if !ctx.plan_children || bus != ctx.bus {
         return None;
     }
     let hint = ctx.cache.hint_ref(path)?;

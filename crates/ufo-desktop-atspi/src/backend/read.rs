@@ -1,0 +1,542 @@
+//! Reading one node: what the application's cache says of it, what is
+//! remembered of it, and the calls for the rest (name, description,
+//! children, extents, actions, text, value), as few and as concurrent as
+//! the toolkit allows.
+
+use super::capture::truncate;
+use super::*;
+
+/// What the application's cache already says about a node. Only the fields
+/// toolkits compute live when the cache is read are used: role, states,
+/// interfaces, description (equal to a live read on every node of GTK 3
+/// applications and Firefox, measured), a child count that is known, and —
+/// from GTK 3's bridge only — the name. GTK 3's bridge (GTK 3 applications
+/// and LibreOffice) computes every item's name when the cache is read:
+/// equal to a live read on every item of gedit, evince, thunar, mousepad,
+/// xfce4-terminal, gnumeric and LibreOffice Writer (5,350 items, measured);
+/// Firefox leaves names empty in its cache until they are asked for (12 of
+/// 137 items), and its child order lags.
+#[derive(Clone)]
+pub(crate) struct Hint {
+    pub(super) role: Role,
+    pub(super) states: StateSet,
+    ifaces: InterfaceSet,
+    /// Negative when the toolkit has not counted them yet.
+    pub(super) children: i32,
+    description: String,
+    /// The name, where the toolkit's cache holds it current.
+    name: Option<String>,
+}
+
+/// An application's `Cache.GetItems`, indexed by object path, and the
+/// children it lists under each object (by their index in the parent).
+#[derive(Default)]
+pub(super) struct AppCache {
+    items: HashMap<String, Hint>,
+    children: HashMap<String, Vec<(i32, String)>>,
+}
+
+impl AppCache {
+    /// How many elements it holds.
+    pub(super) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub(super) fn hint(&self, path: &str) -> Option<Hint> {
+        self.items.get(path).cloned()
+    }
+
+    /// What the cache says of `path`, without a copy.
+    pub(super) fn hint_ref(&self, path: &str) -> Option<&Hint> {
+        self.items.get(path)
+    }
+
+    /// The object paths of `path`'s children, in order, when the cache can
+    /// be trusted with them: it lists exactly `count` (the child count it
+    /// holds for `path`) whose indices in the parent are 0, 1, … `count`−1.
+    /// GTK 3's bridge gives children it cannot place index −1 (a scrolled
+    /// window's scroll bars) and keeps a moved child under its old parent
+    /// for a while; with this rule the cached children equalled GetChildren
+    /// on all 388 trusted containers of gedit, thunar, evince, zenity,
+    /// mousepad, xfce4-terminal, galculator and LibreOffice (Writer and
+    /// Calc), measured; 67 others were left to GetChildren.
+    pub(super) fn children_of(&self, path: &str, count: i32) -> Option<Vec<&str>> {
+        let listed = self.children.get(path)?;
+        let n = usize::try_from(count).ok()?;
+        if listed.len() != n {
+            return None;
+        }
+        let mut sorted: Vec<&(i32, String)> = listed.iter().collect();
+        sorted.sort_by_key(|(i, _)| *i);
+        sorted
+            .iter()
+            .enumerate()
+            .all(|(want, (i, _))| usize::try_from(*i).ok() == Some(want))
+            .then(|| sorted.iter().map(|(_, p)| p.as_str()).collect())
+    }
+}
+
+/// Raw facts of one node, before conversion.
+pub(crate) struct RawNode {
+    pub(super) role: Role,
+    pub(super) name: String,
+    pub(super) description: String,
+    pub(super) states: StateSet,
+    pub(super) ifaces: InterfaceSet,
+    pub(super) children: Vec<(String, String)>,
+    /// Set when only part of the children were read (huge container).
+    pub(super) children_note: Option<String>,
+    pub(super) extents: Option<(i32, i32, i32, i32)>,
+    pub(super) actions: Vec<String>,
+    pub(super) text: Option<String>,
+    pub(super) value: Option<f64>,
+}
+
+impl RawNode {
+    /// A node known by its identity alone: no rectangle, actions, text,
+    /// value or children were read.
+    fn identity(
+        role: Role,
+        states: StateSet,
+        ifaces: InterfaceSet,
+        name: Option<String>,
+        description: Option<String>,
+    ) -> Self {
+        RawNode {
+            role,
+            name: name.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            states,
+            ifaces,
+            children: Vec::new(),
+            children_note: None,
+            extents: None,
+            actions: Vec::new(),
+            text: None,
+            value: None,
+        }
+    }
+}
+
+/// What is known of a node before its second round of calls: name,
+/// description and child count (`None`: not yet).
+#[derive(Default)]
+struct Known {
+    name: Option<String>,
+    description: Option<String>,
+    count: Option<i32>,
+}
+
+/// What one read of a node asks for (see [`AtspiBackend::read_node`]).
+#[derive(Clone, Default)]
+pub(crate) struct ReadNode {
+    /// Most characters of its text.
+    pub(crate) max_text: usize,
+    /// Most children read; `None`: none.
+    pub(crate) max_children: Option<usize>,
+    /// What the application's cache says of it.
+    pub(crate) hint: Option<Hint>,
+    /// The node's parent is showing and is not the window: a node that says
+    /// it is not showing cannot be seen (a closed popover, another notebook
+    /// page, KCalc's 63 hidden buttons of 100 nodes), is never listed, and
+    /// its branch is not entered, so its rectangle, actions, text, value and
+    /// children are not read — nor its name and description unless the cache
+    /// holds them. A live re-read of it (an event) reads it in full.
+    pub(crate) lean: bool,
+}
+
+impl ReadNode {
+    /// A full read of one node: `max_text` characters, no children.
+    pub(crate) fn node(max_text: usize) -> Self {
+        ReadNode {
+            max_text,
+            ..ReadNode::default()
+        }
+    }
+}
+
+/// `known`, or the element's name asked (empty when that fails).
+async fn name_or_ask(
+    h: &ElementHandle,
+    acc: &AccessibleProxy<'static>,
+    known: Option<String>,
+) -> String {
+    match known {
+        Some(n) => n,
+        None => call(h, "Name", acc.name()).await.unwrap_or_default(),
+    }
+}
+
+/// `known`, or the element's description asked (empty when that fails).
+async fn description_or_ask(
+    h: &ElementHandle,
+    acc: &AccessibleProxy<'static>,
+    known: Option<String>,
+) -> String {
+    match known {
+        Some(d) => d,
+        None => call(h, "Description", acc.description())
+            .await
+            .unwrap_or_default(),
+    }
+}
+
+impl AtspiBackend {
+    /// Reads everything about one node, issuing its calls concurrently. With a
+    /// `hint` from the application's cache, role, states, interfaces and child
+    /// count are taken from it and every remaining call goes out in a single
+    /// round; without one, identity goes first and the rest in a second round.
+    /// `max_children` (`None`: no children) bounds how many children are read:
+    /// see [`AtspiBackend::read_children`]. With `lean`, a node that says it
+    /// is not showing (nor defunct) is read no further than its identity and
+    /// what the cache holds: see [`ReadNode::lean`].
+    pub(crate) async fn read_node(&self, h: &ElementHandle, ask: ReadNode) -> Result<RawNode> {
+        let ReadNode {
+            max_text,
+            max_children,
+            hint,
+            lean,
+        } = ask;
+        let acc = self.accessible(h).await?;
+        let get_all = split_handle(h)
+            .ok()
+            .and_then(|(bus, _)| self.known_toolkit(bus))
+            .is_some_and(super::Toolkit::answers_get_all);
+        let (role, states, ifaces, mut known) = match hint {
+            // Caches count no managed descendants (LibreOffice's says 0);
+            // a negative count is one not known yet.
+            Some(x) => (
+                x.role,
+                x.states,
+                x.ifaces,
+                Known {
+                    name: x.name,
+                    description: Some(x.description),
+                    count: (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
+                        .then_some(x.children),
+                },
+            ),
+            None => {
+                // What the element is, unless read before (see
+                // `identity.rs`), and its states. Name, description and
+                // child count come along unless the node may turn out
+                // hidden (then they wait for its states: a hidden node's are
+                // never needed).
+                let (identity, states, known) = futures::join!(
+                    self.identity(h, &acc),
+                    call(h, "GetState", acc.get_state()),
+                    async {
+                        match lean {
+                            true => Known::default(),
+                            false => self.name_and_count(h, &acc, get_all).await,
+                        }
+                    },
+                );
+                let (role, ifaces) = identity?;
+                (role, states?, ifaces, known)
+            }
+        };
+        if max_children.is_none() {
+            known.count = Some(0);
+        }
+        if lean && !states.contains(State::Showing) && !states.contains(State::Defunct) {
+            return Ok(RawNode::identity(
+                role,
+                states,
+                ifaces,
+                known.name,
+                known.description,
+            ));
+        }
+        let acc = &acc;
+        let (rest, details) = futures::join!(
+            self.rest_of_node(h, acc, known, get_all, |count| async move {
+                match max_children {
+                    Some(limit) => self
+                        .read_children(h, acc, limit, states, ifaces, count)
+                        .await
+                        .unwrap_or_default(),
+                    None => Children::default(),
+                }
+            }),
+            self.read_details(h, ifaces, self.text_budget(h, states, max_text))
+        );
+        let (name, description, children) = rest;
+        let (extents, actions, text, value) = details;
+        Ok(RawNode {
+            role,
+            name,
+            description,
+            states,
+            ifaces,
+            children: children.refs,
+            children_note: children.note,
+            extents,
+            actions,
+            text: text.map(|t| truncate(t, max_text)),
+            value,
+        })
+    }
+
+    /// Role and interfaces of `h`: remembered, or asked and remembered
+    /// (see `identity.rs`).
+    async fn identity(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+    ) -> Result<(Role, InterfaceSet)> {
+        if let Some(x) = self.identity.get(h) {
+            return Ok(x);
+        }
+        let (role, ifaces) = futures::join!(
+            call(h, "GetRole", acc.get_role()),
+            call(h, "GetInterfaces", acc.get_interfaces()),
+        );
+        let role = role?;
+        Ok(match ifaces {
+            Ok(ifaces) => {
+                self.identity.remember(h, role, ifaces);
+                (role, ifaces)
+            }
+            Err(_) => (role, InterfaceSet::empty()),
+        })
+    }
+
+    /// Name, description and child count of `h`: one `Properties.GetAll`
+    /// where the toolkit answers it (see [`super::Toolkit::answers_get_all`]),
+    /// else three calls. What fails stays unknown.
+    async fn name_and_count(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        get_all: bool,
+    ) -> Known {
+        if get_all && let Ok(k) = self.accessible_properties(h).await {
+            return k;
+        }
+        let (name, description, count) = futures::join!(
+            call(h, "Name", acc.name()),
+            call(h, "Description", acc.description()),
+            call(h, "ChildCount", acc.child_count()),
+        );
+        if let Err(e) = &count {
+            tracing::debug!(%h, error = %e, "ChildCount failed");
+        }
+        Known {
+            name: name.ok(),
+            description: description.ok(),
+            count: Some(count.unwrap_or(0)),
+        }
+    }
+
+    /// The Accessible interface's properties of `h` in one call.
+    async fn accessible_properties(&self, h: &ElementHandle) -> Result<Known> {
+        let p = self.properties(h).await?;
+        let iface =
+            zbus::names::InterfaceName::from_static_str_unchecked("org.a11y.atspi.Accessible");
+        let all = call(h, "GetAll", async {
+            p.get_all(iface).await.map_err(zbus::Error::from)
+        })
+        .await?;
+        let text = |k: &str| {
+            all.get(k)
+                .and_then(|v| v.downcast_ref::<String>().ok())
+                .unwrap_or_default()
+        };
+        Ok(Known {
+            name: Some(text("Name")),
+            description: Some(text("Description")),
+            count: Some(
+                all.get("ChildCount")
+                    .and_then(|v| v.downcast_ref::<i32>().ok())
+                    .unwrap_or(0),
+            ),
+        })
+    }
+
+    /// Name, description and children of a shown node, asking only what
+    /// `known` lacks; `children` reads them given the child count (`None`:
+    /// to be asked). With `get_all`, a node lacking two of the three is
+    /// asked for all three at once (if its count is among them, before its
+    /// children). What fails is empty.
+    async fn rest_of_node<F, Fut>(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        known: Known,
+        get_all: bool,
+        children: F,
+    ) -> (String, String, Children)
+    where
+        F: FnOnce(Option<i32>) -> Fut,
+        Fut: std::future::Future<Output = Children>,
+    {
+        let Known {
+            name,
+            description,
+            count,
+        } = known;
+        // One GetAll pays where it replaces two calls or more.
+        let missing = [name.is_none(), description.is_none(), count.is_none()]
+            .iter()
+            .filter(|&&m| m)
+            .count();
+        if !get_all || missing < 2 {
+            let (name, description, kids) = futures::join!(
+                name_or_ask(h, acc, name),
+                description_or_ask(h, acc, description),
+                children(count)
+            );
+            return (name, description, kids);
+        }
+        let (all, kids) = match count {
+            // Children need no count from it: both at once.
+            Some(n) => {
+                let (all, kids) = futures::join!(self.accessible_properties(h), children(Some(n)));
+                (all.unwrap_or_default(), kids)
+            }
+            None => {
+                let all = self.accessible_properties(h).await.unwrap_or_default();
+                let kids = children(all.count).await;
+                (all, kids)
+            }
+        };
+        // What GetAll did not say (it failed), asked alone.
+        let (name, description) = futures::join!(
+            name_or_ask(h, acc, name.or(all.name)),
+            description_or_ask(h, acc, description.or(all.description)),
+        );
+        (name, description, kids)
+    }
+
+    /// How much of an element's text to read: none of an element that says
+    /// it is not showing — a person cannot read it, and Evince dies when
+    /// asked for the text of a page it has not laid out yet (measured: 3 of 3
+    /// launches) — except in GTK 4, which says "showing" of nothing below
+    /// the window.
+    fn text_budget(&self, h: &ElementHandle, states: StateSet, max_text: usize) -> usize {
+        let gtk4 = split_handle(h)
+            .ok()
+            .and_then(|(bus, _)| self.known_toolkit(bus))
+            .is_some_and(|t| t == super::Toolkit::Gtk(4));
+        if states.contains(State::Showing) || gtk4 {
+            max_text
+        } else {
+            0
+        }
+    }
+
+    /// Extents, action names, text and value — each only when the interface is
+    /// there — concurrently.
+    pub(super) async fn read_details(
+        &self,
+        h: &ElementHandle,
+        ifaces: InterfaceSet,
+        max_text: usize,
+    ) -> (
+        Option<(i32, i32, i32, i32)>,
+        Vec<String>,
+        Option<String>,
+        Option<f64>,
+    ) {
+        let extents_f = async {
+            if !ifaces.contains(Interface::Component) {
+                return None;
+            }
+            let c = self.component(h).await.ok()?;
+            call(h, "GetExtents", c.get_extents(CoordType::Screen))
+                .await
+                .ok()
+        };
+        let actions_f = async {
+            if !ifaces.contains(Interface::Action) {
+                return Vec::new();
+            }
+            match self.action(h).await {
+                Ok(a) => call(h, "GetActions", a.get_actions())
+                    .await
+                    .map(|v| v.into_iter().map(|a| a.name).collect())
+                    .unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+        };
+        let text_f = async {
+            if !ifaces.contains(Interface::Text) || max_text == 0 {
+                return None;
+            }
+            let t = self.text(h).await.ok()?;
+            let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+            let (bus, _) = split_handle(h).ok()?;
+            // LibreOffice answers "" to GetText past the end of the text (and
+            // GTK 4 to GetText(0, -1)): once seen, that application's texts
+            // are read whole, in one call as for the others.
+            if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+                return call(h, "GetText", t.get_text(0, -1)).await.ok();
+            }
+            let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+            if !got.is_empty() {
+                return Some(got);
+            }
+            let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
+            if n <= 0 {
+                return Some(got);
+            }
+            let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
+            if !whole.is_empty()
+                && let Ok(mut m) = self.whole_text.lock()
+            {
+                m.insert(bus.to_owned());
+            }
+            Some(whole)
+        };
+        let value_f = async {
+            if !ifaces.contains(Interface::Value) {
+                return None;
+            }
+            let v = self.value(h).await.ok()?;
+            call(h, "CurrentValue", v.current_value()).await.ok()
+        };
+        futures::join!(extents_f, actions_f, text_f, value_f)
+    }
+
+    /// The application's own cache of its accessible objects (one call), keyed
+    /// by object path, with the names it holds when `names` (see [`Hint`]).
+    /// Empty when the toolkit has no cache or does not answer.
+    pub(super) async fn app_cache(&self, bus_name: &str, names: bool) -> AppCache {
+        let h = handle(bus_name, "/org/a11y/atspi/cache");
+        let Ok(b) = CacheProxy::builder(&self.conn).destination(bus_name.to_owned()) else {
+            return AppCache::default();
+        };
+        let Ok(b) = b.path("/org/a11y/atspi/cache") else {
+            return AppCache::default();
+        };
+        let Ok(proxy) = b.cache_properties(CacheProperties::No).build().await else {
+            return AppCache::default();
+        };
+        let Ok(items) = call(&h, "GetItems", proxy.get_items()).await else {
+            return AppCache::default();
+        };
+        let mut cache = AppCache::default();
+        for item in items {
+            cache
+                .children
+                .entry(item.parent.path_as_str().to_owned())
+                .or_default()
+                .push((item.index, item.object.path_as_str().to_owned()));
+            let hint = Hint {
+                role: item.role,
+                states: item.states,
+                ifaces: item.ifaces,
+                children: item.children,
+                // atspi names the cache's description field `name` (and
+                // the name `short_name`).
+                description: item.name,
+                name: names.then_some(item.short_name),
+            };
+            cache
+                .items
+                .insert(item.object.path_as_str().to_owned(), hint);
+        }
+        cache
+    }
+}
