@@ -349,7 +349,24 @@ impl AtspiBackend {
     proxy_fn!(selection, SelectionProxy);
     proxy_fn!(application, ApplicationProxy);
     proxy_fn!(table, TableProxy);
-    proxy_fn!(properties, PropertiesProxy);
+
+    /// The D-Bus properties of element `h`. The standard interface's proxy
+    /// has no default destination, which a private socket still needs
+    /// named (the peer ignores it): the bus name is given either way.
+    pub(crate) async fn properties(&self, h: &ElementHandle) -> Result<PropertiesProxy<'static>> {
+        let (bus, path) = split_handle(h)?;
+        let b = match self.route(bus).await {
+            Route::Bus => PropertiesProxy::builder(&self.conn),
+            Route::P2p(c) => PropertiesProxy::builder(&c),
+        };
+        b.destination(bus.to_owned())
+            .and_then(|b| b.path(path.to_owned()))
+            .map_err(|e| map_err(h, e))?
+            .cache_properties(CacheProperties::No)
+            .build()
+            .await
+            .map_err(|e| map_err(h, e))
+    }
     proxy_fn!(table_cell, TableCellProxy);
 
     /// Runs X11 input off the async workers: it holds the input lock and
