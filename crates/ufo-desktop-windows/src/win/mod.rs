@@ -184,7 +184,7 @@ fn select_item(h: &WinHandle, handle: &ElementHandle) -> Result<()> {
     if done {
         Ok(())
     } else {
-        Err(DesktopError::Backend(format!(
+        Err(DesktopError::backend(format!(
             "the control did not select {}",
             handle.0
         )))
@@ -295,9 +295,7 @@ impl Backend for WindowsBackend {
                 if win32::set_text(w, &text) {
                     Ok(())
                 } else {
-                    Err(DesktopError::Backend(
-                        "the control refused WM_SETTEXT".into(),
-                    ))
+                    Err(DesktopError::backend("the control refused WM_SETTEXT"))
                 }
             }
             WinHandle::Uia { .. } => uia::set_value_text(element(s, &handle)?, &handle.0, &text),
@@ -330,9 +328,7 @@ impl Backend for WindowsBackend {
                     if win32::set_text(w, &new) {
                         Ok(())
                     } else {
-                        Err(DesktopError::Backend(
-                            "the control refused WM_SETTEXT".into(),
-                        ))
+                        Err(DesktopError::backend("the control refused WM_SETTEXT"))
                     }
                 }
                 WinHandle::Uia { .. } => {
@@ -455,9 +451,7 @@ impl Backend for WindowsBackend {
                 if win32::focus_child(w) {
                     Ok(())
                 } else {
-                    Err(DesktopError::Backend(
-                        "the control did not take the focus".into(),
-                    ))
+                    Err(DesktopError::backend("the control did not take the focus"))
                 }
             }
             WinHandle::Uia { .. } => uia::focus(element(s, &handle)?, &handle.0),
@@ -488,7 +482,7 @@ impl Backend for WindowsBackend {
             if win32::activate(h) {
                 Ok(())
             } else {
-                Err(DesktopError::Backend(format!(
+                Err(DesktopError::backend(format!(
                     "Windows did not bring {:?} to the foreground",
                     w.title
                 )))
@@ -576,7 +570,7 @@ impl Backend for WindowsBackend {
         let child = std::process::Command::new(program)
             .args(args)
             .spawn()
-            .map_err(|e| DesktopError::Backend(format!("cannot start {program:?}: {e}")))?;
+            .map_err(|e| DesktopError::backend_by(format!("cannot start {program:?}"), e))?;
         let pid = child.id();
         let started = std::time::Instant::now();
         while started.elapsed() < timeout {
@@ -618,5 +612,5 @@ fn unsafe_parent(h: windows::Win32::Foundation::HWND) -> Result<windows::Win32::
     #[allow(unsafe_code)]
     // SAFETY: any value is accepted.
     unsafe { windows::Win32::UI::WindowsAndMessaging::GetParent(h) }
-        .map_err(|e| DesktopError::Backend(e.message()))
+        .map_err(|e| DesktopError::backend_by("cannot read the parent window", e))
 }

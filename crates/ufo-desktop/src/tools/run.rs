@@ -153,8 +153,7 @@ pub(super) async fn run(
 }
 
 fn to_json<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v)
-        .map_err(|e| DesktopError::Backend(format!("cannot serialise result: {e}")))
+    serde_json::to_value(v).map_err(|e| DesktopError::backend_by("cannot serialise the result", e))
 }
 
 fn window(ctx: &ToolContext) -> Result<&WindowInfo> {
