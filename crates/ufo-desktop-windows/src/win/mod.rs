@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use std::time::Duration;
 use ufo_core::{ElementHandle, Point, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::keys::{KeyEvent, strokes};
+use ufo_desktop::tools::Tool;
 use ufo_desktop::{
     Backend, DesktopError, Launched, MouseButton, Result, Screenshot, ScreenshotTarget, TreeBudget,
 };
@@ -564,7 +565,7 @@ impl Backend for WindowsBackend {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| DesktopError::BadArguments {
-                tool: "run_shell".into(),
+                tool: Tool::RunShell.name().to_owned(),
                 detail: "no program to start".into(),
             })?;
         let child = std::process::Command::new(program)
