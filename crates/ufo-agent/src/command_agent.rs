@@ -362,7 +362,7 @@ fn shown_result(r: &ActionResult) -> String {
             .as_deref()
             .map(|h| format!(" ({h})"))
             .unwrap_or_default();
-        return format!("[Error] {}{help}", e.message);
+        return format!("[Error] {}{help}", e.message_with_causes());
     }
     let v = &r.result;
     if let (Some(false), Some(e)) = (
@@ -421,6 +421,15 @@ mod tests {
                 .with_help("use ls"),
         );
         assert_eq!(shown_result(&refused), "[Error] rm is not allowed (use ls)");
+        // Why a command could not run is shown with it.
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file or directory");
+        let failed = ActionResult::failure(
+            ufo_desktop::DesktopError::backend_by("cannot start \"lss\"", io).report(),
+        );
+        assert_eq!(
+            shown_result(&failed),
+            "[Error] cannot start \"lss\": No such file or directory (run `ufo doctor` to check the desktop)"
+        );
         let killed = ActionResult::success(
             json!({"exit_code": null, "timed_out": true, "stdout": "", "stderr": ""}),
         );

@@ -73,4 +73,44 @@ impl Diagnostic for AgentError {
             AgentError::PlanControlNotFound { .. } => "check the plan's name and control_type against `ufo inspect`".into(),
         })
     }
+
+    /// As the provided report, and a forwarded report (the model's, the
+    /// observation's) keeps its causes: its message is in ours, its causes
+    /// are not.
+    fn report(&self) -> ufo_core::ErrorReport {
+        let message = self.to_string();
+        let mut causes = ufo_core::error::causes(std::error::Error::source(self), &message);
+        if let AgentError::Model(r) | AgentError::Observation(r) = self {
+            causes.extend(r.causes.iter().cloned());
+        }
+        ufo_core::ErrorReport {
+            code: self.code().to_owned(),
+            message,
+            help: self.help(),
+            causes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forwarded_report_keeps_its_causes() {
+        let mut inner =
+            ufo_core::ErrorReport::new("ufo::desktop::backend", "AT-SPI call on x failed");
+        inner.causes = vec!["org.freedesktop.DBus.Error.Timeout".into()];
+        let r = AgentError::Observation(inner).report();
+        assert_eq!(r.code, "ufo::agent::observation");
+        assert!(r.message.contains("AT-SPI call on x failed"), "{r:?}");
+        assert_eq!(r.causes, ["org.freedesktop.DBus.Error.Timeout"]);
+        assert!(
+            r.rendered()
+                .contains("\n  caused by: org.freedesktop.DBus.Error.Timeout"),
+            "{}",
+            r.rendered()
+        );
+        assert!(AgentError::Declined.report().causes.is_empty());
+    }
 }

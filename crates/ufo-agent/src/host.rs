@@ -2,7 +2,9 @@
 //! and assigns each to an application (`select_application_window`).
 
 use crate::app::{AgentSettings, StepInput};
+use crate::call::Call;
 use crate::error::AgentError;
+use crate::lifecycle::Answers;
 use crate::llm::{Checked, interact};
 use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
@@ -65,7 +67,8 @@ pub struct HostAgent {
     prompts: Arc<PromptSet>,
     settings: AgentSettings,
     plan: Vec<String>,
-    answers: Vec<(String, String)>,
+    /// The user's answers to its questions (PENDING), in every later prompt.
+    answers: Answers,
     launchable: Vec<String>,
     third_party: Vec<(String, String)>,
     /// What was retrieved for the current request (queried once per request).
@@ -163,7 +166,7 @@ impl HostAgent {
             prompts,
             settings,
             plan: Vec::new(),
-            answers: Vec::new(),
+            answers: Answers::default(),
             launchable: Vec::new(),
             third_party: Vec::new(),
             retrieved: None,
@@ -213,7 +216,7 @@ impl HostAgent {
 
     /// Records the user's answers to the model's questions.
     pub fn add_answers(&mut self, qa: Vec<(String, String)>) {
-        self.answers.extend(qa);
+        self.answers.add(qa);
     }
 
     /// One step: list windows, ask, select the window of the next sub-task.
@@ -237,7 +240,7 @@ impl HostAgent {
         // 2. LLM interaction.
         let Checked {
             reply,
-            parsed: mut status,
+            parsed: decision,
         } = match self.ask(&mut rec, &input, &seen).await {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, HostAgentStatus::Error, started)),
@@ -247,12 +250,14 @@ impl HostAgent {
 
         // 3. Action execution (run_shell waits for the session's confirmation).
         let t = Instant::now();
-        let launch = reply.shell_command().map(str::to_owned);
+        let launch = decision.shell_command().map(str::to_owned);
+        let mut status = decision.status;
         let assignment = match status {
             HostAgentStatus::Assign => {
                 self.assign(
                     &mut rec,
                     &reply,
+                    &decision,
                     &mut status,
                     &seen.targets,
                     input.session_step,
@@ -331,7 +336,7 @@ impl HostAgent {
         rec: &mut StepRecord,
         input: &StepInput<'_>,
         seen: &Seen,
-    ) -> Result<Checked<HostResponse, HostAgentStatus>, AgentError> {
+    ) -> Result<Checked<HostResponse, HostDecision>, AgentError> {
         if let Some(k) = self.settings.knowledge.clone()
             && self
                 .retrieved
@@ -362,12 +367,17 @@ impl HostAgent {
         &self,
         rec: &mut StepRecord,
         reply: &HostResponse,
+        decision: &HostDecision,
         status: &mut HostAgentStatus,
         targets: &[Target],
         session_step: usize,
     ) -> Option<Assignment> {
         let mut assignment = None;
-        let args = reply.arguments.clone().unwrap_or_default();
+        let args = decision
+            .call
+            .as_ref()
+            .map(|c| c.arguments.clone())
+            .unwrap_or_default();
         let chosen = args
             .get("id")
             .and_then(ufo_desktop::tools::parse_id)
@@ -417,15 +427,13 @@ impl HostAgent {
                 (r, target)
             }
         };
-        let given = reply
-            .status
-            .parse::<HostAgentStatus>()
-            .map_or(StepStatus::from(*status), StepStatus::from);
+        // Logged with the status the model gave (ASSIGN), also when the
+        // window could not be selected.
         rec.actions.push(ActionLog::new(
             Tool::SelectApplicationWindow.name(),
             &args,
             Some(target).filter(|t| !t.is_null()),
-            given,
+            StepStatus::from(decision.status),
             r,
         ));
         assignment
@@ -500,11 +508,9 @@ impl HostAgent {
         let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
         let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
         let mut request = input.request.to_owned();
-        if let Some(qa) = t.opt("pending_answer") {
-            for (q, a) in &self.answers {
-                request.push('\n');
-                request.push_str(&render(qa, &[("question", q), ("answer", a)]));
-            }
+        for answer in self.answers.rendered(t.opt("pending_answer")) {
+            request.push('\n');
+            request.push_str(&answer);
         }
         let last_action = self
             .memory
@@ -569,18 +575,52 @@ async fn desktop_screenshot(d: &dyn CommandDispatcher) -> Option<String> {
         .map(|i| i.image_url)
 }
 
+/// What a checked HostAgent reply asks for: its status and its call (the
+/// tool read once, as a [`ToolName`], with its arguments as repaired). The
+/// reply itself stays as the model wrote it (repaired), for the log.
+#[derive(Debug, Clone, PartialEq)]
+struct HostDecision {
+    status: HostAgentStatus,
+    /// The call, when the reply names a tool.
+    call: Option<Call>,
+}
+
+impl HostDecision {
+    /// The command of a `run_shell` call (`bash_command`), when the reply
+    /// makes one.
+    fn shell_command(&self) -> Option<&str> {
+        self.call
+            .as_ref()
+            .filter(|c| c.tool.is(Tool::RunShell))
+            .and_then(|c| c.arguments.get("bash_command"))
+            .and_then(Value::as_str)
+    }
+}
+
+/// The call of a reply: its tool (`None` for none or an empty name) and
+/// arguments. A HostAgent's statuses are its own, so the call carries none.
+fn host_call(r: &HostResponse) -> Option<Call> {
+    let tool = r
+        .function
+        .as_deref()
+        .map(ToolName::parse)
+        .filter(|t| !t.is_empty())?;
+    Some(Call {
+        tool,
+        arguments: r.arguments.clone().unwrap_or_default(),
+        status: None,
+    })
+}
+
 /// The tool of a HostAgent reply that assigns nothing: `run_shell` with its
 /// command and CONTINUE, or no tool. A tool the HostAgent does not have would
 /// be silently ignored and the model would ask for it again until MAX_STEP:
 /// the error tells it.
-fn check_unassigning_tool(
-    r: &HostResponse,
-    tool: Option<&ToolName>,
-    status: HostAgentStatus,
-) -> Result<(), String> {
-    match tool {
+fn check_unassigning_tool(decision: &HostDecision) -> Result<(), String> {
+    let status = decision.status;
+    match decision.call.as_ref().map(|c| &c.tool) {
         Some(t) if t.is(Tool::RunShell) => {
-            let command = r.shell_command().map(str::trim).unwrap_or_default();
+            let command = decision.shell_command().map(str::trim).unwrap_or_default();
             if command.is_empty() {
                 return Err("$.arguments.bash_command: run_shell needs the program to start, e.g. {\"bash_command\": \"mousepad\"}".into());
             }
@@ -600,48 +640,26 @@ fn check_unassigning_tool(
 }
 
 /// Validates a HostAgent reply: a known status; for ASSIGN, the tool, a
-/// listed window (repaired from an unambiguous name) and a sub-task.
+/// listed window (repaired from an unambiguous name) and a sub-task. The
+/// status and the call are read here, once.
 fn check_host_reply(
     mut r: HostResponse,
     windows: &[Target],
     repairs: &mut Vec<String>,
-) -> Result<Checked<HostResponse, HostAgentStatus>, String> {
+) -> Result<Checked<HostResponse, HostDecision>, String> {
     let status: HostAgentStatus = r.status.parse().map_err(|e| format!("$.status: {e}"))?;
-    let tool = r
-        .function
-        .as_deref()
-        .map(ToolName::parse)
-        .filter(|t| !t.is_empty());
     if status != HostAgentStatus::Assign {
-        check_unassigning_tool(&r, tool.as_ref(), status)?;
+        let decision = HostDecision {
+            status,
+            call: host_call(&r),
+        };
+        check_unassigning_tool(&decision)?;
         return Ok(Checked {
             reply: r,
-            parsed: status,
+            parsed: decision,
         });
     }
-    const SELECT: Tool = Tool::SelectApplicationWindow;
-    match tool {
-        Some(t) if t.is(SELECT) => {
-            // UFO's older name (`select_application`) is written as the tool.
-            if r.function.as_deref().map(str::trim) != Some(SELECT.name()) {
-                repairs.push(format!(
-                    "$.function: {:?} read as {SELECT}",
-                    r.function.as_deref().unwrap_or_default()
-                ));
-                r.function = Some(SELECT.name().into());
-            }
-        }
-        None => {
-            repairs.push(format!("$.function: missing, set to {SELECT}"));
-            r.function = Some(SELECT.name().into());
-        }
-        Some(other) => {
-            return Err(format!(
-                "$.function: {:?} cannot assign a sub-task; use {SELECT}",
-                other.as_str()
-            ));
-        }
-    }
+    repair_assigning_tool(&mut r, repairs)?;
     let mut args: Map<String, Value> = r.arguments.clone().unwrap_or_default();
     let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
     let name = args.get("name").and_then(Value::as_str).map(str::to_owned);
@@ -675,10 +693,47 @@ fn check_host_reply(
     {
         return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
     }
+    let decision = HostDecision {
+        status,
+        call: host_call(&r),
+    };
     Ok(Checked {
         reply: r,
-        parsed: status,
+        parsed: decision,
     })
+}
+
+/// ASSIGN: the tool is `select_application_window`; UFO's older name is
+/// written as the tool, and a missing one is set.
+fn repair_assigning_tool(r: &mut HostResponse, repairs: &mut Vec<String>) -> Result<(), String> {
+    const SELECT: Tool = Tool::SelectApplicationWindow;
+    let tool = r
+        .function
+        .as_deref()
+        .map(ToolName::parse)
+        .filter(|t| !t.is_empty());
+    match tool {
+        Some(t) if t.is(SELECT) => {
+            // UFO's older name (`select_application`) is written as the tool.
+            if r.function.as_deref().map(str::trim) != Some(SELECT.name()) {
+                repairs.push(format!(
+                    "$.function: {:?} read as {SELECT}",
+                    r.function.as_deref().unwrap_or_default()
+                ));
+                r.function = Some(SELECT.name().into());
+            }
+            Ok(())
+        }
+        None => {
+            repairs.push(format!("$.function: missing, set to {SELECT}"));
+            r.function = Some(SELECT.name().into());
+            Ok(())
+        }
+        Some(other) => Err(format!(
+            "$.function: {:?} cannot assign a sub-task; use {SELECT}",
+            other.as_str()
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,37 @@ pub struct Held<W> {
     pub reasons: Vec<String>,
 }
 
+/// The user's answers to an agent's questions (question, answer), oldest
+/// first. They answer the request, not one step: every later prompt of the
+/// agent carries them. The HostAgent keeps them too, outside a
+/// [`Lifecycle`] (it holds no steps: its `run_shell` waits in the
+/// [`HostStep`](crate::HostStep) for the session).
+#[derive(Debug, Clone, Default)]
+pub struct Answers(Vec<(String, String)>);
+
+impl Answers {
+    /// Adds the answers to the last questions.
+    pub fn add(&mut self, qa: Vec<(String, String)>) {
+        self.0.extend(qa);
+    }
+
+    /// Every answer, oldest first.
+    pub fn all(&self) -> &[(String, String)] {
+        &self.0
+    }
+
+    /// Each answer rendered with `template` (a template's
+    /// `pending_answer`, with `{question}` and `{answer}`); none without a
+    /// template.
+    pub fn rendered<'a>(&'a self, template: Option<&'a str>) -> impl Iterator<Item = String> + 'a {
+        template.into_iter().flat_map(move |qa| {
+            self.0
+                .iter()
+                .map(move |(q, a)| render(qa, &[("question", q), ("answer", a)]))
+        })
+    }
+}
+
 /// The sub-task an agent works on and where it stands with the user; `W`
 /// is the work a held step carries out when confirmed.
 #[derive(Debug, Clone)]
@@ -47,7 +78,7 @@ pub struct Lifecycle<W> {
     result: String,
     comment: String,
     questions: Vec<String>,
-    answers: Vec<(String, String)>,
+    answers: Answers,
     held: Option<Held<W>>,
 }
 
@@ -59,7 +90,7 @@ impl<W> Default for Lifecycle<W> {
             result: String::new(),
             comment: String::new(),
             questions: Vec::new(),
-            answers: Vec::new(),
+            answers: Answers::default(),
             held: None,
         }
     }
@@ -156,25 +187,19 @@ impl<W> Lifecycle<W> {
     /// and every later prompt carries the answers.
     pub fn answer(&mut self, qa: Vec<(String, String)>) {
         self.questions.clear();
-        self.answers.extend(qa);
+        self.answers.add(qa);
     }
 
     /// Every answer the user gave, oldest first.
     pub fn answers(&self) -> &[(String, String)] {
-        &self.answers
+        self.answers.all()
     }
 
     /// The answers for the next prompt: `template` (a template's
     /// `pending_answer`, with `{question}` and `{answer}`) once per answer,
     /// each on its line; empty without answers or template.
     pub fn answers_prompt(&self, template: Option<&str>) -> String {
-        let Some(qa) = template else {
-            return String::new();
-        };
-        self.answers
-            .iter()
-            .map(|(q, a)| render(qa, &[("question", q), ("answer", a)]) + "\n")
-            .collect()
+        self.answers.rendered(template).map(|a| a + "\n").collect()
     }
 
     /// CONFIRM: holds step `rec` and its `work` until the user answers

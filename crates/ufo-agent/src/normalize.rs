@@ -16,6 +16,7 @@
 //! statuses parse case-insensitively and an action may be one call or a list.
 
 use serde_json::{Map, Value};
+use ufo_desktop::tools::Tool;
 
 /// How a reply type is brought into shape before validation.
 pub trait Normalize {
@@ -173,11 +174,11 @@ impl Normalize for crate::response::HostResponse {
             let mut args = args_of(m);
             if legacy_target(m, &mut args) {
                 m.entry("function")
-                    .or_insert(Value::String("select_application_window".into()));
-                repairs.push(
-                    "$: UFO's legacy ControlLabel/ControlText read as the arguments of select_application_window"
-                        .into(),
-                );
+                    .or_insert(Value::String(Tool::SelectApplicationWindow.name().into()));
+                repairs.push(format!(
+                    "$: UFO's legacy ControlLabel/ControlText read as the arguments of {}",
+                    Tool::SelectApplicationWindow
+                ));
             }
             m.insert("arguments".into(), Value::Object(args));
         }
@@ -192,9 +193,12 @@ impl Normalize for crate::response::HostResponse {
         {
             let mut args = Map::new();
             args.insert("bash_command".into(), Value::String(cmd));
-            m.insert("function".into(), Value::String("run_shell".into()));
+            m.insert(
+                "function".into(),
+                Value::String(Tool::RunShell.name().into()),
+            );
             m.insert("arguments".into(), Value::Object(args));
-            repairs.push("$.Bash: read as run_shell(bash_command)".into());
+            repairs.push(format!("$.Bash: read as {}(bash_command)", Tool::RunShell));
         }
     }
 }

@@ -4,7 +4,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use ufo_desktop::tools::{Tool, ToolName};
 
 /// A list the model may also write as one string.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -140,22 +139,6 @@ pub struct HostResponse {
     /// The final result.
     #[serde(default)]
     pub result: Option<Value>,
-}
-
-impl HostResponse {
-    /// The command of a `run_shell` reply (`arguments.bash_command`), when
-    /// this reply is one.
-    pub fn shell_command(&self) -> Option<&str> {
-        let tool = self.function.as_deref().map(ToolName::parse)?;
-        match tool.is(Tool::RunShell) {
-            true => self
-                .arguments
-                .as_ref()
-                .and_then(|a| a.get("bash_command"))
-                .and_then(Value::as_str),
-            false => None,
-        }
-    }
 }
 
 /// One judged sub-goal.

@@ -361,7 +361,7 @@ pub fn action_representation(
         .error
         .as_ref()
         .map(|e| {
-            let mut s = format!("{} {}", e.code, e.message);
+            let mut s = format!("{} {}", e.code, e.message_with_causes());
             if let Some(h) = &e.help {
                 s.push_str(&format!(" (help: {h})"));
             }
@@ -408,4 +408,30 @@ pub fn request_for_log(request: &ufo_llm::ChatRequest, names: &[String]) -> Valu
     }
     walk(&mut v, names, &mut i);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ufo_core::Diagnostic;
+
+    #[test]
+    fn a_failed_action_is_shown_to_the_model_with_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "Access is denied.");
+        let e = ufo_desktop::DesktopError::backend_by("cannot move the pointer", io);
+        let log = ActionLog::new(
+            "click_on_coordinates",
+            &serde_json::Map::new(),
+            None,
+            StepStatus::Continue,
+            ActionResult::failure(e.report()),
+        );
+        assert!(
+            log.action_representation.contains(
+                "[Error] ufo::desktop::backend cannot move the pointer: Access is denied. (help: "
+            ),
+            "{}",
+            log.action_representation
+        );
+    }
 }

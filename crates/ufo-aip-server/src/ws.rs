@@ -3,7 +3,7 @@
 
 use crate::dispatcher::WsDispatcher;
 use crate::hub::{ConnectionSlot, Device, Hub, Outgoing};
-use crate::runner::{TaskOutcome, TaskRequest, failed};
+use crate::runner::{SessionRunner, TaskOutcome, TaskRequest, failed};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -329,67 +329,64 @@ fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
 
 /// A TASK from the device: checks, then the session in the background.
 fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
-    let refuse = |why: String| {
-        let mut e = ServerMessage::error(why);
-        e.task_name = m.task_name.clone();
-        device.send(&e);
+    let accepted = match accept_task(hub, device, &m) {
+        Ok(a) => a,
+        Err(why) => {
+            let mut e = ServerMessage::error(why);
+            e.task_name = m.task_name.clone();
+            device.send(&e);
+            return;
+        }
     };
+    // UFO acknowledges an accepted task with HEARTBEAT ok for its session.
+    let mut ack = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);
+    ack.session_id = Some(accepted.session_id.clone());
+    device.send(&ack);
+    tokio::spawn(run_task(hub.clone(), device.clone(), accepted));
+}
+
+/// A task the device may run: what runs it, what it is, its session.
+struct Accepted {
+    runner: SessionRunner,
+    task: TaskRequest,
+    session_id: String,
+}
+
+/// Checks a TASK (its request, target, name and mode) and claims the device
+/// and the task name for it; why not, when it is refused.
+fn accept_task(hub: &Hub, device: &Device, m: &ClientMessage) -> Result<Accepted, String> {
     let Some(request) = m.request.clone().filter(|r| !r.trim().is_empty()) else {
-        return refuse("a TASK needs a non-empty \"request\"".into());
+        return Err("a TASK needs a non-empty \"request\"".into());
     };
     if m.target_id.as_deref().is_some_and(|t| t != device.id) {
-        return refuse(
+        return Err(
             "a device may only send tasks for itself (target_id must be its own id)".into(),
         );
     }
     let task_name = m.task_name.clone().unwrap_or_else(new_id);
     if !is_safe_task_name(&task_name) {
-        return refuse(format!(
+        return Err(format!(
             "Invalid task_name {task_name:?}: use characters [A-Za-z0-9._-], not starting with '.'"
         ));
     }
     let Some(runner) = hub.runner.clone() else {
-        return refuse("this server runs no sessions (started without a config)".into());
+        return Err("this server runs no sessions (started without a config)".into());
     };
     let assigned = hub.take_assignment(&task_name).unwrap_or_default();
-    // Without a mode, the device's platform decides, as in UFO: a Linux
-    // device without UI tools (UFO's own) runs the command-line agent.
-    let by_platform = match device.platform() {
-        Some("linux") if !device.has_ui_tools() => "linux_service",
-        Some("mobile") => {
-            return refuse(
-                "mobile devices are not supported by this server; connect a Windows or Linux device"
-                    .into(),
-            );
-        }
-        _ => "service",
-    };
-    let mode_name = assigned
-        .mode
-        .or_else(|| m.meta_str("mode").map(str::to_owned))
-        .unwrap_or_else(|| by_platform.into());
-    let mode = match mode_name.as_str() {
-        "service" => Mode::Service,
-        "linux_service" => Mode::LinuxService,
-        other => {
-            return refuse(format!(
-                "unknown mode {other:?}: use \"service\" or \"linux_service\""
-            ));
-        }
-    };
+    let mode = task_mode(device, assigned.mode, m)?;
     if let Err(running) = device.claim(&task_name) {
-        return refuse(format!(
+        return Err(format!(
             "this device is running task {running:?}; wait for its TASK_END"
         ));
     }
     if !hub.start_task(&task_name) {
         device.release();
-        return refuse(format!(
+        return Err(format!(
             "task {task_name:?} is still running; choose another task_name"
         ));
     }
     let task = TaskRequest {
-        task_name: task_name.clone(),
+        task_name,
         request,
         mode,
         app: assigned
@@ -405,53 +402,85 @@ fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
         .filter(|s| !s.is_empty())
         .or(assigned.session_id)
         .unwrap_or_else(new_id);
-    // UFO acknowledges an accepted task with HEARTBEAT ok for its session.
-    let mut ack = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);
-    ack.session_id = Some(session_id.clone());
-    device.send(&ack);
-    let secrets = runner.tool_arguments();
-    let hub = hub.clone();
-    let device = device.clone();
-    tokio::spawn(async move {
-        tracing::info!(client_id = %device.id, task = %task.task_name, "task started");
-        let dispatcher = Arc::new(
-            WsDispatcher::new(
-                device.clone(),
-                &session_id,
-                &task.task_name,
-                hub.limits().command_timeout,
-            )
-            .with_tool_arguments(secrets),
-        );
-        let wind_up = hub.limits().wind_up;
-        let session = runner.run(&task, dispatcher);
-        tokio::pin!(session);
-        // A session whose device is gone sees failing commands and ends on
-        // its own; if it does not within the wind-up time, it is cut off.
-        let outcome: TaskOutcome = tokio::select! {
-            o = &mut session => o,
-            _ = async { device.closed().await; tokio::time::sleep(wind_up).await } => failed(
-                &task,
-                format!("device {:?} disconnected during the task", device.id),
-                None,
-            ),
-        };
-        let mut end = ServerMessage::new(
-            ServerMessageType::TaskEnd,
-            match outcome.completed {
-                true => TaskStatus::Completed,
-                false => TaskStatus::Failed,
-            },
-        );
-        end.session_id = Some(session_id);
-        end.task_name = Some(task.task_name.clone());
-        end.result = Some(outcome.result.clone());
-        end.error = outcome.error.clone();
-        hub.finish_task(&task.task_name, outcome.result);
-        device.release();
-        device.send(&end);
-        tracing::info!(client_id = %device.id, task = %task.task_name, completed = outcome.completed, "task ended");
-    });
+    Ok(Accepted {
+        runner,
+        task,
+        session_id,
+    })
+}
+
+/// The mode a task runs in: the one `/api/dispatch` assigned, else the
+/// TASK's `metadata.mode`, else the device's platform's, as in UFO (a
+/// Linux device without UI tools, UFO's own, runs the command-line agent).
+fn task_mode(device: &Device, assigned: Option<String>, m: &ClientMessage) -> Result<Mode, String> {
+    let by_platform = match device.platform() {
+        Some("linux") if !device.has_ui_tools() => "linux_service",
+        Some("mobile") => {
+            return Err(
+                "mobile devices are not supported by this server; connect a Windows or Linux device"
+                    .into(),
+            );
+        }
+        _ => "service",
+    };
+    let mode_name = assigned
+        .or_else(|| m.meta_str("mode").map(str::to_owned))
+        .unwrap_or_else(|| by_platform.into());
+    match mode_name.as_str() {
+        "service" => Ok(Mode::Service),
+        "linux_service" => Ok(Mode::LinuxService),
+        other => Err(format!(
+            "unknown mode {other:?}: use \"service\" or \"linux_service\""
+        )),
+    }
+}
+
+/// Runs an accepted task's session over the device's connection, then
+/// ends it with TASK_END. A session whose device is gone sees failing
+/// commands and ends on its own; if it does not within the wind-up time,
+/// it is cut off.
+async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
+    let Accepted {
+        runner,
+        task,
+        session_id,
+    } = accepted;
+    tracing::info!(client_id = %device.id, task = %task.task_name, "task started");
+    let dispatcher = Arc::new(
+        WsDispatcher::new(
+            device.clone(),
+            &session_id,
+            &task.task_name,
+            hub.limits().command_timeout,
+        )
+        .with_tool_arguments(runner.tool_arguments()),
+    );
+    let wind_up = hub.limits().wind_up;
+    let session = runner.run(&task, dispatcher);
+    tokio::pin!(session);
+    let outcome: TaskOutcome = tokio::select! {
+        o = &mut session => o,
+        _ = async { device.closed().await; tokio::time::sleep(wind_up).await } => failed(
+            &task,
+            format!("device {:?} disconnected during the task", device.id),
+            None,
+        ),
+    };
+    let mut end = ServerMessage::new(
+        ServerMessageType::TaskEnd,
+        match outcome.completed {
+            true => TaskStatus::Completed,
+            false => TaskStatus::Failed,
+        },
+    );
+    end.session_id = Some(session_id);
+    end.task_name = Some(task.task_name.clone());
+    end.result = Some(outcome.result.clone());
+    end.error = outcome.error.clone();
+    hub.finish_task(&task.task_name, outcome.result);
+    device.release();
+    device.send(&end);
+    tracing::info!(client_id = %device.id, task = %task.task_name, completed = outcome.completed, "task ended");
 }
 
 /// Drops devices that have been silent longer than the heartbeat timeout.

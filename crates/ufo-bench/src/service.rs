@@ -24,6 +24,7 @@ use ufo_aip::auth::{ApiKey, HostCheck};
 use ufo_aip::client::{ClientOptions, DispatcherFactory};
 use ufo_aip_server::{Limits, Server, ServerOptions};
 use ufo_core::{ActionResult, Command, Diagnostic, ErrorReport};
+use ufo_desktop::tools::Tool;
 
 /// What `ufo bench service` is asked.
 #[derive(Debug, Clone)]
@@ -175,7 +176,7 @@ async fn echo_baseline(n: usize, frame: &str) -> Result<Latency, ufo_core::BoxEr
 
 /// One command batch: a `wait` of nothing.
 fn batch() -> Vec<Command> {
-    vec![Command::action("wait", json!({"seconds": 0}))]
+    vec![Tool::Wait.command(json!({"seconds": 0}))]
 }
 
 /// The agent server on a loopback port, with room for `devices`; its

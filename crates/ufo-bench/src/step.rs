@@ -32,7 +32,7 @@ use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop::Backend;
 use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{ImageFormat, ModelImage};
-use ufo_desktop::tools::ToolContext;
+use ufo_desktop::tools::{Tool, ToolContext};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_testkit::scripted::{Reply, ScriptedModel, ScriptedRequest, reply};
 
@@ -128,32 +128,32 @@ fn scripted_reply(step: &Step, req: &ScriptedRequest, last: bool) -> String {
             .map(|(id, n, _)| (id.clone(), n.clone()))
     };
     let status = if last { "FINISH" } else { "CONTINUE" };
-    let (function, arguments) = match step.kind.as_str() {
+    let (tool, arguments) = match step.kind.as_str() {
         "click" => match find() {
-            Some((id, name)) => ("click_input", json!({"id": id, "name": name})),
-            None => ("wait", json!({"seconds": 0})),
+            Some((id, name)) => (Tool::ClickInput, json!({"id": id, "name": name})),
+            None => (Tool::Wait, json!({"seconds": 0})),
         },
         "type" => match find() {
             Some((id, name)) => (
-                "set_edit_text",
+                Tool::SetEditText,
                 json!({"id": id, "name": name, "text": step.text, "clear_current_text": false}),
             ),
-            None => ("wait", json!({"seconds": 0})),
+            None => (Tool::Wait, json!({"seconds": 0})),
         },
         // Keys go to the window; the id names a control without focusing
         // it (UFO's keyboard_input always names one).
         _ => match find().or_else(|| controls.first().map(|(id, n, _)| (id.clone(), n.clone()))) {
             Some((id, name)) => (
-                "keyboard_input",
+                Tool::KeyboardInput,
                 json!({"id": id, "name": name, "keys": step.keys, "control_focus": false}),
             ),
-            None => ("wait", json!({"seconds": 0})),
+            None => (Tool::Wait, json!({"seconds": 0})),
         },
     };
     json!({
         "observation": "The window is as expected.",
         "thought": format!("Next: {} {}", step.kind, step.name),
-        "action": {"function": function, "arguments": arguments, "status": status},
+        "action": {"function": tool.name(), "arguments": arguments, "status": status},
         "plan": [],
         "comment": "",
     })

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use ufo_agent::AgentKind;
 use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop::tools::Tool;
 use ufo_desktop_atspi::DesktopTarget;
 use ufo_desktop_atspi::headless::default_state_root;
 use ufo_desktop_atspi::record::{EventKind, EventRecorder, RecordedEvent};
@@ -148,7 +149,7 @@ pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) 
             EventKind::Text(t) => {
                 let s = step(
                     AgentKind::AppAgent,
-                    "set_edit_text",
+                    Tool::SetEditText.name(),
                     json!({"name": e.name, "control_type": e.control_type, "text": t}),
                     describe(e),
                 );
@@ -161,7 +162,7 @@ pub(crate) fn demonstration(request: &str, app: &str, events: &[RecordedEvent]) 
             EventKind::Press => {
                 actions.push(step(
                     AgentKind::AppAgent,
-                    "click_input",
+                    Tool::ClickInput.name(),
                     json!({"name": e.name, "control_type": e.control_type}),
                     describe(e),
                 ));

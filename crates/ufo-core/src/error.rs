@@ -104,6 +104,19 @@ impl ErrorReport {
         format!("error[{}]: {}", self.code, self.message)
     }
 
+    /// The message followed by its causes, `message: cause: cause`: the
+    /// one-line form where there is no room for `caused by:` lines (what a
+    /// model is told of a failed call). The same as the message when there
+    /// are no causes.
+    pub fn message_with_causes(&self) -> String {
+        let mut s = self.message.clone();
+        for c in &self.causes {
+            s.push_str(": ");
+            s.push_str(c);
+        }
+        s
+    }
+
     /// The whole form a person reads, the one renderer every front end uses:
     /// `error[code]: message`, then a `  caused by: …` line per cause, then
     /// `  help: …` on its own line when there is help.
@@ -209,6 +222,11 @@ mod tests {
         };
         let r = e.report();
         assert_eq!(r.causes, vec!["cannot read f: gone".to_owned()]);
+        assert_eq!(
+            r.message_with_causes(),
+            "cannot read f: cannot read f: gone"
+        );
+        assert_eq!(ErrorReport::new("a", "b").message_with_causes(), "b");
         assert_eq!(
             render(&e),
             "error[ufo::x::read]: cannot read f\n  caused by: cannot read f: gone\n  help: check f"

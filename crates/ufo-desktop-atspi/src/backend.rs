@@ -180,7 +180,7 @@ fn map_err(h: &ElementHandle, e: zbus::Error) -> DesktopError {
             detail: text,
         }
     } else {
-        DesktopError::Backend(format!("AT-SPI call on {h} failed: {text}"))
+        DesktopError::backend_by(format!("AT-SPI call on {h} failed"), e)
     }
 }
 
@@ -377,7 +377,7 @@ impl AtspiBackend {
         let x = self.x11.clone();
         tokio::task::spawn_blocking(move || f(&x))
             .await
-            .map_err(|e| DesktopError::Backend(format!("input thread: {e}")))?
+            .map_err(|e| DesktopError::backend_by("the input thread failed", e))?
     }
 }
 
@@ -807,7 +807,9 @@ impl Backend for AtspiBackend {
         let d = crate::headless::HeadlessDesktop::open(name, root)
             .map_err(|e| DesktopError::unreachable_by("the private desktop", e))?;
         let app = d.launch(argv, timeout).await.map_err(|e| {
-            DesktopError::Backend(format!("{e} ({})", e.help().unwrap_or_default()))
+            // The launch error's own help says what to do about this one.
+            let help = e.help().unwrap_or_default();
+            DesktopError::backend_by(format!("cannot start {:?} ({help})", argv.join(" ")), e)
         })?;
         Ok(Launched {
             app_name: app.app_name,

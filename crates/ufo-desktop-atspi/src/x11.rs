@@ -29,7 +29,7 @@ pub use keyboard::keysym;
 fn xerr(what: &str) -> impl Fn(x11rb::errors::ReplyError) -> DesktopError + '_ {
     move |e| match e {
         x11rb::errors::ReplyError::ConnectionError(c) => gone(what, c),
-        other => DesktopError::Backend(format!("X11 {what}: {other}")),
+        other => DesktopError::backend_by(format!("X11 {what} failed"), other),
     }
 }
 
@@ -187,7 +187,7 @@ impl X11 {
     pub fn capture(&self, rect: &Rect<Screen>) -> Result<(RgbImage, Rect<Screen>)> {
         let r = rect
             .intersection(&self.screen_rect())
-            .ok_or_else(|| DesktopError::Backend(format!("region {rect:?} is off screen")))?;
+            .ok_or_else(|| DesktopError::backend(format!("region {rect:?} is off screen")))?;
         let reply = self
             .conn
             .get_image(
@@ -206,7 +206,7 @@ impl X11 {
         let px = (w as usize) * (h as usize);
         let data = reply.data;
         if reply.depth < 24 || data.len() < px * 4 {
-            return Err(DesktopError::Backend(format!(
+            return Err(DesktopError::backend(format!(
                 "unsupported X visual: depth {} with {} bytes for {px} pixels; run Xvfb with -screen 0 WxHx24",
                 reply.depth,
                 data.len()
@@ -218,7 +218,7 @@ impl X11 {
             rgb.extend_from_slice(&[p[2], p[1], p[0]]);
         }
         let img = RgbImage::from_raw(w, h, rgb)
-            .ok_or_else(|| DesktopError::Image("screenshot buffer has the wrong size".into()))?;
+            .ok_or_else(|| DesktopError::image("screenshot buffer has the wrong size"))?;
         Ok((img, r))
     }
 

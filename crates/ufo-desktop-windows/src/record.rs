@@ -168,6 +168,55 @@ pub fn strip_mnemonic(label: &str) -> String {
     out.trim().to_owned()
 }
 
+/// The text a person reads of a SysLink's markup: its anchor tags
+/// removed, their text kept (`Visit <a href="https://winehq.org">WineHQ</a>!`
+/// → `Visit WineHQ!`). SysLink controls (winecfg's About page) take their
+/// text with `<a>` tags (`<A ID="x">` too; tags in any case), and Win32 and
+/// MSAA give it back as their name. Anything that is not an anchor tag,
+/// including a `<` that opens none, is left as it is.
+pub fn strip_link_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        let tag = &rest[lt..];
+        match anchor_tag_len(tag) {
+            Some(n) => rest = &tag[n..],
+            None => {
+                out.push('<');
+                rest = &tag[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length in bytes of the anchor tag `s` starts with (`<a …>` or
+/// `</a>`, quoted `>` inside attribute values skipped); `None` when it
+/// starts with none (`<abbr>`, `<b>`, a lone `<`, a tag left open).
+fn anchor_tag_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix('<')?;
+    let body = body.strip_prefix('/').unwrap_or(body);
+    let mut chars = body.chars();
+    if !matches!(chars.next(), Some('a' | 'A')) {
+        return None;
+    }
+    if !matches!(chars.next(), Some(c) if c == '>' || c.is_whitespace()) {
+        return None;
+    }
+    let mut quote = None;
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '>') => return Some(i + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Keeps at most `max` characters of `s`.
 pub fn bounded(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -326,9 +375,14 @@ impl ElementRecord {
         max_text_chars: usize,
     ) -> UiNode {
         let (control_type, role) = self.kind();
+        // A SysLink's name is its markup; a person reads the text.
+        let raw = match control_type {
+            ControlType::Hyperlink => std::borrow::Cow::Owned(strip_link_markup(&self.name)),
+            _ => std::borrow::Cow::Borrowed(self.name.as_str()),
+        };
         let name = match self.layer {
-            Layer::Win32 | Layer::Menu => strip_mnemonic(&self.name),
-            Layer::Uia | Layer::Msaa => self.name.trim().to_owned(),
+            Layer::Win32 | Layer::Menu => strip_mnemonic(&raw),
+            Layer::Uia | Layer::Msaa => raw.trim().to_owned(),
         };
         let value = match (&self.value, self.range_value) {
             (Some(v), _) if !self.password => Some(bounded(v, max_text_chars)),
@@ -354,5 +408,66 @@ impl ElementRecord {
             actions: self.actions(),
             capabilities: self.capabilities(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_markup_keeps_the_text_a_person_reads() {
+        for (given, want) in [
+            (
+                r#"<a href="https://www.winehq.org/">https://www.winehq.org/</a>"#,
+                "https://www.winehq.org/",
+            ),
+            (
+                r#"Visit <a href="https://winehq.org">WineHQ</a> or <A ID="faq">the FAQ</A>!"#,
+                "Visit WineHQ or the FAQ!",
+            ),
+            // A `>` inside a quoted attribute does not end the tag.
+            (r#"<a href="x?a>b" id='y>z'>here</a >"#, "here"),
+            // Not anchor tags: left as they are.
+            (
+                "1 < 2 and <abbr>x</abbr> <b>bold</b>",
+                "1 < 2 and <abbr>x</abbr> <b>bold</b>",
+            ),
+            (
+                "a tag left open: <a href=\"x",
+                "a tag left open: <a href=\"x",
+            ),
+            ("no markup", "no markup"),
+            ("", ""),
+        ] {
+            assert_eq!(strip_link_markup(given), want, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_syslink_is_named_by_its_text_other_controls_keep_theirs() {
+        let node = |class: &str, name: &str| {
+            let r = ElementRecord {
+                layer: Layer::Win32,
+                class_name: class.into(),
+                name: name.into(),
+                rect: Some([0, 0, 100, 20]),
+                enabled: true,
+                visible: true,
+                ..Default::default()
+            };
+            r.to_node(ElementHandle("w32:1".into()), 0, None, 0, 200)
+        };
+        let link = node(
+            "SysLink",
+            r#"<a href="https://www.winehq.org/">https://www.winehq.org/</a>"#,
+        );
+        assert_eq!(link.control_type, ControlType::Hyperlink);
+        assert_eq!(link.name, "https://www.winehq.org/");
+        // Another control's text is not markup, whatever it holds.
+        assert_eq!(
+            node("Static", "Use <a> for links").name,
+            "Use <a> for links"
+        );
     }
 }

@@ -49,7 +49,7 @@ impl FromStr for Color {
     type Err = DesktopError;
     fn from_str(s: &str) -> Result<Self> {
         let hex = s.trim().trim_start_matches('#');
-        let bad = || DesktopError::Image(format!("colour {s:?} is not #RRGGBB"));
+        let bad = || DesktopError::image(format!("colour {s:?} is not #RRGGBB"));
         if hex.len() != 6 || !hex.is_ascii() {
             return Err(bad());
         }

@@ -339,7 +339,7 @@ impl CommandPolicy {
         let started = Instant::now();
         let mut child = cmd
             .spawn()
-            .map_err(|e| DesktopError::Backend(format!("cannot start {:?}: {e}", argv[0])))?;
+            .map_err(|e| DesktopError::backend_by(format!("cannot start {:?}", argv[0]), e))?;
         let limit = self.output_limit;
         let out = child
             .stdout
@@ -352,10 +352,10 @@ impl CommandPolicy {
         let (exit_code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
             Ok(Ok(status)) => (status.code(), false),
             Ok(Err(e)) => {
-                return Err(DesktopError::Backend(format!(
-                    "waiting for {:?}: {e}",
-                    argv[0]
-                )));
+                return Err(DesktopError::backend_by(
+                    format!("waiting for {:?}", argv[0]),
+                    e,
+                ));
             }
             Err(_) => {
                 let _ = child.kill().await;

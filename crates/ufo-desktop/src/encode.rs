@@ -128,7 +128,7 @@ impl ModelImage {
     /// Encodes `img` in this format.
     pub fn encode(&self, img: &RgbImage) -> Result<Encoded> {
         let fail = |what: &str, e: image::ImageError| {
-            DesktopError::Image(format!("{what} encoding failed: {e}"))
+            DesktopError::image_by(format!("{what} encoding failed"), e)
         };
         match self.format {
             ImageFormat::Png => Ok(Encoded {
@@ -199,7 +199,7 @@ pub fn encode_png(img: &RgbImage, compression: PngCompression) -> Result<Vec<u8>
             img.height(),
             ExtendedColorType::Rgb8,
         )
-        .map_err(|e| DesktopError::Image(format!("PNG encoding failed: {e}")))?;
+        .map_err(|e| DesktopError::image_by("PNG encoding failed", e))?;
     Ok(out)
 }
 
@@ -217,7 +217,7 @@ pub fn png_data_url(img: &RgbImage, compression: PngCompression) -> Result<Strin
 
 /// Splits a base64 `data:` URL into its MIME type and decoded bytes.
 pub fn decode_data_url(url: &str) -> Result<(String, Vec<u8>)> {
-    let bad = |why: &str| DesktopError::Image(format!("not a base64 data URL: {why}"));
+    let bad = |why: &str| DesktopError::image(format!("not a base64 data URL: {why}"));
     let rest = url
         .trim()
         .strip_prefix("data:")
@@ -228,7 +228,7 @@ pub fn decode_data_url(url: &str) -> Result<(String, Vec<u8>)> {
         .ok_or_else(|| bad("not ';base64'"))?;
     let bytes = STANDARD
         .decode(payload.trim())
-        .map_err(|e| DesktopError::Image(format!("bad base64 in data URL: {e}")))?;
+        .map_err(|e| DesktopError::image_by("bad base64 in data URL", e))?;
     Ok((mime.to_owned(), bytes))
 }
 
@@ -237,7 +237,7 @@ pub fn decode_image_data_url(url: &str) -> Result<RgbImage> {
     let (_, bytes) = decode_data_url(url)?;
     image::load_from_memory(&bytes)
         .map(|i| i.to_rgb8())
-        .map_err(|e| DesktopError::Image(format!("cannot decode image: {e}")))
+        .map_err(|e| DesktopError::image_by("cannot decode image", e))
 }
 
 #[cfg(test)]

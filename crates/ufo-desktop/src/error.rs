@@ -79,14 +79,26 @@ pub enum DesktopError {
         detail: String,
     },
     /// Image encoding or decoding failed.
-    #[error("image error: {0}")]
-    Image(String),
+    #[error("image error: {what}")]
+    Image {
+        /// What was being done (and what was wrong, when no error says it).
+        what: String,
+        /// The error of the image or encoding library, when there was one.
+        #[source]
+        source: Option<Cause>,
+    },
     /// The tool name is not in the catalog.
     #[error("unknown tool {0:?}")]
     UnknownTool(String),
     /// The backend's OS call failed for another reason.
-    #[error("{0}")]
-    Backend(String),
+    #[error("{what}")]
+    Backend {
+        /// What was being done (and what was wrong, when no error says it).
+        what: String,
+        /// The error of the OS, toolkit or library call, when there was one.
+        #[source]
+        source: Option<Cause>,
+    },
     /// `run_shell` refused a command (see [`crate::launch`]).
     #[error("run_shell refused {command:?}: {reason}")]
     CommandRefused {
@@ -128,6 +140,42 @@ impl DesktopError {
             source: Some(source.into()),
         }
     }
+
+    /// A backend call failed: `what` says what was being done and what went
+    /// wrong (no error value says it).
+    pub fn backend(what: impl Into<String>) -> Self {
+        DesktopError::Backend {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// A backend call failed: `what` says what was being done; `source` is
+    /// the error that says why.
+    pub fn backend_by(what: impl Into<String>, source: impl Into<Cause>) -> Self {
+        DesktopError::Backend {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// Encoding or decoding an image failed: `what` says what was being done
+    /// and what went wrong (no error value says it).
+    pub fn image(what: impl Into<String>) -> Self {
+        DesktopError::Image {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// Encoding or decoding an image failed: `what` says what was being
+    /// done; `source` is the error that says why.
+    pub fn image_by(what: impl Into<String>, source: impl Into<Cause>) -> Self {
+        DesktopError::Image {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
 }
 
 impl Diagnostic for DesktopError {
@@ -143,9 +191,9 @@ impl Diagnostic for DesktopError {
             DesktopError::VerificationFailed(_) => "ufo::tool::verification_failed",
             DesktopError::Timeout { .. } => "ufo::desktop::timeout",
             DesktopError::BadKeys { .. } => "ufo::tool::bad_keys",
-            DesktopError::Image(_) => "ufo::desktop::image",
+            DesktopError::Image { .. } => "ufo::desktop::image",
             DesktopError::UnknownTool(_) => "ufo::tool::unknown_tool",
-            DesktopError::Backend(_) => "ufo::desktop::backend",
+            DesktopError::Backend { .. } => "ufo::desktop::backend",
             DesktopError::NoWindowSelected => "ufo::tool::no_window_selected",
             DesktopError::CommandRefused { .. } => "ufo::tool::command_refused",
             DesktopError::CommandNotAllowed { .. } => "ufo::tool::command_not_allowed",
@@ -164,9 +212,9 @@ impl Diagnostic for DesktopError {
             DesktopError::VerificationFailed(_) => "observe the application again; the control may need focus or a different action".into(),
             DesktopError::Timeout { .. } => "the application may be busy; retry, or raise the deadline".into(),
             DesktopError::BadKeys { .. } => "use pywinauto syntax: literal text, {ENTER}, {TAB 3}, ^a (Ctrl), %f (Alt), +x (Shift), and {{}/{}} for braces".into(),
-            DesktopError::Image(_) => "check disk space and the output path".into(),
+            DesktopError::Image { .. } => "check disk space and the output path".into(),
             DesktopError::UnknownTool(_) => "list the tools with `ufo act --list`".into(),
-            DesktopError::Backend(_) => "run `ufo doctor` to check the desktop".into(),
+            DesktopError::Backend { .. } => "run `ufo doctor` to check the desktop".into(),
             DesktopError::NoWindowSelected => "list windows with get_desktop_app_info and choose one with select_application_window".into(),
             DesktopError::CommandRefused { .. } => "run_shell starts one application by its name, e.g. \"mousepad\" or \"gedit notes.txt\": the programs of the desktop's application entries, plus APP_ALLOWLIST in the config".into(),
             DesktopError::CommandNotAllowed { .. } => "execute_command runs one read-only program with plain arguments, e.g. \"ls -l /tmp\" or \"grep -n word notes.txt\"; the allowed programs are listed in the reason (ALLOWED_COMMANDS in the agent's THIRD_PARTY_AGENT_CONFIG narrows them)".into(),
@@ -176,3 +224,52 @@ impl Diagnostic for DesktopError {
 
 /// Result alias for this crate.
 pub type Result<T, E = DesktopError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+    use std::io::{Error as IoError, ErrorKind};
+
+    #[test]
+    fn a_backend_error_keeps_the_io_error_as_its_source_and_shows_it() {
+        let io = IoError::new(ErrorKind::PermissionDenied, "access denied");
+        let e = DesktopError::backend_by("cannot start \"mousepad\"", io);
+        let kind = e
+            .source()
+            .and_then(|s| s.downcast_ref::<IoError>())
+            .map(IoError::kind);
+        assert_eq!(kind, Some(ErrorKind::PermissionDenied));
+        // The message says what was being done; the cause, why.
+        assert_eq!(e.to_string(), "cannot start \"mousepad\"");
+        let r = e.report();
+        assert_eq!(
+            (r.code.as_str(), r.causes.as_slice()),
+            ("ufo::desktop::backend", &["access denied".to_owned()][..])
+        );
+        assert_eq!(
+            r.message_with_causes(),
+            "cannot start \"mousepad\": access denied"
+        );
+        assert_eq!(
+            ufo_core::render(&e),
+            "error[ufo::desktop::backend]: cannot start \"mousepad\"\n  caused by: access denied\n  help: run `ufo doctor` to check the desktop"
+        );
+        let plain = DesktopError::backend("the control refused WM_SETTEXT");
+        assert!(plain.source().is_none());
+        assert!(plain.report().causes.is_empty());
+    }
+
+    #[test]
+    fn an_image_error_keeps_its_source_and_code() {
+        let e = DesktopError::image_by("PNG encoding failed", IoError::other("disk full"));
+        assert_eq!(e.code(), "ufo::desktop::image");
+        assert_eq!(e.to_string(), "image error: PNG encoding failed");
+        assert_eq!(e.report().causes, ["disk full"]);
+        assert!(
+            DesktopError::image("no screenshot was taken")
+                .source()
+                .is_none()
+        );
+    }
+}

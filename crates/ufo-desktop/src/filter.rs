@@ -119,124 +119,205 @@ pub fn label_controls(
     let area = visible_area
         .or(tree.window.rect)
         .or_else(|| tree.root().and_then(|r| r.rect));
-    let below_root = tree.nodes.iter().filter(|n| n.parent.is_some());
-    let showing_reported = below_root
-        .clone()
-        .any(|n| n.states.contains(States::SHOWING));
-    let enabled_reported = tree
-        .nodes
-        .iter()
-        .any(|n| n.states.contains(States::ENABLED) || n.states.contains(States::SENSITIVE));
+    let reported = Reported::of(tree);
+    let hidden = hidden_nodes(tree, cfg.require_showing && reported.showing);
+    let popups = overlays(tree, &|n: &UiNode| reported.is_shown(n, cfg));
+    let picker = Picker {
+        tree,
+        cfg,
+        area,
+        reported,
+        hidden,
+        popups,
+    };
+    let mut picked = picker.pick();
+    if cfg.drop_duplicates {
+        drop_duplicates(&mut picked);
+    }
+    drop_covered(tree, &mut picked, &picker.popups);
+    drop_empty_cells(&mut picked, cfg.max_empty_cells);
+    numbered(picked, cfg)
+}
 
-    let is_shown = |n: &UiNode| {
+/// Which states a tree reports at all: a toolkit that reports no node
+/// `showing` (below the root), or none `enabled`/`sensitive`, is not
+/// filtered on that state.
+#[derive(Debug, Clone, Copy)]
+struct Reported {
+    showing: bool,
+    enabled: bool,
+}
+
+impl Reported {
+    fn of(tree: &UiTree) -> Self {
+        let showing = tree
+            .nodes
+            .iter()
+            .filter(|n| n.parent.is_some())
+            .any(|n| n.states.contains(States::SHOWING));
+        let enabled = tree
+            .nodes
+            .iter()
+            .any(|n| n.states.contains(States::ENABLED) || n.states.contains(States::SENSITIVE));
+        Self { showing, enabled }
+    }
+
+    /// `n` is shown, as far as `cfg` asks and the tree tells.
+    fn is_shown(self, n: &UiNode, cfg: &FilterConfig) -> bool {
         if !cfg.require_showing {
             return true;
         }
         n.states.contains(States::SHOWING)
-            || (cfg.visible_fallback && !showing_reported && n.states.contains(States::VISIBLE))
-    };
-    let is_enabled = |n: &UiNode| {
+            || (cfg.visible_fallback && !self.showing && n.states.contains(States::VISIBLE))
+    }
+
+    /// `n` is enabled, as far as `cfg` asks and the tree tells.
+    fn is_enabled(self, n: &UiNode, cfg: &FilterConfig) -> bool {
         !cfg.require_enabled
-            || !enabled_reported
+            || !self.enabled
             || n.states.contains(States::ENABLED)
             || n.states.contains(States::SENSITIVE)
-    };
+    }
+}
 
-    let hidden = hidden_nodes(tree, cfg.require_showing && showing_reported);
+/// One pass over a tree's nodes, picking those that become controls.
+struct Picker<'a> {
+    tree: &'a UiTree,
+    cfg: &'a FilterConfig,
+    /// The visible area the controls are clipped to, when known.
+    area: Option<Rect<Screen>>,
+    reported: Reported,
+    /// Nodes inside a hidden ancestor (see [`hidden_nodes`]).
+    hidden: Vec<bool>,
+    /// The popups drawn over the window (see [`overlays`]).
+    popups: Vec<(usize, Rect<Screen>)>,
+}
 
-    let popups = overlays(tree, &is_shown);
-    // kept[i] = Some(rect, display name) when node i became a control.
-    let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; tree.nodes.len()];
-    let mut picked: Vec<(usize, Control)> = Vec::new();
-    for (i, node) in tree.nodes.iter().enumerate() {
-        if !cfg.control_types.contains(&node.control_type)
-            || !is_shown(node)
-            || !is_enabled(node)
-            || hidden.get(i).copied().unwrap_or(false)
-        {
-            continue;
+impl Picker<'_> {
+    /// The nodes that become controls, in tree order, with their index;
+    /// not numbered yet.
+    fn pick(&self) -> Vec<(usize, Control)> {
+        // kept[i] = Some(rect, display name) when node i became a control.
+        let mut kept: Vec<Option<(Rect<Screen>, String)>> = vec![None; self.tree.nodes.len()];
+        let mut picked: Vec<(usize, Control)> = Vec::new();
+        for (i, node) in self.tree.nodes.iter().enumerate() {
+            if !self.eligible(i, node) {
+                continue;
+            }
+            let Some(rect) = self.visible_rect(i, node) else {
+                continue;
+            };
+            let Some(name) = self.shown_name(node) else {
+                continue;
+            };
+            if self.repeats_kept_ancestor(&kept, i, node, &name, rect) {
+                continue;
+            }
+            if let Some(slot) = kept.get_mut(i) {
+                *slot = Some((rect, name.clone()));
+            }
+            let value = shown_value(self.tree, i, node, &name, self.cfg);
+            picked.push((
+                i,
+                Control {
+                    id: 0,
+                    value,
+                    name,
+                    control_type: node.control_type.clone(),
+                    rect,
+                    handle: node.handle.clone(),
+                    role: node.role.clone(),
+                    states: node.states,
+                    actions: node.actions.clone(),
+                    capabilities: node.capabilities,
+                },
+            ));
         }
-        let Some(mut rect) = node.rect else { continue };
-        if cfg.require_on_screen
-            && let Some(area) = area
+        picked
+    }
+
+    /// Node `i` is of a listed type, shown, enabled, and in no hidden
+    /// ancestor.
+    fn eligible(&self, i: usize, node: &UiNode) -> bool {
+        self.cfg.control_types.contains(&node.control_type)
+            && self.reported.is_shown(node, self.cfg)
+            && self.reported.is_enabled(node, self.cfg)
+            && !self.hidden.get(i).copied().unwrap_or(false)
+    }
+
+    /// The part of node `i` that can be seen (clipped to the visible area,
+    /// or a popup's), when it is large enough to be a target.
+    fn visible_rect(&self, i: usize, node: &UiNode) -> Option<Rect<Screen>> {
+        let mut rect = node.rect?;
+        if self.cfg.require_on_screen
+            && let Some(area) = self.area
         {
             // A popup may reach past the window it belongs to (a menu
             // longer than its window): its own items are clipped to it.
             let area = match rect.intersection(&area) == Some(rect) {
                 true => area,
-                false => popup_area(tree, &popups, i).unwrap_or(area),
+                false => popup_area(self.tree, &self.popups, i).unwrap_or(area),
             };
-            match rect.intersection(&area) {
-                Some(r) => rect = r,
-                None => continue,
-            }
+            rect = rect.intersection(&area)?;
         }
-        if rect.is_empty() || rect.width < cfg.min_width || rect.height < cfg.min_height {
-            continue;
-        }
-        let name = if cfg.undouble_names {
+        let small = rect.width < self.cfg.min_width || rect.height < self.cfg.min_height;
+        (!rect.is_empty() && !small).then_some(rect)
+    }
+
+    /// The name the control is listed under; `None` when the node goes
+    /// unlisted for want of one (an unnamed group, label or empty cell, or
+    /// any unnamed node when unnamed ones are not kept).
+    fn shown_name(&self, node: &UiNode) -> Option<String> {
+        let name = if self.cfg.undouble_names {
             undouble(&node.name).to_owned()
         } else {
             node.name.trim().to_owned()
         };
         let no_value = node.value.as_deref().is_none_or(|v| v.trim().is_empty());
-        if name.is_empty()
-            && (!cfg.include_unnamed
+        let dropped = name.is_empty()
+            && (!self.cfg.include_unnamed
                 || matches!(node.control_type, ControlType::Group | ControlType::Text)
-                || (node.control_type == ControlType::DataItem && no_value))
-        {
-            continue;
-        }
-        // A label repeating the name of the control it sits in (a list row
-        // named after its label) says nothing new.
-        if node.control_type == ControlType::Text
-            && nearest_kept_ancestor(tree, &kept, i)
-                .is_some_and(|(_, aname)| names_match(&name, aname))
-        {
-            continue;
-        }
-        if cfg.dedupe_nested
-            && let Some((arect, aname)) = nearest_kept_ancestor(tree, &kept, i)
-            && *arect == rect
-            && (name.is_empty() || names_match(&name, aname))
-        {
-            continue;
-        }
-        if let Some(slot) = kept.get_mut(i) {
-            *slot = Some((rect, name.clone()));
-        }
-        let value = shown_value(tree, i, node, &name, cfg);
-        picked.push((
-            i,
-            Control {
-                id: 0,
-                value,
-                name,
-                control_type: node.control_type.clone(),
-                rect,
-                handle: node.handle.clone(),
-                role: node.role.clone(),
-                states: node.states,
-                actions: node.actions.clone(),
-                capabilities: node.capabilities,
-            },
-        ));
+                || (node.control_type == ControlType::DataItem && no_value));
+        (!dropped).then_some(name)
     }
 
-    if cfg.drop_duplicates {
-        drop_duplicates(&mut picked);
+    /// Node `i` says nothing its nearest kept ancestor does not: a label
+    /// repeating the name of the control it sits in (a list row named after
+    /// its label), or (with `dedupe_nested`) a node on the same rectangle
+    /// with the same name or none.
+    fn repeats_kept_ancestor(
+        &self,
+        kept: &[Option<(Rect<Screen>, String)>],
+        i: usize,
+        node: &UiNode,
+        name: &str,
+        rect: Rect<Screen>,
+    ) -> bool {
+        let ancestor = || nearest_kept_ancestor(self.tree, kept, i);
+        if node.control_type == ControlType::Text
+            && ancestor().is_some_and(|(_, aname)| names_match(name, aname))
+        {
+            return true;
+        }
+        self.cfg.dedupe_nested
+            && ancestor().is_some_and(|(arect, aname)| {
+                *arect == rect && (name.is_empty() || names_match(name, aname))
+            })
     }
-    drop_covered(tree, &mut picked, &popups);
+}
+
+/// A table showing more than `max` empty cells keeps only its cells with a
+/// value and the focused or selected ones.
+fn drop_empty_cells(picked: &mut Vec<(usize, Control)>, max: usize) {
     let empty_cell = |c: &Control| {
         c.control_type == ControlType::DataItem
             && c.value.is_none()
             && !c.states.contains(States::FOCUSED)
             && !c.states.contains(States::SELECTED)
     };
-    if picked.iter().filter(|(_, c)| empty_cell(c)).count() > cfg.max_empty_cells {
+    if picked.iter().filter(|(_, c)| empty_cell(c)).count() > max {
         picked.retain(|(_, c)| !empty_cell(c));
     }
-    numbered(picked, cfg)
 }
 
 /// hidden[i]: node i is not on screen whatever it says of itself. With

@@ -14,7 +14,7 @@ pub const LABEL_FONT_TTF: &[u8] = include_bytes!("../assets/DejaVuSansMono-Bold.
 /// The bundled label font, parsed (cheap: parsing is lazy).
 pub fn label_font() -> Result<FontRef<'static>> {
     FontRef::try_from_slice(LABEL_FONT_TTF)
-        .map_err(|e| DesktopError::Image(format!("bundled label font: {e}")))
+        .map_err(|e| DesktopError::image_by("cannot read the bundled label font", e))
 }
 
 /// The inked extent of a laid-out string, relative to the pen start on the

@@ -144,7 +144,7 @@ pub async fn observe(
         (Some(s), _) => s,
         (None, Some(e)) => return Err(e),
         (None, None) => {
-            return Err(crate::DesktopError::Image("no screenshot was taken".into()));
+            return Err(crate::DesktopError::image("no screenshot was taken"));
         }
     };
     let images = model_images(shot, &o.controls, style, image, None)?;

@@ -123,9 +123,9 @@ impl ServerHandler for DesktopServer {
 }
 
 /// An [`ActionResult`] as an MCP tool result: a failure is an error result
-/// carrying `[code] message` and the help line; a screenshot is an image
-/// content followed by its frame as JSON text; a string is its text; any
-/// other value is its JSON.
+/// carrying `[code] message`, a `caused by:` line per cause and the help
+/// line; a screenshot is an image content followed by its frame as JSON
+/// text; a string is its text; any other value is its JSON.
 pub fn to_call_result(r: ActionResult) -> CallToolResult {
     if !r.is_success() {
         let report = r.error.unwrap_or_else(|| {
@@ -157,6 +157,10 @@ pub fn to_call_result(r: ActionResult) -> CallToolResult {
 
 fn error_result(e: &ErrorReport) -> CallToolResult {
     let mut text = format!("[{}] {}", e.code, e.message);
+    for c in &e.causes {
+        text.push_str("\ncaused by: ");
+        text.push_str(c);
+    }
     if let Some(h) = &e.help {
         text.push_str("\nhelp: ");
         text.push_str(h);
@@ -220,6 +224,13 @@ mod tests {
         assert_eq!(
             r.content[0].as_text().unwrap().text,
             "[ufo::desktop::x] it broke\nhelp: do y"
+        );
+        let mut e = ErrorReport::new("ufo::desktop::backend", "cannot move the pointer");
+        e.causes = vec!["Access is denied. (os error 5)".into()];
+        let r = to_call_result(ActionResult::failure(e));
+        assert_eq!(
+            r.content[0].as_text().unwrap().text,
+            "[ufo::desktop::backend] cannot move the pointer\ncaused by: Access is denied. (os error 5)"
         );
     }
 }

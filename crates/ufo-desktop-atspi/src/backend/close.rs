@@ -42,7 +42,7 @@ impl AtspiBackend {
         let x = self.x11.clone();
         tokio::task::spawn_blocking(move || ids.iter().rev().try_for_each(|&id| x.close(id)))
             .await
-            .map_err(|e| DesktopError::Backend(format!("close thread: {e}")))??;
+            .map_err(|e| DesktopError::backend_by("the thread closing the windows failed", e))??;
         let deadline = Instant::now() + timeout;
         loop {
             let left = self.x_windows_of(window)?.len();

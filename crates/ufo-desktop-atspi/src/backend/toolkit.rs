@@ -34,7 +34,7 @@ impl AtspiBackend {
                 match (tk, ver) {
                     (Ok(tk), Ok(ver)) => Some(Toolkit::from_name(&tk, &ver)),
                     // No Application interface at all: not GTK.
-                    (Err(DesktopError::Backend(_)), _) => Some(Toolkit::Other),
+                    (Err(DesktopError::Backend { .. }), _) => Some(Toolkit::Other),
                     _ => None,
                 }
             }

@@ -183,128 +183,173 @@ impl AtspiBackend {
     /// application on bus `only` — each application bounded by its own
     /// deadline (see [`Backend::list_windows`]).
     pub(super) async fn windows_now(&self, only: Option<&str>) -> Result<Vec<WindowInfo>> {
-        // One application's windows need not go through the registry: its
-        // root is at the well-known path on its own bus.
-        let apps: Vec<(String, String)> = match only {
-            Some(bus) => vec![(bus.to_owned(), APP_ROOT.to_owned())],
-            None => {
-                let root = bus::registry_root(&self.conn)
-                    .await
-                    .map_err(|e| DesktopError::unreachable_by("the accessibility registry", e))?;
-                let rh = handle("org.a11y.atspi.Registry", APP_ROOT);
-                call(&rh, "GetChildren", root.get_children())
-                    .await?
-                    .iter()
-                    .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
-                    .collect()
-            }
-        };
+        let apps = self.listed_apps(only).await?;
         let dbus = zbus::fdo::DBusProxy::new(&self.conn)
             .await
             .map_err(|e| DesktopError::unreachable_by("the accessibility bus", e))?;
-        let xwins = self.x11.client_windows().unwrap_or_default();
-        let focused_x = self.x11.focused_window();
-
+        let x = XSide {
+            windows: self.x11.client_windows().unwrap_or_default(),
+            focused: self.x11.focused_window(),
+            screen: self.x11.screen_rect(),
+        };
         // Per application: name, pid, windows — all applications at once.
         let per_app = join_all(
             apps.into_iter()
-                .map(|(bus, path)| {
-                    let dbus = &dbus;
-                    let app_bus = bus.clone();
-                    let one_app = async move {
-                        let ah = handle(&bus, &path);
-                        let acc = self.accessible(&ah).await.ok()?;
-                        let pid = async {
-                            match zbus::names::BusName::try_from(bus.as_str()) {
-                                Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
-                                Err(_) => None,
-                            }
-                        };
-                        let (name, kids, pid) = futures::join!(
-                            call(&ah, "Name", acc.name()),
-                            call(&ah, "GetChildren", acc.get_children()),
-                            pid
-                        );
-                        let gtk4 = self.is_gtk4(&bus).await;
-                        let kids = kids.ok()?;
-                        let wins = join_all(
-                            kids.iter()
-                                .filter_map(|k| {
-                                    Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned()))
-                                })
-                                .map(|(b, p)| self.read_window(b, p)),
-                        )
-                        .await;
-                        Some((name.unwrap_or_default(), pid, gtk4, wins))
-                    };
-                    // One hung application must not stall the listing of the
-                    // others: it is left out after a bounded wait, and said.
-                    async move {
-                        match tokio::time::timeout(APP_LIST_DEADLINE, one_app).await {
-                            Ok(v) => Ok(v),
-                            Err(_) => {
-                                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
-                                Err(self.describe_unanswering(dbus, &app_bus).await)
-                            }
-                        }
-                    }
-                }),
+                .map(|(bus, path)| self.read_app_in_time(&dbus, bus, path)),
         )
         .await;
-
         let (answered, silent): (Vec<_>, Vec<_>) = per_app.into_iter().partition(Result::is_ok);
         if let Ok(mut m) = self.unresponsive.lock() {
             *m = silent.into_iter().filter_map(Result::err).collect();
         }
         let mut out = Vec::new();
-        for (app_name, pid, gtk4, wins) in answered.into_iter().filter_map(Result::ok).flatten() {
-            for (wh, title, states, role, ext) in wins.into_iter().flatten() {
-                if !(states.contains(State::Visible) || states.contains(State::Showing)) {
-                    continue;
-                }
-                let xw = Self::match_x_window(&xwins, pid, &title, ext);
-                let rect = window_rect(xw, ext, gtk4);
-                // Window managers and toolkits park helper windows off screen
-                // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
-                if rect.is_some_and(|r| {
-                    r.area() < 64 || r.intersection(&self.x11.screen_rect()).is_none()
-                }) {
-                    continue;
-                }
-                let focused =
-                    states.contains(State::Active) || xw.is_some_and(|x| Some(x.id) == focused_x);
-                // A window the toolkit left unnamed (KCalc) has the title
-                // its title bar shows, else its application's name.
-                let title = [
-                    title.trim(),
-                    xw.map_or("", |x| x.title.trim()),
-                    app_name.trim(),
-                ]
-                .into_iter()
-                .find(|t| !t.is_empty())
-                .unwrap_or("(untitled)")
-                .to_owned();
-                out.push(WindowInfo {
-                    id: xw.map_or_else(|| wh.0.clone(), |x| format!("{:#x}", x.id)),
-                    app_name: app_name.clone(),
-                    pid,
-                    title,
-                    rect,
-                    focused,
-                    handle: wh,
-                    native_id: xw.map(|x| u64::from(x.id)),
-                    // Toolkits disagree on roles (GTK 4's Save As is a
-                    // "filler", Qt's dialogs are not "modal"): X11 says too.
-                    dialog: roles::is_dialog(role)
-                        || states.contains(State::Modal)
-                        || xw.is_some_and(|x| x.dialog || x.modal),
-                    modal: states.contains(State::Modal) || xw.is_some_and(|x| x.modal),
-                    owner: xw.and_then(|x| x.transient_for).map(u64::from),
-                });
+        for mut app in answered.into_iter().filter_map(Result::ok).flatten() {
+            for w in std::mem::take(&mut app.windows).into_iter().flatten() {
+                out.extend(window_info(&app, w, &x));
             }
         }
         Ok(out)
     }
+
+    /// The applications to ask for their windows, as (bus, root path): the
+    /// one on bus `only`, else every one the registry lists.
+    async fn listed_apps(&self, only: Option<&str>) -> Result<Vec<(String, String)>> {
+        // One application's windows need not go through the registry: its
+        // root is at the well-known path on its own bus.
+        if let Some(bus) = only {
+            return Ok(vec![(bus.to_owned(), APP_ROOT.to_owned())]);
+        }
+        let root = bus::registry_root(&self.conn)
+            .await
+            .map_err(|e| DesktopError::unreachable_by("the accessibility registry", e))?;
+        let rh = handle("org.a11y.atspi.Registry", APP_ROOT);
+        Ok(call(&rh, "GetChildren", root.get_children())
+            .await?
+            .iter()
+            .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+            .collect())
+    }
+
+    /// [`Self::read_app`] within [`APP_LIST_DEADLINE`]. One hung application
+    /// must not stall the listing of the others: it is left out after a
+    /// bounded wait, and said (the error is how a person knows it).
+    async fn read_app_in_time(
+        &self,
+        dbus: &zbus::fdo::DBusProxy<'_>,
+        bus: String,
+        path: String,
+    ) -> std::result::Result<Option<AppWindows>, String> {
+        let app_bus = bus.clone();
+        match tokio::time::timeout(APP_LIST_DEADLINE, self.read_app(dbus, bus, path)).await {
+            Ok(v) => Ok(v),
+            Err(_) => {
+                tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
+                Err(self.describe_unanswering(dbus, &app_bus).await)
+            }
+        }
+    }
+
+    /// One application's name, pid, toolkit and top-levels, asked at once;
+    /// `None` when it cannot be read.
+    async fn read_app(
+        &self,
+        dbus: &zbus::fdo::DBusProxy<'_>,
+        bus: String,
+        path: String,
+    ) -> Option<AppWindows> {
+        let ah = handle(&bus, &path);
+        let acc = self.accessible(&ah).await.ok()?;
+        let pid = async {
+            match zbus::names::BusName::try_from(bus.as_str()) {
+                Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
+                Err(_) => None,
+            }
+        };
+        let (name, kids, pid) = futures::join!(
+            call(&ah, "Name", acc.name()),
+            call(&ah, "GetChildren", acc.get_children()),
+            pid
+        );
+        let gtk4 = self.is_gtk4(&bus).await;
+        let kids = kids.ok()?;
+        let windows = join_all(
+            kids.iter()
+                .filter_map(|k| Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned())))
+                .map(|(b, p)| self.read_window(b, p)),
+        )
+        .await;
+        Some(AppWindows {
+            name: name.unwrap_or_default(),
+            pid,
+            gtk4,
+            windows,
+        })
+    }
+}
+
+/// One application as read for the window list.
+struct AppWindows {
+    /// Its accessible name.
+    name: String,
+    /// Its process, as the bus knows it.
+    pid: Option<u32>,
+    /// A GTK 4 application (window-relative extents).
+    gtk4: bool,
+    /// Its top-levels; `None` for one that could not be read.
+    windows: Vec<Option<WindowRead>>,
+}
+
+/// What X11 says while windows are listed: its client windows, the one
+/// with the focus, and the screen.
+struct XSide {
+    windows: Vec<XWindow>,
+    focused: Option<u32>,
+    screen: Rect<Screen>,
+}
+
+/// The window a person works in that top-level `w` of `app` is, matched to
+/// its X window; `None` for one not showing, or parked off screen.
+fn window_info(app: &AppWindows, w: WindowRead, x: &XSide) -> Option<WindowInfo> {
+    let (wh, title, states, role, ext) = w;
+    if !(states.contains(State::Visible) || states.contains(State::Showing)) {
+        return None;
+    }
+    let xw = AtspiBackend::match_x_window(&x.windows, app.pid, &title, ext);
+    let rect = window_rect(xw, ext, app.gtk4);
+    // Window managers and toolkits park helper windows off screen
+    // (xfwm4: 5x5 at -1000,-1000); they are not windows to work in.
+    if rect.is_some_and(|r| r.area() < 64 || r.intersection(&x.screen).is_none()) {
+        return None;
+    }
+    let focused = states.contains(State::Active) || xw.is_some_and(|w| Some(w.id) == x.focused);
+    // A window the toolkit left unnamed (KCalc) has the title
+    // its title bar shows, else its application's name.
+    let title = [
+        title.trim(),
+        xw.map_or("", |w| w.title.trim()),
+        app.name.trim(),
+    ]
+    .into_iter()
+    .find(|t| !t.is_empty())
+    .unwrap_or("(untitled)")
+    .to_owned();
+    Some(WindowInfo {
+        id: xw.map_or_else(|| wh.0.clone(), |w| format!("{:#x}", w.id)),
+        app_name: app.name.clone(),
+        pid: app.pid,
+        title,
+        rect,
+        focused,
+        handle: wh,
+        native_id: xw.map(|w| u64::from(w.id)),
+        // Toolkits disagree on roles (GTK 4's Save As is a
+        // "filler", Qt's dialogs are not "modal"): X11 says too.
+        dialog: roles::is_dialog(role)
+            || states.contains(State::Modal)
+            || xw.is_some_and(|w| w.dialog || w.modal),
+        modal: states.contains(State::Modal) || xw.is_some_and(|w| w.modal),
+        owner: xw.and_then(|w| w.transient_for).map(u64::from),
+    })
 }
 
 /// A top-level as read: handle, title, states, role, extents.

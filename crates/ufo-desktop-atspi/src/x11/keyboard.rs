@@ -56,12 +56,12 @@ impl X11 {
         let mut km = self
             .keymap
             .lock()
-            .map_err(|_| DesktopError::Backend("keyboard map lock poisoned".into()))?;
+            .map_err(|_| DesktopError::backend("keyboard map lock poisoned"))?;
         if km.is_none() {
             *km = Some(self.load_keymap()?);
         }
         let Some(map) = km.as_mut() else {
-            return Err(DesktopError::Backend("no keyboard map".into()));
+            return Err(DesktopError::backend("no keyboard map"));
         };
         let shift = map.codes.get(&0xffe1).map(|c| c.0);
         // Keycodes currently held by this sequence, to release them if it fails
@@ -97,7 +97,7 @@ impl X11 {
                 None => {
                     // Bind the symbol to the scratch keycode (as xdotool does).
                     let scratch = map.scratch.ok_or_else(|| {
-                        DesktopError::Backend(format!(
+                        DesktopError::backend(format!(
                             "no keycode for keysym {sym:#x} and no free keycode to map it"
                         ))
                     })?;

@@ -30,7 +30,7 @@ pub(crate) fn capture(area: Rect<Screen>) -> Result<Screenshot> {
         .intersection(&virtual_screen())
         .filter(|r| r.width > 0 && r.height > 0)
         .ok_or_else(|| {
-            DesktopError::Backend(format!(
+            DesktopError::backend(format!(
                 "the area {}x{}+{}+{} is off the screen",
                 area.width, area.height, area.x, area.y
             ))
@@ -77,7 +77,7 @@ pub(crate) fn capture(area: Rect<Screen>) -> Result<Screenshot> {
         lines
     };
     if lines != h {
-        return Err(DesktopError::Backend(format!(
+        return Err(DesktopError::backend(format!(
             "GDI copied {lines} of {h} lines of the screen"
         )));
     }
@@ -86,7 +86,7 @@ pub(crate) fn capture(area: Rect<Screen>) -> Result<Screenshot> {
         .flat_map(|p| [p[2], p[1], p[0]])
         .collect();
     let image = RgbImage::from_raw(w as u32, h as u32, rgb)
-        .ok_or_else(|| DesktopError::Image("pixel buffer of the wrong size".into()))?;
+        .ok_or_else(|| DesktopError::image("pixel buffer of the wrong size"))?;
     Ok(Screenshot {
         image,
         frame: Frame::at(Point::new(r.x, r.y)),

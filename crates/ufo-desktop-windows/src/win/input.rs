@@ -99,7 +99,7 @@ fn send(inputs: &[km::INPUT]) -> Result<()> {
     if n as usize == inputs.len() {
         Ok(())
     } else {
-        Err(DesktopError::Backend(format!(
+        Err(DesktopError::backend(format!(
             "SendInput took {n} of {} events (another desktop or a higher-integrity window has the input)",
             inputs.len()
         )))
@@ -154,7 +154,7 @@ fn buttons(b: MouseButton) -> (km::MOUSE_EVENT_FLAGS, km::MOUSE_EVENT_FLAGS) {
 pub(crate) fn move_to(p: Point<Screen>) -> Result<()> {
     // SAFETY: plain coordinates.
     unsafe { SetCursorPos(p.x, p.y) }
-        .map_err(|e| DesktopError::Backend(format!("cannot move the pointer: {e}")))
+        .map_err(|e| DesktopError::backend_by("cannot move the pointer", e))
 }
 
 /// Presses (`down`) or releases a button where the pointer is.

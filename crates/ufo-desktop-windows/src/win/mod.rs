@@ -16,6 +16,7 @@ use async_trait::async_trait;
 use std::time::Duration;
 use ufo_core::{ElementHandle, Point, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::keys::{KeyEvent, strokes};
+use ufo_desktop::tools::Tool;
 use ufo_desktop::{
     Backend, DesktopError, Launched, MouseButton, Result, Screenshot, ScreenshotTarget, TreeBudget,
 };
@@ -184,7 +185,7 @@ fn select_item(h: &WinHandle, handle: &ElementHandle) -> Result<()> {
     if done {
         Ok(())
     } else {
-        Err(DesktopError::Backend(format!(
+        Err(DesktopError::backend(format!(
             "the control did not select {}",
             handle.0
         )))
@@ -295,9 +296,7 @@ impl Backend for WindowsBackend {
                 if win32::set_text(w, &text) {
                     Ok(())
                 } else {
-                    Err(DesktopError::Backend(
-                        "the control refused WM_SETTEXT".into(),
-                    ))
+                    Err(DesktopError::backend("the control refused WM_SETTEXT"))
                 }
             }
             WinHandle::Uia { .. } => uia::set_value_text(element(s, &handle)?, &handle.0, &text),
@@ -330,9 +329,7 @@ impl Backend for WindowsBackend {
                     if win32::set_text(w, &new) {
                         Ok(())
                     } else {
-                        Err(DesktopError::Backend(
-                            "the control refused WM_SETTEXT".into(),
-                        ))
+                        Err(DesktopError::backend("the control refused WM_SETTEXT"))
                     }
                 }
                 WinHandle::Uia { .. } => {
@@ -455,9 +452,7 @@ impl Backend for WindowsBackend {
                 if win32::focus_child(w) {
                     Ok(())
                 } else {
-                    Err(DesktopError::Backend(
-                        "the control did not take the focus".into(),
-                    ))
+                    Err(DesktopError::backend("the control did not take the focus"))
                 }
             }
             WinHandle::Uia { .. } => uia::focus(element(s, &handle)?, &handle.0),
@@ -488,7 +483,7 @@ impl Backend for WindowsBackend {
             if win32::activate(h) {
                 Ok(())
             } else {
-                Err(DesktopError::Backend(format!(
+                Err(DesktopError::backend(format!(
                     "Windows did not bring {:?} to the foreground",
                     w.title
                 )))
@@ -570,13 +565,13 @@ impl Backend for WindowsBackend {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| DesktopError::BadArguments {
-                tool: "run_shell".into(),
+                tool: Tool::RunShell.name().to_owned(),
                 detail: "no program to start".into(),
             })?;
         let child = std::process::Command::new(program)
             .args(args)
             .spawn()
-            .map_err(|e| DesktopError::Backend(format!("cannot start {program:?}: {e}")))?;
+            .map_err(|e| DesktopError::backend_by(format!("cannot start {program:?}"), e))?;
         let pid = child.id();
         let started = std::time::Instant::now();
         while started.elapsed() < timeout {
@@ -618,5 +613,5 @@ fn unsafe_parent(h: windows::Win32::Foundation::HWND) -> Result<windows::Win32::
     #[allow(unsafe_code)]
     // SAFETY: any value is accepted.
     unsafe { windows::Win32::UI::WindowsAndMessaging::GetParent(h) }
-        .map_err(|e| DesktopError::Backend(e.message()))
+        .map_err(|e| DesktopError::backend_by("cannot read the parent window", e))
 }

@@ -269,9 +269,7 @@ pub(crate) fn capture(window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree
     let mut root = window_record(top, focus, budget.max_text_chars);
     root.modal = window.modal;
     let Some(root_at) = b.push(&root, &WinHandle::Window(win32::num(top)), None, 0) else {
-        return Err(DesktopError::Backend(
-            "the tree budget allows no node".into(),
-        ));
+        return Err(DesktopError::backend("the tree budget allows no node"));
     };
     b.menu(top, true, root_at, 1);
     let mut queue: VecDeque<(HWND, usize, u32)> = VecDeque::from([(top, root_at, 1)]);

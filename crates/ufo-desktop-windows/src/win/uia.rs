@@ -57,7 +57,7 @@ pub(crate) struct Uia {
 }
 
 fn com(what: &str) -> impl Fn(windows::core::Error) -> DesktopError + '_ {
-    move |e| DesktopError::Backend(format!("UI Automation {what}: {e}"))
+    move |e| DesktopError::backend_by(format!("UI Automation {what} failed"), e)
 }
 
 fn stale(handle: &str) -> impl Fn(windows::core::Error) -> DesktopError + '_ {

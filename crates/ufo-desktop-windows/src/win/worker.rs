@@ -73,7 +73,7 @@ fn spawn(want_uia: bool, uia_available: Arc<Mutex<Option<bool>>>) -> Result<mpsc
                 };
             }
         })
-        .map_err(|e| DesktopError::Backend(format!("cannot start the Windows worker thread: {e}")))?;
+        .map_err(|e| DesktopError::backend_by("cannot start the Windows worker thread", e))?;
     Ok(tx)
 }
 
@@ -112,13 +112,13 @@ impl Worker {
             let tx = self
                 .tx
                 .lock()
-                .map_err(|_| DesktopError::Backend("the Windows worker lock is poisoned".into()))?;
+                .map_err(|_| DesktopError::backend("the Windows worker lock is poisoned"))?;
             tx.send(job)
-                .map_err(|_| DesktopError::Backend("the Windows worker thread ended".into()))?;
+                .map_err(|_| DesktopError::backend("the Windows worker thread ended"))?;
         }
         match tokio::time::timeout(bound, answer).await {
             Ok(Ok(v)) => Ok(v),
-            Ok(Err(_)) => Err(DesktopError::Backend(format!(
+            Ok(Err(_)) => Err(DesktopError::backend(format!(
                 "the Windows worker thread ended during {what}"
             ))),
             Err(_) => {

@@ -53,21 +53,8 @@ pub(super) async fn run(
         Tool::SetEditText => set_edit_text(b, ctx, &parse(name, params)?).await,
         Tool::KeyboardInput => keyboard_input(b, ctx, &parse(name, params)?).await,
         Tool::WheelMouseInput => wheel_mouse_input(b, ctx, &parse(name, params)?, bad).await,
-        Tool::Texts => {
-            let a: params::Texts = parse(name, params)?;
-            let c = control(ctx, a.id, a.name.as_deref())?;
-            Ok(Value::String(b.read_text(&c.handle).await?))
-        }
-        Tool::Wait => {
-            let s = parse::<params::Wait>(name, params)?.seconds;
-            if !(0.0..=MAX_WAIT_SECONDS).contains(&s) {
-                return Err(bad(format!(
-                    "`seconds` is {s}; it must be between 0 and 300"
-                )));
-            }
-            sleep(Duration::from_secs_f64(s)).await;
-            Ok(json!({ "waited": s }))
-        }
+        Tool::Texts => texts(b, ctx, &parse(name, params)?).await,
+        Tool::Wait => wait(&parse(name, params)?, bad).await,
         Tool::Summary => Ok(Value::String(parse::<params::Summary>(name, params)?.text)),
         Tool::SelectApplicationWindow => {
             select_application_window(b, ctx, &parse(name, params)?).await
@@ -81,35 +68,14 @@ pub(super) async fn run(
             )
             .await
         }
-        Tool::ExecuteCommand => {
-            let a: params::ExecuteCommand = parse(name, params)?;
-            let command = a.command;
-            let Some(policy) = &ctx.settings.commands else {
-                return Err(DesktopError::CommandNotAllowed {
-                    command: command.chars().take(200).collect(),
-                    reason: "the command-line agent is not enabled on this device (ENABLED_THIRD_PARTY_AGENTS)".into(),
-                });
-            };
-            let out = policy.run(&command, a.timeout, a.cwd.as_deref()).await?;
-            Ok(serde_json::to_value(out).unwrap_or_default())
-        }
+        Tool::ExecuteCommand => execute_command(ctx, parse(name, params)?).await,
         Tool::GetSystemInfo => Ok(crate::commands::system_info(
             ctx.settings
                 .commands
                 .as_ref()
                 .and_then(|p| p.working_dir.as_deref()),
         )),
-        Tool::CaptureWindowScreenshot => {
-            let shot = screenshot_now(b, ctx).await?;
-            let info = ScreenshotInfo {
-                image_url: png_data_url(&shot.image, ctx.settings.png)?,
-                frame: shot.frame,
-                width: shot.image.width(),
-                height: shot.image.height(),
-            };
-            ctx.last_screenshot = Some(shot);
-            to_json(&info)
-        }
+        Tool::CaptureWindowScreenshot => capture_window_screenshot(b, ctx).await,
         Tool::GetAppWindowControlsTargetInfo => {
             let (tree, controls, _) = controls_now(b, ctx).await?;
             to_json(&ControlsInfo {
@@ -118,31 +84,10 @@ pub(super) async fn run(
                 truncated: tree.truncated,
             })
         }
-        Tool::GetDesktopAppInfo => {
-            let ws = b.list_windows().await?;
-            let entries: Vec<WindowEntry> = ws
-                .iter()
-                .enumerate()
-                .map(|(i, w)| WindowEntry {
-                    id: (i + 1).to_string(),
-                    name: w.title.clone(),
-                    control_type: "Window".into(),
-                    app_name: w.app_name.clone(),
-                    window: w.clone(),
-                })
-                .collect();
-            ctx.windows = ws;
-            to_json(&entries)
-        }
+        Tool::GetDesktopAppInfo => get_desktop_app_info(b, ctx).await,
         Tool::CaptureDesktopScreenshot => {
             let shot = b.screenshot(&ScreenshotTarget::Desktop).await?;
-            let info = ScreenshotInfo {
-                image_url: png_data_url(&shot.image, ctx.settings.png)?,
-                frame: shot.frame,
-                width: shot.image.width(),
-                height: shot.image.height(),
-            };
-            to_json(&info)
+            to_json(&screenshot_info(&shot, ctx)?)
         }
         Tool::GetUiTree => {
             let w = window(ctx)?.clone();
@@ -152,9 +97,79 @@ pub(super) async fn run(
     }
 }
 
+/// The text of a control, read back.
+async fn texts(b: &dyn Backend, ctx: &ToolContext, a: &params::Texts) -> Result<Value> {
+    let c = control(ctx, a.id, a.name.as_deref())?;
+    Ok(Value::String(b.read_text(&c.handle).await?))
+}
+
+/// Waits `seconds` (at most [`MAX_WAIT_SECONDS`]).
+async fn wait(a: &params::Wait, bad: impl Fn(String) -> DesktopError) -> Result<Value> {
+    let s = a.seconds;
+    if !(0.0..=MAX_WAIT_SECONDS).contains(&s) {
+        return Err(bad(format!(
+            "`seconds` is {s}; it must be between 0 and 300"
+        )));
+    }
+    sleep(Duration::from_secs_f64(s)).await;
+    Ok(json!({ "waited": s }))
+}
+
+/// Runs one allowed command of the command-line agent, when it is enabled.
+async fn execute_command(ctx: &ToolContext, a: params::ExecuteCommand) -> Result<Value> {
+    let command = a.command;
+    let Some(policy) = &ctx.settings.commands else {
+        return Err(DesktopError::CommandNotAllowed {
+            command: command.chars().take(200).collect(),
+            reason:
+                "the command-line agent is not enabled on this device (ENABLED_THIRD_PARTY_AGENTS)"
+                    .into(),
+        });
+    };
+    let out = policy.run(&command, a.timeout, a.cwd.as_deref()).await?;
+    Ok(serde_json::to_value(out).unwrap_or_default())
+}
+
+/// A screenshot of the current window, kept in the context for the next
+/// annotated screenshot.
+async fn capture_window_screenshot(b: &dyn Backend, ctx: &mut ToolContext) -> Result<Value> {
+    let shot = screenshot_now(b, ctx).await?;
+    let info = screenshot_info(&shot, ctx)?;
+    ctx.last_screenshot = Some(shot);
+    to_json(&info)
+}
+
+/// A screenshot as the tools return it: a PNG data URL, its frame and size.
+fn screenshot_info(shot: &crate::Screenshot, ctx: &ToolContext) -> Result<ScreenshotInfo> {
+    Ok(ScreenshotInfo {
+        image_url: png_data_url(&shot.image, ctx.settings.png)?,
+        frame: shot.frame,
+        width: shot.image.width(),
+        height: shot.image.height(),
+    })
+}
+
+/// The desktop's windows, numbered from 1 (kept in the context for
+/// `select_application_window`).
+async fn get_desktop_app_info(b: &dyn Backend, ctx: &mut ToolContext) -> Result<Value> {
+    let ws = b.list_windows().await?;
+    let entries: Vec<WindowEntry> = ws
+        .iter()
+        .enumerate()
+        .map(|(i, w)| WindowEntry {
+            id: (i + 1).to_string(),
+            name: w.title.clone(),
+            control_type: "Window".into(),
+            app_name: w.app_name.clone(),
+            window: w.clone(),
+        })
+        .collect();
+    ctx.windows = ws;
+    to_json(&entries)
+}
+
 fn to_json<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v)
-        .map_err(|e| DesktopError::Backend(format!("cannot serialise result: {e}")))
+    serde_json::to_value(v).map_err(|e| DesktopError::backend_by("cannot serialise the result", e))
 }
 
 fn window(ctx: &ToolContext) -> Result<&WindowInfo> {
