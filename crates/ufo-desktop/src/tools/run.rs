@@ -315,13 +315,13 @@ async fn click_input(
             Err(e) => tracing::debug!(action, error = %e, "action failed; clicking at coordinates"),
         }
     }
+    // Where the control is now: its window may have moved since it was
+    // observed (a window manager placing a new window, a person dragging
+    // it), its layout shifted. A control that is gone is an error, not a
+    // click on whatever took its place.
     let mut rect = c.rect;
-    if button == MouseButton::Left && !double && b.prefers_pointer_click(&c) {
-        // Where the control is now; a control that is gone is an error, not
-        // a click on whatever took its place.
-        if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
-            rect = now;
-        }
+    if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
+        rect = now;
     }
     raise(b, ctx).await;
     let p = rect.center();
