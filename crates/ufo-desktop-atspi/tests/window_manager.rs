@@ -90,6 +90,36 @@ async fn calculator_and_mousepad_under_xfwm4() {
     };
     assert_eq!(eventually("42", display).await, "42");
 
+    // The window moves after it was observed (a person drags it): a click
+    // at coordinates relative to it still lands on the "2" the model saw.
+    let id = calc.native_id.expect("the calculator's X window");
+    let moved = std::process::Command::new("xdotool")
+        .args(["windowmove", &id.to_string()])
+        .args([(win.x + 120).to_string(), (win.y + 90).to_string()])
+        .envs(ufo_testkit::desktop_env(&d))
+        .status()
+        .expect("xdotool runs");
+    assert!(moved.success());
+    let now = eventually("moved", || async {
+        let r = b.refresh_node(&calc.handle, 0).await.unwrap().rect.unwrap();
+        if (r.x, r.y) != (win.x, win.y) {
+            "moved".to_owned()
+        } else {
+            format!("{r:?}")
+        }
+    })
+    .await;
+    assert_eq!(now, "moved");
+    let r = act(
+        &b,
+        &mut ctx,
+        "click_on_coordinates",
+        json!({"x": x, "y": y}),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    assert_eq!(eventually("422", display).await, "422");
+
     // Keyboard input reaches mousepad although the calculator had focus.
     let pad = main_window(&b, "mousepad").await;
     let mut ctx = observe(&b, &pad).await;

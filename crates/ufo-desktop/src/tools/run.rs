@@ -315,13 +315,19 @@ async fn click_input(
             Err(e) => tracing::debug!(action, error = %e, "action failed; clicking at coordinates"),
         }
     }
-    // Where the control is now: its window may have moved since it was
-    // observed (a window manager placing a new window, a person dragging
-    // it), its layout shifted. A control that is gone is an error, not a
-    // click on whatever took its place.
     let mut rect = c.rect;
-    if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
-        rect = now;
+    if button == MouseButton::Left && !double && b.prefers_pointer_click(&c) {
+        // Where the control is now; a control that is gone is an error, not
+        // a click on whatever took its place.
+        if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
+            rect = now;
+        }
+    } else if let Some((dx, dy)) = window_moved(b, ctx).await {
+        // Its window moved since it was observed (a window manager placing
+        // a new window, a person dragging it): the control moved with it.
+        // (Not re-read itself: GTK 4 reports an open popover's items where
+        // they are not drawn, and the observation placed them.)
+        rect = Rect::new(rect.x + dx, rect.y + dy, rect.width, rect.height);
     }
     raise(b, ctx).await;
     let p = rect.center();
@@ -340,6 +346,28 @@ async fn click_input(
         result["opened"] = json!(describe(w));
     }
     Ok(result)
+}
+
+/// The observed window's rectangle where the window is now (see
+/// [`window_moved`]): coordinates relative to it land where the model saw.
+async fn window_rect_now(b: &dyn Backend, ctx: &ToolContext) -> Result<Rect<Screen>> {
+    let r = window_rect(ctx)?;
+    Ok(match window_moved(b, ctx).await {
+        Some((dx, dy)) => Rect::new(r.x + dx, r.y + dy, r.width, r.height),
+        None => r,
+    })
+}
+
+/// How far the observed window has moved since it was observed, when it
+/// has (read again; same size, another place). `None` when it has not, or
+/// it cannot be told (no window, no rectangle, resized, or clipped by the
+/// screen's edge when observed).
+async fn window_moved(b: &dyn Backend, ctx: &ToolContext) -> Option<(i32, i32)> {
+    let w = ctx.window.as_ref()?;
+    let then = w.rect?;
+    let now = b.refresh_node(&w.handle, 0).await.ok()?.rect?;
+    let same_size = (now.width, now.height) == (then.width, then.height);
+    (same_size && (now.x, now.y) != (then.x, then.y)).then(|| (now.x - then.x, now.y - then.y))
 }
 
 /// Rows of lists, trees and tables: their accessibility action (GTK's
@@ -424,7 +452,7 @@ async fn click_on_coordinates(
     a: &params::ClickOnCoordinates,
     bad: impl Fn(String) -> DesktopError,
 ) -> Result<Value> {
-    let p = relative_point(&window_rect(ctx)?, a.x, a.y).map_err(bad)?;
+    let p = relative_point(&window_rect_now(b, ctx).await?, a.x, a.y).map_err(bad)?;
     let mark = b.event_mark();
     raise(b, ctx).await;
     b.click_at(p, a.button, a.double).await?;
@@ -438,7 +466,7 @@ async fn drag_on_coordinates(
     a: &params::DragOnCoordinates,
     bad: impl Fn(String) -> DesktopError,
 ) -> Result<Value> {
-    let rect = window_rect(ctx)?;
+    let rect = window_rect_now(b, ctx).await?;
     let from = relative_point(&rect, a.start_x, a.start_y).map_err(&bad)?;
     let to = relative_point(&rect, a.end_x, a.end_y).map_err(&bad)?;
     let (button, duration) = (a.button, a.duration);
