@@ -235,3 +235,27 @@ fn service_mode_outside_a_server_and_a_prompt_without_its_texts_are_refused_befo
     );
     assert!(err.contains("help:"), "{err}");
 }
+
+/// Every script the README tells a user to run as a command
+/// (`scripts/...` at the start of a line) exists and is executable: a
+/// README command that answers "Permission denied" is the first thing a new
+/// user meets.
+#[test]
+fn every_script_the_readme_runs_is_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let scripts: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("scripts/"))
+        .collect();
+    assert!(scripts.len() >= 3, "{scripts:?}");
+    for s in scripts {
+        let meta = std::fs::metadata(root.join(s)).unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert!(
+            meta.permissions().mode() & 0o111 != 0,
+            "{s} is run by the README but is not executable"
+        );
+    }
+}
