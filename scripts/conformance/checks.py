@@ -68,7 +68,7 @@ class Ctx:
         """The first control of `type` (regex on ufo's type) whose name matches `name` (regex)."""
         last = []
         for _ in range(tries):
-            last = self.controls()
+            last = self.stable_controls()
             for c in last:
                 if type and not re.fullmatch(type, c.get("type", "") or ""):
                     continue
@@ -80,6 +80,21 @@ class Ctx:
             time.sleep(0.5)
         listing = ", ".join(f"{c.get('type')}:{c.get('name')!r}" for c in last[:60])
         raise self.fail(f"ufo lists no {type or 'control'} named /{name}/ (it lists {len(last)}: {listing[:300]})")
+
+    def stable_controls(self, tries=6):
+        """The controls once two listings in a row agree (at most `tries`):
+        `ufo act` observes again and numbers the controls again, so an id
+        taken from a listing while the application still changes its tree
+        (a web page loading) could name another control by then."""
+        key = lambda cs: [(c.get("id"), c.get("type"), c.get("name")) for c in cs]
+        last = self.controls()
+        for _ in range(tries):
+            time.sleep(0.2)
+            now = self.controls()
+            if key(now) == key(last):
+                return now
+            last = now
+        return last
 
     def fail(self, msg):
         return self.env.Fail(msg)
