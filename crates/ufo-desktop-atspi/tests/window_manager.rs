@@ -2,6 +2,8 @@
 //! windows come from `_NET_CLIENT_LIST`, focus goes through `_NET_ACTIVE_WINDOW`,
 //! and decorations shift client windows away from the screen origin.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 use common::*;
 use serde_json::json;
@@ -90,35 +92,7 @@ async fn calculator_and_mousepad_under_xfwm4() {
     };
     assert_eq!(eventually("42", display).await, "42");
 
-    // The window moves after it was observed (a person drags it): a click
-    // at coordinates relative to it still lands on the "2" the model saw.
-    let id = calc.native_id.expect("the calculator's X window");
-    let moved = std::process::Command::new("xdotool")
-        .args(["windowmove", &id.to_string()])
-        .args([(win.x + 120).to_string(), (win.y + 90).to_string()])
-        .envs(ufo_testkit::desktop_env(&d))
-        .status()
-        .expect("xdotool runs");
-    assert!(moved.success());
-    let now = eventually("moved", || async {
-        let r = b.refresh_node(&calc.handle, 0).await.unwrap().rect.unwrap();
-        if (r.x, r.y) != (win.x, win.y) {
-            "moved".to_owned()
-        } else {
-            format!("{r:?}")
-        }
-    })
-    .await;
-    assert_eq!(now, "moved");
-    let r = act(
-        &b,
-        &mut ctx,
-        "click_on_coordinates",
-        json!({"x": x, "y": y}),
-    )
-    .await;
-    assert!(r.is_success(), "{r:?}");
-    assert_eq!(eventually("422", display).await, "422");
+    clicks_follow_a_moved_window(&d, &b, &calc, &mut ctx, win, (x, y), display).await;
 
     // Keyboard input reaches mousepad although the calculator had focus.
     let pad = main_window(&b, "mousepad").await;
@@ -157,6 +131,44 @@ async fn calculator_and_mousepad_under_xfwm4() {
         && l.rect.bottom() <= bounds.height));
     tokio::time::sleep(Duration::from_millis(10)).await;
     d.stop().unwrap();
+}
+
+/// The window moves after it was observed (a person drags it): a click at
+/// coordinates relative to it still lands on the "2" the model saw at
+/// `(x, y)` of `win` (the display then reads "422").
+async fn clicks_follow_a_moved_window<F, Fut>(
+    d: &ufo_desktop_atspi::HeadlessDesktop,
+    b: &AtspiBackend,
+    calc: &ufo_core::WindowInfo,
+    ctx: &mut ufo_desktop::tools::ToolContext,
+    win: ufo_core::Rect<ufo_core::Screen>,
+    (x, y): (f64, f64),
+    display: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let id = calc.native_id.expect("the calculator's X window");
+    let moved = std::process::Command::new("xdotool")
+        .args(["windowmove", &id.to_string()])
+        .args([(win.x + 120).to_string(), (win.y + 90).to_string()])
+        .envs(ufo_testkit::desktop_env(d))
+        .status()
+        .expect("xdotool runs");
+    assert!(moved.success());
+    let now = eventually("moved", || async {
+        let r = b.refresh_node(&calc.handle, 0).await.unwrap().rect.unwrap();
+        if (r.x, r.y) != (win.x, win.y) {
+            "moved".to_owned()
+        } else {
+            format!("{r:?}")
+        }
+    })
+    .await;
+    assert_eq!(now, "moved");
+    let r = act(b, ctx, "click_on_coordinates", json!({"x": x, "y": y})).await;
+    assert!(r.is_success(), "{r:?}");
+    assert_eq!(eventually("422", display).await, "422");
 }
 
 /// `app`'s main window once the window manager has stopped moving it: two

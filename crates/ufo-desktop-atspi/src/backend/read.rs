@@ -198,10 +198,16 @@ impl AtspiBackend {
             lean,
         } = ask;
         let acc = self.accessible(h).await?;
-        let get_all = split_handle(h)
+        let toolkit = split_handle(h)
             .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus))
-            .is_some_and(super::Toolkit::answers_get_all);
+            .and_then(|(bus, _)| self.known_toolkit(bus));
+        let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
+        // GTK 3's bridge answers over a private socket, where a round costs
+        // more than a call: a node that may turn out hidden is asked its
+        // name, description and count (one GetAll) with its states anyway,
+        // one call lost if it is hidden, a round saved if it is not (the
+        // rows of a list read by what is on screen all are).
+        let eager = get_all && toolkit == Some(super::Toolkit::Gtk(3));
         let (role, states, ifaces, mut known) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
             // a negative count is one not known yet.
@@ -226,7 +232,7 @@ impl AtspiBackend {
                     self.identity(h, &acc),
                     call(h, "GetState", acc.get_state()),
                     async {
-                        match lean {
+                        match lean && !eager {
                             true => Known::default(),
                             false => self.name_and_count(h, &acc, get_all).await,
                         }
