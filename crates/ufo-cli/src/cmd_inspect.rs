@@ -72,6 +72,13 @@ pub(crate) struct ActArgs {
     /// The arguments as a JSON object, e.g. '{"id": "3", "name": "7"}'.
     #[arg(long, default_value = "{}")]
     args: String,
+    /// The control by its handle, as `ufo inspect --json` printed it: its
+    /// `id` (and `name`) in the observation this command makes are filled
+    /// in. Ids are numbered afresh by every observation, so an id read from
+    /// an earlier `ufo inspect` names another control once the window's
+    /// tree has changed (a page still loading); a handle does not.
+    #[arg(long)]
+    handle: Option<String>,
 }
 
 pub(crate) async fn windows(args: WindowsArgs) -> Result<ExitCode, ErrorReport> {
@@ -259,6 +266,38 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
     Ok(ExitCode::SUCCESS)
 }
 
+/// Fills `params`' `id` and `name` with those of the control whose handle is
+/// `handle` in the observation `ctx` holds.
+fn by_handle(
+    params: &mut serde_json::Value,
+    ctx: &ToolContext,
+    handle: &str,
+) -> Result<(), ErrorReport> {
+    let Some(c) = ctx.controls.iter().find(|c| c.handle.0 == handle) else {
+        return Err(CliError::BadOption {
+            option: "--handle",
+            message: format!(
+                "names no control of this observation ({} controls): the control is gone or \
+                 no longer listed",
+                ctx.controls.len()
+            ),
+            help: "run `ufo inspect --json` again and take the handle from it",
+        }
+        .report());
+    };
+    let Some(obj) = params.as_object_mut() else {
+        return Err(CliError::BadOption {
+            option: "--args",
+            message: "is not a JSON object".into(),
+            help: r#"pass a JSON object, e.g. --args '{"text": "hello"}'"#,
+        }
+        .report());
+    };
+    obj.insert("id".into(), serde_json::json!(c.id));
+    obj.insert("name".into(), serde_json::json!(c.name));
+    Ok(())
+}
+
 pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
     if args.list {
         for spec in catalog() {
@@ -316,6 +355,10 @@ pub(crate) async fn act(args: ActArgs) -> Result<ExitCode, ErrorReport> {
             print_json(&r)?;
             return Ok(ExitCode::FAILURE);
         }
+    }
+    let mut params = params;
+    if let Some(h) = &args.handle {
+        by_handle(&mut params, &ctx, h)?;
     }
     let cmd = Command {
         tool_name: tool,

@@ -169,6 +169,76 @@ fn inspect_act_screenshot_and_bench_on_the_calculator() {
     );
 }
 
+/// `ufo act --handle` acts on the control `ufo inspect --json` printed,
+/// whatever id it has in the observation `act` makes; a handle that names
+/// no control is a clear error.
+#[test]
+fn act_by_handle_presses_the_control_inspect_printed() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    let (_stop, _) = start_desktop(s, "default");
+    launch(s, "default", "gnome-calculator");
+    let controls = ok_json(&ufo(s, &["inspect", "--app", "gnome-calculator", "--json"]));
+    let eight = controls
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "8" && c["type"] == "Button")
+        .expect("button 8")
+        .clone();
+    let handle = eight["handle"].as_str().unwrap();
+    let r = ok_json(&ufo(
+        s,
+        &[
+            "act",
+            "--app",
+            "gnome-calculator",
+            "click_input",
+            "--handle",
+            handle,
+        ],
+    ));
+    assert_eq!(r["status"], "success", "{r}");
+    let mut shown = String::new();
+    for _ in 0..200 {
+        let tree = ok_json(&ufo(
+            s,
+            &["inspect", "--app", "gnome-calculator", "--all", "--json"],
+        ));
+        shown = tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["role"] == "text" && n["capabilities"]["editable_text"] == true)
+            .and_then(|n| n["value"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        if shown == "8" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(shown, "8");
+
+    let out = ufo(
+        s,
+        &[
+            "act",
+            "--app",
+            "gnome-calculator",
+            "click_input",
+            "--handle",
+            ":1.999|/org/a11y/atspi/accessible/nothing",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ufo::cli::bad_args") && err.contains("--handle") && err.contains("help:"),
+        "{err}"
+    );
+}
+
 #[test]
 fn llm_format_prints_the_request_without_secrets() {
     let messages = r#"[{"name":"system","role":"system","content":"You are a helpful assistant","url":null},
