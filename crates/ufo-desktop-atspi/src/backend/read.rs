@@ -208,6 +208,12 @@ impl AtspiBackend {
         // one call lost if it is hidden, a round saved if it is not (the
         // rows of a list read by what is on screen all are).
         let eager = get_all && toolkit == Some(super::Toolkit::Gtk(3));
+        // An element whose remembered role never has children in its
+        // toolkit is not asked its child count (see `Toolkit::leaf_role`).
+        let leaf = toolkit
+            .zip(self.identity.get(h))
+            .is_some_and(|(t, (role, _))| t.leaf_role(role))
+            .then_some(0);
         let (role, states, ifaces, mut known) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
             // a negative count is one not known yet.
@@ -234,7 +240,7 @@ impl AtspiBackend {
                     async {
                         match lean && !eager {
                             true => Known::default(),
-                            false => self.name_and_count(h, &acc, get_all).await,
+                            false => self.name_and_count(h, &acc, get_all, leaf).await,
                         }
                     },
                 );
@@ -245,6 +251,7 @@ impl AtspiBackend {
         if max_children.is_none() {
             known.count = Some(0);
         }
+        known.count = known.count.or(leaf);
         if lean && !states.contains(State::Showing) && !states.contains(State::Defunct) {
             return Ok(RawNode::identity(
                 role,
@@ -316,6 +323,7 @@ impl AtspiBackend {
         h: &ElementHandle,
         acc: &AccessibleProxy<'static>,
         get_all: bool,
+        count: Option<i32>,
     ) -> Known {
         if get_all && let Ok(k) = self.accessible_properties(h).await {
             return k;
@@ -323,7 +331,12 @@ impl AtspiBackend {
         let (name, description, count) = futures::join!(
             call(h, "Name", acc.name()),
             call(h, "Description", acc.description()),
-            call(h, "ChildCount", acc.child_count()),
+            async {
+                match count {
+                    Some(n) => Ok(n),
+                    None => call(h, "ChildCount", acc.child_count()).await,
+                }
+            },
         );
         if let Err(e) = &count {
             tracing::debug!(%h, error = %e, "ChildCount failed");
