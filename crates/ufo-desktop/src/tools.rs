@@ -51,6 +51,7 @@ mod operator;
 pub mod params;
 mod run;
 mod spec;
+mod text_entry;
 
 pub use args::{
     CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
