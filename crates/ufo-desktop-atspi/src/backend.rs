@@ -15,20 +15,11 @@ use crate::x11::{X11, XWindow};
 use async_trait::async_trait;
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
-use atspi::proxy::application::ApplicationProxy;
 use atspi::proxy::cache::CacheProxy;
-use atspi::proxy::component::ComponentProxy;
-use atspi::proxy::editable_text::EditableTextProxy;
-use atspi::proxy::selection::SelectionProxy;
-use atspi::proxy::table::TableProxy;
-use atspi::proxy::table_cell::TableCellProxy;
-use atspi::proxy::text::TextProxy;
-use atspi::proxy::value::ValueProxy;
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
 use capture::format_number;
 use futures::future::join_all;
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use ufo_core::geometry::Frame;
@@ -38,13 +29,13 @@ use ufo_desktop::keys::KeyEvent;
 use ufo_desktop::{
     Backend, DesktopError, Launched, MouseButton, Screenshot, ScreenshotTarget, TreeBudget,
 };
-use zbus::fdo::PropertiesProxy;
 use zbus::proxy::CacheProperties;
 
 mod capture;
 mod children;
 mod close;
 mod content;
+mod dbus;
 mod identity;
 mod live;
 mod naming;
@@ -53,6 +44,8 @@ mod read;
 mod toolkit;
 mod walk;
 mod windows;
+pub(crate) use dbus::call;
+use dbus::{Route, call_within, map_err};
 pub(crate) use toolkit::Toolkit;
 
 use children::Children;
@@ -158,87 +151,6 @@ pub(crate) fn handle(bus: &str, path: &str) -> ElementHandle {
     ElementHandle(format!("{bus}|{path}"))
 }
 
-/// Maps a zbus error on element `h` to a typed error: vanished objects and
-/// applications become [`DesktopError::StaleElement`].
-fn map_err(h: &ElementHandle, e: zbus::Error) -> DesktopError {
-    let text = e.to_string();
-    let stale = matches!(e, zbus::Error::InputOutput(_))
-        || [
-            "UnknownObject",
-            "ServiceUnknown",
-            "NameHasNoOwner",
-            "NoReply",
-            "UnknownMethod",
-            "Disconnected",
-            "defunct",
-        ]
-        .iter()
-        .any(|k| text.contains(k));
-    if stale {
-        DesktopError::StaleElement {
-            handle: h.0.clone(),
-            detail: text,
-        }
-    } else {
-        DesktopError::backend_by(format!("AT-SPI call on {h} failed"), e)
-    }
-}
-
-/// Runs a D-Bus future with [`CALL_TIMEOUT`].
-pub(crate) async fn call<T>(
-    h: &ElementHandle,
-    what: &str,
-    f: impl Future<Output = zbus::Result<T>>,
-) -> Result<T> {
-    call_within(CALL_TIMEOUT, h, what, f).await
-}
-
-/// Runs a D-Bus future with the given time limit.
-async fn call_within<T>(
-    limit: Duration,
-    h: &ElementHandle,
-    what: &str,
-    f: impl Future<Output = zbus::Result<T>>,
-) -> Result<T> {
-    tracing::trace!(what, %h, "call");
-    match tokio::time::timeout(limit, f).await {
-        Ok(r) => r.map_err(|e| map_err(h, e)),
-        Err(_) => Err(DesktopError::Timeout {
-            what: format!("{what} on {h}"),
-            millis: limit.as_millis() as u64,
-        }),
-    }
-}
-
-macro_rules! proxy_fn {
-    ($fn:ident, $ty:ident) => {
-        pub(crate) async fn $fn(&self, h: &ElementHandle) -> Result<$ty<'static>> {
-            let (bus, path) = split_handle(h)?;
-            let route = self.route(bus).await;
-            let b = match &route {
-                Route::Bus => $ty::builder(&self.conn)
-                    .destination(bus.to_owned())
-                    .map_err(|e| map_err(h, e))?,
-                Route::P2p(c) => $ty::builder(c),
-            };
-            let b = b.path(path.to_owned()).map_err(|e| map_err(h, e))?;
-            b.cache_properties(CacheProperties::No)
-                .build()
-                .await
-                .map_err(|e| map_err(h, e))
-        }
-    };
-}
-
-/// How calls to one application travel.
-#[derive(Clone)]
-enum Route {
-    /// Through the accessibility bus daemon.
-    Bus,
-    /// Over the application's private socket (GTK3, LibreOffice): one hop less.
-    P2p(zbus::Connection),
-}
-
 impl AtspiBackend {
     /// Connects to the accessibility bus and X display of `target`.
     pub async fn connect(target: &DesktopTarget) -> Result<Self> {
@@ -288,86 +200,6 @@ impl AtspiBackend {
             popover_open: Mutex::new(std::collections::HashSet::new()),
         })
     }
-
-    /// How to reach the application on `bus`: its private socket when it offers
-    /// one (asked once per application), else the bus.
-    async fn route(&self, bus: &str) -> Route {
-        if !self.use_p2p || !bus.starts_with(':') {
-            return Route::Bus;
-        }
-        if let Some(r) = self.routes.lock().await.get(bus) {
-            return r.clone();
-        }
-        // Opened without the lock held, so a slow application delays only itself;
-        // if two callers race, the first route stored wins.
-        let route = self.open_p2p(bus).await.map_or(Route::Bus, Route::P2p);
-        self.routes
-            .lock()
-            .await
-            .entry(bus.to_owned())
-            .or_insert(route)
-            .clone()
-    }
-
-    async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {
-        let h = handle(bus, "/org/a11y/atspi/accessible/root");
-        let app = ApplicationProxy::builder(&self.conn)
-            .destination(bus.to_owned())
-            .ok()?
-            .path("/org/a11y/atspi/accessible/root")
-            .ok()?
-            .cache_properties(CacheProperties::No)
-            .build()
-            .await
-            .ok()?;
-        // GTK4 answers UnknownMethod: it has no private socket.
-        let addr = call(
-            &h,
-            "GetApplicationBusAddress",
-            app.get_application_bus_address(),
-        )
-        .await
-        .ok()?;
-        if addr.is_empty() {
-            return None;
-        }
-        let builder = zbus::connection::Builder::address(addr.as_str())
-            .ok()?
-            .p2p();
-        tokio::time::timeout(CALL_TIMEOUT, builder.build())
-            .await
-            .ok()?
-            .ok()
-    }
-
-    proxy_fn!(accessible, AccessibleProxy);
-    proxy_fn!(component, ComponentProxy);
-    proxy_fn!(action, ActionProxy);
-    proxy_fn!(text, TextProxy);
-    proxy_fn!(editable, EditableTextProxy);
-    proxy_fn!(value, ValueProxy);
-    proxy_fn!(selection, SelectionProxy);
-    proxy_fn!(application, ApplicationProxy);
-    proxy_fn!(table, TableProxy);
-
-    /// The D-Bus properties of element `h`. The standard interface's proxy
-    /// has no default destination, which a private socket still needs
-    /// named (the peer ignores it): the bus name is given either way.
-    pub(crate) async fn properties(&self, h: &ElementHandle) -> Result<PropertiesProxy<'static>> {
-        let (bus, path) = split_handle(h)?;
-        let b = match self.route(bus).await {
-            Route::Bus => PropertiesProxy::builder(&self.conn),
-            Route::P2p(c) => PropertiesProxy::builder(&c),
-        };
-        b.destination(bus.to_owned())
-            .and_then(|b| b.path(path.to_owned()))
-            .map_err(|e| map_err(h, e))?
-            .cache_properties(CacheProperties::No)
-            .build()
-            .await
-            .map_err(|e| map_err(h, e))
-    }
-    proxy_fn!(table_cell, TableCellProxy);
 
     /// Runs X11 input off the async workers: it holds the input lock and
     /// sleeps between events (a drag for its whole duration, typing 2 ms a
