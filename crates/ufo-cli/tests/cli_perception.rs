@@ -46,26 +46,7 @@ fn inspect_act_screenshot_and_bench_on_the_calculator() {
         ],
     ));
     assert_eq!(r["status"], "success", "{r}");
-    let mut shown = String::new();
-    for _ in 0..200 {
-        let tree = ok_json(&ufo(
-            s,
-            &["inspect", "--app", "gnome-calculator", "--all", "--json"],
-        ));
-        shown = tree["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["role"] == "text" && n["capabilities"]["editable_text"] == true)
-            .and_then(|n| n["value"].as_str())
-            .unwrap_or_default()
-            .to_owned();
-        if shown == "7" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert_eq!(shown, "7");
+    assert_eq!(calculator_display(s, "7"), "7");
 
     // A wrong name is refused with UFO's message and a non-zero exit.
     let out = ufo(
@@ -169,6 +150,31 @@ fn inspect_act_screenshot_and_bench_on_the_calculator() {
     );
 }
 
+/// What the calculator's display shows once it shows `want` (read with
+/// `ufo inspect --all`, at most 10 s), else what it showed last.
+fn calculator_display(s: &std::path::Path, want: &str) -> String {
+    let mut shown = String::new();
+    for _ in 0..200 {
+        let tree = ok_json(&ufo(
+            s,
+            &["inspect", "--app", "gnome-calculator", "--all", "--json"],
+        ));
+        shown = tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["role"] == "text" && n["capabilities"]["editable_text"] == true)
+            .and_then(|n| n["value"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        if shown == want {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    shown
+}
+
 /// `ufo act --handle` acts on the control `ufo inspect --json` printed,
 /// whatever id it has in the observation `act` makes; a handle that names
 /// no control is a clear error.
@@ -199,26 +205,7 @@ fn act_by_handle_presses_the_control_inspect_printed() {
         ],
     ));
     assert_eq!(r["status"], "success", "{r}");
-    let mut shown = String::new();
-    for _ in 0..200 {
-        let tree = ok_json(&ufo(
-            s,
-            &["inspect", "--app", "gnome-calculator", "--all", "--json"],
-        ));
-        shown = tree["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["role"] == "text" && n["capabilities"]["editable_text"] == true)
-            .and_then(|n| n["value"].as_str())
-            .unwrap_or_default()
-            .to_owned();
-        if shown == "8" {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert_eq!(shown, "8");
+    assert_eq!(calculator_display(s, "8"), "8");
 
     let out = ufo(
         s,

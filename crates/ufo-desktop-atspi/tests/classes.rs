@@ -19,11 +19,12 @@ use ufo_core::{Control, ControlType};
 use ufo_desktop::Backend;
 use ufo_desktop_atspi::HeadlessDesktop;
 
-/// Runs a pyatspi snippet (Debian's python3) against `d`'s buses; its stdout.
-fn pyatspi(d: &HeadlessDesktop, code: &str) -> String {
+/// Runs a Python snippet with Debian's python3 (which has pyatspi and Gio)
+/// against `d`'s buses; its stdout.
+fn python(d: &HeadlessDesktop, code: &str) -> String {
     let out = Proc::new("/usr/bin/python3")
         .arg("-c")
-        .arg(format!("import pyatspi\n{code}"))
+        .arg(code)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .envs(ufo_testkit::desktop_env(d))
@@ -31,10 +32,15 @@ fn pyatspi(d: &HeadlessDesktop, code: &str) -> String {
         .expect("python3 runs");
     assert!(
         out.status.success(),
-        "pyatspi failed: {}",
+        "python3 failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Runs a pyatspi snippet against `d`'s buses; its stdout.
+fn pyatspi(d: &HeadlessDesktop, code: &str) -> String {
+    python(d, &format!("import pyatspi\n{code}"))
 }
 
 /// A pyatspi walk printing `role<TAB>name<TAB>text<TAB>states` of every
@@ -532,23 +538,7 @@ for bus, path in json.loads({json:?}):
 "#,
         json = serde_json::to_string(elements).unwrap()
     );
-    let out = Proc::new("/usr/bin/python3")
-        .arg("-c")
-        .arg(code)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .envs(ufo_testkit::desktop_env(d))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "GetChildren failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    python(d, &code).lines().map(str::to_owned).collect()
 }
 
 /// GTK 3's cache lists most elements' children, and a capture takes them
