@@ -210,8 +210,9 @@ impl AtspiBackend {
         let eager = get_all && toolkit == Some(super::Toolkit::Gtk(3));
         // An element whose remembered role never has children in its
         // toolkit is not asked its child count (see `Toolkit::leaf_role`).
+        let remembered = self.identity.get(h);
         let leaf = toolkit
-            .zip(self.identity.get(h))
+            .zip(remembered)
             .is_some_and(|(t, (role, _))| t.leaf_role(role))
             .then_some(0);
         let (role, states, ifaces, mut known) = match hint {
@@ -235,7 +236,7 @@ impl AtspiBackend {
                 // hidden (then they wait for its states: a hidden node's are
                 // never needed).
                 let (identity, states, known) = futures::join!(
-                    self.identity(h, &acc),
+                    self.identity(h, &acc, remembered),
                     call(h, "GetState", acc.get_state()),
                     async {
                         match lean && !eager {
@@ -291,14 +292,15 @@ impl AtspiBackend {
         })
     }
 
-    /// Role and interfaces of `h`: remembered, or asked and remembered
+    /// Role and interfaces of `h`: `remembered`, or asked and remembered
     /// (see `identity.rs`).
     async fn identity(
         &self,
         h: &ElementHandle,
         acc: &AccessibleProxy<'static>,
+        remembered: Option<(Role, InterfaceSet)>,
     ) -> Result<(Role, InterfaceSet)> {
-        if let Some(x) = self.identity.get(h) {
+        if let Some(x) = remembered {
             return Ok(x);
         }
         let (role, ifaces) = futures::join!(

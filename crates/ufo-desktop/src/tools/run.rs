@@ -323,12 +323,12 @@ async fn click_input(
         if let Some(now) = b.refresh_node(&c.handle, 0).await?.rect {
             rect = now;
         }
-    } else if let Some((dx, dy)) = window_moved(b, ctx).await {
+    } else if let Some(moved) = window_moved(b, ctx).await {
         // Its window moved since it was observed (a window manager placing
         // a new window, a person dragging it): the control moved with it.
         // (Not re-read itself: GTK 4 reports an open popover's items where
         // they are not drawn, and the observation placed them.)
-        rect = Rect::new(rect.x + dx, rect.y + dy, rect.width, rect.height);
+        rect = shifted(rect, moved);
     }
     raise(b, ctx).await;
     let p = rect.center();
@@ -354,9 +354,14 @@ async fn click_input(
 async fn window_rect_now(b: &dyn Backend, ctx: &ToolContext) -> Result<Rect<Screen>> {
     let r = window_rect(ctx)?;
     Ok(match window_moved(b, ctx).await {
-        Some((dx, dy)) => Rect::new(r.x + dx, r.y + dy, r.width, r.height),
+        Some(moved) => shifted(r, moved),
         None => r,
     })
+}
+
+/// `r` moved by `(dx, dy)`.
+fn shifted(r: Rect<Screen>, (dx, dy): (i32, i32)) -> Rect<Screen> {
+    Rect::new(r.x + dx, r.y + dy, r.width, r.height)
 }
 
 /// How far the observed window has moved since it was observed, when it
