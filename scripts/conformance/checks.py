@@ -26,7 +26,8 @@ TOOLKIT = {
 
 # The Debian package each corpus key comes from (its version goes into the report).
 PACKAGES = {
-    "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples", "galculator": "galculator",
+    "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples",
+    "gtk3-icon-browser": "gtk-3-examples", "galculator": "galculator",
     "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
     "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
     "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
@@ -34,7 +35,7 @@ PACKAGES = {
     "swing": "openjdk-17-jre",
 }
 
-REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "galculator", "gnumeric", "thunar",
+REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-icon-browser", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
                      "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
@@ -881,6 +882,15 @@ CHECKS = [
            act("click_input", "ListItem|Text|DataItem", "^banana$"), act("click_input", "Button", "^Save$")],
           verify_all(verify_state("label", "^banana$", "selected"),
                      verify_file("$WORK/swing-out.txt", contains="fruit=banana")), settle=2),
+    # ---- gtk3-icon-browser (GTK 3's GtkIconView)
+    Check("gtk3-icon-browser", "rows", "click the category 'Emotes' → every icon AT-SPI draws in the icon view is listed by its caption",
+          ["gtk3-icon-browser"],
+          [act("click_input", "ListItem", "^Emotes$"), sleep(1), remember_listing()],
+          lambda ctx: verify_icons_listed(ctx, at_least=10)),
+    Check("gtk3-icon-browser", "activate", "category 'Emotes', click_input the icon 'face-cool' (the view opens on one click) → its window opens",
+          ["gtk3-icon-browser"],
+          [act("click_input", "ListItem", "^Emotes$"), sleep(1), act("click_input", "ListItem", "^face-cool$"), sleep(1)],
+          lambda ctx: verify_window_named(ctx, "^face-cool$")),
     # ---- window titles (issue 27: windows named "")
     Check("kcalc", "title", "`ufo windows` titles KCalc's window as X does (xprop _NET_WM_NAME)",
           ["kcalc"], [], verify_window_title),
@@ -917,3 +927,35 @@ def verify_rows_listed(ctx, names):
     missing = [n for n in names if n not in listed]
     if missing:
         raise ctx.fail(f"rows {missing} are on screen but not in ufo's list ({len(listing)} controls)")
+
+
+def _inside(r, area):
+    return (r and area and r[2] > 0 and r[3] > 0 and r[0] < area[0] + area[2] and area[0] < r[0] + r[2]
+            and r[1] < area[1] + area[3] and area[1] < r[1] + r[3])
+
+
+def verify_icons_listed(ctx, at_least):
+    """Every icon-view item AT-SPI places inside its (showing) view is listed as a
+    ListItem named by its caption (the item's text), whatever its own showing state."""
+    views = [v for v in ctx.atspi_find(role="layered pane") if "showing" in v["states"]]
+    if not views:
+        raise ctx.fail("AT-SPI shows no icon view (layered pane)")
+    area = views[0]["extents"]
+    drawn = [i.get("text") or i["name"] for i in ctx.atspi_find(role="icon")
+             if "selectable" in i["states"] and _inside(i["extents"], area)]
+    if len(drawn) < at_least:
+        raise ctx.fail(f"AT-SPI draws {len(drawn)} icons in the view, fewer than {at_least}: {drawn}")
+    listing = ctx.vars.get("listing") or ctx.controls()
+    listed = {(c.get("name") or "").strip() for c in listing if c.get("type") == "ListItem"}
+    missing = [n for n in drawn if n not in listed]
+    if missing:
+        raise ctx.fail(f"{len(missing)} of {len(drawn)} icons drawn in the view are not listed: {missing[:6]}")
+
+
+def verify_window_named(ctx, regex):
+    """A window whose name matches is on the AT-SPI registry for the app (a frame or dialog)."""
+    def found():
+        wins = [w for role in ("frame", "dialog", "window") for w in ctx.atspi_find(role=role, name=regex)]
+        return bool(wins), wins
+    if not _poll(found)[0]:
+        raise ctx.fail(f"no window named /{regex}/ opened")

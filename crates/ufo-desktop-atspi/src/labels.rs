@@ -260,7 +260,8 @@ pub(crate) fn label_beside(
 
 /// The text a person reads on a control that has no name: its labels (up to
 /// two levels down), joined. GTK list rows and LibreOffice's sidebar buttons
-/// carry their text in a child label.
+/// carry their text in a child label; an icon view's item (a list item
+/// without labels) in its own text.
 pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
     if !matches!(
         nodes.get(i)?.control_type,
@@ -288,7 +289,20 @@ pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
         }
         level = next;
     }
-    let text = words.join(" ");
+    let mut text = words.join(" ");
+    // An icon view's item carries its caption as its own text.
+    let own = nodes.get(i)?;
+    if text.is_empty()
+        && matches!(
+            own.control_type,
+            ControlType::ListItem | ControlType::TreeItem
+        )
+    {
+        let caption = own.value.as_deref().unwrap_or_default().trim();
+        if !caption.contains('\n') {
+            caption.clone_into(&mut text);
+        }
+    }
     (!text.is_empty() && text.chars().count() <= 80).then_some(text)
 }
 

@@ -82,6 +82,17 @@ pub fn control_type(role: Role) -> ControlType {
     }
 }
 
+/// The control type of an element with `role` and AT-SPI `states`: as
+/// [`control_type`], except that a selectable icon or image is an item of
+/// an icon view (GTK 3's GtkIconView, Thunar's, Qt's list view in icon
+/// mode), which a person picks like a list's row: a `ListItem`.
+pub fn control_type_of(role: Role, states: StateSet) -> ControlType {
+    match role {
+        Role::Icon | Role::Image if states.contains(State::Selectable) => ControlType::ListItem,
+        _ => control_type(role),
+    }
+}
+
 /// True for the roles of windows an application opens over its main window.
 pub fn is_dialog(role: Role) -> bool {
     matches!(
@@ -103,6 +114,16 @@ mod tests {
         assert_eq!(control_type(Role::PageTab), ControlType::TabItem);
         assert_eq!(control_type(Role::Frame), ControlType::Window);
         assert_eq!(Role::ToggleButton.name(), "toggle button");
+    }
+
+    #[test]
+    fn a_selectable_icon_is_an_icon_views_item() {
+        let item = StateSet::new(State::Selectable | State::Visible);
+        assert_eq!(control_type_of(Role::Icon, item), ControlType::ListItem);
+        assert_eq!(control_type_of(Role::Image, item), ControlType::ListItem);
+        let picture = StateSet::new(State::Visible);
+        assert_eq!(control_type_of(Role::Icon, picture), ControlType::Image);
+        assert_eq!(control_type_of(Role::Button, item), ControlType::Button);
     }
 }
 

@@ -82,7 +82,7 @@ impl AtspiBackend {
             depth,
             handle: h,
             role: raw.role.name().to_owned(),
-            control_type: roles::control_type(raw.role),
+            control_type: roles::control_type_of(raw.role, raw.states),
             name: raw.name,
             description: raw.description,
             value,

@@ -291,6 +291,7 @@ impl AtspiBackend {
                 return None;
             }
             let old = &tree.nodes[i];
+            let (role, states) = (raw.role, raw.states);
             let mut node = self.to_node(
                 raw,
                 old.handle.clone(),
@@ -306,6 +307,11 @@ impl AtspiBackend {
             }
             if node.role == old.role {
                 node.control_type = old.control_type.clone();
+            }
+            if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p))
+                && super::read::seen_despite_state(role, states, &node, parent)
+            {
+                node.states |= ufo_core::States::SHOWING;
             }
             node.children = std::mem::take(&mut tree.nodes[i].children);
             tree.nodes[i] = node;

@@ -155,6 +155,37 @@ impl ReadNode {
     }
 }
 
+/// True for an element whose "not showing" may be stale: GTK 3 icon-view
+/// items (role icon, selectable — GtkIconView, Thunar's ExoIconView) work
+/// out "showing" when they are made, before the view lays them out, and
+/// keep it: after the view's model changes (another folder, another
+/// category) every item drawn says visible but not showing. Such an item is
+/// read in full; its rectangle inside its showing parent tells (see
+/// [`seen_despite_state`]).
+pub(crate) fn showing_may_be_stale(role: Role, states: StateSet) -> bool {
+    role == Role::Icon
+        && states.contains(State::Visible)
+        && states.contains(State::Selectable)
+        && !states.contains(State::Showing)
+}
+
+/// `node` (read from an element of `role` with AT-SPI `states`) is drawn
+/// inside `parent` although its state says otherwise (see
+/// [`showing_may_be_stale`]): it overlaps the parent's rectangle.
+pub(crate) fn seen_despite_state(
+    role: Role,
+    states: StateSet,
+    node: &UiNode,
+    parent: &UiNode,
+) -> bool {
+    showing_may_be_stale(role, states)
+        && parent.states.contains(ufo_core::States::SHOWING)
+        && node
+            .rect
+            .zip(parent.rect)
+            .is_some_and(|(r, p)| r.intersection(&p).is_some())
+}
+
 /// `known`, or the element's name asked (empty when that fails).
 async fn name_or_ask(
     h: &ElementHandle,
@@ -253,7 +284,11 @@ impl AtspiBackend {
             known.count = Some(0);
         }
         known.count = known.count.or(leaf);
-        if lean && !states.contains(State::Showing) && !states.contains(State::Defunct) {
+        if lean
+            && !states.contains(State::Showing)
+            && !states.contains(State::Defunct)
+            && !showing_may_be_stale(role, states)
+        {
             return Ok(RawNode::identity(
                 role,
                 states,
@@ -273,7 +308,7 @@ impl AtspiBackend {
                     None => Children::default(),
                 }
             }),
-            self.read_details(h, ifaces, self.text_budget(h, states, max_text))
+            self.read_details(h, ifaces, self.text_budget(h, role, states, max_text))
         );
         let (name, description, children) = rest;
         let (extents, actions, text, value) = details;
@@ -434,13 +469,20 @@ impl AtspiBackend {
     /// it is not showing — a person cannot read it, and Evince dies when
     /// asked for the text of a page it has not laid out yet (measured: 3 of 3
     /// launches) — except in GTK 4, which says "showing" of nothing below
-    /// the window.
-    fn text_budget(&self, h: &ElementHandle, states: StateSet, max_text: usize) -> usize {
+    /// the window, and of an item whose state may be stale (see
+    /// [`showing_may_be_stale`]: its caption is its name).
+    fn text_budget(
+        &self,
+        h: &ElementHandle,
+        role: Role,
+        states: StateSet,
+        max_text: usize,
+    ) -> usize {
         let gtk4 = split_handle(h)
             .ok()
             .and_then(|(bus, _)| self.known_toolkit(bus))
             .is_some_and(|t| t == super::Toolkit::Gtk(4));
-        if states.contains(State::Showing) || gtk4 {
+        if states.contains(State::Showing) || gtk4 || showing_may_be_stale(role, states) {
             max_text
         } else {
             0

@@ -11,7 +11,7 @@
 //! is done, so a capture's order does not depend on which application
 //! answered first.
 
-use super::read::{AppCache, RawNode, ReadNode};
+use super::read::{AppCache, RawNode, ReadNode, seen_despite_state};
 use super::{AtspiBackend, Result, handle, split_handle};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
@@ -329,16 +329,6 @@ impl AtspiBackend {
             }
             let idx = nodes.len();
             let kids = raw.children.clone();
-            // What lies under an element that is not showing, while its
-            // parent is (the toolkit reports the state), cannot be seen:
-            // LibreOffice keeps every closed menu's items in the tree.
-            // (Its "defunct" Input line panel still shows its paragraph.)
-            // (GTK 4 says "showing" of the window only: below the root
-            // the parent's own state is what tells.)
-            let hidden_branch = !raw.states.contains(State::Showing)
-                && !raw.states.contains(State::Defunct)
-                && (below_root || sibling_shown)
-                && parent_showing;
             // A menu bar or tool bar without height or width shows none of
             // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
             // beside the GTK one: its items would be listed twice).
@@ -348,7 +338,22 @@ impl AtspiBackend {
             ) && raw.states.contains(State::Showing)
                 && raw.ifaces.contains(Interface::Component)
                 && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
-            nodes.push(self.to_node(raw, h, idx, Some(parent), depth, ctx.offset));
+            let (role, states) = (raw.role, raw.states);
+            let mut node = self.to_node(raw, h, idx, Some(parent), depth, ctx.offset);
+            if seen_despite_state(role, states, &node, &nodes[parent]) {
+                node.states |= ufo_core::States::SHOWING;
+            }
+            // What lies under an element that is not showing, while its
+            // parent is (the toolkit reports the state), cannot be seen:
+            // LibreOffice keeps every closed menu's items in the tree.
+            // (Its "defunct" Input line panel still shows its paragraph.)
+            // (GTK 4 says "showing" of the window only: below the root
+            // the parent's own state is what tells.)
+            let hidden_branch = !node.states.contains(ufo_core::States::SHOWING)
+                && !node.states.contains(ufo_core::States::DEFUNCT)
+                && (below_root || sibling_shown)
+                && parent_showing;
+            nodes.push(node);
             nodes[parent].children.push(idx);
             if !(hidden_branch || flat_bar) {
                 next.push((idx, depth, kids));
