@@ -5,6 +5,7 @@
 
 use super::capture::truncate;
 use super::*;
+use ufo_core::ControlType;
 
 /// What the application's cache already says about a node. Only the fields
 /// toolkits compute live when the cache is read are used: role, states,
@@ -186,6 +187,42 @@ pub(crate) fn seen_despite_state(
             .is_some_and(|(r, p)| r.intersection(&p).is_some())
 }
 
+/// A control named `name`, of type `t`, whose description would be read as
+/// its name: the description is asked (where it costs a call of its own)
+/// only then.
+fn needs_description(name: &str, t: &ControlType) -> bool {
+    crate::labels::needs_name(name) && crate::labels::wants_name(t)
+}
+
+/// True when a node of type `t` may be acted on through its actions: a
+/// click picks one of them (`click_input`'s `CLICK_ACTIONS`). Containers,
+/// groups, windows, bars, pictures, texts and text fields are clicked with
+/// the pointer, as a person does (a web page's "click" action on a section
+/// or a paragraph is that same click), so their action names are not asked.
+pub(crate) fn acts(t: &ControlType) -> bool {
+    !matches!(
+        t,
+        ControlType::Pane
+            | ControlType::Group
+            | ControlType::Text
+            | ControlType::Window
+            | ControlType::Separator
+            | ControlType::ToolBar
+            | ControlType::MenuBar
+            | ControlType::StatusBar
+            | ControlType::Image
+            | ControlType::Edit
+            | ControlType::Document
+            | ControlType::Table
+            | ControlType::Tree
+            | ControlType::List
+            | ControlType::ProgressBar
+            | ControlType::TitleBar
+            | ControlType::ToolTip
+            | ControlType::Header
+    )
+}
+
 /// `known`, or the element's name asked (empty when that fails).
 async fn name_or_ask(
     h: &ElementHandle,
@@ -298,8 +335,9 @@ impl AtspiBackend {
             ));
         }
         let acc = &acc;
+        let named_as = crate::roles::control_type_of(role, states);
         let (rest, details) = futures::join!(
-            self.rest_of_node(h, acc, known, get_all, |count| async move {
+            self.rest_of_node(h, acc, known, get_all, &named_as, |count| async move {
                 match max_children {
                     Some(limit) => self
                         .read_children(h, acc, limit, states, ifaces, count)
@@ -308,7 +346,12 @@ impl AtspiBackend {
                     None => Children::default(),
                 }
             }),
-            self.read_details(h, ifaces, self.text_budget(h, role, states, max_text))
+            self.read_details(
+                h,
+                ifaces,
+                self.text_budget(h, role, states, max_text),
+                acts(&named_as),
+            )
         );
         let (name, description, children) = rest;
         let (extents, actions, text, value) = details;
@@ -354,7 +397,8 @@ impl AtspiBackend {
 
     /// Name, description and child count of `h`: one `Properties.GetAll`
     /// where the toolkit answers it (see [`super::Toolkit::answers_get_all`]),
-    /// else three calls. What fails stays unknown.
+    /// else name and count (the description waits for the name: see
+    /// [`AtspiBackend::rest_of_node`]). What fails stays unknown.
     async fn name_and_count(
         &self,
         h: &ElementHandle,
@@ -365,22 +409,19 @@ impl AtspiBackend {
         if get_all && let Ok(k) = self.accessible_properties(h).await {
             return k;
         }
-        let (name, description, count) = futures::join!(
-            call(h, "Name", acc.name()),
-            call(h, "Description", acc.description()),
-            async {
-                match count {
-                    Some(n) => Ok(n),
-                    None => call(h, "ChildCount", acc.child_count()).await,
-                }
-            },
-        );
+        // The description waits for the name (see `rest_of_node`).
+        let (name, count) = futures::join!(call(h, "Name", acc.name()), async {
+            match count {
+                Some(n) => Ok(n),
+                None => call(h, "ChildCount", acc.child_count()).await,
+            }
+        },);
         if let Err(e) = &count {
             tracing::debug!(%h, error = %e, "ChildCount failed");
         }
         Known {
             name: name.ok(),
-            description: description.ok(),
+            description: None,
             count: Some(count.unwrap_or(0)),
         }
     }
@@ -414,13 +455,16 @@ impl AtspiBackend {
     /// `known` lacks; `children` reads them given the child count (`None`:
     /// to be asked). With `get_all`, a node lacking two of the three is
     /// asked for all three at once (if its count is among them, before its
-    /// children). What fails is empty.
+    /// children); without it, the description only of a control of type
+    /// `named_as` left without a name (see [`needs_description`]). What
+    /// fails is empty.
     async fn rest_of_node<F, Fut>(
         &self,
         h: &ElementHandle,
         acc: &AccessibleProxy<'static>,
         known: Known,
         get_all: bool,
+        named_as: &ControlType,
         children: F,
     ) -> (String, String, Children)
     where
@@ -437,7 +481,21 @@ impl AtspiBackend {
             .iter()
             .filter(|&&m| m)
             .count();
-        if !get_all || missing < 2 {
+        if !get_all {
+            // Without GetAll a description costs a call of its own, and it
+            // is only ever read as the name of a control that has none: it
+            // is asked after the name, and only then.
+            let (name, kids) = futures::join!(name_or_ask(h, acc, name), children(count));
+            let description = match description {
+                Some(d) => d,
+                None if needs_description(&name, named_as) => {
+                    description_or_ask(h, acc, None).await
+                }
+                None => String::new(),
+            };
+            return (name, description, kids);
+        }
+        if missing < 2 {
             let (name, description, kids) = futures::join!(
                 name_or_ask(h, acc, name),
                 description_or_ask(h, acc, description),
@@ -489,13 +547,14 @@ impl AtspiBackend {
         }
     }
 
-    /// Extents, action names, text and value — each only when the interface is
-    /// there — concurrently.
+    /// Extents, action names (`with_actions`), text and value — each only
+    /// when the interface is there — concurrently.
     pub(super) async fn read_details(
         &self,
         h: &ElementHandle,
         ifaces: InterfaceSet,
         max_text: usize,
+        with_actions: bool,
     ) -> (
         Option<(i32, i32, i32, i32)>,
         Vec<String>,
@@ -512,7 +571,7 @@ impl AtspiBackend {
                 .ok()
         };
         let actions_f = async {
-            if !ifaces.contains(Interface::Action) {
+            if !with_actions || !ifaces.contains(Interface::Action) {
                 return Vec::new();
             }
             match self.action(h).await {
@@ -613,5 +672,95 @@ impl AtspiBackend {
                 .insert(item.object.path_as_str().to_owned(), hint);
         }
         cache
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_a_click_can_pick_an_action_of_has_its_actions_read() {
+        for t in [
+            ControlType::Button,
+            ControlType::CheckBox,
+            ControlType::ListItem,
+            ControlType::TreeItem,
+            ControlType::DataItem,
+            ControlType::MenuItem,
+            ControlType::Menu,
+            ControlType::TabItem,
+            ControlType::Hyperlink,
+            ControlType::ComboBox,
+        ] {
+            assert!(acts(&t), "{t}");
+        }
+        for t in [
+            ControlType::Pane,
+            ControlType::Group,
+            ControlType::Text,
+            ControlType::Edit,
+            ControlType::Document,
+            ControlType::Window,
+            ControlType::Image,
+        ] {
+            assert!(!acts(&t), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_description_is_asked_only_of_an_unnamed_control() {
+        assert!(needs_description("", &ControlType::Button));
+        assert!(needs_description("GtkButton", &ControlType::Button));
+        assert!(!needs_description("Zoom in", &ControlType::Button));
+        assert!(!needs_description("", &ControlType::Pane));
+    }
+
+    #[test]
+    fn an_icon_views_stale_state_is_judged_by_its_rectangle() {
+        let stale = StateSet::new(State::Visible | State::Selectable);
+        assert!(showing_may_be_stale(Role::Icon, stale));
+        assert!(!showing_may_be_stale(Role::Button, stale));
+        assert!(!showing_may_be_stale(
+            Role::Icon,
+            StateSet::new(State::Visible)
+        ));
+        let node = |x, states| UiNode {
+            index: 0,
+            parent: None,
+            children: Vec::new(),
+            depth: 0,
+            handle: ElementHandle(":1.1|/icon".into()),
+            role: "icon".into(),
+            control_type: ControlType::ListItem,
+            name: String::new(),
+            description: String::new(),
+            value: None,
+            states,
+            rect: Some(ufo_core::Rect::new(x, 10, 50, 50)),
+            actions: Vec::new(),
+            capabilities: ufo_core::ui::Capabilities::default(),
+        };
+        let view = node(0, ufo_core::States::SHOWING);
+        assert!(seen_despite_state(
+            Role::Icon,
+            stale,
+            &node(20, ufo_core::States::VISIBLE),
+            &view
+        ));
+        // Scrolled out of the view (right of its 50 px), or under a hidden view.
+        assert!(!seen_despite_state(
+            Role::Icon,
+            stale,
+            &node(60, ufo_core::States::VISIBLE),
+            &view
+        ));
+        let hidden = node(0, ufo_core::States::VISIBLE);
+        assert!(!seen_despite_state(
+            Role::Icon,
+            stale,
+            &node(20, ufo_core::States::VISIBLE),
+            &hidden
+        ));
     }
 }
