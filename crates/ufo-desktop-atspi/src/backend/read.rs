@@ -156,8 +156,8 @@ impl ReadNode {
     }
 }
 
-/// True for an element whose "not showing" may be stale: GTK 3 icon-view
-/// items (role icon, selectable — GtkIconView, Thunar's ExoIconView) work
+/// True for an element whose "not showing" may be stale: the items of GTK
+/// 3's GtkIconView (role icon, selectable; gtk3-icon-browser's icons) work
 /// out "showing" when they are made, before the view lays them out, and
 /// keep it: after the view's model changes (another folder, another
 /// category) every item drawn says visible but not showing. Such an item is
