@@ -36,6 +36,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # animated keys, a file manager's rows and menus, a PDF viewer, a
           # password dialog
           galculator thunar evince zenity
+          # icon and grid views (tests/views.rs): gtk3-icon-browser comes with
+          # gtk-3-examples, gtk4-icon-browser with gtk-4-examples
+          gtk-4-examples
           # an optional window manager (ufo desktop start --wm xfwm4)
           xfwm4
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,

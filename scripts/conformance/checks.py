@@ -19,6 +19,7 @@ from verify import (  # noqa: E402 (the table's verifications)
     verify_combo_count,
     verify_count_change,
     verify_file,
+    verify_grid_cells_listed,
     verify_icons_listed,
     verify_in_texts,
     verify_listed_once,
@@ -52,7 +53,7 @@ TOOLKIT = {
 # The Debian package each corpus key comes from (its version goes into the report).
 PACKAGES = {
     "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples",
-    "gtk3-icon-browser": "gtk-3-examples", "galculator": "galculator",
+    "gtk3-icon-browser": "gtk-3-examples", "gtk4-icon-browser": "gtk-4-examples", "galculator": "galculator",
     "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
     "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
     "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
@@ -60,7 +61,7 @@ PACKAGES = {
     "swing": "openjdk-17-jre",
 }
 
-REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-icon-browser", "galculator", "gnumeric", "thunar",
+REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-icon-browser", "gtk4-icon-browser", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
                      "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
@@ -607,6 +608,15 @@ CHECKS = [
           ["gtk3-icon-browser"],
           [act("click_input", "ListItem", "^Emotes$"), sleep(1), act("click_input", "ListItem", "^face-cool$"), sleep(1)],
           lambda ctx: verify_window_named(ctx, "^face-cool$")),
+    # ---- gtk4-icon-browser (GTK 4's GtkGridView)
+    Check("gtk4-icon-browser", "rows", "every cell AT-SPI draws in the grid view is listed by the label it shows",
+          ["gtk4-icon-browser"],
+          [sleep(1), remember_listing()],
+          lambda ctx: verify_grid_cells_listed(ctx, at_least=4)),
+    Check("gtk4-icon-browser", "activate", "click_input the cell 'audio-volume-low' (the grid opens on one click) → its window opens",
+          ["gtk4-icon-browser"],
+          [act("click_input", "DataItem|ListItem", "^audio-volume-low$"), sleep(1)],
+          lambda ctx: verify_window_named(ctx, "^audio-volume-low$")),
     # ---- window titles (issue 27: windows named "")
     Check("kcalc", "title", "`ufo windows` titles KCalc's window as X does (xprop _NET_WM_NAME)",
           ["kcalc"], [], verify_window_title),

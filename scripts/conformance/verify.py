@@ -353,3 +353,18 @@ def verify_window_named(ctx, regex):
         return bool(wins), wins
     if not _poll(found)[0]:
         raise ctx.fail(f"no window named /{regex}/ opened")
+
+
+def verify_grid_cells_listed(ctx, at_least):
+    """Every cell of a GTK 4 grid view (a `table cell` named GtkListItemWidget) that AT-SPI
+    places on screen is listed, named by the label it holds."""
+    labels = [lab["name"] for lab in ctx.atspi_find(role="label")
+              if any(r == "table cell" for r in lab.get("ancestor_roles", [])[:3])
+              and lab["extents"] and lab["extents"][2] > 0]
+    if len(labels) < at_least:
+        raise ctx.fail(f"AT-SPI shows {len(labels)} grid cells with labels, fewer than {at_least}: {labels}")
+    listing = ctx.vars.get("listing") or ctx.controls()
+    listed = {(c.get("name") or "").strip() for c in listing if c.get("type") in ("DataItem", "ListItem")}
+    missing = [n for n in labels if n not in listed]
+    if missing:
+        raise ctx.fail(f"{len(missing)} of {len(labels)} grid cells are not listed by their labels: {missing[:6]}")

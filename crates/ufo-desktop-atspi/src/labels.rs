@@ -259,14 +259,15 @@ pub(crate) fn label_beside(
 }
 
 /// The text a person reads on a control that has no name: its labels (up to
-/// two levels down), joined. GTK list rows and LibreOffice's sidebar buttons
-/// carry their text in a child label; an icon view's item (a list item
-/// without labels) in its own text.
+/// two levels down), joined. GTK list rows, GTK 4's grid cells and
+/// LibreOffice's sidebar buttons carry their text in a child label; an icon
+/// view's item (a list item without labels) in its own text.
 pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
     if !matches!(
         nodes.get(i)?.control_type,
         ControlType::ListItem
             | ControlType::TreeItem
+            | ControlType::DataItem
             | ControlType::Button
             | ControlType::MenuItem
             | ControlType::SplitButton

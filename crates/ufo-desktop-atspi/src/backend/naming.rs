@@ -22,9 +22,24 @@ impl AtspiBackend {
                 n.name = clean;
             }
             // A class name or widget id on what no one acts on is dropped
-            // here; what is acted on gets a better name below.
-            if !wants_name(&n.control_type) && (is_class_name(&n.name) || is_id_name(&n.name)) {
+            // here; what is acted on gets a better name below. A name the
+            // element shows as its text is what a person reads, however it
+            // looks (an icon named "audio-volume-high", a file "to-do-list").
+            if !wants_name(&n.control_type)
+                && !shows_its_name(n)
+                && (is_class_name(&n.name) || is_id_name(&n.name))
+            {
                 n.name.clear();
+            }
+        }
+        // A grid's cell (GTK 4's grid and column views: "GtkListItemWidget")
+        // shows its text in a child label.
+        for i in 0..nodes.len() {
+            if nodes[i].control_type == ControlType::DataItem
+                && needs_name(&nodes[i].name)
+                && let Some(text) = visible_text(nodes, i)
+            {
+                nodes[i].name = text;
             }
         }
         let todo: Vec<usize> = nodes
@@ -34,6 +49,7 @@ impl AtspiBackend {
             .filter(|(_, n)| {
                 (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))
                     && needs_name(&n.name)
+                    && !shows_its_name(n)
                     && wants_name(&n.control_type)
             })
             .map(|(i, _)| i)
@@ -96,7 +112,9 @@ impl AtspiBackend {
             let shown_text = visible_text(nodes, i);
             let beside = label_beside(&nodes[i], &field_labels);
             let node = &mut nodes[i];
-            let labelled = labels.get(k).cloned().flatten().filter(|l| !l.is_empty());
+            // A label that is itself no name (GTK 4's menu button is
+            // labelled by its own wrapper, "GtkMenuButton") is not taken.
+            let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
             let described = Some(node.description.trim().to_owned())
                 .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
             match labelled.or(shown_text).or(beside).or(described) {
@@ -107,4 +125,11 @@ impl AtspiBackend {
             }
         }
     }
+}
+
+/// True when `n`'s name is the text it shows (a label's, a cell's): what a
+/// person reads there, never a widget id to be replaced.
+fn shows_its_name(n: &UiNode) -> bool {
+    let name = n.name.trim();
+    !name.is_empty() && n.value.as_deref().map(str::trim) == Some(name)
 }

@@ -94,4 +94,28 @@ where
 pub async fn states(b: &AtspiBackend, c: &Control) -> ufo_core::States {
     b.refresh_node(&c.handle, 100).await.unwrap().states
 }
+/// Runs a Python snippet with Debian's python3 (which has pyatspi and Gio)
+/// against `d`'s buses; its stdout.
+pub fn python(d: &HeadlessDesktop, code: &str) -> String {
+    let out = std::process::Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(code)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .envs(ufo_testkit::desktop_env(d))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python3 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// Runs a pyatspi snippet against `d`'s buses; its stdout.
+pub fn pyatspi(d: &HeadlessDesktop, code: &str) -> String {
+    python(d, &format!("import pyatspi\n{code}"))
+}
+
 pub mod agent;
