@@ -129,8 +129,12 @@ impl EventRecorder {
                 .await
                 .filter(|n| !crate::labels::is_class_name(n))
                 .unwrap_or_default();
-            let control_type = match timeout(acc.get_role()).await {
-                Some(r) => crate::roles::control_type(r).as_str().to_owned(),
+            // Typed as a capture types it (an icon view's item is a list item).
+            let (role, states) = futures::join!(timeout(acc.get_role()), timeout(acc.get_state()));
+            let control_type = match role {
+                Some(r) => crate::roles::control_type_of(r, states.unwrap_or_default())
+                    .as_str()
+                    .to_owned(),
                 None => String::new(),
             };
             let kind = match kind {

@@ -308,10 +308,8 @@ impl AtspiBackend {
             if node.role == old.role {
                 node.control_type = old.control_type.clone();
             }
-            if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p))
-                && super::read::seen_despite_state(role, states, &node, parent)
-            {
-                node.states |= ufo_core::States::SHOWING;
+            if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p)) {
+                super::read::mark_seen_despite_state(role, states, &mut node, parent);
             }
             node.children = std::mem::take(&mut tree.nodes[i].children);
             tree.nodes[i] = node;

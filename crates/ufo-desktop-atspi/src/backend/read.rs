@@ -162,7 +162,7 @@ impl ReadNode {
 /// keep it: after the view's model changes (another folder, another
 /// category) every item drawn says visible but not showing. Such an item is
 /// read in full; its rectangle inside its showing parent tells (see
-/// [`seen_despite_state`]).
+/// [`mark_seen_despite_state`]).
 pub(crate) fn showing_may_be_stale(role: Role, states: StateSet) -> bool {
     role == Role::Icon
         && states.contains(State::Visible)
@@ -170,21 +170,25 @@ pub(crate) fn showing_may_be_stale(role: Role, states: StateSet) -> bool {
         && !states.contains(State::Showing)
 }
 
-/// `node` (read from an element of `role` with AT-SPI `states`) is drawn
-/// inside `parent` although its state says otherwise (see
-/// [`showing_may_be_stale`]): it overlaps the parent's rectangle.
-pub(crate) fn seen_despite_state(
+/// Marks `node` (read from an element of `role` with AT-SPI `states`)
+/// showing when it is drawn inside `parent` although its state says
+/// otherwise (see [`showing_may_be_stale`]): it overlaps the parent's
+/// rectangle.
+pub(crate) fn mark_seen_despite_state(
     role: Role,
     states: StateSet,
-    node: &UiNode,
+    node: &mut UiNode,
     parent: &UiNode,
-) -> bool {
-    showing_may_be_stale(role, states)
+) {
+    if showing_may_be_stale(role, states)
         && parent.states.contains(ufo_core::States::SHOWING)
         && node
             .rect
             .zip(parent.rect)
             .is_some_and(|(r, p)| r.intersection(&p).is_some())
+    {
+        node.states |= ufo_core::States::SHOWING;
+    }
 }
 
 /// A control named `name`, of type `t`, whose description would be read as
@@ -741,26 +745,15 @@ mod tests {
             actions: Vec::new(),
             capabilities: ufo_core::ui::Capabilities::default(),
         };
+        let seen = |x, parent: &UiNode| {
+            let mut n = node(x, ufo_core::States::VISIBLE);
+            mark_seen_despite_state(Role::Icon, stale, &mut n, parent);
+            n.states.contains(ufo_core::States::SHOWING)
+        };
         let view = node(0, ufo_core::States::SHOWING);
-        assert!(seen_despite_state(
-            Role::Icon,
-            stale,
-            &node(20, ufo_core::States::VISIBLE),
-            &view
-        ));
+        assert!(seen(20, &view));
         // Scrolled out of the view (right of its 50 px), or under a hidden view.
-        assert!(!seen_despite_state(
-            Role::Icon,
-            stale,
-            &node(60, ufo_core::States::VISIBLE),
-            &view
-        ));
-        let hidden = node(0, ufo_core::States::VISIBLE);
-        assert!(!seen_despite_state(
-            Role::Icon,
-            stale,
-            &node(20, ufo_core::States::VISIBLE),
-            &hidden
-        ));
+        assert!(!seen(60, &view));
+        assert!(!seen(20, &node(0, ufo_core::States::VISIBLE)));
     }
 }

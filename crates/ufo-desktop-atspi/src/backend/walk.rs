@@ -11,7 +11,7 @@
 //! is done, so a capture's order does not depend on which application
 //! answered first.
 
-use super::read::{AppCache, RawNode, ReadNode, seen_despite_state};
+use super::read::{AppCache, RawNode, ReadNode, mark_seen_despite_state};
 use super::{AtspiBackend, Result, handle, split_handle};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
@@ -340,9 +340,7 @@ impl AtspiBackend {
                 && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
             let (role, states) = (raw.role, raw.states);
             let mut node = self.to_node(raw, h, idx, Some(parent), depth, ctx.offset);
-            if seen_despite_state(role, states, &node, &nodes[parent]) {
-                node.states |= ufo_core::States::SHOWING;
-            }
+            mark_seen_despite_state(role, states, &mut node, &nodes[parent]);
             // What lies under an element that is not showing, while its
             // parent is (the toolkit reports the state), cannot be seen:
             // LibreOffice keeps every closed menu's items in the tree.
