@@ -225,7 +225,9 @@ pub struct UiNode {
     /// On-screen rectangle, when the element has a geometry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rect: Option<Rect<Screen>>,
-    /// Names of the element's actions, in the toolkit's order.
+    /// Names of the element's actions, in the toolkit's order, where the
+    /// backend reads them with the tree (UI Automation's patterns); empty
+    /// where it does not (AT-SPI: a click asks the one control it acts on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
     /// Optional interfaces present.
@@ -334,7 +336,8 @@ pub struct Control {
     pub role: String,
     /// States at capture time.
     pub states: States,
-    /// Action names at capture time.
+    /// Action names at capture time, where the backend reads them then (see
+    /// [`UiNode::actions`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<String>,
     /// Capabilities at capture time.

@@ -31,6 +31,7 @@ use ufo_desktop::{
 };
 use zbus::proxy::CacheProperties;
 
+mod cache;
 mod capture;
 mod children;
 mod close;
@@ -116,6 +117,9 @@ pub struct AtspiBackend {
     pub(crate) identity: identity::IdentityMemo,
     /// Bus names of applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<std::collections::HashSet<String>>,
+    /// Bus names of applications whose cache is too slow to ask (see
+    /// `cache.rs`).
+    slow_caches: Mutex<std::collections::HashSet<String>>,
     /// What applications report (`None`: the registry refused; every
     /// observation is then a full capture and every settle a fixed wait).
     events: Option<crate::events::EventWatch>,
@@ -194,6 +198,7 @@ impl AtspiBackend {
             cell_cache: children::CellCache::default(),
             identity: identity::IdentityMemo::default(),
             whole_text: Mutex::new(std::collections::HashSet::new()),
+            slow_caches: Mutex::new(std::collections::HashSet::new()),
             events,
             kept: Mutex::new(HashMap::new()),
             kept_windows: Mutex::new(HashMap::new()),
@@ -385,6 +390,12 @@ impl Backend for AtspiBackend {
                 handle: h.0.clone(),
             })?;
         call_within(ACTION_TIMEOUT, h, "DoAction", a.do_action(idx as i32)).await
+    }
+
+    async fn action_names(&self, h: &ElementHandle) -> Result<Vec<String>> {
+        let a = self.action(h).await?;
+        let actions = call(h, "GetActions", a.get_actions()).await?;
+        Ok(actions.into_iter().map(|a| a.name).collect())
     }
 
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {

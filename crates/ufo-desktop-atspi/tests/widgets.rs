@@ -59,17 +59,22 @@ async fn toggles_values_and_combo_selection_change_state() {
     .clone();
     click_and_expect_toggle(&b, &mut ctx, &check).await;
 
-    // The switch (an unnamed toggle button with a Toggle action) turns on.
-    let switch = find(
-        &ctx,
-        |c| {
-            c.role == "toggle button"
-                && c.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle"))
-                && c.states.contains(ufo_core::States::ENABLED)
-        },
-        "switch",
-    )
-    .clone();
+    // The switch (a toggle button with a Toggle action) turns on. A capture
+    // reads no action names: they are asked of the candidates.
+    let mut switch = None;
+    for c in ctx
+        .controls
+        .iter()
+        .filter(|c| c.role == "toggle button" && c.states.contains(ufo_core::States::ENABLED))
+    {
+        assert!(c.actions.is_empty(), "a capture read actions: {c:?}");
+        let names = b.action_names(&c.handle).await.unwrap();
+        if names.iter().any(|a| a.eq_ignore_ascii_case("toggle")) {
+            switch = Some(c.clone());
+            break;
+        }
+    }
+    let switch = switch.expect("a switch");
     click_and_expect_toggle(&b, &mut ctx, &switch).await;
 
     // The spin button goes up by two with the keyboard.

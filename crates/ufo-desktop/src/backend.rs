@@ -142,7 +142,7 @@ pub trait Backend: Send + Sync {
     /// Captures the tree of one window within `budget`.
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree>;
 
-    /// Re-reads one element (states, value, rect, actions) — used to verify an
+    /// Re-reads one element (states, value, rect) — used to verify an
     /// action's effect. Returns [`DesktopError::StaleElement`](crate::DesktopError::StaleElement) if it is gone.
     async fn refresh_node(&self, handle: &ElementHandle, max_text_chars: usize) -> Result<UiNode>;
 
@@ -152,6 +152,16 @@ pub trait Backend: Send + Sync {
     /// Invokes the element's named action (`click`, `press`, `activate`,
     /// `toggle`, ...). Returns `Ok(false)` if the toolkit refused.
     async fn do_action(&self, handle: &ElementHandle, action: &str) -> Result<bool>;
+
+    /// The names of the element's actions, for a control observed without
+    /// them (a capture does not read them: see [`Control::actions`]). The
+    /// default: none.
+    ///
+    /// [`Control::actions`]: ufo_core::Control::actions
+    async fn action_names(&self, handle: &ElementHandle) -> Result<Vec<String>> {
+        let _ = handle;
+        Ok(Vec::new())
+    }
 
     /// Replaces the element's whole text. [`DesktopError::Unsupported`](crate::DesktopError::Unsupported) when it
     /// has no editable text.

@@ -95,7 +95,7 @@ impl Default for FilterConfig {
             row_tolerance: 10,
             max_controls: 500,
             max_value_chars: 100,
-            max_empty_cells: 60,
+            max_empty_cells: MAX_EMPTY_CELLS,
             max_content_chars: 300,
             drop_duplicates: true,
         }
@@ -305,6 +305,11 @@ impl Picker<'_> {
             })
     }
 }
+
+/// The default of [`FilterConfig::max_empty_cells`]. A capture does not read
+/// the name and rectangle of an empty cell, neither focused nor selected, of
+/// a table showing more than this many of them: no control list shows it.
+pub const MAX_EMPTY_CELLS: usize = 60;
 
 /// A table showing more than `max` empty cells keeps only its cells with a
 /// value and the focused or selected ones.
@@ -593,9 +598,11 @@ fn numberless(t: &ControlType) -> bool {
 
 /// Drops a control when another of the same type and name overlaps it (one
 /// element exposed twice, as LibreOffice does with its menu bar). Of the two,
-/// the one with a named action is kept, else the first.
+/// the one that can be acted on (a named action, or the action interface
+/// where actions are not read with the tree) is kept, else the first.
 fn drop_duplicates(picked: &mut Vec<(usize, Control)>) {
-    let actionable = |c: &Control| c.actions.iter().any(|a| !a.trim().is_empty());
+    let actionable =
+        |c: &Control| c.capabilities.action || c.actions.iter().any(|a| !a.trim().is_empty());
     let mut keep: Vec<(usize, Control)> = Vec::with_capacity(picked.len());
     for (i, c) in picked.drain(..) {
         let twin = (!c.name.is_empty())

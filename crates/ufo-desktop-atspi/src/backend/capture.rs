@@ -88,7 +88,7 @@ impl AtspiBackend {
             value,
             states: crate::roles::states(raw.states, raw.role),
             rect,
-            actions: raw.actions,
+            actions: Vec::new(),
             capabilities: Capabilities {
                 component: raw.ifaces.contains(Interface::Component),
                 action: raw.ifaces.contains(Interface::Action),

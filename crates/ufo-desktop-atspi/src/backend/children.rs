@@ -49,6 +49,8 @@ pub(crate) struct Children {
     pub(crate) refs: Vec<(String, String)>,
     /// Set when only part of the children were read, saying which part.
     pub(crate) note: Option<String>,
+    /// The children are a table's cells under its visible area.
+    pub(crate) cells: bool,
 }
 
 /// Object references → `(bus, path)`, dropping null references. Over a private
@@ -105,7 +107,7 @@ impl AtspiBackend {
             let kids = call(h, "GetChildren", acc.get_children()).await?;
             return Ok(Children {
                 refs: refs(bus, &kids),
-                note: None,
+                ..Children::default()
             });
         }
         tracing::debug!(%h, count, managed, "large container");
@@ -142,6 +144,7 @@ impl AtspiBackend {
         Ok(Children {
             refs: refs(bus, &kids),
             note: (n < count).then(|| format!("{count} children: the first {n} were read")),
+            cells: false,
         })
     }
 
@@ -251,6 +254,7 @@ impl AtspiBackend {
         Ok(Some(Children {
             refs: kids,
             note: None,
+            cells: true,
         }))
     }
 
@@ -339,7 +343,7 @@ impl AtspiBackend {
         }
         Ok(Some(Children {
             refs: seen,
-            note: None,
+            ..Children::default()
         }))
     }
 

@@ -3,79 +3,10 @@
 //! children, extents, actions, text, value), as few and as concurrent as
 //! the toolkit allows.
 
+use super::cache::Hint;
 use super::capture::truncate;
 use super::*;
 use ufo_core::ControlType;
-
-/// What the application's cache already says about a node. Only the fields
-/// toolkits compute live when the cache is read are used: role, states,
-/// interfaces, description (equal to a live read on every node of GTK 3
-/// applications and Firefox, measured), a child count that is known, and —
-/// from GTK 3's bridge only — the name. GTK 3's bridge (GTK 3 applications
-/// and LibreOffice) computes every item's name when the cache is read:
-/// equal to a live read on every item of gedit, evince, thunar, mousepad,
-/// xfce4-terminal, gnumeric and LibreOffice Writer (5,350 items, measured);
-/// Firefox leaves names empty in its cache until they are asked for (12 of
-/// 137 items), and its child order lags.
-#[derive(Clone)]
-pub(crate) struct Hint {
-    pub(super) role: Role,
-    pub(super) states: StateSet,
-    ifaces: InterfaceSet,
-    /// Negative when the toolkit has not counted them yet.
-    pub(super) children: i32,
-    description: String,
-    /// The name, where the toolkit's cache holds it current.
-    name: Option<String>,
-}
-
-/// An application's `Cache.GetItems`, indexed by object path, and the
-/// children it lists under each object (by their index in the parent).
-#[derive(Default)]
-pub(super) struct AppCache {
-    items: HashMap<String, Hint>,
-    children: HashMap<String, Vec<(i32, String)>>,
-}
-
-impl AppCache {
-    /// How many elements it holds.
-    pub(super) fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub(super) fn hint(&self, path: &str) -> Option<Hint> {
-        self.items.get(path).cloned()
-    }
-
-    /// What the cache says of `path`, without a copy.
-    pub(super) fn hint_ref(&self, path: &str) -> Option<&Hint> {
-        self.items.get(path)
-    }
-
-    /// The object paths of `path`'s children, in order, when the cache can
-    /// be trusted with them: it lists exactly `count` (the child count it
-    /// holds for `path`) whose indices in the parent are 0, 1, … `count`−1.
-    /// GTK 3's bridge gives children it cannot place index −1 (a scrolled
-    /// window's scroll bars) and keeps a moved child under its old parent
-    /// for a while; with this rule the cached children equalled GetChildren
-    /// on all 388 trusted containers of gedit, thunar, evince, zenity,
-    /// mousepad, xfce4-terminal, galculator and LibreOffice (Writer and
-    /// Calc), measured; 67 others were left to GetChildren.
-    pub(super) fn children_of(&self, path: &str, count: i32) -> Option<Vec<&str>> {
-        let listed = self.children.get(path)?;
-        let n = usize::try_from(count).ok()?;
-        if listed.len() != n {
-            return None;
-        }
-        let mut sorted: Vec<&(i32, String)> = listed.iter().collect();
-        sorted.sort_by_key(|(i, _)| *i);
-        sorted
-            .iter()
-            .enumerate()
-            .all(|(want, (i, _))| usize::try_from(*i).ok() == Some(want))
-            .then(|| sorted.iter().map(|(_, p)| p.as_str()).collect())
-    }
-}
 
 /// Raw facts of one node, before conversion.
 pub(crate) struct RawNode {
@@ -87,8 +18,12 @@ pub(crate) struct RawNode {
     pub(super) children: Vec<(String, String)>,
     /// Set when only part of the children were read (huge container).
     pub(super) children_note: Option<String>,
+    /// The children are a table's cells under its visible area.
+    pub(super) cells: bool,
+    /// Read no further than its states and text: an empty cell among many
+    /// (see [`ReadNode::sparse`]).
+    pub(super) glanced: bool,
     pub(super) extents: Option<(i32, i32, i32, i32)>,
-    pub(super) actions: Vec<String>,
     pub(super) text: Option<String>,
     pub(super) value: Option<f64>,
 }
@@ -111,12 +46,21 @@ impl RawNode {
             ifaces,
             children: Vec::new(),
             children_note: None,
+            cells: false,
+            glanced: false,
             extents: None,
-            actions: Vec::new(),
             text: None,
             value: None,
         }
     }
+}
+
+/// The text [`AtspiBackend::read_details`] gives a node.
+pub(super) enum Text {
+    /// Already read.
+    Known(String),
+    /// To read, at most this many characters (0: none).
+    Read(usize),
 }
 
 /// What is known of a node before its second round of calls: name,
@@ -144,6 +88,13 @@ pub(crate) struct ReadNode {
     /// children are not read — nor its name and description unless the cache
     /// holds them. A live re-read of it (an event) reads it in full.
     pub(crate) lean: bool,
+    /// The node is one of a table's many visible cells: its states and text
+    /// are read first, and a cell that is empty, neither focused nor
+    /// selected, is read no further (its name and rectangle are not asked).
+    /// A control list shows no such cell of a table with more than
+    /// [`ufo_desktop::filter::MAX_EMPTY_CELLS`] of them; a Calc sheet shows
+    /// some 500, mostly empty.
+    pub(crate) sparse: bool,
 }
 
 impl ReadNode {
@@ -198,35 +149,6 @@ fn needs_description(name: &str, t: &ControlType) -> bool {
     crate::labels::needs_name(name) && crate::labels::wants_name(t)
 }
 
-/// True when a node of type `t` may be acted on through its actions: a
-/// click picks one of them (`click_input`'s `CLICK_ACTIONS`). Containers,
-/// groups, windows, bars, pictures, texts and text fields are clicked with
-/// the pointer, as a person does (a web page's "click" action on a section
-/// or a paragraph is that same click), so their action names are not asked.
-pub(crate) fn acts(t: &ControlType) -> bool {
-    !matches!(
-        t,
-        ControlType::Pane
-            | ControlType::Group
-            | ControlType::Text
-            | ControlType::Window
-            | ControlType::Separator
-            | ControlType::ToolBar
-            | ControlType::MenuBar
-            | ControlType::StatusBar
-            | ControlType::Image
-            | ControlType::Edit
-            | ControlType::Document
-            | ControlType::Table
-            | ControlType::Tree
-            | ControlType::List
-            | ControlType::ProgressBar
-            | ControlType::TitleBar
-            | ControlType::ToolTip
-            | ControlType::Header
-    )
-}
-
 /// `known`, or the element's name asked (empty when that fails).
 async fn name_or_ask(
     h: &ElementHandle,
@@ -268,6 +190,7 @@ impl AtspiBackend {
             max_children,
             hint,
             lean,
+            sparse,
         } = ask;
         let acc = self.accessible(h).await?;
         let toolkit = split_handle(h)
@@ -287,6 +210,7 @@ impl AtspiBackend {
             .zip(remembered)
             .is_some_and(|(t, (role, _))| t.leaf_role(role))
             .then_some(0);
+        let mut glance: Option<String> = None;
         let (role, states, ifaces, mut known) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
             // a negative count is one not known yet.
@@ -307,17 +231,24 @@ impl AtspiBackend {
                 // child count come along unless the node may turn out
                 // hidden (then they wait for its states: a hidden node's are
                 // never needed).
-                let (identity, states, known) = futures::join!(
+                let (identity, states, known, text) = futures::join!(
                     self.identity(h, &acc, remembered),
                     call(h, "GetState", acc.get_state()),
                     async {
-                        match lean && !eager {
+                        match (lean && !eager) || sparse {
                             true => Known::default(),
                             false => self.name_and_count(h, &acc, get_all, leaf).await,
                         }
                     },
+                    async {
+                        match sparse {
+                            true => self.read_text(h, max_text).await,
+                            false => None,
+                        }
+                    },
                 );
                 let (role, ifaces) = identity?;
+                glance = text;
                 (role, states?, ifaces, known)
             }
         };
@@ -338,6 +269,15 @@ impl AtspiBackend {
                 known.description,
             ));
         }
+        if sparse
+            && glance.as_deref().is_none_or(|t| t.trim().is_empty())
+            && !states.contains(State::Focused)
+            && !states.contains(State::Selected)
+        {
+            let mut raw = RawNode::identity(role, states, ifaces, None, None);
+            raw.glanced = true;
+            return Ok(raw);
+        }
         let acc = &acc;
         let named_as = crate::roles::control_type_of(role, states);
         let (rest, details) = futures::join!(
@@ -353,12 +293,14 @@ impl AtspiBackend {
             self.read_details(
                 h,
                 ifaces,
-                self.text_budget(h, role, states, max_text),
-                acts(&named_as),
+                match glance {
+                    Some(t) => Text::Known(t),
+                    None => Text::Read(self.text_budget(h, role, states, max_text)),
+                },
             )
         );
         let (name, description, children) = rest;
-        let (extents, actions, text, value) = details;
+        let (extents, text, value) = details;
         Ok(RawNode {
             role,
             name,
@@ -367,8 +309,9 @@ impl AtspiBackend {
             ifaces,
             children: children.refs,
             children_note: children.note,
+            cells: children.cells,
+            glanced: false,
             extents,
-            actions,
             text: text.map(|t| truncate(t, max_text)),
             value,
         })
@@ -551,20 +494,16 @@ impl AtspiBackend {
         }
     }
 
-    /// Extents, action names (`with_actions`), text and value — each only
-    /// when the interface is there — concurrently.
+    /// Extents, text and value — each only when the interface is there —
+    /// concurrently. Action names are not read: a click asks them of the
+    /// one control it acts on (`Backend::action_names`), which saved 42 of
+    /// Firefox's 280 calls a capture and 24 of qt6ct's 230.
     pub(super) async fn read_details(
         &self,
         h: &ElementHandle,
         ifaces: InterfaceSet,
-        max_text: usize,
-        with_actions: bool,
-    ) -> (
-        Option<(i32, i32, i32, i32)>,
-        Vec<String>,
-        Option<String>,
-        Option<f64>,
-    ) {
+        text: Text,
+    ) -> (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>) {
         let extents_f = async {
             if !ifaces.contains(Interface::Component) {
                 return None;
@@ -574,46 +513,12 @@ impl AtspiBackend {
                 .await
                 .ok()
         };
-        let actions_f = async {
-            if !with_actions || !ifaces.contains(Interface::Action) {
-                return Vec::new();
-            }
-            match self.action(h).await {
-                Ok(a) => call(h, "GetActions", a.get_actions())
-                    .await
-                    .map(|v| v.into_iter().map(|a| a.name).collect())
-                    .unwrap_or_default(),
-                Err(_) => Vec::new(),
-            }
-        };
         let text_f = async {
-            if !ifaces.contains(Interface::Text) || max_text == 0 {
-                return None;
+            match text {
+                Text::Known(t) => Some(t),
+                Text::Read(max) if ifaces.contains(Interface::Text) => self.read_text(h, max).await,
+                Text::Read(_) => None,
             }
-            let t = self.text(h).await.ok()?;
-            let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
-            let (bus, _) = split_handle(h).ok()?;
-            // LibreOffice answers "" to GetText past the end of the text (and
-            // GTK 4 to GetText(0, -1)): once seen, that application's texts
-            // are read whole, in one call as for the others.
-            if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
-                return call(h, "GetText", t.get_text(0, -1)).await.ok();
-            }
-            let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
-            if !got.is_empty() {
-                return Some(got);
-            }
-            let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
-            if n <= 0 {
-                return Some(got);
-            }
-            let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
-            if !whole.is_empty()
-                && let Ok(mut m) = self.whole_text.lock()
-            {
-                m.insert(bus.to_owned());
-            }
-            Some(whole)
         };
         let value_f = async {
             if !ifaces.contains(Interface::Value) {
@@ -632,85 +537,46 @@ impl AtspiBackend {
                 None => (None, value_f.await),
             }
         };
-        let (extents, actions, (text, value)) =
-            futures::join!(extents_f, actions_f, text_then_value);
-        (extents, actions, text, value)
+        let (extents, (text, value)) = futures::join!(extents_f, text_then_value);
+        (extents, text, value)
     }
 
-    /// The application's own cache of its accessible objects (one call), keyed
-    /// by object path, with the names it holds when `names` (see [`Hint`]).
-    /// Empty when the toolkit has no cache or does not answer.
-    pub(super) async fn app_cache(&self, bus_name: &str, names: bool) -> AppCache {
-        let h = handle(bus_name, "/org/a11y/atspi/cache");
-        let Ok(b) = CacheProxy::builder(&self.conn).destination(bus_name.to_owned()) else {
-            return AppCache::default();
-        };
-        let Ok(b) = b.path("/org/a11y/atspi/cache") else {
-            return AppCache::default();
-        };
-        let Ok(proxy) = b.cache_properties(CacheProperties::No).build().await else {
-            return AppCache::default();
-        };
-        let Ok(items) = call(&h, "GetItems", proxy.get_items()).await else {
-            return AppCache::default();
-        };
-        let mut cache = AppCache::default();
-        for item in items {
-            cache
-                .children
-                .entry(item.parent.path_as_str().to_owned())
-                .or_default()
-                .push((item.index, item.object.path_as_str().to_owned()));
-            let hint = Hint {
-                role: item.role,
-                states: item.states,
-                ifaces: item.ifaces,
-                children: item.children,
-                // atspi names the cache's description field `name` (and
-                // the name `short_name`).
-                description: item.name,
-                name: names.then_some(item.short_name),
-            };
-            cache
-                .items
-                .insert(item.object.path_as_str().to_owned(), hint);
+    /// Up to `max_text` characters of `h`'s text (`None`: none to read, or
+    /// the call failed).
+    async fn read_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
+        if max_text == 0 {
+            return None;
         }
-        cache
+        let t = self.text(h).await.ok()?;
+        let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+        let (bus, _) = split_handle(h).ok()?;
+        // LibreOffice answers "" to GetText past the end of the text (and
+        // GTK 4 to GetText(0, -1)): once seen, that application's texts
+        // are read whole, in one call as for the others.
+        if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+            return call(h, "GetText", t.get_text(0, -1)).await.ok();
+        }
+        let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+        if !got.is_empty() {
+            return Some(got);
+        }
+        let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
+        if n <= 0 {
+            return Some(got);
+        }
+        let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
+        if !whole.is_empty()
+            && let Ok(mut m) = self.whole_text.lock()
+        {
+            m.insert(bus.to_owned());
+        }
+        Some(whole)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_what_a_click_can_pick_an_action_of_has_its_actions_read() {
-        for t in [
-            ControlType::Button,
-            ControlType::CheckBox,
-            ControlType::ListItem,
-            ControlType::TreeItem,
-            ControlType::DataItem,
-            ControlType::MenuItem,
-            ControlType::Menu,
-            ControlType::TabItem,
-            ControlType::Hyperlink,
-            ControlType::ComboBox,
-        ] {
-            assert!(acts(&t), "{t}");
-        }
-        for t in [
-            ControlType::Pane,
-            ControlType::Group,
-            ControlType::Text,
-            ControlType::Edit,
-            ControlType::Document,
-            ControlType::Window,
-            ControlType::Image,
-        ] {
-            assert!(!acts(&t), "{t}");
-        }
-    }
 
     #[test]
     fn a_description_is_asked_only_of_an_unnamed_control() {

@@ -11,7 +11,8 @@
 //! is done, so a capture's order does not depend on which application
 //! answered first.
 
-use super::read::{AppCache, RawNode, ReadNode, mark_seen_despite_state};
+use super::cache::AppCache;
+use super::read::{RawNode, ReadNode, mark_seen_despite_state};
 use super::{AtspiBackend, Result, handle, split_handle};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
@@ -21,6 +22,7 @@ use std::collections::VecDeque;
 use tokio::time::error::Elapsed;
 use ufo_core::{ElementHandle, UiNode};
 use ufo_desktop::TreeBudget;
+use ufo_desktop::filter::MAX_EMPTY_CELLS;
 
 /// What every read of one capture shares.
 pub(super) struct WalkContext<'a> {
@@ -53,6 +55,11 @@ struct Group {
     /// Per kid: its children come from the cache, planned in the same batch
     /// (it is read without them).
     planned: Vec<bool>,
+    /// The parent's other children, read only when a kid shows (see
+    /// [`Queued::probe`]).
+    rest: Vec<(String, String)>,
+    /// The kids are a table's visible cells (see [`Queued::cells`]).
+    cells: bool,
 }
 
 /// Where a group of a batch goes.
@@ -69,8 +76,36 @@ enum Under {
 /// Every group comes after the group holding its parent.
 type Batch = Vec<(Under, Group)>;
 
-/// A node whose children are to be read: its index, its depth, its children.
-type Queued = (usize, u32, Vec<(String, String)>);
+/// A node whose children are to be read.
+struct Queued {
+    /// Its index.
+    parent: usize,
+    /// Its depth.
+    depth: u32,
+    /// Its children.
+    kids: Vec<(String, String)>,
+    /// Only the first child is read at first, the others when it shows: the
+    /// node is a closed menu (see [`closed_menu`]).
+    probe: bool,
+    /// The children are a table's cells under its visible area: when there
+    /// are more than [`MAX_EMPTY_CELLS`], each is read sparse (see
+    /// [`ReadNode::sparse`]).
+    cells: bool,
+}
+
+/// True for a menu of a menu bar or a submenu that says it is not open
+/// (neither selected nor expanded): its items are drawn together or not at
+/// all, so the first one tells whether the others can be seen. A closed
+/// menu's items all say they are not showing; reading them only to learn
+/// so cost LibreOffice Writer over 600 calls a capture (its menu bar's 300
+/// items, which its cache does not hold until a menu was opened). An open
+/// menu that does not say so still shows its first item, and all are read.
+fn closed_menu(role: Role, states: atspi::StateSet, parent_role: &str) -> bool {
+    role == Role::Menu
+        && !states.contains(State::Selected)
+        && !states.contains(State::Expanded)
+        && (parent_role == Role::MenuBar.name() || parent_role == Role::Menu.name())
+}
 
 /// Each child's read, or the deadline that cut it short.
 type Reads = Vec<std::result::Result<Result<RawNode>, Elapsed>>;
@@ -112,6 +147,8 @@ impl Admission<'_> {
             planned: vec![false; kids.len()],
             kids,
             lean: false,
+            rest: Vec::new(),
+            cells: false,
         })
     }
 
@@ -193,11 +230,21 @@ impl AtspiBackend {
         }
         while let Some(batch) = inflight.next().await {
             let queued = self.place_batch(nodes, batch, ctx, &mut admission);
-            for (parent, depth, kids) in queued {
-                if let Some(mut g) = admission.admit(parent, depth, kids) {
-                    let p = &nodes[parent];
+            for q in queued {
+                let (kids, rest) = match q.probe {
+                    true => {
+                        let mut kids = q.kids;
+                        let rest = kids.split_off(kids.len().min(1));
+                        (kids, rest)
+                    }
+                    false => (q.kids, Vec::new()),
+                };
+                if let Some(mut g) = admission.admit(q.parent, q.depth, kids) {
+                    let p = &nodes[q.parent];
                     g.lean = p.parent.is_some() && p.states.contains(ufo_core::States::SHOWING);
-                    let batch = admission.plan(parent, g, ctx);
+                    g.rest = rest;
+                    g.cells = q.cells;
+                    let batch = admission.plan(q.parent, g, ctx);
                     inflight.push(self.read_batch(batch, ctx));
                 }
             }
@@ -255,28 +302,71 @@ impl AtspiBackend {
 
     /// Reads every child of one group concurrently, each bounded by the
     /// capture's deadline (one hung element costs only itself). A kid whose
-    /// children are planned is read without them.
+    /// children are planned is read without them. Of more than
+    /// [`MAX_EMPTY_CELLS`] visible cells, each is read sparse; the empty ones
+    /// are read again in full when there are no more than that many.
     async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
-        let reads = join_all(group.kids.iter().zip(&group.planned).map(|(h, &planned)| {
-            let hint = split_handle(h)
-                .ok()
-                .filter(|(b, _)| *b == ctx.bus)
-                .and_then(|(_, p)| ctx.cache.hint(p));
-            tokio::time::timeout_at(
-                ctx.deadline,
-                self.read_node(
-                    h,
-                    ReadNode {
-                        max_text: ctx.budget.max_text_chars,
-                        max_children: (!planned).then_some(ctx.budget.max_children),
-                        hint,
-                        lean: group.lean,
-                    },
-                ),
-            )
-        }))
-        .await;
+        let sparse = group.cells && group.kids.len() > MAX_EMPTY_CELLS;
+        let mut reads: Reads = self
+            .read_kids(&group, ctx, sparse, |_| true)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        if sparse {
+            let glanced: Vec<bool> = reads
+                .iter()
+                .map(|r| matches!(r, Ok(Ok(raw)) if raw.glanced))
+                .collect();
+            let n = glanced.iter().filter(|&&g| g).count();
+            if (1..=MAX_EMPTY_CELLS).contains(&n) {
+                let again = self.read_kids(&group, ctx, false, |i| glanced[i]).await;
+                for (slot, read) in reads.iter_mut().zip(again) {
+                    if let Some(read) = read {
+                        *slot = read;
+                    }
+                }
+            }
+        }
         (group, reads)
+    }
+
+    /// Reads the kids of `group` that `pick` (by position) chooses, each
+    /// bounded by the capture's deadline: `None` for the others.
+    async fn read_kids(
+        &self,
+        group: &Group,
+        ctx: &WalkContext<'_>,
+        sparse: bool,
+        pick: impl Fn(usize) -> bool,
+    ) -> Vec<Option<std::result::Result<Result<RawNode>, Elapsed>>> {
+        let pick = &pick;
+        join_all(group.kids.iter().zip(&group.planned).enumerate().map(
+            |(i, (h, &planned))| async move {
+                if !pick(i) {
+                    return None;
+                }
+                let hint = split_handle(h)
+                    .ok()
+                    .filter(|(b, _)| *b == ctx.bus)
+                    .and_then(|(_, p)| ctx.cache.hint(p));
+                let read = tokio::time::timeout_at(
+                    ctx.deadline,
+                    self.read_node(
+                        h,
+                        ReadNode {
+                            max_text: ctx.budget.max_text_chars,
+                            max_children: (!planned).then_some(ctx.budget.max_children),
+                            hint,
+                            lean: group.lean,
+                            sparse,
+                        },
+                    ),
+                );
+                Some(read.await)
+            },
+        ))
+        .await
     }
 
     /// Places one group's reads under their parent. Returns the children to
@@ -294,6 +384,7 @@ impl AtspiBackend {
             parent,
             depth,
             kids,
+            rest,
             ..
         } = group;
         // A sibling that says it is showing makes one that does not hidden
@@ -329,6 +420,7 @@ impl AtspiBackend {
             }
             let idx = nodes.len();
             let kids = raw.children.clone();
+            let cells = raw.cells;
             // A menu bar or tool bar without height or width shows none of
             // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
             // beside the GTK one: its items would be listed twice).
@@ -354,11 +446,27 @@ impl AtspiBackend {
             nodes.push(node);
             nodes[parent].children.push(idx);
             if !(hidden_branch || flat_bar) {
-                next.push((idx, depth, kids));
+                next.push(Queued {
+                    parent: idx,
+                    depth,
+                    probe: closed_menu(role, states, &nodes[parent].role),
+                    kids,
+                    cells,
+                });
                 if let Some(e) = entered.last_mut() {
                     *e = Some(idx);
                 }
             }
+        }
+        // A closed menu's first item showed: the menu is open after all.
+        if sibling_shown && !rest.is_empty() {
+            next.push(Queued {
+                parent,
+                depth: depth.saturating_sub(1),
+                kids: rest,
+                probe: false,
+                cells: false,
+            });
         }
         (next, entered)
     }
@@ -444,6 +552,22 @@ mod tests {
         }
         assert_eq!(out[1].children, [3, 4]);
         assert_eq!(out[2].children, [5]);
+    }
+
+    #[test]
+    fn only_a_closed_menu_of_a_bar_or_menu_is_probed() {
+        use atspi::StateSet;
+        let closed = StateSet::new(State::Showing | State::Visible | State::Selectable);
+        let open = StateSet::new(State::Showing | State::Selected);
+        let expanded = StateSet::new(State::Showing | State::Expanded);
+        assert!(closed_menu(Role::Menu, closed, "menu bar"));
+        assert!(closed_menu(Role::Menu, closed, "menu"));
+        assert!(!closed_menu(Role::Menu, open, "menu bar"));
+        assert!(!closed_menu(Role::Menu, expanded, "menu"));
+        // A context menu (a top-level) or a combo box's list is read whole.
+        assert!(!closed_menu(Role::Menu, closed, "frame"));
+        assert!(!closed_menu(Role::Menu, closed, "combo box"));
+        assert!(!closed_menu(Role::MenuItem, closed, "menu"));
     }
 
     #[test]

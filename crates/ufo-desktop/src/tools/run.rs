@@ -295,6 +295,21 @@ async fn click_input(
     if button == MouseButton::Left && !double && is_row(&c) {
         return click_row(b, ctx, &c, mark).await;
     }
+    // A capture reads no action names (a click needs them of one control
+    // only): they are asked now.
+    let mut c = c;
+    if button == MouseButton::Left
+        && !double
+        && c.actions.is_empty()
+        && c.capabilities.action
+        && !b.prefers_pointer_click(&c)
+    {
+        match b.action_names(&c.handle).await {
+            Ok(names) => c.actions = names,
+            Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
+            Err(e) => tracing::debug!(error = %e, "actions unreadable; clicking at coordinates"),
+        }
+    }
     if button == MouseButton::Left
         && !double
         && !b.prefers_pointer_click(&c)
