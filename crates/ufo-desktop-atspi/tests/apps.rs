@@ -29,7 +29,7 @@ async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
     ufo_testkit::launch(&d, &["soffice", &env, "--calc", "--norestore", "--nologo"]).await;
     let b = backend(&d).await;
     let w = window_titled(&b, "soffice", "LibreOffice Calc").await;
-    let mut ctx = context(w);
+    let mut ctx = context(w.clone());
 
     // The sheet is read by what is visible: cells by address, no deadline hit.
     let first = look(&b, &mut ctx).await;
@@ -75,6 +75,36 @@ async fn calc_cells_hold_what_the_agent_typed_and_memory_stays_flat() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(last.is_empty(), "A1 should hold 5 and A2 10: {last}");
+    // Of the hundreds of cells on screen, an empty one (neither focused nor
+    // selected) is read no further than its text: no name, no rectangle.
+    // The ones holding a value are read in full.
+    let tree = b
+        .capture_tree(
+            &w,
+            &ufo_desktop::TreeBudget {
+                max_nodes: 2_001,
+                ..ufo_desktop::TreeBudget::default()
+            },
+        )
+        .await
+        .unwrap();
+    let cells: Vec<&ufo_core::UiNode> = tree
+        .nodes
+        .iter()
+        .filter(|n| n.role == "table cell")
+        .collect();
+    let read = cells.iter().filter(|n| n.rect.is_some()).count();
+    assert!(cells.len() > 100, "{} cells on screen", cells.len());
+    assert!(
+        (2..=4).contains(&read),
+        "{read} of {} cells read in full (A1, A2, the cursor's A3)",
+        cells.len()
+    );
+    assert!(
+        cells
+            .iter()
+            .any(|n| n.name == "A2" && n.value.as_deref() == Some("10") && n.rect.is_some())
+    );
     // The cursor moved down twice: the Name Box says A3.
     assert!(
         ctx.controls

@@ -95,7 +95,8 @@ async fn tiny_budgets_truncate_and_say_so() {
     let w = main_window(&b, "mousepad").await;
     let full = b.capture_tree(&w, &TreeBudget::default()).await.unwrap();
     assert!(!full.truncated, "{:?}", full.truncation);
-    assert!(full.nodes.len() > 50);
+    // Mousepad's window without the items of its closed menus.
+    assert!(full.nodes.len() > 20, "{}", full.nodes.len());
 
     let t = b
         .capture_tree(
