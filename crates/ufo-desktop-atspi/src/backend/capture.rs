@@ -186,13 +186,15 @@ impl AtspiBackend {
                 &window.handle,
                 ReadNode {
                     max_children: Some(budget.max_children),
+                    window: true,
                     ..ReadNode::node(budget.max_text_chars)
                 }
             ),
             self.app_cache(bus, gtk == 3),
             popups
         );
-        let root_raw = root_raw?;
+        let mut root_raw = root_raw?;
+        let root_labels = root_raw.labelled_by.take();
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             items = cache.len(),
@@ -209,7 +211,7 @@ impl AtspiBackend {
             deadline: tokio::time::Instant::from_std(started) + budget.deadline,
             plan_children: gtk == 3,
         };
-        let truncated = self.walk(&mut nodes, root_children, &ctx).await;
+        let (truncated, mut relations) = self.walk(&mut nodes, root_children, &ctx).await;
         let mut nodes = super::walk::breadth_first(nodes);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -223,7 +225,11 @@ impl AtspiBackend {
         retype_frames_and_submenus(&mut nodes);
         // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());
-        self.name_unnamed(&mut nodes, left.min(NAMING_TIME)).await;
+        if let Some(targets) = root_labels {
+            relations.insert(window.handle.0.clone(), targets);
+        }
+        self.name_unnamed(&mut nodes, &relations, left.min(NAMING_TIME))
+            .await;
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),

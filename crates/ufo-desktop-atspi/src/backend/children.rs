@@ -80,10 +80,24 @@ impl AtspiBackend {
         states: StateSet,
         ifaces: InterfaceSet,
         count: Option<i32>,
+        uncounted: bool,
     ) -> Result<Children> {
         let (bus, _) = split_handle(h)?;
         let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
         let managed = states.contains(State::ManagesDescendants);
+        // A widget container is not counted first (see `read.rs`): all of
+        // its children are asked for, and the first `limit` kept.
+        if count.is_none() && uncounted && !managed {
+            let kids = call(h, "GetChildren", acc.get_children()).await?;
+            let mut refs = refs(bus, &kids);
+            let n = refs.len();
+            refs.truncate(limit);
+            return Ok(Children {
+                note: (n > limit).then(|| format!("{n} children: the first {limit} were read")),
+                refs,
+                ..Children::default()
+            });
+        }
         // No trustworthy count (a cache's, for a managed container): ask.
         let count = match count {
             Some(n) => n,

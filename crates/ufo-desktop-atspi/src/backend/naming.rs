@@ -8,15 +8,48 @@ use crate::labels::{
     without_markup,
 };
 use atspi::RelationType;
+use atspi::proxy::accessible::AccessibleProxy;
 use futures::future::join_all;
+use std::collections::HashMap;
 use std::time::Duration;
+use ufo_core::ElementHandle;
 use ufo_core::{ControlType, UiNode};
 
 impl AtspiBackend {
+    /// The `(bus, path)` of each element labelling `h` (`None`: the call
+    /// failed).
+    pub(super) async fn labelled_by(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+    ) -> Option<Vec<(String, String)>> {
+        let (bus, _) = split_handle(h).ok()?;
+        let rels = call(h, "GetRelationSet", acc.get_relation_set())
+            .await
+            .ok()?;
+        Some(
+            rels.into_iter()
+                .filter(|(r, _)| *r == RelationType::LabelledBy)
+                .flat_map(|(_, t)| t)
+                .map(|t| {
+                    let b = t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
+                    (b.to_owned(), t.path_as_str().to_owned())
+                })
+                .collect(),
+        )
+    }
+
     /// Names the unnamed and class-named controls of `nodes` in place: the
     /// `labelled-by` targets' names, else the description; a class name that
     /// finds no better name is cleared. Bounded by `limit` as a whole.
-    pub(crate) async fn name_unnamed(&self, nodes: &mut [UiNode], limit: Duration) {
+    /// `relations` holds the relations already read with the nodes (handle
+    /// → targets); a target in the tree is named by its node.
+    pub(crate) async fn name_unnamed(
+        &self,
+        nodes: &mut [UiNode],
+        relations: &HashMap<String, Vec<(String, String)>>,
+        limit: Duration,
+    ) {
         for n in nodes.iter_mut() {
             if let std::borrow::Cow::Owned(clean) = without_markup(&n.name) {
                 n.name = clean;
@@ -57,29 +90,32 @@ impl AtspiBackend {
         if todo.is_empty() {
             return;
         }
+        let in_tree: HashMap<&str, &str> = nodes
+            .iter()
+            .map(|n| (n.handle.0.as_str(), n.name.as_str()))
+            .collect();
         let reads = join_all(todo.iter().map(|&i| {
             let h = nodes[i].handle.clone();
+            let in_tree = &in_tree;
             async move {
-                let (bus, _) = split_handle(&h).ok()?;
-                let acc = self.accessible(&h).await.ok()?;
-                let rels = call(&h, "GetRelationSet", acc.get_relation_set())
-                    .await
-                    .ok()?;
-                let targets: Vec<_> = rels
-                    .into_iter()
-                    .filter(|(r, _)| *r == RelationType::LabelledBy)
-                    .flat_map(|(_, t)| t)
-                    .collect();
+                let targets = match relations.get(&h.0) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let acc = self.accessible(&h).await.ok()?;
+                        self.labelled_by(&h, &acc).await?
+                    }
+                };
                 let mut names = Vec::new();
-                for t in targets.iter().take(3) {
-                    let th = handle(
-                        t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
-                        t.path_as_str(),
-                    );
-                    if let Ok(a) = self.accessible(&th).await
-                        && let Ok(n) = call(&th, "Name", a.name()).await
-                        && !n.trim().is_empty()
-                    {
+                for (b, p) in targets.iter().take(3) {
+                    let th = handle(b, p);
+                    let name = match in_tree.get(th.0.as_str()) {
+                        Some(n) => Some((*n).to_owned()),
+                        None => match self.accessible(&th).await {
+                            Ok(a) => call(&th, "Name", a.name()).await.ok(),
+                            Err(_) => None,
+                        },
+                    };
+                    if let Some(n) = name.filter(|n| !n.trim().is_empty()) {
                         names.push(n.trim().to_owned());
                     }
                 }

@@ -23,6 +23,9 @@ pub(crate) struct RawNode {
     /// Read no further than its states and text: an empty cell among many
     /// (see [`ReadNode::sparse`]).
     pub(super) glanced: bool,
+    /// The elements it is labelled by, asked with the rest of it when it
+    /// was known to need a name (`None`: not asked; see `naming.rs`).
+    pub(super) labelled_by: Option<Vec<(String, String)>>,
     pub(super) extents: Option<(i32, i32, i32, i32)>,
     pub(super) text: Option<String>,
     pub(super) value: Option<f64>,
@@ -48,11 +51,54 @@ impl RawNode {
             children_note: None,
             cells: false,
             glanced: false,
+            labelled_by: None,
             extents: None,
             text: None,
             value: None,
         }
     }
+}
+
+/// A node's extents, text and value (see [`AtspiBackend::read_details`]).
+type Details = (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>);
+
+/// True for a container of widgets (a window, a panel, a tool bar, a tab
+/// list, a scrolled pane): it holds a handful of children, never the
+/// thousands of a list or a document, so when it manages no descendants its
+/// children are asked for without counting them first — one call and one
+/// round less per container where no cache counts them (Qt, GTK 4,
+/// Firefox): a widget tree ten levels deep is ten rounds shorter. Lists,
+/// tables, trees, documents and web sections are counted first.
+fn widget_container(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Frame
+            | Role::Window
+            | Role::Dialog
+            | Role::Panel
+            | Role::Filler
+            | Role::ToolBar
+            | Role::MenuBar
+            | Role::StatusBar
+            | Role::PageTabList
+            | Role::PageTab
+            | Role::ScrollPane
+            | Role::SplitPane
+            | Role::Viewport
+            | Role::RootPane
+            | Role::LayeredPane
+            | Role::InternalFrame
+            | Role::OptionPane
+            | Role::Grouping
+    )
+}
+
+/// True for a row or a cell of a list, tree or table.
+fn is_row_or_cell(role: Role) -> bool {
+    matches!(
+        role,
+        Role::TableCell | Role::TableRow | Role::ListItem | Role::TreeItem
+    )
 }
 
 /// The text [`AtspiBackend::read_details`] gives a node.
@@ -95,6 +141,11 @@ pub(crate) struct ReadNode {
     /// [`ufo_desktop::filter::MAX_EMPTY_CELLS`] of them; a Calc sheet shows
     /// some 500, mostly empty.
     pub(crate) sparse: bool,
+    /// The node is the window captured: it shows, so once its role and
+    /// interfaces are known (remembered from an earlier capture) everything
+    /// about it is asked in one round, children included (see
+    /// [`AtspiBackend::read_shown_window`]).
+    pub(crate) window: bool,
 }
 
 impl ReadNode {
@@ -191,6 +242,7 @@ impl AtspiBackend {
             hint,
             lean,
             sparse,
+            window,
         } = ask;
         let acc = self.accessible(h).await?;
         let toolkit = split_handle(h)
@@ -210,6 +262,23 @@ impl AtspiBackend {
             .zip(remembered)
             .is_some_and(|(t, (role, _))| t.leaf_role(role))
             .then_some(0);
+        // A remembered widget container's children are asked for without
+        // counting them first (see [`widget_container`]).
+        let uncounted = remembered.is_some_and(|(role, _)| widget_container(role));
+        if window
+            && hint.is_none()
+            && let (Some((role, ifaces)), Some(limit)) = (remembered, max_children)
+        {
+            return self
+                .read_shown_window(h, &acc, (role, ifaces), get_all, max_text, limit)
+                .await;
+        }
+        // A row or cell read again over GTK 3's private socket: its
+        // rectangle and text go out with its states (two calls lost if it
+        // is hidden, a round saved if not: a list's rows are read by what
+        // is on screen, or all of them when they are few).
+        let early = remembered.filter(|(role, _)| eager && !sparse && is_row_or_cell(*role));
+        let mut early_details: Option<Details> = None;
         let mut glance: Option<String> = None;
         let (role, states, ifaces, mut known) = match hint {
             // Caches count no managed descendants (LibreOffice's says 0);
@@ -231,13 +300,13 @@ impl AtspiBackend {
                 // child count come along unless the node may turn out
                 // hidden (then they wait for its states: a hidden node's are
                 // never needed).
-                let (identity, states, known, text) = futures::join!(
+                let (identity, states, known, text, details) = futures::join!(
                     self.identity(h, &acc, remembered),
                     call(h, "GetState", acc.get_state()),
                     async {
                         match (lean && !eager) || sparse {
                             true => Known::default(),
-                            false => self.name_and_count(h, &acc, get_all, leaf).await,
+                            false => self.name_and_count(h, &acc, get_all, leaf, uncounted).await,
                         }
                     },
                     async {
@@ -246,9 +315,18 @@ impl AtspiBackend {
                             false => None,
                         }
                     },
+                    async {
+                        match early {
+                            Some((_, ifaces)) => {
+                                Some(self.read_details(h, ifaces, Text::Read(max_text)).await)
+                            }
+                            None => None,
+                        }
+                    },
                 );
                 let (role, ifaces) = identity?;
                 glance = text;
+                early_details = details;
                 (role, states?, ifaces, known)
             }
         };
@@ -280,24 +358,51 @@ impl AtspiBackend {
         }
         let acc = &acc;
         let named_as = crate::roles::control_type_of(role, states);
-        let (rest, details) = futures::join!(
-            self.rest_of_node(h, acc, known, get_all, &named_as, |count| async move {
-                match max_children {
-                    Some(limit) => self
-                        .read_children(h, acc, limit, states, ifaces, count)
-                        .await
-                        .unwrap_or_default(),
-                    None => Children::default(),
-                }
-            }),
-            self.read_details(
+        // A control known to be unnamed is asked what labels it in the same
+        // round: naming would ask after the walk, one round more.
+        let label_it = known.name.as_deref().is_some_and(crate::labels::needs_name)
+            && crate::labels::wants_name(&named_as);
+        let uncounted = widget_container(role) && !states.contains(State::ManagesDescendants);
+        let (rest, details, labelled_by) = futures::join!(
+            self.rest_of_node(
                 h,
-                ifaces,
-                match glance {
-                    Some(t) => Text::Known(t),
-                    None => Text::Read(self.text_budget(h, role, states, max_text)),
-                },
-            )
+                acc,
+                known,
+                get_all,
+                &named_as,
+                uncounted,
+                |count| async move {
+                    match max_children {
+                        Some(limit) => self
+                            .read_children(h, acc, limit, states, ifaces, count, uncounted)
+                            .await
+                            .unwrap_or_default(),
+                        None => Children::default(),
+                    }
+                }
+            ),
+            async {
+                match early_details {
+                    Some(d) => d,
+                    None => {
+                        self.read_details(
+                            h,
+                            ifaces,
+                            match glance {
+                                Some(t) => Text::Known(t),
+                                None => Text::Read(self.text_budget(h, role, states, max_text)),
+                            },
+                        )
+                        .await
+                    }
+                }
+            },
+            async {
+                match label_it {
+                    true => self.labelled_by(h, acc).await,
+                    false => None,
+                }
+            }
         );
         let (name, description, children) = rest;
         let (extents, text, value) = details;
@@ -311,6 +416,56 @@ impl AtspiBackend {
             children_note: children.note,
             cells: children.cells,
             glanced: false,
+            labelled_by,
+            extents,
+            text: text.map(|t| truncate(t, max_text)),
+            value,
+        })
+    }
+
+    /// Window `h`, whose role and interfaces are known, in one round: its
+    /// states, name, description, children (at most `limit`), extents and
+    /// text all at once. A window shows and manages no descendants, so none
+    /// of it waits for its states or its child count: one round of every
+    /// capture saved.
+    async fn read_shown_window(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        (role, ifaces): (Role, InterfaceSet),
+        get_all: bool,
+        max_text: usize,
+        limit: usize,
+    ) -> Result<RawNode> {
+        // A window manages no descendants: its children are not counted.
+        let (states, known, children, details) = futures::join!(
+            call(h, "GetState", acc.get_state()),
+            self.name_and_count(h, acc, get_all, None, true),
+            self.read_children(h, acc, limit, StateSet::empty(), ifaces, None, true),
+            self.read_details(h, ifaces, Text::Read(max_text)),
+        );
+        let states = states?;
+        let children = children.unwrap_or_default();
+        let name = name_or_ask(h, acc, known.name).await;
+        let description = match known.description {
+            Some(d) => d,
+            None if needs_description(&name, &crate::roles::control_type_of(role, states)) => {
+                description_or_ask(h, acc, None).await
+            }
+            None => String::new(),
+        };
+        let (extents, text, value) = details;
+        Ok(RawNode {
+            role,
+            name,
+            description,
+            states,
+            ifaces,
+            children: children.refs,
+            children_note: children.note,
+            cells: false,
+            glanced: false,
+            labelled_by: None,
             extents,
             text: text.map(|t| truncate(t, max_text)),
             value,
@@ -352,6 +507,7 @@ impl AtspiBackend {
         acc: &AccessibleProxy<'static>,
         get_all: bool,
         count: Option<i32>,
+        uncounted: bool,
     ) -> Known {
         if get_all && let Ok(k) = self.accessible_properties(h).await {
             return k;
@@ -359,17 +515,18 @@ impl AtspiBackend {
         // The description waits for the name (see `rest_of_node`).
         let (name, count) = futures::join!(call(h, "Name", acc.name()), async {
             match count {
-                Some(n) => Ok(n),
-                None => call(h, "ChildCount", acc.child_count()).await,
+                Some(n) => Some(Ok(n)),
+                None if uncounted => None,
+                None => Some(call(h, "ChildCount", acc.child_count()).await),
             }
         },);
-        if let Err(e) = &count {
+        if let Some(Err(e)) = &count {
             tracing::debug!(%h, error = %e, "ChildCount failed");
         }
         Known {
             name: name.ok(),
             description: None,
-            count: Some(count.unwrap_or(0)),
+            count: count.map(|c| c.unwrap_or(0)),
         }
     }
 
@@ -412,6 +569,7 @@ impl AtspiBackend {
         known: Known,
         get_all: bool,
         named_as: &ControlType,
+        uncounted: bool,
         children: F,
     ) -> (String, String, Children)
     where
@@ -454,6 +612,11 @@ impl AtspiBackend {
             // Children need no count from it: both at once.
             Some(n) => {
                 let (all, kids) = futures::join!(self.accessible_properties(h), children(Some(n)));
+                (all.unwrap_or_default(), kids)
+            }
+            // A widget container's children need no count either.
+            None if uncounted => {
+                let (all, kids) = futures::join!(self.accessible_properties(h), children(None));
                 (all.unwrap_or_default(), kids)
             }
             None => {
@@ -503,7 +666,7 @@ impl AtspiBackend {
         h: &ElementHandle,
         ifaces: InterfaceSet,
         text: Text,
-    ) -> (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>) {
+    ) -> Details {
         let extents_f = async {
             if !ifaces.contains(Interface::Component) {
                 return None;

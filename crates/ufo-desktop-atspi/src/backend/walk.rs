@@ -117,7 +117,12 @@ struct Admission<'a> {
     budget: &'a TreeBudget,
     truncated: Option<String>,
     deadline_hit: bool,
+    /// What labels the unnamed controls read so far (handle → targets).
+    relations: Relations,
 }
+
+/// The `labelled-by` targets read with the nodes: handle → `(bus, path)`s.
+pub(super) type Relations = std::collections::HashMap<String, Vec<(String, String)>>;
 
 impl Admission<'_> {
     /// The group to read for `kids` of node `parent` (at `depth`), within the
@@ -210,18 +215,20 @@ fn planned_children(h: &ElementHandle, ctx: &WalkContext<'_>) -> Option<Vec<(Str
 impl AtspiBackend {
     /// Reads the tree under `nodes[0]` (whose children are `root_children`)
     /// into `nodes`, in the order the reads complete. Returns why the walk
-    /// stopped short, if a budget cut it.
+    /// stopped short, if a budget cut it, and the `labelled-by` relations
+    /// read with the nodes.
     pub(super) async fn walk(
         &self,
         nodes: &mut Vec<UiNode>,
         root_children: Vec<(String, String)>,
         ctx: &WalkContext<'_>,
-    ) -> Option<String> {
+    ) -> (Option<String>, Relations) {
         let mut admission = Admission {
             promised: nodes.len(),
             budget: ctx.budget,
             truncated: None,
             deadline_hit: false,
+            relations: Relations::new(),
         };
         let mut inflight = FuturesUnordered::new();
         if let Some(g) = admission.admit(0, 0, root_children) {
@@ -255,7 +262,7 @@ impl AtspiBackend {
                 ctx.budget.deadline.as_millis()
             ));
         }
-        admission.truncated
+        (admission.truncated, admission.relations)
     }
 
     /// Reads every group of a batch concurrently.
@@ -360,6 +367,7 @@ impl AtspiBackend {
                             hint,
                             lean: group.lean,
                             sparse,
+                            window: false,
                         },
                     ),
                 );
@@ -405,7 +413,7 @@ impl AtspiBackend {
                 continue;
             };
             // Elements that vanished mid-capture are skipped, not fatal.
-            let raw = match res {
+            let mut raw = match res {
                 Ok(raw) => raw,
                 Err(_) => {
                     self.cell_cache.forget(&h);
@@ -421,6 +429,9 @@ impl AtspiBackend {
             let idx = nodes.len();
             let kids = raw.children.clone();
             let cells = raw.cells;
+            if let Some(targets) = raw.labelled_by.take() {
+                admission.relations.insert(h.0.clone(), targets);
+            }
             // A menu bar or tool bar without height or width shows none of
             // its items (LibreOffice keeps VCL's own menu bar, 0 px high,
             // beside the GTK one: its items would be listed twice).
