@@ -42,6 +42,29 @@ const SAMPLE_PROBES: i32 = 6;
 /// At most this many visible columns are read of a table.
 const MAX_TABLE_COLUMNS: i32 = 26;
 
+/// What is known of a node's child count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// The application said (a cache's count, or a call's).
+    Known(i32),
+    /// Not known: asked before the children are.
+    Unknown,
+    /// Not needed: the node is a widget container, whose children are asked
+    /// for without counting them (see `read.rs`).
+    Uncounted,
+}
+
+impl Count {
+    /// `count`, else unknown or not needed.
+    pub(crate) fn of(count: Option<i32>, uncounted: bool) -> Self {
+        match (count, uncounted) {
+            (Some(n), _) => Count::Known(n),
+            (None, true) => Count::Uncounted,
+            (None, false) => Count::Unknown,
+        }
+    }
+}
+
 /// The children read of one node.
 #[derive(Debug, Default)]
 pub(crate) struct Children {
@@ -77,17 +100,15 @@ impl AtspiBackend {
         h: &ElementHandle,
         acc: &AccessibleProxy<'static>,
         limit: usize,
-        states: StateSet,
-        ifaces: InterfaceSet,
-        count: Option<i32>,
-        uncounted: bool,
+        (states, ifaces): (StateSet, InterfaceSet),
+        count: Count,
     ) -> Result<Children> {
         let (bus, _) = split_handle(h)?;
         let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
         let managed = states.contains(State::ManagesDescendants);
         // A widget container is not counted first (see `read.rs`): all of
         // its children are asked for, and the first `limit` kept.
-        if count.is_none() && uncounted && !managed {
+        if count == Count::Uncounted && !managed {
             let kids = call(h, "GetChildren", acc.get_children()).await?;
             let mut refs = refs(bus, &kids);
             let n = refs.len();
@@ -100,8 +121,10 @@ impl AtspiBackend {
         }
         // No trustworthy count (a cache's, for a managed container): ask.
         let count = match count {
-            Some(n) => n,
-            None => call(h, "ChildCount", acc.child_count()).await.unwrap_or(0),
+            Count::Known(n) => n,
+            Count::Unknown | Count::Uncounted => {
+                call(h, "ChildCount", acc.child_count()).await.unwrap_or(0)
+            }
         }
         .max(0);
         // A leaf costs no call: the count said so (a cache's counts are

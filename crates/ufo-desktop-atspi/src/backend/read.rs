@@ -5,6 +5,7 @@
 
 use super::cache::Hint;
 use super::capture::truncate;
+use super::children::Count;
 use super::*;
 use ufo_core::ControlType;
 
@@ -116,6 +117,40 @@ struct Known {
     name: Option<String>,
     description: Option<String>,
     count: Option<i32>,
+    /// Its children are asked for without counting them (see
+    /// [`widget_container`]).
+    uncounted: bool,
+}
+
+/// How one node's reads go, worked out before any call.
+struct Plan {
+    /// Its toolkit answers `Properties.GetAll`.
+    get_all: bool,
+    /// Its toolkit answers over GTK 3's private socket, where a round costs
+    /// more than a call: a node that may turn out hidden is asked its name,
+    /// description and count (one GetAll) with its states anyway, one call
+    /// lost if it is hidden, a round saved if it is not (the rows of a list
+    /// read by what is on screen all are).
+    eager: bool,
+    /// Its role and interfaces, read before (see `identity.rs`).
+    remembered: Option<(Role, InterfaceSet)>,
+    /// `Some(0)`: its remembered role never has children in its toolkit
+    /// (see `Toolkit::leaf_role`): not asked its child count.
+    leaf: Option<i32>,
+    /// Its remembered role is a widget container (see [`widget_container`]).
+    uncounted: bool,
+}
+
+/// What the first round of a node's reads told.
+struct First {
+    role: Role,
+    states: StateSet,
+    ifaces: InterfaceSet,
+    known: Known,
+    /// Its text, read first (a sparse cell's).
+    glance: Option<String>,
+    /// Its details, read in the first round (a row's or a cell's).
+    early: Option<Details>,
 }
 
 /// What one read of a node asks for (see [`AtspiBackend::read_node`]).
@@ -236,104 +271,35 @@ impl AtspiBackend {
     /// is not showing (nor defunct) is read no further than its identity and
     /// what the cache holds: see [`ReadNode::lean`].
     pub(crate) async fn read_node(&self, h: &ElementHandle, ask: ReadNode) -> Result<RawNode> {
+        let acc = self.accessible(h).await?;
+        let plan = self.plan(h);
+        if ask.window
+            && ask.hint.is_none()
+            && let (Some(identity), Some(limit)) = (plan.remembered, ask.max_children)
+        {
+            return self
+                .read_shown_window(h, &acc, identity, plan.get_all, ask.max_text, limit)
+                .await;
+        }
         let ReadNode {
             max_text,
             max_children,
-            hint,
             lean,
             sparse,
-            window,
+            ..
         } = ask;
-        let acc = self.accessible(h).await?;
-        let toolkit = split_handle(h)
-            .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus));
-        let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
-        // GTK 3's bridge answers over a private socket, where a round costs
-        // more than a call: a node that may turn out hidden is asked its
-        // name, description and count (one GetAll) with its states anyway,
-        // one call lost if it is hidden, a round saved if it is not (the
-        // rows of a list read by what is on screen all are).
-        let eager = get_all && toolkit == Some(super::Toolkit::Gtk(3));
-        // An element whose remembered role never has children in its
-        // toolkit is not asked its child count (see `Toolkit::leaf_role`).
-        let remembered = self.identity.get(h);
-        let leaf = toolkit
-            .zip(remembered)
-            .is_some_and(|(t, (role, _))| t.leaf_role(role))
-            .then_some(0);
-        // A remembered widget container's children are asked for without
-        // counting them first (see [`widget_container`]).
-        let uncounted = remembered.is_some_and(|(role, _)| widget_container(role));
-        if window
-            && hint.is_none()
-            && let (Some((role, ifaces)), Some(limit)) = (remembered, max_children)
-        {
-            return self
-                .read_shown_window(h, &acc, (role, ifaces), get_all, max_text, limit)
-                .await;
-        }
-        // A row or cell read again over GTK 3's private socket: its
-        // rectangle and text go out with its states (two calls lost if it
-        // is hidden, a round saved if not: a list's rows are read by what
-        // is on screen, or all of them when they are few).
-        let early = remembered.filter(|(role, _)| eager && !sparse && is_row_or_cell(*role));
-        let mut early_details: Option<Details> = None;
-        let mut glance: Option<String> = None;
-        let (role, states, ifaces, mut known) = match hint {
-            // Caches count no managed descendants (LibreOffice's says 0);
-            // a negative count is one not known yet.
-            Some(x) => (
-                x.role,
-                x.states,
-                x.ifaces,
-                Known {
-                    name: x.name,
-                    description: Some(x.description),
-                    count: (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
-                        .then_some(x.children),
-                },
-            ),
-            None => {
-                // What the element is, unless read before (see
-                // `identity.rs`), and its states. Name, description and
-                // child count come along unless the node may turn out
-                // hidden (then they wait for its states: a hidden node's are
-                // never needed).
-                let (identity, states, known, text, details) = futures::join!(
-                    self.identity(h, &acc, remembered),
-                    call(h, "GetState", acc.get_state()),
-                    async {
-                        match (lean && !eager) || sparse {
-                            true => Known::default(),
-                            false => self.name_and_count(h, &acc, get_all, leaf, uncounted).await,
-                        }
-                    },
-                    async {
-                        match sparse {
-                            true => self.read_text(h, max_text).await,
-                            false => None,
-                        }
-                    },
-                    async {
-                        match early {
-                            Some((_, ifaces)) => {
-                                Some(self.read_details(h, ifaces, Text::Read(max_text)).await)
-                            }
-                            None => None,
-                        }
-                    },
-                );
-                let (role, ifaces) = identity?;
-                glance = text;
-                early_details = details;
-                (role, states?, ifaces, known)
-            }
-        };
+        let First {
+            role,
+            states,
+            ifaces,
+            mut known,
+            glance,
+            early,
+        } = self.first_round(h, &acc, ask, &plan).await?;
         if max_children.is_none() {
             known.count = Some(0);
         }
-        known.count = known.count.or(leaf);
+        known.count = known.count.or(plan.leaf);
         if lean
             && !states.contains(State::Showing)
             && !states.contains(State::Defunct)
@@ -362,38 +328,28 @@ impl AtspiBackend {
         // round: naming would ask after the walk, one round more.
         let label_it = known.name.as_deref().is_some_and(crate::labels::needs_name)
             && crate::labels::wants_name(&named_as);
-        let uncounted = widget_container(role) && !states.contains(State::ManagesDescendants);
+        known.uncounted = widget_container(role) && !states.contains(State::ManagesDescendants);
+        let uncounted = known.uncounted;
         let (rest, details, labelled_by) = futures::join!(
-            self.rest_of_node(
-                h,
-                acc,
-                known,
-                get_all,
-                &named_as,
-                uncounted,
-                |count| async move {
-                    match max_children {
-                        Some(limit) => self
-                            .read_children(h, acc, limit, states, ifaces, count, uncounted)
-                            .await
-                            .unwrap_or_default(),
-                        None => Children::default(),
-                    }
+            self.rest_of_node(h, acc, known, plan.get_all, &named_as, |count| async move {
+                let count = Count::of(count, uncounted);
+                match max_children {
+                    Some(limit) => self
+                        .read_children(h, acc, limit, (states, ifaces), count)
+                        .await
+                        .unwrap_or_default(),
+                    None => Children::default(),
                 }
-            ),
+            }),
             async {
-                match early_details {
+                match early {
                     Some(d) => d,
                     None => {
-                        self.read_details(
-                            h,
-                            ifaces,
-                            match glance {
-                                Some(t) => Text::Known(t),
-                                None => Text::Read(self.text_budget(h, role, states, max_text)),
-                            },
-                        )
-                        .await
+                        let text = match glance {
+                            Some(t) => Text::Known(t),
+                            None => Text::Read(self.text_budget(h, role, states, max_text)),
+                        };
+                        self.read_details(h, ifaces, text).await
                     }
                 }
             },
@@ -423,6 +379,111 @@ impl AtspiBackend {
         })
     }
 
+    /// How the reads of `h` go, from its toolkit and what is remembered of
+    /// it.
+    fn plan(&self, h: &ElementHandle) -> Plan {
+        let toolkit = split_handle(h)
+            .ok()
+            .and_then(|(bus, _)| self.known_toolkit(bus));
+        let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
+        let remembered = self.identity.get(h);
+        Plan {
+            get_all,
+            eager: get_all && toolkit == Some(super::Toolkit::Gtk(3)),
+            remembered,
+            leaf: toolkit
+                .zip(remembered)
+                .is_some_and(|(t, (role, _))| t.leaf_role(role))
+                .then_some(0),
+            uncounted: remembered.is_some_and(|(role, _)| widget_container(role)),
+        }
+    }
+
+    /// The first round of reading `h`: what the cache says of it, else its
+    /// identity and states, with what may go out before them (see
+    /// [`Plan`]).
+    async fn first_round(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        ask: ReadNode,
+        plan: &Plan,
+    ) -> Result<First> {
+        let ReadNode {
+            max_text,
+            hint,
+            lean,
+            sparse,
+            ..
+        } = ask;
+        if let Some(x) = hint {
+            // Caches count no managed descendants (LibreOffice's says 0);
+            // a negative count is one not known yet.
+            let count = (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
+                .then_some(x.children);
+            return Ok(First {
+                role: x.role,
+                states: x.states,
+                ifaces: x.ifaces,
+                known: Known {
+                    name: x.name,
+                    description: Some(x.description),
+                    count,
+                    uncounted: false,
+                },
+                glance: None,
+                early: None,
+            });
+        }
+        // A row or cell read again over GTK 3's private socket: its
+        // rectangle and text go out with its states (two calls lost if it
+        // is hidden, a round saved if not: a list's rows are read by what
+        // is on screen, or all of them when they are few).
+        let early = plan
+            .remembered
+            .filter(|(role, _)| plan.eager && !sparse && is_row_or_cell(*role));
+        // What the element is, unless read before (see `identity.rs`), and
+        // its states. Name, description and child count come along unless
+        // the node may turn out hidden (then they wait for its states: a
+        // hidden node's are never needed).
+        let (identity, states, known, glance, early) = futures::join!(
+            self.identity(h, acc, plan.remembered),
+            call(h, "GetState", acc.get_state()),
+            async {
+                match (lean && !plan.eager) || sparse {
+                    true => Known::default(),
+                    false => {
+                        self.name_and_count(h, acc, plan.get_all, plan.leaf, plan.uncounted)
+                            .await
+                    }
+                }
+            },
+            async {
+                match sparse {
+                    true => self.read_text(h, max_text).await,
+                    false => None,
+                }
+            },
+            async {
+                match early {
+                    Some((_, ifaces)) => {
+                        Some(self.read_details(h, ifaces, Text::Read(max_text)).await)
+                    }
+                    None => None,
+                }
+            },
+        );
+        let (role, ifaces) = identity?;
+        Ok(First {
+            role,
+            states: states?,
+            ifaces,
+            known,
+            glance,
+            early,
+        })
+    }
+
     /// Window `h`, whose role and interfaces are known, in one round: its
     /// states, name, description, children (at most `limit`), extents and
     /// text all at once. A window shows and manages no descendants, so none
@@ -441,7 +502,7 @@ impl AtspiBackend {
         let (states, known, children, details) = futures::join!(
             call(h, "GetState", acc.get_state()),
             self.name_and_count(h, acc, get_all, None, true),
-            self.read_children(h, acc, limit, StateSet::empty(), ifaces, None, true),
+            self.read_children(h, acc, limit, (StateSet::empty(), ifaces), Count::Uncounted),
             self.read_details(h, ifaces, Text::Read(max_text)),
         );
         let states = states?;
@@ -527,6 +588,7 @@ impl AtspiBackend {
             name: name.ok(),
             description: None,
             count: count.map(|c| c.unwrap_or(0)),
+            uncounted,
         }
     }
 
@@ -552,6 +614,7 @@ impl AtspiBackend {
                     .and_then(|v| v.downcast_ref::<i32>().ok())
                     .unwrap_or(0),
             ),
+            uncounted: false,
         })
     }
 
@@ -569,7 +632,6 @@ impl AtspiBackend {
         known: Known,
         get_all: bool,
         named_as: &ControlType,
-        uncounted: bool,
         children: F,
     ) -> (String, String, Children)
     where
@@ -580,6 +642,7 @@ impl AtspiBackend {
             name,
             description,
             count,
+            uncounted,
         } = known;
         // One GetAll pays where it replaces two calls or more.
         let missing = [name.is_none(), description.is_none(), count.is_none()]

@@ -593,6 +593,7 @@ mod tests {
             budget: &budget,
             truncated: None,
             deadline_hit: false,
+            relations: Relations::new(),
         };
         let kids = |n: usize| -> Vec<(String, String)> {
             (0..n).map(|i| (":1.1".into(), format!("/k{i}"))).collect()
