@@ -16,6 +16,7 @@
 //! installed are skipped with a line saying so.
 
 mod catalog;
+mod quiet;
 
 pub use catalog::{APPS, AppSpec};
 
@@ -245,6 +246,18 @@ impl AppBench<'_> {
                 .launch(&spec.command(self.work), Duration::from_secs(90))
                 .await
                 .map_err(|e| e.report())?;
+            self.wait_window(&launched.app_name, launched.pid).await?;
+            // Done starting (documents loaded and laid out): its processes
+            // stop using the CPU. Its window then, in case it changed.
+            let new = || -> HashSet<u32> {
+                self.desktop
+                    .processes()
+                    .into_iter()
+                    .filter(|p| !before.contains(p))
+                    .collect()
+            };
+            let waited = quiet::until_quiet(new).await;
+            tracing::debug!(app = spec.key, ms = waited.as_millis() as u64, "quiet");
             let window = self.wait_window(&launched.app_name, launched.pid).await?;
             self.measure(spec, window).await
         }
@@ -266,7 +279,7 @@ impl AppBench<'_> {
             own.sort_by_key(|w| !w.focused);
             if let Some(w) = own.into_iter().next() {
                 // Documents load and lay out after the window maps.
-                tokio::time::sleep(Duration::from_secs(3)).await;
+                tokio::time::sleep(Duration::from_secs(1)).await;
                 return Ok(w);
             }
             if start.elapsed() > Duration::from_secs(60) {
