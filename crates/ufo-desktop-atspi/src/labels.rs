@@ -199,8 +199,17 @@ pub(crate) fn wants_name(t: &ControlType) -> bool {
 }
 
 /// The short texts on screen that may label a field: their boxes and
-/// words (read once per capture).
+/// words (read once per capture). A text holding a control is that
+/// control's label (a web page's `<label>` around its check box), never
+/// another field's.
 pub(crate) fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core::Screen>, String)> {
+    let holds_control = |n: &UiNode| {
+        n.children.iter().any(|&c| {
+            nodes
+                .get(c)
+                .is_some_and(|k| k.control_type != ControlType::Text)
+        })
+    };
     nodes
         .iter()
         .filter(|n| {
@@ -209,6 +218,7 @@ pub(crate) fn texts_on_screen(nodes: &[UiNode]) -> Vec<(ufo_core::Rect<ufo_core:
                 && n.name.chars().count() <= 60
                 && n.states
                     .intersects(ufo_core::States::SHOWING | ufo_core::States::VISIBLE)
+                && !holds_control(n)
         })
         .filter_map(|n| Some((n.rect?, n.name.trim().to_owned())))
         .collect()
@@ -309,6 +319,45 @@ pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_label_around_a_check_box_labels_no_field_below_it() {
+        use ufo_core::{ElementHandle, Rect, States, ui::Capabilities};
+        let node =
+            |i: usize, parent: Option<usize>, t: ControlType, name: &str, r: (i32, i32)| UiNode {
+                index: i,
+                parent,
+                children: Vec::new(),
+                depth: 0,
+                handle: ElementHandle(format!(":1.1|/{i}")),
+                role: String::new(),
+                control_type: t,
+                name: name.into(),
+                description: String::new(),
+                value: None,
+                states: States::SHOWING | States::VISIBLE,
+                rect: Some(Rect::new(8, r.0, r.1, 20)),
+                actions: Vec::new(),
+                capabilities: Capabilities::default(),
+            };
+        // "Subscribe" wraps its check box; the select below has no label.
+        let mut nodes = vec![
+            node(0, None, ControlType::Pane, "", (0, 400)),
+            node(1, Some(0), ControlType::Text, "Subscribe", (232, 107)),
+            node(2, Some(1), ControlType::CheckBox, "Subscribe", (234, 14)),
+            node(3, Some(0), ControlType::ComboBox, "", (254, 57)),
+            node(4, Some(0), ControlType::Text, "Country", (290, 60)),
+            node(5, Some(0), ControlType::ComboBox, "", (312, 57)),
+        ];
+        nodes[0].children = vec![1, 3, 4, 5];
+        nodes[1].children = vec![2];
+        let texts = super::texts_on_screen(&nodes);
+        assert_eq!(super::label_beside(&nodes[3], &texts), None);
+        assert_eq!(
+            super::label_beside(&nodes[5], &texts).as_deref(),
+            Some("Country")
+        );
+    }
+
     use super::*;
 
     #[test]

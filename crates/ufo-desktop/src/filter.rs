@@ -135,7 +135,7 @@ pub fn label_controls(
         drop_duplicates(&mut picked);
     }
     drop_covered(tree, &mut picked, &picker.popups);
-    drop_empty_cells(&mut picked, cfg.max_empty_cells);
+    drop_empty_cells(tree, &mut picked, cfg.max_empty_cells);
     numbered(picked, cfg)
 }
 
@@ -312,16 +312,21 @@ impl Picker<'_> {
 pub const MAX_EMPTY_CELLS: usize = 60;
 
 /// A table showing more than `max` empty cells keeps only its cells with a
-/// value and the focused or selected ones.
-fn drop_empty_cells(picked: &mut Vec<(usize, Control)>, max: usize) {
-    let empty_cell = |c: &Control| {
+/// value and the focused or selected ones. A cell is empty when the text it
+/// shows is blank (a spreadsheet's, named by its address), or when it shows
+/// no text and has no name either; a list's cell named by the text it shows
+/// (GTK's) is not, although its value repeats its name and is not listed.
+fn drop_empty_cells(tree: &UiTree, picked: &mut Vec<(usize, Control)>, max: usize) {
+    let empty_cell = |i: usize, c: &Control| {
+        let shown = tree.nodes.get(i).and_then(|n| n.value.as_deref());
         c.control_type == ControlType::DataItem
             && c.value.is_none()
+            && shown.map_or(c.name.trim().is_empty(), |v| v.trim().is_empty())
             && !c.states.contains(States::FOCUSED)
             && !c.states.contains(States::SELECTED)
     };
-    if picked.iter().filter(|(_, c)| empty_cell(c)).count() > max {
-        picked.retain(|(_, c)| !empty_cell(c));
+    if picked.iter().filter(|(i, c)| empty_cell(*i, c)).count() > max {
+        picked.retain(|(i, c)| !empty_cell(*i, c));
     }
 }
 

@@ -146,6 +146,10 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
         specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
     }
     let mut t = tree(w, &specs);
+    // A spreadsheet's cells show a blank text when empty.
+    for n in t.nodes.iter_mut().skip(1) {
+        n.value = Some(String::new());
+    }
     t.nodes[1].value = Some("5".into());
     t.nodes[3].states |= ufo_core::States::FOCUSED;
     let got: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
@@ -154,11 +158,32 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
         .collect();
     assert_eq!(got, vec!["A1", "A3"]);
     // A small table keeps its empty cells.
-    let small = tree(w, &specs[..11]);
+    let mut small = tree(w, &specs[..11]);
+    for n in small.nodes.iter_mut().skip(1) {
+        n.value = Some(String::new());
+    }
     assert_eq!(
         label_controls(&small, &FilterConfig::default(), None).len(),
         10
     );
+}
+
+#[test]
+fn a_cell_showing_its_name_as_text_is_not_empty() {
+    // A GTK list's text cells are named by the text they show: 80 of them
+    // are 80 rows with content, none empty.
+    let w = Some((0, 0, 2000, 2000));
+    let mut specs: Vec<Spec<'_>> = vec![(None, "Window", "Files", GTK3, Some((0, 0, 2000, 2000)))];
+    let names: Vec<String> = (1..=80).map(|r| format!("file{r}.txt")).collect();
+    for (r, n) in names.iter().enumerate() {
+        let y = i32::try_from(r).unwrap() * 20;
+        specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
+    }
+    let mut t = tree(w, &specs);
+    for n in t.nodes.iter_mut().skip(1) {
+        n.value = Some(n.name.clone());
+    }
+    assert_eq!(label_controls(&t, &FilterConfig::default(), None).len(), 80);
 }
 
 #[test]
