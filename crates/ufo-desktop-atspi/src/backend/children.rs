@@ -39,6 +39,10 @@ const SCAN_STRIDE: i32 = 8;
 /// How many probe heights measure a list's rows before the rest is probed.
 const SAMPLE_PROBES: i32 = 6;
 
+/// How many probe heights below a table's top edge look for its first row
+/// under its column headers (8 px apart: 64 px of headers).
+const HEADER_PROBES: i32 = 8;
+
 /// At most this many visible columns are read of a table.
 const MAX_TABLE_COLUMNS: i32 = 26;
 
@@ -224,6 +228,30 @@ impl AtspiBackend {
                 )
             })
         };
+        // A tree view's column headers sit along its top edge, where no
+        // cell is (zenity's list lost its first column): the first cell
+        // below them is looked for down each top corner.
+        let is_cell = |o: &Result<atspi::ObjectRefOwned>| {
+            o.as_ref().is_ok_and(|o| cell_at(o.clone()).is_some())
+        };
+        let below_headers = |px: i32, hit: Result<atspi::ObjectRefOwned>| async move {
+            if is_cell(&hit) {
+                return hit;
+            }
+            let probes = (1..=HEADER_PROBES)
+                .map(|k| y + 1 + k * SCAN_STRIDE)
+                .filter(|&py| py < bottom)
+                .map(|py| at(px, py));
+            join_all(probes)
+                .await
+                .into_iter()
+                .find(|o| is_cell(o))
+                .unwrap_or(hit)
+        };
+        let (top_left, top_right) = futures::join!(
+            below_headers(x + 1, top_left),
+            below_headers(right, top_right)
+        );
         let Some(first) = cell_at(top_left?) else {
             return Ok(None);
         };
