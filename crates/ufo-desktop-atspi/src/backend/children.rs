@@ -292,17 +292,32 @@ impl AtspiBackend {
         let wanted: Vec<(i32, i32)> = (r0..r0 + rows)
             .flat_map(|r| (c0..c0 + cols).map(move |c| (r, c)))
             .collect();
-        // LibreOffice makes a new accessible object (~7 KB, never freed) for
-        // every GetAccessibleAt: cells asked for before are reused, so memory
-        // grows only with the cells a person scrolls to, not per observation.
-        let known = self.cell_cache.known(&h.0, &wanted);
+        Ok(Some(Children {
+            refs: self.cells_at(h, &table, &wanted).await,
+            note: None,
+            cells: true,
+        }))
+    }
+
+    /// The cells of table `h` at `wanted` (row, column), in that order:
+    /// those obtained before from the cache, the others asked for.
+    /// LibreOffice makes a new accessible object (~7 KB, never freed) for
+    /// every GetAccessibleAt: cells asked for before are reused, so memory
+    /// grows only with the cells a person scrolls to, not per observation.
+    async fn cells_at(
+        &self,
+        h: &ElementHandle,
+        table: &atspi::proxy::table::TableProxy<'static>,
+        wanted: &[(i32, i32)],
+    ) -> Vec<(String, String)> {
+        let Ok((bus, _)) = split_handle(h) else {
+            return Vec::new();
+        };
+        let known = self.cell_cache.known(&h.0, wanted);
         let fetched = join_all(wanted.iter().zip(&known).filter(|(_, k)| k.is_none()).map(
-            |(&(r, c), _)| {
-                let table = &table;
-                async move {
-                    let o = call(h, "GetAccessibleAt", table.get_accessible_at(r, c)).await;
-                    ((r, c), o.ok().and_then(|o| refs(bus, [&o]).pop()))
-                }
+            |(&(r, c), _)| async move {
+                let o = call(h, "GetAccessibleAt", table.get_accessible_at(r, c)).await;
+                ((r, c), o.ok().and_then(|o| refs(bus, [&o]).pop()))
             },
         ))
         .await;
@@ -311,16 +326,11 @@ impl AtspiBackend {
             .filter_map(|(rc, o)| Some((rc, o?)))
             .collect();
         self.cell_cache.remember(&h.0, &fetched);
-        let kids = wanted
+        wanted
             .iter()
             .zip(known)
             .filter_map(|(rc, k)| k.or_else(|| fetched.get(rc).cloned()))
-            .collect();
-        Ok(Some(Children {
-            refs: kids,
-            note: None,
-            cells: true,
-        }))
+            .collect()
     }
 
     /// The children of container `h` that are on screen, found by hit-testing
