@@ -37,6 +37,7 @@ mod children;
 mod close;
 mod content;
 mod dbus;
+mod details;
 mod identity;
 mod live;
 mod naming;

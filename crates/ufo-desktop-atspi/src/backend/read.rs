@@ -6,6 +6,7 @@
 use super::cache::Hint;
 use super::capture::truncate;
 use super::children::Count;
+use super::details::{Details, Text};
 use super::*;
 use ufo_core::ControlType;
 
@@ -33,6 +34,31 @@ pub(crate) struct RawNode {
 }
 
 impl RawNode {
+    /// A shown node read in full: its identity, its name, description and
+    /// children, its details (text cut to `max_text` characters).
+    fn shown(
+        (role, states, ifaces): (Role, StateSet, InterfaceSet),
+        (name, description, children): (String, String, Children),
+        (extents, text, value): Details,
+        max_text: usize,
+    ) -> Self {
+        RawNode {
+            role,
+            name,
+            description,
+            states,
+            ifaces,
+            children: children.refs,
+            children_note: children.note,
+            cells: children.cells,
+            glanced: false,
+            labelled_by: None,
+            extents,
+            text: text.map(|t| truncate(t, max_text)),
+            value,
+        }
+    }
+
     /// A node known by its identity alone: no rectangle, actions, text,
     /// value or children were read.
     fn identity(
@@ -59,9 +85,6 @@ impl RawNode {
         }
     }
 }
-
-/// A node's extents, text and value (see [`AtspiBackend::read_details`]).
-type Details = (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>);
 
 /// True for a container of widgets (a window, a panel, a tool bar, a tab
 /// list, a scrolled pane): it holds a handful of children, never the
@@ -100,14 +123,6 @@ fn is_row_or_cell(role: Role) -> bool {
         role,
         Role::TableCell | Role::TableRow | Role::ListItem | Role::TreeItem
     )
-}
-
-/// The text [`AtspiBackend::read_details`] gives a node.
-pub(super) enum Text {
-    /// Already read.
-    Known(String),
-    /// To read, at most this many characters (0: none).
-    Read(usize),
 }
 
 /// What is known of a node before its second round of calls: name,
@@ -363,23 +378,9 @@ impl AtspiBackend {
                 }
             }
         );
-        let (name, description, children) = rest;
-        let (extents, text, value) = details;
-        Ok(RawNode {
-            role,
-            name,
-            description,
-            states,
-            ifaces,
-            children: children.refs,
-            children_note: children.note,
-            cells: children.cells,
-            glanced: false,
-            labelled_by,
-            extents,
-            text: text.map(|t| truncate(t, max_text)),
-            value,
-        })
+        let mut raw = RawNode::shown((role, states, ifaces), rest, details, max_text);
+        raw.labelled_by = labelled_by;
+        Ok(raw)
     }
 
     /// How the reads of `h` go, from its toolkit and what is remembered of
@@ -514,30 +515,17 @@ impl AtspiBackend {
         );
         let states = states?;
         let children = children.unwrap_or_default();
-        let name = name_or_ask(h, acc, known.name).await;
-        let description = match known.description {
-            Some(d) => d,
-            None if needs_description(&name, &crate::roles::control_type_of(role, states)) => {
-                description_or_ask(h, acc, None).await
-            }
-            None => String::new(),
-        };
-        let (extents, text, value) = details;
-        Ok(RawNode {
-            role,
-            name,
-            description,
-            states,
-            ifaces,
-            children: children.refs,
-            children_note: children.note,
-            cells: false,
-            glanced: false,
-            labelled_by: None,
-            extents,
-            text: text.map(|t| truncate(t, max_text)),
-            value,
-        })
+        // What GetAll did not say is asked as for any node.
+        let named_as = crate::roles::control_type_of(role, states);
+        let rest = self
+            .rest_of_node(h, acc, known, get_all, &named_as, |_| async { children })
+            .await;
+        Ok(RawNode::shown(
+            (role, states, ifaces),
+            rest,
+            details,
+            max_text,
+        ))
     }
 
     /// Role and interfaces of `h`: `remembered`, or asked and remembered
@@ -701,109 +689,6 @@ impl AtspiBackend {
             description_or_ask(h, acc, description.or(all.description)),
         );
         (name, description, kids)
-    }
-
-    /// How much of an element's text to read: none of an element that says
-    /// it is not showing — a person cannot read it, and Evince dies when
-    /// asked for the text of a page it has not laid out yet (measured: 3 of 3
-    /// launches) — except in GTK 4, which says "showing" of nothing below
-    /// the window, and of an item whose state may be stale (see
-    /// [`showing_may_be_stale`]: its caption is its name).
-    fn text_budget(
-        &self,
-        h: &ElementHandle,
-        role: Role,
-        states: StateSet,
-        max_text: usize,
-    ) -> usize {
-        let gtk4 = split_handle(h)
-            .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus))
-            .is_some_and(|t| t == super::Toolkit::Gtk(4));
-        if states.contains(State::Showing) || gtk4 || showing_may_be_stale(role, states) {
-            max_text
-        } else {
-            0
-        }
-    }
-
-    /// Extents, text and value — each only when the interface is there —
-    /// concurrently. Action names are not read: a click asks them of the
-    /// one control it acts on (`Backend::action_names`), which saved 42 of
-    /// Firefox's 280 calls a capture and 24 of qt6ct's 230.
-    pub(super) async fn read_details(
-        &self,
-        h: &ElementHandle,
-        ifaces: InterfaceSet,
-        text: Text,
-    ) -> Details {
-        let extents_f = async {
-            if !ifaces.contains(Interface::Component) {
-                return None;
-            }
-            let c = self.component(h).await.ok()?;
-            call(h, "GetExtents", c.get_extents(CoordType::Screen))
-                .await
-                .ok()
-        };
-        let text_f = async {
-            match text {
-                Text::Known(t) => Some(t),
-                Text::Read(max) if ifaces.contains(Interface::Text) => self.read_text(h, max).await,
-                Text::Read(_) => None,
-            }
-        };
-        let value_f = async {
-            if !ifaces.contains(Interface::Value) {
-                return None;
-            }
-            let v = self.value(h).await.ok()?;
-            call(h, "CurrentValue", v.current_value()).await.ok()
-        };
-        // A node's text, when read, is its value (see `to_node`): its
-        // numeric value is asked only when there is no text to read or
-        // reading it failed (LibreOffice's cells have both: 500 calls of a
-        // Calc capture saved).
-        let text_then_value = async {
-            match text_f.await {
-                Some(text) => (Some(text), None),
-                None => (None, value_f.await),
-            }
-        };
-        let (extents, (text, value)) = futures::join!(extents_f, text_then_value);
-        (extents, text, value)
-    }
-
-    /// Up to `max_text` characters of `h`'s text (`None`: none to read, or
-    /// the call failed).
-    async fn read_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
-        if max_text == 0 {
-            return None;
-        }
-        let t = self.text(h).await.ok()?;
-        let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
-        let (bus, _) = split_handle(h).ok()?;
-        // LibreOffice answers "" to GetText past the end of the text (and
-        // GTK 4 to GetText(0, -1)): once seen, that application's texts
-        // are read whole, in one call as for the others.
-        if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
-            return call(h, "GetText", t.get_text(0, -1)).await.ok();
-        }
-        let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
-        if !got.is_empty() {
-            return Some(got);
-        }
-        let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
-        if n <= 0 {
-            return Some(got);
-        }
-        let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
-        if !whole.is_empty()
-            && let Ok(mut m) = self.whole_text.lock()
-        {
-            m.insert(bus.to_owned());
-        }
-        Some(whole)
     }
 }
 

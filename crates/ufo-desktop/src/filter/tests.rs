@@ -136,20 +136,27 @@ fn real_app_noise_is_folded() {
     );
 }
 
-#[test]
-fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
+/// A window holding a column of cells named `names`, each showing `shows`
+/// of its name.
+fn column_of_cells(names: &[String], shows: impl Fn(&str) -> String) -> UiTree {
     let w = Some((0, 0, 2000, 2000));
-    let mut specs: Vec<Spec<'_>> = vec![(None, "Window", "Sheet", GTK3, Some((0, 0, 2000, 2000)))];
-    let names: Vec<String> = (1..=80).map(|r| format!("A{r}")).collect();
+    let mut specs: Vec<Spec<'_>> = vec![(None, "Window", "Sheet", GTK3, w)];
     for (r, n) in names.iter().enumerate() {
         let y = i32::try_from(r).unwrap() * 20;
         specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
     }
     let mut t = tree(w, &specs);
-    // A spreadsheet's cells show a blank text when empty.
     for n in t.nodes.iter_mut().skip(1) {
-        n.value = Some(String::new());
+        n.value = Some(shows(&n.name));
     }
+    t
+}
+
+#[test]
+fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
+    let names: Vec<String> = (1..=80).map(|r| format!("A{r}")).collect();
+    // A spreadsheet's cells show a blank text when empty.
+    let mut t = column_of_cells(&names, |_| String::new());
     t.nodes[1].value = Some("5".into());
     t.nodes[3].states |= ufo_core::States::FOCUSED;
     let got: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
@@ -158,10 +165,7 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
         .collect();
     assert_eq!(got, vec!["A1", "A3"]);
     // A small table keeps its empty cells.
-    let mut small = tree(w, &specs[..11]);
-    for n in small.nodes.iter_mut().skip(1) {
-        n.value = Some(String::new());
-    }
+    let small = column_of_cells(&names[..10], |_| String::new());
     assert_eq!(
         label_controls(&small, &FilterConfig::default(), None).len(),
         10
@@ -172,17 +176,8 @@ fn many_empty_cells_are_left_out_but_filled_and_current_ones_stay() {
 fn a_cell_showing_its_name_as_text_is_not_empty() {
     // A GTK list's text cells are named by the text they show: 80 of them
     // are 80 rows with content, none empty.
-    let w = Some((0, 0, 2000, 2000));
-    let mut specs: Vec<Spec<'_>> = vec![(None, "Window", "Files", GTK3, Some((0, 0, 2000, 2000)))];
     let names: Vec<String> = (1..=80).map(|r| format!("file{r}.txt")).collect();
-    for (r, n) in names.iter().enumerate() {
-        let y = i32::try_from(r).unwrap() * 20;
-        specs.push((Some(0), "DataItem", n.as_str(), GTK3, Some((0, y, 80, 20))));
-    }
-    let mut t = tree(w, &specs);
-    for n in t.nodes.iter_mut().skip(1) {
-        n.value = Some(n.name.clone());
-    }
+    let t = column_of_cells(&names, str::to_owned);
     assert_eq!(label_controls(&t, &FilterConfig::default(), None).len(), 80);
 }
 

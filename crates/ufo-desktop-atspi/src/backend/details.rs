@@ -1,0 +1,121 @@
+//! What is read of a shown node besides its identity: its rectangle, its
+//! text (how much of it, and how toolkits answer), its numeric value.
+
+use super::read::showing_may_be_stale;
+use super::*;
+
+/// A node's extents, text and value (see [`AtspiBackend::read_details`]).
+pub(super) type Details = (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>);
+
+/// The text [`AtspiBackend::read_details`] gives a node.
+pub(super) enum Text {
+    /// Already read.
+    Known(String),
+    /// To read, at most this many characters (0: none).
+    Read(usize),
+}
+
+impl AtspiBackend {
+    /// How much of an element's text to read: none of an element that says
+    /// it is not showing — a person cannot read it, and Evince dies when
+    /// asked for the text of a page it has not laid out yet (measured: 3 of 3
+    /// launches) — except in GTK 4, which says "showing" of nothing below
+    /// the window, and of an item whose state may be stale (see
+    /// [`showing_may_be_stale`]: its caption is its name).
+    pub(super) fn text_budget(
+        &self,
+        h: &ElementHandle,
+        role: Role,
+        states: StateSet,
+        max_text: usize,
+    ) -> usize {
+        let gtk4 = split_handle(h)
+            .ok()
+            .and_then(|(bus, _)| self.known_toolkit(bus))
+            .is_some_and(|t| t == super::Toolkit::Gtk(4));
+        if states.contains(State::Showing) || gtk4 || showing_may_be_stale(role, states) {
+            max_text
+        } else {
+            0
+        }
+    }
+
+    /// Extents, text and value — each only when the interface is there —
+    /// concurrently. Action names are not read: a click asks them of the
+    /// one control it acts on (`Backend::action_names`), which saved 42 of
+    /// Firefox's 280 calls a capture and 24 of qt6ct's 230.
+    pub(super) async fn read_details(
+        &self,
+        h: &ElementHandle,
+        ifaces: InterfaceSet,
+        text: Text,
+    ) -> Details {
+        let extents_f = async {
+            if !ifaces.contains(Interface::Component) {
+                return None;
+            }
+            let c = self.component(h).await.ok()?;
+            call(h, "GetExtents", c.get_extents(CoordType::Screen))
+                .await
+                .ok()
+        };
+        let text_f = async {
+            match text {
+                Text::Known(t) => Some(t),
+                Text::Read(max) if ifaces.contains(Interface::Text) => self.read_text(h, max).await,
+                Text::Read(_) => None,
+            }
+        };
+        let value_f = async {
+            if !ifaces.contains(Interface::Value) {
+                return None;
+            }
+            let v = self.value(h).await.ok()?;
+            call(h, "CurrentValue", v.current_value()).await.ok()
+        };
+        // A node's text, when read, is its value (see `to_node`): its
+        // numeric value is asked only when there is no text to read or
+        // reading it failed (LibreOffice's cells have both: 500 calls of a
+        // Calc capture saved).
+        let text_then_value = async {
+            match text_f.await {
+                Some(text) => (Some(text), None),
+                None => (None, value_f.await),
+            }
+        };
+        let (extents, (text, value)) = futures::join!(extents_f, text_then_value);
+        (extents, text, value)
+    }
+
+    /// Up to `max_text` characters of `h`'s text (`None`: none to read, or
+    /// the call failed).
+    pub(super) async fn read_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
+        if max_text == 0 {
+            return None;
+        }
+        let t = self.text(h).await.ok()?;
+        let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
+        let (bus, _) = split_handle(h).ok()?;
+        // LibreOffice answers "" to GetText past the end of the text (and
+        // GTK 4 to GetText(0, -1)): once seen, that application's texts
+        // are read whole, in one call as for the others.
+        if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+            return call(h, "GetText", t.get_text(0, -1)).await.ok();
+        }
+        let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+        if !got.is_empty() {
+            return Some(got);
+        }
+        let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
+        if n <= 0 {
+            return Some(got);
+        }
+        let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
+        if !whole.is_empty()
+            && let Ok(mut m) = self.whole_text.lock()
+        {
+            m.insert(bus.to_owned());
+        }
+        Some(whole)
+    }
+}
