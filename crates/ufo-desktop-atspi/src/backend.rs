@@ -41,6 +41,7 @@ mod details;
 mod identity;
 mod live;
 mod naming;
+mod plan;
 mod popovers;
 mod read;
 mod toolkit;

@@ -10,10 +10,14 @@
 //! costs. A remembered element is asked only what can change (states,
 //! name, description, children, extents, actions, text, value).
 //!
+//! Beside them, the states an element last said it had: where a round costs
+//! more than a call (see `read.rs`), an element that showed last time is
+//! asked everything at once, and one that did not is asked its states first.
+//!
 //! The memo is bounded ([`MAX_REMEMBERED`]): past it, it starts afresh. An
 //! element that turns out gone is forgotten.
 
-use atspi::{InterfaceSet, Role};
+use atspi::{InterfaceSet, Role, StateSet};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use ufo_core::ElementHandle;
@@ -21,16 +25,45 @@ use ufo_core::ElementHandle;
 /// Most elements remembered over all applications.
 const MAX_REMEMBERED: usize = 50_000;
 
-/// Role and interfaces of the elements read so far (see the module docs).
+/// What is remembered of one element.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    role: Role,
+    ifaces: InterfaceSet,
+    /// The states it said it had when last read.
+    states: Option<StateSet>,
+}
+
+/// Role and interfaces of the elements read so far, and their last states
+/// (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct IdentityMemo {
-    known: Mutex<HashMap<String, (Role, InterfaceSet)>>,
+    known: Mutex<HashMap<String, Entry>>,
 }
 
 impl IdentityMemo {
     /// The role and interfaces of `h`, if read before.
     pub(crate) fn get(&self, h: &ElementHandle) -> Option<(Role, InterfaceSet)> {
-        self.known.lock().ok()?.get(&h.0).copied()
+        self.known
+            .lock()
+            .ok()?
+            .get(&h.0)
+            .map(|e| (e.role, e.ifaces))
+    }
+
+    /// The states `h` said it had when last read, if it was.
+    pub(crate) fn last_states(&self, h: &ElementHandle) -> Option<StateSet> {
+        self.known.lock().ok()?.get(&h.0)?.states
+    }
+
+    /// Remembers the states `h` just said it has (if its identity is
+    /// remembered).
+    pub(crate) fn saw(&self, h: &ElementHandle, states: StateSet) {
+        if let Ok(mut m) = self.known.lock()
+            && let Some(e) = m.get_mut(&h.0)
+        {
+            e.states = Some(states);
+        }
     }
 
     /// Remembers what `h` is.
@@ -41,7 +74,14 @@ impl IdentityMemo {
         if m.len() >= MAX_REMEMBERED && !m.contains_key(&h.0) {
             m.clear();
         }
-        m.insert(h.0.clone(), (role, ifaces));
+        m.insert(
+            h.0.clone(),
+            Entry {
+                role,
+                ifaces,
+                states: None,
+            },
+        );
     }
 
     /// Forgets `h` (it is gone, or answered unlike what was remembered).
@@ -65,6 +105,13 @@ mod tests {
         assert_eq!(memo.get(&h(1)), None);
         memo.remember(&h(1), Role::Button, ifaces);
         assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces)));
+        assert_eq!(memo.last_states(&h(1)), None);
+        let showing = StateSet::new(atspi::State::Showing);
+        memo.saw(&h(1), showing);
+        assert_eq!(memo.last_states(&h(1)), Some(showing));
+        // States of an element whose identity is not remembered are not kept.
+        memo.saw(&h(2), showing);
+        assert_eq!(memo.last_states(&h(2)), None);
         memo.forget(&h(1));
         assert_eq!(memo.get(&h(1)), None);
         for i in 0..MAX_REMEMBERED {

@@ -7,6 +7,7 @@ use super::cache::Hint;
 use super::capture::truncate;
 use super::children::Count;
 use super::details::{Details, Text};
+use super::plan::{Expect, Plan, widget_container};
 use super::*;
 use ufo_core::ControlType;
 
@@ -25,6 +26,9 @@ pub(crate) struct RawNode {
     /// Read no further than its states and text: an empty cell among many
     /// (see [`ReadNode::sparse`]).
     pub(super) glanced: bool,
+    /// Said it is not showing and was read no further than its identity
+    /// (see [`ReadNode::lean`]).
+    pub(super) unseen: bool,
     /// The elements it is labelled by, asked with the rest of it when it
     /// was known to need a name (`None`: not asked; see `naming.rs`).
     pub(super) labelled_by: Option<Vec<(String, String)>>,
@@ -52,6 +56,7 @@ impl RawNode {
             children_note: children.note,
             cells: children.cells,
             glanced: false,
+            unseen: false,
             labelled_by: None,
             extents,
             text: text.map(|t| truncate(t, max_text)),
@@ -78,51 +83,13 @@ impl RawNode {
             children_note: None,
             cells: false,
             glanced: false,
+            unseen: false,
             labelled_by: None,
             extents: None,
             text: None,
             value: None,
         }
     }
-}
-
-/// True for a container of widgets (a window, a panel, a tool bar, a tab
-/// list, a scrolled pane): it holds a handful of children, never the
-/// thousands of a list or a document, so when it manages no descendants its
-/// children are asked for without counting them first — one call and one
-/// round less per container where no cache counts them (Qt, GTK 4,
-/// Firefox): a widget tree ten levels deep is ten rounds shorter. Lists,
-/// tables, trees, documents and web sections are counted first.
-fn widget_container(role: Role) -> bool {
-    matches!(
-        role,
-        Role::Frame
-            | Role::Window
-            | Role::Dialog
-            | Role::Panel
-            | Role::Filler
-            | Role::ToolBar
-            | Role::MenuBar
-            | Role::StatusBar
-            | Role::PageTabList
-            | Role::PageTab
-            | Role::ScrollPane
-            | Role::SplitPane
-            | Role::Viewport
-            | Role::RootPane
-            | Role::LayeredPane
-            | Role::InternalFrame
-            | Role::OptionPane
-            | Role::Grouping
-    )
-}
-
-/// True for a row or a cell of a list, tree or table.
-fn is_row_or_cell(role: Role) -> bool {
-    matches!(
-        role,
-        Role::TableCell | Role::TableRow | Role::ListItem | Role::TreeItem
-    )
 }
 
 /// What is known of a node before its second round of calls: name,
@@ -137,28 +104,6 @@ struct Known {
     uncounted: bool,
 }
 
-/// How one node's reads go, worked out before any call.
-struct Plan {
-    /// Its toolkit answers `Properties.GetAll`.
-    get_all: bool,
-    /// Its toolkit is one where a round costs more than a call: GTK 3's
-    /// bridge (over its private socket) and Gecko (whose main thread waits
-    /// between rounds). A node that may turn out hidden is asked its name,
-    /// description and count (one GetAll) with its states anyway, one call
-    /// lost if it is hidden, a round saved if it is not (the rows of a list
-    /// read by what is on screen all are). Firefox's captures went from 17
-    /// to 21 ms to 13 to 15 ms (`ufo bench apps --apps firefox-esr`, four
-    /// runs each); Qt's got slower (qpdfview 10.8 → 14.5 ms): not for Qt.
-    eager: bool,
-    /// Its role and interfaces, read before (see `identity.rs`).
-    remembered: Option<(Role, InterfaceSet)>,
-    /// `Some(0)`: its remembered role never has children in its toolkit
-    /// (see `Toolkit::leaf_role`): not asked its child count.
-    leaf: Option<i32>,
-    /// Its remembered role is a widget container (see [`widget_container`]).
-    uncounted: bool,
-}
-
 /// What the first round of a node's reads told.
 struct First {
     role: Role,
@@ -167,8 +112,11 @@ struct First {
     known: Known,
     /// Its text, read first (a sparse cell's).
     glance: Option<String>,
-    /// Its details, read in the first round (a row's or a cell's).
+    /// Its details, read in the first round (see [`Expect`]).
     early: Option<Details>,
+    /// Its children, read in the first round (a widget container's; see
+    /// [`Expect`]), and the states they were read for.
+    early_kids: Option<(Children, StateSet)>,
 }
 
 /// What one read of a node asks for (see [`AtspiBackend::read_node`]).
@@ -187,6 +135,11 @@ pub(crate) struct ReadNode {
     /// children are not read — nor its name and description unless the cache
     /// holds them. A live re-read of it (an event) reads it in full.
     pub(crate) lean: bool,
+    /// With `lean`: its states are asked before its name, description and
+    /// count even where a round costs more than a call (see [`Plan::eager`]):
+    /// the node is a child of the window, where hidden ones abound (Firefox
+    /// keeps 24 closed menus there beside 6 shown bars and panes).
+    pub(crate) states_first: bool,
     /// The node is one of a table's many visible cells: its states and text
     /// are read first, and a cell that is empty, neither focused nor
     /// selected, is read no further (its name and rectangle are not asked).
@@ -313,7 +266,11 @@ impl AtspiBackend {
             mut known,
             glance,
             early,
+            early_kids,
         } = self.first_round(h, &acc, ask, &plan).await?;
+        if plan.eager {
+            self.identity.saw(h, states);
+        }
         if max_children.is_none() {
             known.count = Some(0);
         }
@@ -323,13 +280,9 @@ impl AtspiBackend {
             && !states.contains(State::Defunct)
             && !showing_may_be_stale(role, states)
         {
-            return Ok(RawNode::identity(
-                role,
-                states,
-                ifaces,
-                known.name,
-                known.description,
-            ));
+            let mut raw = RawNode::identity(role, states, ifaces, known.name, known.description);
+            raw.unseen = true;
+            return Ok(raw);
         }
         if sparse
             && glance.as_deref().is_none_or(|t| t.trim().is_empty())
@@ -351,6 +304,14 @@ impl AtspiBackend {
         let (rest, details, labelled_by) = futures::join!(
             self.rest_of_node(h, acc, known, plan.get_all, &named_as, |count| async move {
                 let count = Count::of(count, uncounted);
+                // Read for the states it has, or read again.
+                let managed = |s: StateSet| s.contains(State::ManagesDescendants);
+                if let Some((kids, last)) = early_kids
+                    && uncounted
+                    && managed(last) == managed(states)
+                {
+                    return kids;
+                }
                 match max_children {
                     Some(limit) => self
                         .read_children(h, acc, limit, (states, ifaces), count)
@@ -383,30 +344,6 @@ impl AtspiBackend {
         Ok(raw)
     }
 
-    /// How the reads of `h` go, from its toolkit and what is remembered of
-    /// it.
-    fn plan(&self, h: &ElementHandle) -> Plan {
-        let toolkit = split_handle(h)
-            .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus));
-        let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
-        let remembered = self.identity.get(h);
-        Plan {
-            get_all,
-            eager: get_all
-                && matches!(
-                    toolkit,
-                    Some(super::Toolkit::Gtk(3) | super::Toolkit::Gecko)
-                ),
-            remembered,
-            leaf: toolkit
-                .zip(remembered)
-                .is_some_and(|(t, (role, _))| t.leaf_role(role))
-                .then_some(0),
-            uncounted: remembered.is_some_and(|(role, _)| widget_container(role)),
-        }
-    }
-
     /// The first round of reading `h`: what the cache says of it, else its
     /// identity and states, with what may go out before them (see
     /// [`Plan`]).
@@ -421,6 +358,7 @@ impl AtspiBackend {
             max_text,
             hint,
             lean,
+            states_first,
             sparse,
             ..
         } = ask;
@@ -441,29 +379,28 @@ impl AtspiBackend {
                 },
                 glance: None,
                 early: None,
+                early_kids: None,
             });
         }
-        // A row or cell read again where a round costs more than a call (see
-        // [`Plan::eager`]): its rectangle and text go out with its states (two
-        // calls lost if it is hidden, a round saved if not: a list's rows are
-        // read by what is on screen, or all of them when they are few).
-        let early = plan
-            .remembered
-            .filter(|(role, _)| plan.eager && !sparse && is_row_or_cell(*role));
+        let expect = Expect::of(plan, lean, sparse);
+        let names_now = !sparse
+            && match expect {
+                Expect::Shown(_) => true,
+                Expect::Hidden => false,
+                Expect::Unknown => !lean || (plan.eager && !states_first),
+            };
         // What the element is, unless read before (see `identity.rs`), and
-        // its states. Name, description and child count come along unless
-        // the node may turn out hidden (then they wait for its states: a
-        // hidden node's are never needed).
-        let (identity, states, known, glance, early) = futures::join!(
+        // its states, with what may go out before them (see [`Expect`]).
+        let (identity, states, known, glance, (early, early_kids)) = futures::join!(
             self.identity(h, acc, plan.remembered),
             call(h, "GetState", acc.get_state()),
             async {
-                match (lean && !plan.eager) || sparse {
-                    true => Known::default(),
-                    false => {
+                match names_now {
+                    true => {
                         self.name_and_count(h, acc, plan.get_all, plan.leaf, plan.uncounted)
                             .await
                     }
+                    false => Known::default(),
                 }
             },
             async {
@@ -472,14 +409,7 @@ impl AtspiBackend {
                     false => None,
                 }
             },
-            async {
-                match early {
-                    Some((_, ifaces)) => {
-                        Some(self.read_details(h, ifaces, Text::Read(max_text)).await)
-                    }
-                    None => None,
-                }
-            },
+            self.read_expected(h, acc, (max_text, ask.max_children), plan, expect),
         );
         let (role, ifaces) = identity?;
         Ok(First {
@@ -489,7 +419,38 @@ impl AtspiBackend {
             known,
             glance,
             early,
+            early_kids,
         })
+    }
+
+    /// What node `h` is asked with its states when it is expected to show
+    /// (see [`Expect`]): its details and, for a widget container, its
+    /// children (at most `max_children`).
+    async fn read_expected(
+        &self,
+        h: &ElementHandle,
+        acc: &AccessibleProxy<'static>,
+        (max_text, max_children): (usize, Option<usize>),
+        plan: &Plan,
+        expect: Expect,
+    ) -> (Option<Details>, Option<(Children, StateSet)>) {
+        let (Expect::Shown(last), Some((role, ifaces))) = (expect, plan.remembered) else {
+            return (None, None);
+        };
+        let text = Text::Read(self.text_budget(h, role, last, max_text));
+        let kids = max_children
+            .filter(|_| widget_container(role) && !last.contains(State::ManagesDescendants));
+        let (details, kids) = futures::join!(self.read_details(h, ifaces, text), async {
+            match kids {
+                Some(limit) => self
+                    .read_children(h, acc, limit, (last, ifaces), Count::Uncounted)
+                    .await
+                    .ok()
+                    .map(|c| (c, last)),
+                None => None,
+            }
+        });
+        (Some(details), kids)
     }
 
     /// Window `h`, whose role and interfaces are known, in one round: its

@@ -52,6 +52,10 @@ struct Group {
     /// The parent is showing and is not the window: a child that says it is
     /// not showing is read lean (see [`ReadNode::lean`]).
     lean: bool,
+    /// The parent is the window: its children are read lean, states first
+    /// (see [`ReadNode::states_first`]), and read again in full when none
+    /// says it shows (GTK 4 says "showing" of the window only).
+    under_window: bool,
     /// Per kid: its children come from the cache, planned in the same batch
     /// (it is read without them).
     planned: Vec<bool>,
@@ -152,6 +156,7 @@ impl Admission<'_> {
             planned: vec![false; kids.len()],
             kids,
             lean: false,
+            under_window: false,
             rest: Vec::new(),
             cells: false,
         })
@@ -231,7 +236,8 @@ impl AtspiBackend {
             relations: Relations::new(),
         };
         let mut inflight = FuturesUnordered::new();
-        if let Some(g) = admission.admit(0, 0, root_children) {
+        if let Some(mut g) = admission.admit(0, 0, root_children) {
+            g.under_window = true;
             let batch = admission.plan(0, g, ctx);
             inflight.push(self.read_batch(batch, ctx));
         }
@@ -311,31 +317,59 @@ impl AtspiBackend {
     /// capture's deadline (one hung element costs only itself). A kid whose
     /// children are planned is read without them. Of more than
     /// [`MAX_EMPTY_CELLS`] visible cells, each is read sparse; the empty ones
-    /// are read again in full when there are no more than that many.
+    /// are read again in full when there are no more than that many. The
+    /// window's children are read lean, states first, and again in full
+    /// when none of them says it shows (see [`Group::under_window`]).
     async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
         let sparse = group.cells && group.kids.len() > MAX_EMPTY_CELLS;
+        let lean = group.lean || group.under_window;
         let mut reads: Reads = self
-            .read_kids(&group, ctx, sparse, |_| true)
+            .read_kids(&group, ctx, (lean, sparse), |_| true)
             .await
             .into_iter()
             .flatten()
             .collect();
         if sparse {
-            let glanced: Vec<bool> = reads
+            let n = reads
                 .iter()
-                .map(|r| matches!(r, Ok(Ok(raw)) if raw.glanced))
-                .collect();
-            let n = glanced.iter().filter(|&&g| g).count();
+                .filter(|r| matches!(r, Ok(Ok(raw)) if raw.glanced))
+                .count();
             if (1..=MAX_EMPTY_CELLS).contains(&n) {
-                let again = self.read_kids(&group, ctx, false, |i| glanced[i]).await;
-                for (slot, read) in reads.iter_mut().zip(again) {
-                    if let Some(read) = read {
-                        *slot = read;
-                    }
-                }
+                self.read_again(&group, ctx, (lean, false), &mut reads, |r| r.glanced)
+                    .await;
             }
         }
+        let shown = |r: &RawNode| r.states.contains(State::Showing);
+        if group.under_window && !reads.iter().any(|r| matches!(r, Ok(Ok(raw)) if shown(raw))) {
+            self.read_again(&group, ctx, (false, false), &mut reads, |r| r.unseen)
+                .await;
+        }
         (group, reads)
+    }
+
+    /// Reads again, as `mode` says (see [`Self::read_kids`]), the kids of
+    /// `group` whose read `again` picks, in place in `reads`.
+    async fn read_again(
+        &self,
+        group: &Group,
+        ctx: &WalkContext<'_>,
+        mode: (bool, bool),
+        reads: &mut Reads,
+        again: impl Fn(&RawNode) -> bool,
+    ) {
+        let picked: Vec<bool> = reads
+            .iter()
+            .map(|r| matches!(r, Ok(Ok(raw)) if again(raw)))
+            .collect();
+        if !picked.contains(&true) {
+            return;
+        }
+        let fresh = self.read_kids(group, ctx, mode, |i| picked[i]).await;
+        for (slot, read) in reads.iter_mut().zip(fresh) {
+            if let Some(read) = read {
+                *slot = read;
+            }
+        }
     }
 
     /// Reads the kids of `group` that `pick` (by position) chooses, each
@@ -344,7 +378,7 @@ impl AtspiBackend {
         &self,
         group: &Group,
         ctx: &WalkContext<'_>,
-        sparse: bool,
+        (lean, sparse): (bool, bool),
         pick: impl Fn(usize) -> bool,
     ) -> Vec<Option<std::result::Result<Result<RawNode>, Elapsed>>> {
         let pick = &pick;
@@ -365,7 +399,8 @@ impl AtspiBackend {
                             max_text: ctx.budget.max_text_chars,
                             max_children: (!planned).then_some(ctx.budget.max_children),
                             hint,
-                            lean: group.lean,
+                            lean,
+                            states_first: group.under_window,
                             sparse,
                             window: false,
                         },
