@@ -268,9 +268,7 @@ impl AtspiBackend {
             early,
             early_kids,
         } = self.first_round(h, &acc, ask, &plan).await?;
-        if plan.eager {
-            self.identity.saw(h, states);
-        }
+        self.identity.saw(h, states);
         if max_children.is_none() {
             known.count = Some(0);
         }
