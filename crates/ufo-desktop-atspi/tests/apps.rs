@@ -200,6 +200,7 @@ async fn writer_saves_through_the_save_as_dialog() {
 
 const FORM: &str = r#"<!doctype html>
 <html><head><title>Signup</title></head><body>
+<p>Fill in the form below.</p>
 <form>
 <label for="name">Name</label> <input id="name" type="text"><br>
 <label for="color">Color</label>
@@ -291,6 +292,23 @@ async fn firefox_form_fields_take_text_choice_and_check() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(chosen.as_deref(), Some("Green"));
+
+    // The page's text reaches the agent; the characters Gecko puts in a
+    // container's text where its children are (U+FFFC) never do.
+    let tree = b
+        .capture_tree(ctx.window.as_ref().unwrap(), &Default::default())
+        .await
+        .unwrap();
+    let values: Vec<&str> = tree
+        .nodes
+        .iter()
+        .filter_map(|n| n.value.as_deref())
+        .collect();
+    assert!(values.iter().all(|v| !v.contains('\u{fffc}')), "{values:?}");
+    assert!(
+        values.iter().any(|v| v.contains("Fill in the form below.")),
+        "{values:?}"
+    );
 
     // The checkbox: its state is in the control list the model gets.
     look(&b, &mut ctx).await;

@@ -88,8 +88,14 @@ impl AtspiBackend {
     }
 
     /// Up to `max_text` characters of `h`'s text (`None`: none to read, or
-    /// the call failed).
+    /// the call failed), without the object replacement characters that
+    /// stand for its children (see [`without_embedded`]).
     pub(super) async fn read_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
+        self.read_raw_text(h, max_text).await.map(without_embedded)
+    }
+
+    /// [`Self::read_text`] as the application says it.
+    async fn read_raw_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
         if max_text == 0 {
             return None;
         }
@@ -117,5 +123,34 @@ impl AtspiBackend {
             m.insert(bus.to_owned());
         }
         Some(whole)
+    }
+}
+
+/// The object replacement character: where a container's text (Gecko's
+/// pages, paragraphs and sections; LibreOffice's paragraphs with a frame)
+/// holds a child element, whose own text is read with it. A person sees the
+/// child, never the character: Firefox's page read as "\u{fffc}\u{fffc}".
+const EMBEDDED_OBJECT: char = '\u{fffc}';
+
+/// `text` without [`EMBEDDED_OBJECT`] characters.
+fn without_embedded(text: String) -> String {
+    match text.contains(EMBEDDED_OBJECT) {
+        true => text.replace(EMBEDDED_OBJECT, ""),
+        false => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_containers_placeholders_for_its_children_are_not_text() {
+        assert_eq!(without_embedded("\u{fffc}\u{fffc}".into()), "");
+        assert_eq!(
+            without_embedded("Name \u{fffc} and more".into()),
+            "Name  and more"
+        );
+        assert_eq!(without_embedded("plain".into()), "plain");
     }
 }
