@@ -15,6 +15,9 @@ echo "== cargo fmt --check" >&2
 cargo fmt --all --check
 echo "== cargo clippy" >&2
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# Public docs: every intra-doc link resolves and none points at a private item.
+echo "== cargo doc" >&2
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 # The Windows build: the backend and the binary with every crate it links,
 # linted for that target, and built for the Wine tests (crates/ufo-cli/tests/wine.rs).
 echo "== cargo clippy (x86_64-pc-windows-gnu)" >&2

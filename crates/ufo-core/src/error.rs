@@ -147,7 +147,7 @@ impl ErrorReport {
 
 /// `[code] message`. The help line is not part of it: whoever shows the error
 /// prints the help once, on its own line (an error that wraps a report, such
-/// as "observation failed: [ufo::desktop::timeout] ...", forwards its help).
+/// as `"observation failed: [ufo::desktop::timeout] ..."`, forwards its help).
 impl fmt::Display for ErrorReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}] {}", self.code, self.message)

@@ -2,8 +2,8 @@
 //!
 //! Every other crate speaks in the types defined here: UI trees and the numbered
 //! controls an agent sees, rectangles in typed coordinate spaces, windows and
-//! applications, the [`Command`](command::Command) an agent issues and the
-//! [`ActionResult`](command::ActionResult) it gets back, tool specifications, agent
+//! applications, the [`Command`] an agent issues and the
+//! [`ActionResult`] it gets back, tool specifications, agent
 //! statuses and the error convention (a stable code plus a help line).
 //!
 //! ## What this crate must not know

@@ -261,7 +261,7 @@ impl Backend for AtspiBackend {
     }
 
     /// Returns once the window's application has been quiet for
-    /// [`SETTLE_QUIET`] after its last event, or [`SETTLE_FIRST`] after the
+    /// `SETTLE_QUIET` after its last event, or `SETTLE_FIRST` after the
     /// action when it reports nothing; without events, sleeps the old fixed
     /// [`ufo_desktop::backend::BLIND_SETTLE`] (at most `bound`).
     async fn settle(
@@ -609,9 +609,9 @@ impl Backend for AtspiBackend {
     /// Types stroke by stroke, as a person does: each stroke (a key, or a
     /// chord such as `^a`) goes out whole, then the keyboard's receiver is
     /// given time to take it — until the applications have been quiet for
-    /// [`KEY_QUIET`] after their last event ([`KEY_FIRST`] when none
-    /// reports anything, at most [`KEY_BOUND`]). A key struck again waits
-    /// until [`KEY_REPEAT`] has passed since its last stroke: calculators
+    /// `KEY_QUIET` after their last event (`KEY_FIRST` when none
+    /// reports anything, at most `KEY_BOUND`). A key struck again waits
+    /// until `KEY_REPEAT` has passed since its last stroke: calculators
     /// show the button a key presses held down for a while and drop a second
     /// press of it that comes meanwhile (galculator: `98-19` read `98-1`).
     async fn send_keys(&self, events: &[KeyEvent]) -> Result<()> {

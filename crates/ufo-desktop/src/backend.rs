@@ -7,9 +7,9 @@
 //!
 //! ## Contract
 //! - Every method is cancel-safe and bounded: a hung application yields
-//!   [`DesktopError::Timeout`](crate::DesktopError::Timeout), never a hang.
+//!   [`DesktopError::Timeout`], never a hang.
 //! - A handle whose element no longer exists yields
-//!   [`DesktopError::StaleElement`](crate::DesktopError::StaleElement), never a panic.
+//!   [`DesktopError::StaleElement`], never a panic.
 //! - Methods take `&self`; a backend is shared (`Arc<dyn Backend>`) and must
 //!   serialise internally what the platform requires.
 //! - Coordinates are always [`Screen`] coordinates; backends correct toolkit quirks
@@ -143,7 +143,7 @@ pub trait Backend: Send + Sync {
     async fn capture_tree(&self, window: &WindowInfo, budget: &TreeBudget) -> Result<UiTree>;
 
     /// Re-reads one element (states, value, rect) — used to verify an
-    /// action's effect. Returns [`DesktopError::StaleElement`](crate::DesktopError::StaleElement) if it is gone.
+    /// action's effect. Returns [`DesktopError::StaleElement`] if it is gone.
     async fn refresh_node(&self, handle: &ElementHandle, max_text_chars: usize) -> Result<UiNode>;
 
     /// Takes a screenshot.
@@ -163,7 +163,7 @@ pub trait Backend: Send + Sync {
         Ok(Vec::new())
     }
 
-    /// Replaces the element's whole text. [`DesktopError::Unsupported`](crate::DesktopError::Unsupported) when it
+    /// Replaces the element's whole text. [`DesktopError::Unsupported`] when it
     /// has no editable text.
     async fn set_text(&self, handle: &ElementHandle, text: &str) -> Result<()>;
 
@@ -283,14 +283,14 @@ pub trait Backend: Send + Sync {
     /// is signalled, and an application that asks whether to save keeps its
     /// window (and its work) open.
     ///
-    /// * `Ok(())`: none of the application's windows is open any more.
-    /// * [`DesktopError::Timeout`](crate::DesktopError::Timeout): a window of
-    ///   it is still open after `timeout` (a "save changes?" dialog, a busy
-    ///   application); it is left as it is.
-    /// * [`DesktopError::WindowNotFound`](crate::DesktopError::WindowNotFound):
-    ///   the application has no window (it is closed already).
-    /// * [`DesktopError::Unsupported`](crate::DesktopError::Unsupported): the
-    ///   backend cannot close applications (the default).
+    /// * `Ok(())` when none of the application's windows is open any more.
+    /// * [`DesktopError::Timeout`] when a window of it is still open after
+    ///   `timeout` (a "save changes?" dialog, a busy application); it is
+    ///   left as it is.
+    /// * [`DesktopError::WindowNotFound`] when the application has no window
+    ///   (it is closed already).
+    /// * [`DesktopError::Unsupported`] when the backend cannot close
+    ///   applications (the default).
     async fn close_app(&self, window: &WindowInfo, timeout: Duration) -> Result<()> {
         let _ = timeout;
         Err(crate::DesktopError::Unsupported {

@@ -3,7 +3,7 @@
 //! A session runs rounds (one per request). A round is the state machine of
 //! UFO's `BaseRound.run`: the current agent handles its state, its status
 //! selects the next state and agent, until the round ends or `MAX_STEP` is
-//! reached. The machine is one exhaustive `match` over [`State`].
+//! reached. The machine is one exhaustive `match` over `State`.
 
 use crate::config::UfoConfig;
 use crate::console::present;

@@ -3,7 +3,7 @@
 //! AgentScope's `GeminiChatWrapper` strategy folds the dialogue into one user turn:
 //! the system text, a newline, then `"## Dialogue History\n{name}: {text}\n…"`.
 //! Its `parts` are plain strings as the Python SDK takes them; the REST body
-//! (see [`crate::provider`]) wraps them as `{"text": …}`. Images, which the
+//! (see `crate::provider`) wraps them as `{"text": …}`. Images, which the
 //! AgentScope strategy does not support, are appended as `inline_data` (local files)
 //! or `file_data` (web URLs, which the provider downloads and inlines).
 //!

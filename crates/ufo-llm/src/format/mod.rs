@@ -18,7 +18,7 @@
 //!   APIs that require that), it falls back to the same folding.
 //!
 //! Invalid image references are ignored with a warning in [`Formatted::warnings`]
-//! (see [`crate::media`]).
+//! (see `crate::media`).
 
 pub mod anthropic;
 pub mod dashscope;
@@ -268,7 +268,7 @@ pub(crate) fn alternates(turns: &[Msg]) -> bool {
 
 /// Runs one of AgentScope's strategies (`model` decides vision for
 /// [`Strategy::OpenAiChat`]). [`Strategy::Native`] depends on the provider: use
-/// [`crate::provider::build`] for it.
+/// `crate::provider::build` for it.
 pub fn format_agentscope(
     strategy: Strategy,
     model: &str,
