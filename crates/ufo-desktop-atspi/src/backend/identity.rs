@@ -10,9 +10,9 @@
 //! costs. A remembered element is asked only what can change (states,
 //! name, description, children, extents, actions, text, value).
 //!
-//! Beside them, the states an element last said it had: where a round costs
-//! more than a call (see `read.rs`), an element that showed last time is
-//! asked everything at once, and one that did not is asked its states first.
+//! Beside them, the states an element last said it had: an element that
+//! showed last time is asked everything at once, and one that did not is
+//! asked its states first (see `plan.rs`).
 //!
 //! The memo is bounded ([`MAX_REMEMBERED`]): past it, it starts afresh. An
 //! element that turns out gone is forgotten.
@@ -42,18 +42,14 @@ pub(crate) struct IdentityMemo {
 }
 
 impl IdentityMemo {
-    /// The role and interfaces of `h`, if read before.
-    pub(crate) fn get(&self, h: &ElementHandle) -> Option<(Role, InterfaceSet)> {
+    /// The role and interfaces of `h`, if read before, and the states it
+    /// said it had when last read.
+    pub(crate) fn get(&self, h: &ElementHandle) -> Option<(Role, InterfaceSet, Option<StateSet>)> {
         self.known
             .lock()
             .ok()?
             .get(&h.0)
-            .map(|e| (e.role, e.ifaces))
-    }
-
-    /// The states `h` said it had when last read, if it was.
-    pub(crate) fn last_states(&self, h: &ElementHandle) -> Option<StateSet> {
-        self.known.lock().ok()?.get(&h.0)?.states
+            .map(|e| (e.role, e.ifaces, e.states))
     }
 
     /// Remembers the states `h` just said it has (if its identity is
@@ -104,23 +100,25 @@ mod tests {
         let ifaces = InterfaceSet::new(Interface::Accessible | Interface::Component);
         assert_eq!(memo.get(&h(1)), None);
         memo.remember(&h(1), Role::Button, ifaces);
-        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces)));
-        assert_eq!(memo.last_states(&h(1)), None);
+        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces, None)));
         let showing = StateSet::new(atspi::State::Showing);
         memo.saw(&h(1), showing);
-        assert_eq!(memo.last_states(&h(1)), Some(showing));
+        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces, Some(showing))));
         // States of an element whose identity is not remembered are not kept.
         memo.saw(&h(2), showing);
-        assert_eq!(memo.last_states(&h(2)), None);
+        assert_eq!(memo.get(&h(2)), None);
         memo.forget(&h(1));
         assert_eq!(memo.get(&h(1)), None);
         for i in 0..MAX_REMEMBERED {
             memo.remember(&h(i), Role::Label, ifaces);
         }
-        assert_eq!(memo.get(&h(0)), Some((Role::Label, ifaces)));
+        assert_eq!(memo.get(&h(0)), Some((Role::Label, ifaces, None)));
         // One more starts afresh: the memo never grows past its bound.
         memo.remember(&h(MAX_REMEMBERED), Role::Label, ifaces);
         assert_eq!(memo.get(&h(0)), None);
-        assert_eq!(memo.get(&h(MAX_REMEMBERED)), Some((Role::Label, ifaces)));
+        assert_eq!(
+            memo.get(&h(MAX_REMEMBERED)),
+            Some((Role::Label, ifaces, None))
+        );
     }
 }

@@ -44,9 +44,9 @@ pub(super) struct Plan {
     /// before (see [`Expect`]) is asked its name, description and count (one
     /// GetAll) with its states anyway, one call lost if it is hidden, a round
     /// saved if it is not (the rows of a list read by what is on screen all
-    /// are). Firefox's captures went from 17
-    /// to 21 ms to 13 to 15 ms (`ufo bench apps --apps firefox-esr`, four
-    /// runs each); Qt's got slower (qpdfview 10.8 → 14.5 ms): not for Qt.
+    /// are). Firefox's captures went from 17 to 21 ms to 13 to 15 ms (`ufo
+    /// bench apps --apps firefox-esr`, four runs each); Qt's got slower
+    /// (qpdfview 10.8 → 14.5 ms): not for Qt.
     pub(super) eager: bool,
     /// Its role and interfaces, read before (see `identity.rs`).
     pub(super) remembered: Option<(Role, InterfaceSet)>,
@@ -82,7 +82,7 @@ impl Expect {
     /// What a node read `lean` (or `sparse`) under `plan` is expected to be.
     pub(super) fn of(plan: &Plan, lean: bool, sparse: bool) -> Self {
         match plan.last_states {
-            Some(_) if sparse || plan.remembered.is_none() => Expect::Unknown,
+            _ if sparse => Expect::Unknown,
             Some(last) if last.contains(State::Showing) || !lean => Expect::Shown(last),
             Some(_) => Expect::Hidden,
             None => Expect::Unknown,
@@ -98,7 +98,8 @@ impl AtspiBackend {
             .ok()
             .and_then(|(bus, _)| self.known_toolkit(bus));
         let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
-        let remembered = self.identity.get(h);
+        let memo = self.identity.get(h);
+        let remembered = memo.map(|(role, ifaces, _)| (role, ifaces));
         let eager = get_all
             && matches!(
                 toolkit,
@@ -113,7 +114,7 @@ impl AtspiBackend {
                 .is_some_and(|(t, (role, _))| t.leaf_role(role))
                 .then_some(0),
             uncounted: remembered.is_some_and(|(role, _)| widget_container(role)),
-            last_states: self.identity.last_states(h),
+            last_states: memo.and_then(|(_, _, states)| states),
         }
     }
 }

@@ -112,11 +112,28 @@ struct First {
     known: Known,
     /// Its text, read first (a sparse cell's).
     glance: Option<String>,
-    /// Its details, read in the first round (see [`Expect`]).
-    early: Option<Details>,
-    /// Its children, read in the first round (a widget container's; see
-    /// [`Expect`]), and the states they were read for.
-    early_kids: Option<(Children, StateSet)>,
+    /// What was read with its states, expected to show (see [`Expect`]).
+    early: Option<Early>,
+}
+
+/// What a node expected to show is asked with its states (see [`Expect`]).
+struct Early {
+    /// The states it was expected to have (its last ones).
+    expected: StateSet,
+    details: Details,
+    /// A widget container's children.
+    kids: Option<Children>,
+}
+
+impl Early {
+    /// Whether these reads hold for a node that says it has `states`: it
+    /// still shows, or still does not, and still manages its descendants,
+    /// or not (else its text budget and its children are read again).
+    fn holds_for(&self, states: StateSet) -> bool {
+        [State::Showing, State::ManagesDescendants]
+            .iter()
+            .all(|&s| self.expected.contains(s) == states.contains(s))
+    }
 }
 
 /// What one read of a node asks for (see [`AtspiBackend::read_node`]).
@@ -266,8 +283,11 @@ impl AtspiBackend {
             mut known,
             glance,
             early,
-            early_kids,
         } = self.first_round(h, &acc, ask, &plan).await?;
+        let (early, early_kids) = match early.filter(|e| e.holds_for(states)) {
+            Some(e) => (Some(e.details), e.kids),
+            None => (None, None),
+        };
         self.identity.saw(h, states);
         if max_children.is_none() {
             known.count = Some(0);
@@ -302,12 +322,7 @@ impl AtspiBackend {
         let (rest, details, labelled_by) = futures::join!(
             self.rest_of_node(h, acc, known, plan.get_all, &named_as, |count| async move {
                 let count = Count::of(count, uncounted);
-                // Read for the states it has, or read again.
-                let managed = |s: StateSet| s.contains(State::ManagesDescendants);
-                if let Some((kids, last)) = early_kids
-                    && uncounted
-                    && managed(last) == managed(states)
-                {
+                if let Some(kids) = early_kids.filter(|_| uncounted) {
                     return kids;
                 }
                 match max_children {
@@ -377,7 +392,6 @@ impl AtspiBackend {
                 },
                 glance: None,
                 early: None,
-                early_kids: None,
             });
         }
         let expect = Expect::of(plan, lean, sparse);
@@ -389,7 +403,7 @@ impl AtspiBackend {
             };
         // What the element is, unless read before (see `identity.rs`), and
         // its states, with what may go out before them (see [`Expect`]).
-        let (identity, states, known, glance, (early, early_kids)) = futures::join!(
+        let (identity, states, known, glance, early) = futures::join!(
             self.identity(h, acc, plan.remembered),
             call(h, "GetState", acc.get_state()),
             async {
@@ -417,7 +431,6 @@ impl AtspiBackend {
             known,
             glance,
             early,
-            early_kids,
         })
     }
 
@@ -431,9 +444,9 @@ impl AtspiBackend {
         (max_text, max_children): (usize, Option<usize>),
         plan: &Plan,
         expect: Expect,
-    ) -> (Option<Details>, Option<(Children, StateSet)>) {
+    ) -> Option<Early> {
         let (Expect::Shown(last), Some((role, ifaces))) = (expect, plan.remembered) else {
-            return (None, None);
+            return None;
         };
         let text = Text::Read(self.text_budget(h, role, last, max_text));
         let kids = max_children
@@ -443,12 +456,15 @@ impl AtspiBackend {
                 Some(limit) => self
                     .read_children(h, acc, limit, (last, ifaces), Count::Uncounted)
                     .await
-                    .ok()
-                    .map(|c| (c, last)),
+                    .ok(),
                 None => None,
             }
         });
-        (Some(details), kids)
+        Some(Early {
+            expected: last,
+            details,
+            kids,
+        })
     }
 
     /// Window `h`, whose role and interfaces are known, in one round: its
