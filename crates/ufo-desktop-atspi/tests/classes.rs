@@ -520,8 +520,8 @@ for bus, path in json.loads({json:?}):
 /// GTK 3's cache lists most elements' children, and a capture takes them
 /// from it without asking: every element whose children a capture entered
 /// must have exactly the children, in the order, the application gives
-/// GetChildren now (gedit and thunar both have containers the cache cannot
-/// vouch for: scrolled windows whose scroll bars it cannot place).
+/// GetChildren now (gedit and thunar both have scrolled windows, whose scroll
+/// bars the cache gives no index, and containers it cannot vouch for).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_capture_lists_the_children_the_application_gives() {
     let (d, b) = ufo_testkit::desktop_with_apps("gedit-thunar", &["gedit", "thunar"]).await;

@@ -64,8 +64,12 @@ pub(super) async fn call_within<T>(
     f: impl Future<Output = zbus::Result<T>>,
 ) -> Result<T> {
     tracing::trace!(what, %h, "call");
+    let t0 = std::time::Instant::now();
     match tokio::time::timeout(limit, f).await {
-        Ok(r) => r.map_err(|e| map_err(h, e)),
+        Ok(r) => {
+            tracing::trace!(what, %h, us = t0.elapsed().as_micros() as u64, "done");
+            r.map_err(|e| map_err(h, e))
+        }
         Err(_) => Err(DesktopError::Timeout {
             what: format!("{what} on {h}"),
             millis: limit.as_millis() as u64,
