@@ -15,7 +15,12 @@ Component), action names (with an Action), up to 200 characters of text
 (with a Text, when showing) and the current value (with a Value).
 libatspi's client cache is cleared before each run, so each starts cold.
 
-Started by `ufo bench apps` inside its desktop; by hand:
+Started by `ufo bench apps` inside its desktop with `--serve`: after one
+warm-up walk it prints `{"ready": true, "nodes": N}`, then walks once per
+line read on stdin and prints `{"ms": …, "nodes": …}`, so that ufo's
+observations and the walks alternate and the machine's slow and fast
+moments fall on both sides alike (one walk of zenity's list took 16 to 38
+ms within a minute). By hand:
 
     eval "$(ufo desktop env)"
     /usr/bin/python3 scripts/bench/apps_walk.py --pid PID --window TITLE --runs 10
@@ -134,23 +139,42 @@ def walk(window):
     return nodes
 
 
+def timed_walk(app, window):
+    """One walk from a cold client cache: (milliseconds, nodes)."""
+    app.clear_cache()
+    start = time.perf_counter()
+    nodes = walk(window)
+    return (time.perf_counter() - start) * 1000.0, nodes
+
+
+def serve(app, window, nodes):
+    """Walks once per line on stdin, one JSON line out per walk."""
+    print(json.dumps({"ready": True, "nodes": nodes}), flush=True)
+    for _ in sys.stdin:
+        ms, nodes = timed_walk(app, window)
+        print(json.dumps({"ms": round(ms, 3), "nodes": nodes}), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pid", type=int, default=0, help="the application's process id")
     parser.add_argument("--app", default="", help="its name on the registry (when the pid does not match)")
     parser.add_argument("--window", required=True, help="the title of the window to walk")
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--serve", action="store_true",
+                        help="walk once per line read on stdin (see above)")
     args = parser.parse_args()
     app, window = find_window(args.pid, args.app, args.window)
     if window is None:
         sys.exit(f"no window titled {args.window!r} of pid {args.pid} / {args.app!r} on the registry")
-    walk(window)  # warm-up, as ufo's side has one
-    times, nodes = [], 0
+    nodes = walk(window)  # warm-up, as ufo's side has one
+    if args.serve:
+        serve(app, window, nodes)
+        return
+    times = []
     for _ in range(args.runs):
-        app.clear_cache()
-        start = time.perf_counter()
-        nodes = walk(window)
-        times.append((time.perf_counter() - start) * 1000.0)
+        ms, nodes = timed_walk(app, window)
+        times.append(ms)
     print(json.dumps({
         "nodes": nodes,
         "runs": args.runs,

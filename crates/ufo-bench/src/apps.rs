@@ -7,8 +7,10 @@
 //! The benchmark starts its own private headless desktop, writes the files
 //! the applications open (a text, a PDF, a folder, a web page), and then,
 //! one application after another: launches it, waits for its window, times
-//! `runs` observations with a full capture forced and `runs` with the live
-//! tree, runs the walk `runs` times, and ends the application. An
+//! `runs` observations with a full capture forced, each followed by one walk
+//! (the two sides alternate, so the machine's slow moments fall on both:
+//! one walk of zenity's list took 16 to 38 ms within a minute), then `runs`
+//! with the live tree, and ends the application. An
 //! observation of the controls is what `get_app_window_controls_target_info`
 //! does: following the application to its current window, the tree, and
 //! filtering and labelling its controls (the screenshot an agent step takes
@@ -17,27 +19,25 @@
 
 mod catalog;
 mod quiet;
+mod walker;
 
 pub use catalog::{APPS, AppSpec};
 
-use crate::error::{BenchError, bad, write_err};
+use crate::error::{bad, write_err};
 use crate::perception::full_capture_budget;
 use crate::{median, round};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 use ufo_core::{Diagnostic, ErrorReport, WindowInfo};
 use ufo_desktop::tools::{ObserveTimes, ToolContext, observe_app};
 use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
+use walker::Walker;
 
 const WALK: &str = include_str!("../../../scripts/bench/apps_walk.py");
-
-/// The Python with pyatspi (Debian's).
-const PYTHON: &str = "/usr/bin/python3";
 
 /// The goals: a full observation at least this many times faster than the
 /// walk on every application…
@@ -293,7 +293,8 @@ impl AppBench<'_> {
         }
     }
 
-    /// Times ufo's full and live observations, then the walk.
+    /// Times ufo's full observations, each followed by one walk, then its
+    /// live ones.
     async fn measure(&self, spec: &AppSpec, window: WindowInfo) -> Result<AppRow, ErrorReport> {
         let b: &dyn Backend = self.backend;
         let mut ctx = ToolContext::for_window(window.clone(), Vec::new());
@@ -301,15 +302,20 @@ impl AppBench<'_> {
         // Full captures: a budget the live tree has kept nothing for, a
         // different one every time.
         ctx.settings.budget = full_capture_budget(0);
-        observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+        let first = observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+        let mut walker = Walker::start(self.desktop, self.script, &first.tree.window).await?;
         let mut full = Vec::with_capacity(self.runs);
+        let mut walks = Vec::with_capacity(self.runs);
         let mut last = None;
         for i in 0..self.runs {
             ctx.settings.budget = full_capture_budget(1 + i % 2);
             let o = observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
             full.push(o.times);
             last = Some(o);
+            walks.push(walker.walk().await?);
         }
+        let walker_nodes = walker.nodes;
+        drop(walker);
         let last = last.ok_or_else(|| bad("--runs", "no run".into(), "pass e.g. --runs 10"))?;
         // Live: one observation keeps the capture, the next ones reuse it.
         ctx.settings.budget = TreeBudget::default();
@@ -320,7 +326,7 @@ impl AppBench<'_> {
             live.push(o.times);
         }
         let w = &last.tree.window;
-        let (walk_nodes, walk_ms) = self.walk(w).await?;
+        let walk_ms = median(walks);
         let controls_ms = |t: &ObserveTimes| t.follow + t.tree + t.filter;
         let full_ms = median(full.iter().map(controls_ms).collect());
         let live_ms = median(live.iter().map(controls_ms).collect());
@@ -329,7 +335,7 @@ impl AppBench<'_> {
             toolkit: spec.toolkit.into(),
             window: w.title.clone(),
             nodes: last.tree.nodes.len(),
-            walk_nodes,
+            walk_nodes: walker_nodes,
             controls: last.controls.len(),
             truncated: last.tree.truncated,
             truncation: last.tree.truncation.clone(),
@@ -341,49 +347,6 @@ impl AppBench<'_> {
             full_ratio: ratio(walk_ms, full_ms),
             live_ratio: ratio(walk_ms, live_ms),
         })
-    }
-
-    /// Runs the pyatspi walk of `w` in the desktop: its nodes and median ms.
-    async fn walk(&self, w: &WindowInfo) -> Result<(usize, f64), ErrorReport> {
-        let help = "install python3-pyatspi (scripts/bootstrap.sh)";
-        let out = tokio::process::Command::new(PYTHON)
-            .arg(self.script)
-            .args(["--pid", &w.pid.unwrap_or(0).to_string()])
-            .args(["--app", &w.app_name, "--window", &w.title])
-            .args(["--runs", &self.runs.to_string()])
-            .envs(self.desktop.state().env())
-            .stdin(Stdio::null())
-            .kill_on_drop(true)
-            .output();
-        let out = tokio::time::timeout(Duration::from_secs(600), out)
-            .await
-            .map_err(|_| {
-                BenchError::Baseline {
-                    message: "the pyatspi walk took over 10 minutes".into(),
-                    help,
-                }
-                .report()
-            })?
-            .map_err(|e| {
-                BenchError::Baseline {
-                    message: format!("cannot run {PYTHON}: {e}"),
-                    help,
-                }
-                .report()
-            })?;
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|_| {
-            BenchError::Baseline {
-                message: String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("no output")
-                    .to_owned(),
-                help,
-            }
-            .report()
-        })?;
-        let nodes = v["nodes"].as_u64().unwrap_or(0) as usize;
-        Ok((nodes, v["median_ms"].as_f64().unwrap_or(0.0)))
     }
 }
 

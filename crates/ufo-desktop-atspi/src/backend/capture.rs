@@ -3,9 +3,13 @@
 //! re-reads of one element, and the toolkit corrections (GTK 4 offsets,
 //! LibreOffice's shifted positions). Reading one node is `read.rs`.
 
+use super::cache::AppCache;
+use super::details::Text;
 use super::read::{RawNode, ReadNode};
 use super::walk::WalkContext;
 use super::*;
+use crate::labels::needs_name;
+use std::future::Future;
 
 pub(super) fn truncate(s: String, max: usize) -> String {
     if s.chars().count() <= max {
@@ -179,20 +183,9 @@ impl AtspiBackend {
                 false => self.open_popups(&window.handle).await,
             }
         };
-        // The window itself is read live (a stale window must fail here); the
-        // application's cache and its open popups come along in the same round.
-        let (root_raw, cache, popups) = futures::join!(
-            self.read_node(
-                &window.handle,
-                ReadNode {
-                    max_children: Some(budget.max_children),
-                    window: true,
-                    ..ReadNode::node(budget.max_text_chars)
-                }
-            ),
-            self.app_cache(bus, gtk == 3),
-            popups
-        );
+        let (root_raw, cache, popups) = self
+            .window_cache_and_popups(window, bus, budget, gtk, popups)
+            .await;
         let mut root_raw = root_raw?;
         let root_labels = root_raw.labelled_by.take();
         tracing::debug!(
@@ -252,6 +245,72 @@ impl AtspiBackend {
             truncated: truncated.is_some(),
             truncation: truncated,
         })
+    }
+
+    /// The window, the application's cache and `popups`, in one round. The
+    /// window is read live: a stale window must fail here. A GTK 3 window
+    /// read before is asked only its rectangle and text while the cache is
+    /// read; its states, name, description and children are the cache's
+    /// (GTK 3's bridge computes them when the cache is read, see [`Hint`]):
+    /// three calls fewer in the round every capture starts with. When the
+    /// cache does not hold it (a window that is gone: the full read that
+    /// follows fails, as it must) or cannot vouch for its children, it is
+    /// read in full, one round later.
+    async fn window_cache_and_popups(
+        &self,
+        window: &WindowInfo,
+        bus: &str,
+        budget: &TreeBudget,
+        gtk: u8,
+        popups: impl Future<Output = Vec<(String, String)>>,
+    ) -> (Result<RawNode>, AppCache, Vec<(String, String)>) {
+        let h = &window.handle;
+        let full = || {
+            self.read_node(
+                h,
+                ReadNode {
+                    max_children: Some(budget.max_children),
+                    window: true,
+                    ..ReadNode::node(budget.max_text_chars)
+                },
+            )
+        };
+        let remembered = self.plan(h).remembered;
+        let Some((_, ifaces)) = remembered.filter(|_| gtk == 3) else {
+            return futures::join!(full(), self.app_cache(bus, gtk == 3), popups);
+        };
+        if self.slow_caches.lock().is_ok_and(|s| s.contains(bus)) {
+            return futures::join!(full(), self.app_cache(bus, true), popups);
+        }
+        let text = Text::Read(budget.max_text_chars);
+        let (details, cache, popups) = futures::join!(
+            self.read_details(h, ifaces, text),
+            self.app_cache(bus, true),
+            popups
+        );
+        let cached = split_handle(h).ok().and_then(|(_, path)| {
+            let hint = cache.hint(path)?;
+            let count = usize::try_from(hint.children).ok()?;
+            let named = hint.name.as_deref().is_some_and(|n| !needs_name(n));
+            if !named || count > budget.max_children {
+                return None;
+            }
+            let kids = cache.children_of(path, hint.children)?;
+            Some((
+                hint,
+                kids.into_iter()
+                    .map(|p| (bus.to_owned(), p.to_owned()))
+                    .collect(),
+            ))
+        });
+        match cached {
+            Some((hint, kids)) => {
+                self.identity.saw(h, hint.states);
+                let raw = RawNode::cached(hint, kids, details, budget.max_text_chars);
+                (Ok(raw), cache, popups)
+            }
+            None => (full().await, cache, popups),
+        }
     }
 
     /// Places GTK 4's open popovers where they are drawn and remembers

@@ -64,6 +64,28 @@ impl RawNode {
         }
     }
 
+    /// A node as the application's cache holds it (identity, states, name,
+    /// description), with its `children` as the cache lists them and its
+    /// details read live.
+    pub(super) fn cached(
+        hint: Hint,
+        children: Vec<(String, String)>,
+        details: Details,
+        max_text: usize,
+    ) -> Self {
+        let children = Children {
+            refs: children,
+            ..Children::default()
+        };
+        let said = (hint.name.unwrap_or_default(), hint.description, children);
+        Self::shown(
+            (hint.role, hint.states, hint.ifaces),
+            said,
+            details,
+            max_text,
+        )
+    }
+
     /// A node known by its identity alone: no rectangle, actions, text,
     /// value or children were read.
     fn identity(
