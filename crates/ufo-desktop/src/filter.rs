@@ -437,15 +437,7 @@ fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, R
     // boxes (Swing reports its popup over the combo, its list below it); a
     // popup whose children have no place on screen is closed (Gecko keeps a
     // closed select's list "showing", its item at -1,-1).
-    let drawn = |n: &UiNode| {
-        n.children
-            .iter()
-            .filter_map(|&c| tree.nodes.get(c))
-            .filter(|c| is_shown(c))
-            .filter_map(|c| c.rect)
-            .filter(|r| r.x >= 0 && r.y >= 0)
-            .reduce(|a, b| a.union(&b))
-    };
+    let drawn = |n: &UiNode| drawn_box(tree, n, is_shown, 0);
     let mut out: Vec<(usize, Rect<Screen>)> = tree
         .nodes
         .iter()
@@ -485,6 +477,32 @@ fn overlays(tree: &UiTree, is_shown: &impl Fn(&UiNode) -> bool) -> Vec<(usize, R
     }
     out
 }
+
+/// The union of the boxes of `n`'s showing children, each child without a
+/// box of its own (a layout box whose rectangle was not read) standing for
+/// its own children's (at most [`LAYOUT_DEPTH`] such boxes deep). Boxes
+/// at negative positions have no place on screen.
+fn drawn_box(
+    tree: &UiTree,
+    n: &UiNode,
+    is_shown: &impl Fn(&UiNode) -> bool,
+    depth: usize,
+) -> Option<Rect<Screen>> {
+    n.children
+        .iter()
+        .filter_map(|&c| tree.nodes.get(c))
+        .filter(|c| is_shown(c))
+        .filter_map(|c| match c.rect {
+            Some(r) => Some(r).filter(|r| r.x >= 0 && r.y >= 0),
+            None if depth < LAYOUT_DEPTH => drawn_box(tree, c, is_shown, depth + 1),
+            None => None,
+        })
+        .reduce(|a, b| a.union(&b))
+}
+
+/// Most boxes without a rectangle looked through, nested, for a popup's
+/// extent (see [`drawn_box`]).
+const LAYOUT_DEPTH: usize = 8;
 
 /// True when node `i` is `ancestor` or lies below it.
 fn within(tree: &UiTree, i: usize, ancestor: usize) -> bool {

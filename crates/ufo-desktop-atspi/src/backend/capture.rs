@@ -359,6 +359,31 @@ impl AtspiBackend {
         Ok(self.to_node(raw, h.clone(), 0, None, 0, offset))
     }
 
+    /// Reads the rectangle of the panel holding each root pane where it was
+    /// not read (an unnamed panel is a layout box, see
+    /// [`super::plan::layout_box`]): [`shifted_root_pane`] compares the two.
+    async fn measure_root_pane_holders(&self, nodes: &mut [UiNode]) {
+        let holders: Vec<usize> = nodes
+            .iter()
+            .filter(|n| n.role == Role::RootPane.name())
+            .filter_map(|n| n.parent)
+            .filter(|&p| nodes.get(p).is_some_and(|p| p.rect.is_none()))
+            .collect();
+        for p in holders {
+            let h = nodes[p].handle.clone();
+            let Ok(comp) = self.component(&h).await else {
+                continue;
+            };
+            if let Ok((x, y, w, hgt)) =
+                call(&h, "GetExtents", comp.get_extents(CoordType::Screen)).await
+                && w > 0
+                && hgt > 0
+            {
+                nodes[p].rect = Some(Rect::new(x, y, w, hgt));
+            }
+        }
+    }
+
     /// A capture of `window`, taken again once when LibreOffice reports its
     /// positions shifted (see [`Backend::capture_tree`]).
     pub(super) async fn capture_settled(
@@ -366,7 +391,8 @@ impl AtspiBackend {
         window: &WindowInfo,
         budget: &TreeBudget,
     ) -> Result<UiTree> {
-        let tree = self.capture_once(window, budget).await?;
+        let mut tree = self.capture_once(window, budget).await?;
+        self.measure_root_pane_holders(&mut tree.nodes).await;
         // LibreOffice reports what it draws itself 25 px too high (the GTK menu
         // bar's height) from its start until the pointer first moves over the
         // window; its own root pane then disagrees with the GTK panel holding

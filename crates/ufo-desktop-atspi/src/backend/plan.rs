@@ -34,6 +34,34 @@ pub(super) fn widget_container(role: Role) -> bool {
     )
 }
 
+/// True for a box that only lays out others, as GTK 3's cache describes
+/// it: a filler or panel (GtkBox, GtkGrid, GtkEventBox …) without a name,
+/// neither modal (a popover) nor focusable (a custom widget). Its rectangle
+/// is not asked: such a box is never listed (UFO's control list holds no
+/// Pane, and an unnamed one would tell a model nothing), never a label, and
+/// where a popup's extent is wanted its children's boxes are used. In GTK
+/// 3 every rectangle is a round trip to the X server: these boxes were 89
+/// of gnumeric's 177 rectangles, 52 of abiword's 100, 11 of gedit's 29 and
+/// 4 of zenity's 14 (measured), and a full observation took 20 % less on
+/// gnumeric and abiword, 13 % on zenity without them.
+pub(super) fn layout_box(role: Role, states: StateSet, name: Option<&str>) -> bool {
+    matches!(role, Role::Filler | Role::Panel)
+        && name.is_some_and(|n| n.trim().is_empty())
+        && !states.contains(State::Modal)
+        && !states.contains(State::Focusable)
+}
+
+/// `ifaces` without the Component interface: no rectangle is asked.
+pub(super) fn without_component(ifaces: InterfaceSet) -> InterfaceSet {
+    ifaces.iter().filter(|&i| i != Interface::Component).fold(
+        InterfaceSet::empty(),
+        |mut set, i| {
+            set.insert(i);
+            set
+        },
+    )
+}
+
 /// How one node's reads go, worked out before any call.
 pub(super) struct Plan {
     /// Its toolkit answers `Properties.GetAll`.
@@ -116,5 +144,40 @@ impl AtspiBackend {
             uncounted: remembered.is_some_and(|(role, _)| widget_container(role)),
             last_states: memo.and_then(|(_, _, states)| states),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_unnamed_plain_filler_or_panel_is_a_layout_box() {
+        let shown = StateSet::new(State::Showing | State::Visible);
+        assert!(layout_box(Role::Filler, shown, Some("")));
+        assert!(layout_box(Role::Panel, shown, Some("  ")));
+        // Named, a popover, a custom widget, another role, or a name not
+        // known (no cache): its rectangle is read.
+        assert!(!layout_box(Role::Panel, shown, Some("Input line")));
+        assert!(!layout_box(
+            Role::Panel,
+            StateSet::new(State::Showing | State::Modal),
+            Some("")
+        ));
+        assert!(!layout_box(
+            Role::Filler,
+            StateSet::new(State::Showing | State::Focusable),
+            Some("")
+        ));
+        assert!(!layout_box(Role::ScrollPane, shown, Some("")));
+        assert!(!layout_box(Role::Filler, shown, None));
+    }
+
+    #[test]
+    fn without_component_keeps_the_other_interfaces() {
+        let all = InterfaceSet::new(Interface::Component | Interface::Text | Interface::Action);
+        let left = without_component(all);
+        assert!(!left.contains(Interface::Component));
+        assert!(left.contains(Interface::Text) && left.contains(Interface::Action));
     }
 }

@@ -7,7 +7,7 @@ use super::cache::Hint;
 use super::capture::truncate;
 use super::children::Count;
 use super::details::{Details, Text};
-use super::plan::{Expect, Plan, widget_container};
+use super::plan::{Expect, Plan, layout_box, widget_container, without_component};
 use super::*;
 use ufo_core::ControlType;
 
@@ -283,6 +283,7 @@ impl AtspiBackend {
     pub(crate) async fn read_node(&self, h: &ElementHandle, ask: ReadNode) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
         let plan = self.plan(h);
+        let cached = ask.hint.is_some();
         if ask.window
             && ask.hint.is_none()
             && let (Some(identity), Some(limit)) = (plan.remembered, ask.max_children)
@@ -341,6 +342,11 @@ impl AtspiBackend {
             && crate::labels::wants_name(&named_as);
         known.uncounted = widget_container(role) && !states.contains(State::ManagesDescendants);
         let uncounted = known.uncounted;
+        // A layout box the cache describes is not asked its rectangle.
+        let measured = match cached && layout_box(role, states, known.name.as_deref()) {
+            true => without_component(ifaces),
+            false => ifaces,
+        };
         let (rest, details, labelled_by) = futures::join!(
             self.rest_of_node(h, acc, known, plan.get_all, &named_as, |count| async move {
                 let count = Count::of(count, uncounted);
@@ -363,7 +369,7 @@ impl AtspiBackend {
                             Some(t) => Text::Known(t),
                             None => Text::Read(self.text_budget(h, role, states, max_text)),
                         };
-                        self.read_details(h, ifaces, text).await
+                        self.read_details(h, measured, text).await
                     }
                 }
             },

@@ -489,6 +489,36 @@ fn an_open_popup_hides_what_it_covers() {
 }
 
 #[test]
+fn a_popup_whose_items_sit_in_a_box_without_a_rectangle_still_hides_what_it_covers() {
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Win", s, Some((0, 0, 400, 300))),
+            (Some(0), "Button", "Under", s, Some((110, 110, 40, 20))),
+            (Some(0), "Button", "Beside", s, Some((10, 10, 40, 20))),
+            // A GTK 3 popover: its items lie in a layout box whose rectangle
+            // was not read.
+            (
+                Some(0),
+                "Pane",
+                "",
+                &format!("{s} modal"),
+                Some((100, 100, 150, 120)),
+            ),
+            (Some(3), "Pane", "", s, None),
+            (Some(4), "Button", "Cut", s, Some((105, 105, 140, 20))),
+            (Some(4), "Button", "Paste", s, Some((105, 130, 140, 20))),
+        ],
+    );
+    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["Beside", "Cut", "Paste"]);
+}
+
+#[test]
 fn an_open_submenu_hides_what_it_covers() {
     let s = "showing visible enabled";
     let t = tree(
