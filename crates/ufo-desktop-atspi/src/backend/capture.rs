@@ -4,6 +4,7 @@
 //! LibreOffice's shifted positions). Reading one node is `read.rs`.
 
 use super::cache::AppCache;
+use super::children::Count;
 use super::details::Text;
 use super::read::{RawNode, ReadNode};
 use super::walk::WalkContext;
@@ -249,13 +250,14 @@ impl AtspiBackend {
 
     /// The window, the application's cache and `popups`, in one round. The
     /// window is read live: a stale window must fail here. A GTK 3 window
-    /// read before is asked only its rectangle and text while the cache is
-    /// read; its states, name, description and children are the cache's
-    /// (GTK 3's bridge computes them when the cache is read, see [`Hint`]):
-    /// three calls fewer in the round every capture starts with. When the
+    /// read before is asked only its rectangle, text and children while the
+    /// cache is read; its states, name and description are the cache's
+    /// (GTK 3's bridge computes them when the cache is read, see
+    /// [`super::cache::Hint`]): two calls fewer in the round every capture
+    /// starts with. Its children are asked, not taken from the cache: gedit's
+    /// and evince's windows hold children the cache gives no index. When the
     /// cache does not hold it (a window that is gone: the full read that
-    /// follows fails, as it must) or cannot vouch for its children, it is
-    /// read in full, one round later.
+    /// follows fails, as it must), it is read in full, one round later.
     async fn window_cache_and_popups(
         &self,
         window: &WindowInfo,
@@ -275,41 +277,38 @@ impl AtspiBackend {
                 },
             )
         };
-        let remembered = self.plan(h).remembered;
-        let Some((_, ifaces)) = remembered.filter(|_| gtk == 3) else {
+        let remembered = self.plan(h).remembered.filter(|_| gtk == 3);
+        let slow_cache = self.slow_caches.lock().is_ok_and(|s| s.contains(bus));
+        let (Some((_, ifaces)), false) = (remembered, slow_cache) else {
             return futures::join!(full(), self.app_cache(bus, gtk == 3), popups);
         };
-        if self.slow_caches.lock().is_ok_and(|s| s.contains(bus)) {
+        let Ok(acc) = self.accessible(h).await else {
             return futures::join!(full(), self.app_cache(bus, true), popups);
-        }
-        let text = Text::Read(budget.max_text_chars);
-        let (details, cache, popups) = futures::join!(
-            self.read_details(h, ifaces, text),
+        };
+        let limit = budget.max_children;
+        let (details, children, cache, popups) = futures::join!(
+            self.read_details(h, ifaces, Text::Read(budget.max_text_chars)),
+            self.read_children(
+                h,
+                &acc,
+                limit,
+                (StateSet::empty(), ifaces),
+                Count::Uncounted
+            ),
             self.app_cache(bus, true),
             popups
         );
-        let cached = split_handle(h).ok().and_then(|(_, path)| {
-            let hint = cache.hint(path)?;
-            let count = usize::try_from(hint.children).ok()?;
-            let named = hint.name.as_deref().is_some_and(|n| !needs_name(n));
-            if !named || count > budget.max_children {
-                return None;
-            }
-            let kids = cache.children_of(path, hint.children)?;
-            Some((
-                hint,
-                kids.into_iter()
-                    .map(|p| (bus.to_owned(), p.to_owned()))
-                    .collect(),
-            ))
-        });
-        match cached {
-            Some((hint, kids)) => {
+        let hint = split_handle(h)
+            .ok()
+            .and_then(|(_, path)| cache.hint(path))
+            .filter(|hint| hint.name.as_deref().is_some_and(|n| !needs_name(n)));
+        match (hint, children) {
+            (Some(hint), Ok(children)) => {
                 self.identity.saw(h, hint.states);
-                let raw = RawNode::cached(hint, kids, details, budget.max_text_chars);
+                let raw = RawNode::cached(hint, children, details, budget.max_text_chars);
                 (Ok(raw), cache, popups)
             }
-            None => (full().await, cache, popups),
+            _ => (full().await, cache, popups),
         }
     }
 

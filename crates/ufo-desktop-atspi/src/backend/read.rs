@@ -65,18 +65,13 @@ impl RawNode {
     }
 
     /// A node as the application's cache holds it (identity, states, name,
-    /// description), with its `children` as the cache lists them and its
-    /// details read live.
+    /// description), with its children and details read live.
     pub(super) fn cached(
         hint: Hint,
-        children: Vec<(String, String)>,
+        children: Children,
         details: Details,
         max_text: usize,
     ) -> Self {
-        let children = Children {
-            refs: children,
-            ..Children::default()
-        };
         let said = (hint.name.unwrap_or_default(), hint.description, children);
         Self::shown(
             (hint.role, hint.states, hint.ifaces),
