@@ -127,11 +127,17 @@ impl AppCache {
 }
 
 impl AtspiBackend {
+    /// Whether the application's cache was once too slow to ask again (see
+    /// [`SLOW_CACHE`]).
+    pub(super) fn cache_is_slow(&self, bus_name: &str) -> bool {
+        self.slow_caches.lock().is_ok_and(|s| s.contains(bus_name))
+    }
+
     /// The application's own cache of its accessible objects (one call), keyed
     /// by object path, with the names it holds when `names` (see [`Hint`]).
     /// Empty when the toolkit has no cache or does not answer.
     pub(super) async fn app_cache(&self, bus_name: &str, names: bool) -> AppCache {
-        if self.slow_caches.lock().is_ok_and(|s| s.contains(bus_name)) {
+        if self.cache_is_slow(bus_name) {
             return AppCache::default();
         }
         let h = handle(bus_name, "/org/a11y/atspi/cache");

@@ -278,7 +278,7 @@ impl AtspiBackend {
             )
         };
         let remembered = self.plan(h).remembered.filter(|_| gtk == 3);
-        let slow_cache = self.slow_caches.lock().is_ok_and(|s| s.contains(bus));
+        let slow_cache = self.cache_is_slow(bus);
         let (Some((_, ifaces)), false) = (remembered, slow_cache) else {
             return futures::join!(full(), self.app_cache(bus, gtk == 3), popups);
         };
@@ -369,12 +369,7 @@ impl AtspiBackend {
             .filter(|&p| nodes.get(p).is_some_and(|p| p.rect.is_none()))
             .collect();
         for p in holders {
-            let h = nodes[p].handle.clone();
-            let Ok(comp) = self.component(&h).await else {
-                continue;
-            };
-            if let Ok((x, y, w, hgt)) =
-                call(&h, "GetExtents", comp.get_extents(CoordType::Screen)).await
+            if let Ok((x, y, w, hgt)) = self.extents(&nodes[p].handle).await
                 && w > 0
                 && hgt > 0
             {
@@ -404,10 +399,9 @@ impl AtspiBackend {
             self.x11.move_pointer(c)?;
             // It recomputes on its own schedule: wait (bounded) until its root
             // pane is where the GTK panel is.
-            let comp = self.component(&pane).await?;
             for _ in 0..20 {
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                let now = call(&pane, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
+                let now = self.extents(&pane).await?;
                 if (now.0, now.1) == (rect.x, rect.y) {
                     break;
                 }

@@ -40,6 +40,13 @@ impl AtspiBackend {
         }
     }
 
+    /// `h`'s rectangle on screen: (x, y, width, height) as the toolkit
+    /// reports it (GTK 4's relative to its window).
+    pub(super) async fn extents(&self, h: &ElementHandle) -> Result<(i32, i32, i32, i32)> {
+        let c = self.component(h).await?;
+        call(h, "GetExtents", c.get_extents(CoordType::Screen)).await
+    }
+
     /// Extents, text and value — each only when the interface is there —
     /// concurrently. Action names are not read: a click asks them of the
     /// one control it acts on (`Backend::action_names`), which saved 42 of
@@ -54,10 +61,7 @@ impl AtspiBackend {
             if !ifaces.contains(Interface::Component) {
                 return None;
             }
-            let c = self.component(h).await.ok()?;
-            call(h, "GetExtents", c.get_extents(CoordType::Screen))
-                .await
-                .ok()
+            self.extents(h).await.ok()
         };
         let text_f = async {
             match text {

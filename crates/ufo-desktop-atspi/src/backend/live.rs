@@ -249,10 +249,7 @@ impl AtspiBackend {
     async fn unmoved(&self, kept: &Kept, verify: &[usize]) -> bool {
         let reads = join_all(verify.iter().map(|&i| async move {
             let n = &kept.tree.nodes[i];
-            let comp = self.component(&n.handle).await.ok()?;
-            let (x, y, w, h) = call(&n.handle, "GetExtents", comp.get_extents(CoordType::Screen))
-                .await
-                .ok()?;
+            let (x, y, w, h) = self.extents(&n.handle).await.ok()?;
             let now = Rect::<Screen>::new(x + kept.offset.0, y + kept.offset.1, w, h);
             Some(n.rect.is_none_or(|r| r == now))
         }))

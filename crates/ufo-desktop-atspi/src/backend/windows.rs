@@ -162,12 +162,7 @@ impl AtspiBackend {
     async fn read_window(&self, b: String, p: String) -> Option<WindowRead> {
         let wh = handle(&b, &p);
         let acc = self.accessible(&wh).await.ok()?;
-        let ext = async {
-            let c = self.component(&wh).await.ok()?;
-            call(&wh, "GetExtents", c.get_extents(CoordType::Screen))
-                .await
-                .ok()
-        };
+        let ext = async { self.extents(&wh).await.ok() };
         let (title, states, role, ext) = futures::join!(
             call(&wh, "Name", acc.name()),
             call(&wh, "GetState", acc.get_state()),

@@ -66,6 +66,14 @@ fn labels(t: &UiTree, cfg: &FilterConfig) -> Vec<String> {
         .collect()
 }
 
+/// The names of the controls `t` lists with the default configuration.
+fn listed_names(t: &UiTree) -> Vec<String> {
+    label_controls(t, &FilterConfig::default(), None)
+        .into_iter()
+        .map(|c| c.name)
+        .collect()
+}
+
 const GTK3: &str = "enabled sensitive showing visible";
 const GTK4: &str = "sensitive visible focusable";
 
@@ -481,10 +489,7 @@ fn an_open_popup_hides_what_it_covers() {
             (Some(0), "Menu", "Closed", "visible", Some((0, 0, 400, 300))),
         ],
     );
-    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
+    let names = listed_names(&t);
     assert_eq!(names, ["Beside", "Item", "Page"]);
 }
 
@@ -511,10 +516,7 @@ fn a_popup_whose_items_sit_in_a_box_without_a_rectangle_still_hides_what_it_cove
             (Some(4), "Button", "Paste", s, Some((105, 130, 140, 20))),
         ],
     );
-    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
+    let names = listed_names(&t);
     assert_eq!(names, ["Beside", "Cut", "Paste"]);
 }
 
@@ -550,10 +552,7 @@ fn an_open_submenu_hides_what_it_covers() {
             (Some(0), "ListItem", "Free row", s, Some((200, 30, 120, 20))),
         ],
     );
-    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
+    let names = listed_names(&t);
     assert_eq!(names, ["File", "Edit", "New", "Free row", "Quit"]);
 }
 
@@ -587,9 +586,6 @@ fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
             (Some(9), "ListItem", "50 %", s, Some((0, 34, 100, 17))),
         ],
     );
-    let names: Vec<String> = label_controls(&t, &FilterConfig::default(), None)
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
+    let names = listed_names(&t);
     assert_eq!(names, ["Zoom", "Color", "100 %", "Go"]);
 }
