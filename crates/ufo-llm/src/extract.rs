@@ -130,19 +130,8 @@ pub fn extract_json(reply: &str, opts: ExtractOptions) -> Result<Extracted, LlmE
             let Some(start) = c.find(|ch| ch == '{' || (opts.allow_array && ch == '[')) else {
                 continue;
             };
-            let (fixed, truncated) = repair(&c[start..]);
-            match serde_json::from_str::<Value>(&fixed) {
-                Ok(v) if accepted(&v, opts) => {
-                    tracing::debug!(target: "ufo_llm", truncated, "JSON reply repaired");
-                    return Ok(Extracted {
-                        value: v,
-                        repaired: true,
-                        truncated,
-                        extra_data: false,
-                    });
-                }
-                Ok(_) => {}
-                Err(e) => last_error = format!("{e} (after repair)"),
+            if let Some(x) = repaired(&c[start..], opts, &mut last_error) {
+                return Ok(x);
             }
         }
     }
@@ -219,7 +208,17 @@ fn balanced_scan(
                             return (Some(found(v, extra)), unclosed);
                         }
                         Ok(_) => {}
-                        Err(e) => *last_error = e.to_string(),
+                        Err(e) => {
+                            *last_error = e.to_string();
+                            // A broken object is repaired before any object
+                            // inside it is taken: `{"Function": …, "Args":
+                            // {…},}` is the reply, not its arguments.
+                            if opts.repair
+                                && let Some(x) = repaired(slice, opts, last_error)
+                            {
+                                return (Some(x), unclosed);
+                            }
+                        }
                     }
                 }
                 None => unclosed = true,
@@ -228,6 +227,27 @@ fn balanced_scan(
         i += 1;
     }
     (None, unclosed)
+}
+
+/// `text` (from its first bracket) after [`repair`], when it then parses.
+fn repaired(text: &str, opts: ExtractOptions, last_error: &mut String) -> Option<Extracted> {
+    let (fixed, truncated) = repair(text);
+    match serde_json::from_str::<Value>(&fixed) {
+        Ok(v) if accepted(&v, opts) => {
+            tracing::debug!(target: "ufo_llm", truncated, "JSON reply repaired");
+            Some(Extracted {
+                value: v,
+                repaired: true,
+                truncated,
+                extra_data: false,
+            })
+        }
+        Ok(_) => None,
+        Err(e) => {
+            *last_error = format!("{e} (after repair)");
+            None
+        }
+    }
 }
 
 /// The index of the bracket closing the one at `start`, string- and escape-aware.

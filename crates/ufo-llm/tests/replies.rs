@@ -70,6 +70,19 @@ fn j9_first_object_and_extra_data() {
 }
 
 #[test]
+fn j10b_a_broken_reply_is_repaired_before_an_object_inside_it_is_taken() {
+    // UFO's reply shape in a fence after prose, with a trailing comma: the
+    // reply is the outer object, not its `Args`.
+    let input = "Sure!\n```json\n{\n \"Function\": \"click_input\",\n \"Args\": {\"button\": \"left\"},\n \"Status\": \"CONTINUE\",\n}\n```";
+    let x = extract_json(input, REPAIR).unwrap();
+    assert_eq!(
+        x.value,
+        json!({"Function": "click_input", "Args": {"button": "left"}, "Status": "CONTINUE"})
+    );
+    assert!(x.repaired);
+}
+
+#[test]
 fn j10_trailing_comma_needs_repair() {
     let err = extract_json("{\"a\":1,}", STRICT).unwrap_err();
     assert_eq!(err.code(), "ufo::llm::no_json");
