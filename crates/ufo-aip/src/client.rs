@@ -16,7 +16,9 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
+use tokio_rustls::rustls;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -48,6 +50,10 @@ pub struct ClientOptions {
     pub max_frame_bytes: usize,
     /// A task of the device's own, sent after registering.
     pub task: Option<OwnTask>,
+    /// For `wss://`: a PEM file of the certificate authorities to trust
+    /// (a private CA, a self-signed server); `None`: the web's public roots
+    /// (Mozilla's, bundled).
+    pub ca: Option<std::path::PathBuf>,
 }
 
 impl ClientOptions {
@@ -61,6 +67,7 @@ impl ClientOptions {
             max_retries: 5,
             max_frame_bytes: 16 << 20,
             task: None,
+            ca: None,
         }
     }
 }
@@ -277,23 +284,33 @@ async fn connect_once(
     let config = WebSocketConfig::default()
         .max_message_size(Some(opts.max_frame_bytes))
         .max_frame_size(Some(opts.max_frame_bytes));
-    let (ws, _) =
-        match tokio_tungstenite::connect_async_with_config(request, Some(config), false).await {
-            Ok(c) => c,
-            Err(WsError::Http(resp)) if matches!(resp.status().as_u16(), 401 | 403) => {
-                return Err(AipError::Unauthorized {
-                    url: opts.server.clone(),
-                    why: format!("HTTP {}", resp.status().as_u16()),
-                });
-            }
-            Err(e) => {
-                return Ok(Ended::Lost {
-                    registered: false,
-                    why: format!("cannot connect to {}", opts.server),
-                    source: Some(e.into()),
-                });
-            }
-        };
+    let io = match open(opts, &request).await? {
+        Ok(io) => io,
+        Err(e) => {
+            return Ok(Ended::Lost {
+                registered: false,
+                why: format!("cannot connect to {}", opts.server),
+                source: Some(e),
+            });
+        }
+    };
+    let (ws, _) = match tokio_tungstenite::client_async_with_config(request, io, Some(config)).await
+    {
+        Ok(c) => c,
+        Err(WsError::Http(resp)) if matches!(resp.status().as_u16(), 401 | 403) => {
+            return Err(AipError::Unauthorized {
+                url: opts.server.clone(),
+                why: format!("HTTP {}", resp.status().as_u16()),
+            });
+        }
+        Err(e) => {
+            return Ok(Ended::Lost {
+                registered: false,
+                why: format!("cannot connect to {}", opts.server),
+                source: Some(e.into()),
+            });
+        }
+    };
     let (mut sink, mut stream) = ws.split();
     let mut reg = ClientMessage::new(ClientMessageType::Register, TaskStatus::Ok, &opts.client_id);
     reg.metadata = Some(device_metadata(&opts.client_id, &opts.server));
@@ -356,6 +373,115 @@ async fn connect_once(
     drop(tx);
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     result
+}
+
+/// A byte stream under the WebSocket: TCP, or TLS over it.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// The connection to the server: TCP, with TLS for `wss://`. `Err` for
+/// what retrying cannot fix (an untrusted certificate, an unreadable
+/// `--ca`); `Ok(Err)` for what may pass (the server is not up yet).
+async fn open(
+    opts: &ClientOptions,
+    request: &tokio_tungstenite::tungstenite::handshake::client::Request,
+) -> Result<Result<Box<dyn Io>, BoxError>, AipError> {
+    let uri = request.uri();
+    let secure = uri.scheme_str() == Some("wss");
+    let host = uri
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let tcp = match tokio::net::TcpStream::connect((host.as_str(), port)).await {
+        Ok(t) => t,
+        Err(e) => return Ok(Err(e.into())),
+    };
+    let _ = tcp.set_nodelay(true);
+    if !secure {
+        return Ok(Ok(Box::new(tcp)));
+    }
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(tls_config(opts)?));
+    let name =
+        rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| AipError::BadUrl {
+            url: opts.server.clone(),
+            message: format!("{host:?} is not a host name a certificate can name"),
+            source: Some(e.into()),
+        })?;
+    match connector.connect(name, tcp).await {
+        Ok(s) => Ok(Ok(Box::new(s))),
+        Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+            Some(tls) => Err(untrusted(opts, &host, tls.clone())),
+            None => Ok(Err(e.into())),
+        },
+    }
+}
+
+/// A TLS failure with the server, said for the user.
+fn untrusted(opts: &ClientOptions, host: &str, e: rustls::Error) -> AipError {
+    let (message, help) = match &e {
+        rustls::Error::InvalidCertificate(why) => (
+            format!("the server's certificate for {host} is not trusted ({why:?})"),
+            match &opts.ca {
+                Some(ca) => format!(
+                    "the server's certificate is not signed by the CA in {} for the name {host}: check --ca and the host in --server",
+                    ca.display()
+                ),
+                None => "give the CA that signed the server's certificate with --ca FILE (PEM); a self-signed server's own certificate works too".into(),
+            },
+        ),
+        _ => (
+            format!("the TLS handshake with {host} failed"),
+            "check that the server serves TLS (ufo serve --tls-cert … --tls-key …); for a server without TLS use ws://".into(),
+        ),
+    };
+    AipError::Tls {
+        message,
+        help,
+        source: Some(Box::new(e)),
+    }
+}
+
+/// The client's TLS settings: `--ca`'s authorities, else Mozilla's roots.
+fn tls_config(opts: &ClientOptions) -> Result<rustls::ClientConfig, AipError> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let help = "give --ca a PEM file of certificates (BEGIN CERTIFICATE)";
+    let fail = |message: String, source: Option<BoxError>| AipError::Tls {
+        message,
+        help: help.into(),
+        source,
+    };
+    let mut roots = rustls::RootCertStore::empty();
+    match &opts.ca {
+        Some(path) => {
+            let shown = path.display();
+            let pem = std::fs::read(path)
+                .map_err(|e| fail(format!("cannot read --ca {shown}"), Some(e.into())))?;
+            for cert in CertificateDer::pem_slice_iter(&pem) {
+                let cert =
+                    cert.map_err(|e| fail(format!("cannot read --ca {shown}"), Some(e.into())))?;
+                roots.add(cert).map_err(|e| {
+                    fail(
+                        format!("--ca {shown} holds an unusable certificate"),
+                        Some(e.into()),
+                    )
+                })?;
+            }
+            if roots.is_empty() {
+                return Err(fail(format!("--ca {shown} holds no certificate"), None));
+            }
+        }
+        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| fail("no TLS version to offer".into(), Some(e.into())))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
 }
 
 /// The session of one task on this device: its id and dispatcher.
@@ -510,7 +636,7 @@ async fn on_frame(
                         error: Some(format!("the server refused the task: {why}")),
                     }));
                 }
-                None => tracing::warn!("server: {why}"),
+                None => tracing::warn!("server: {}", crate::messages::log_text(&why)),
             }
         }
         ServerMessageType::DeviceInfoRequest => {

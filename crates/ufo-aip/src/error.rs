@@ -8,6 +8,35 @@ pub enum AipError {
     /// `ufo serve` was asked to run without an API key.
     #[error("no API key: the server refuses to start without one")]
     NoApiKey,
+    /// A key shorter than [`crate::auth::MIN_KEY_LEN`] characters.
+    #[error("the {what} is {length} characters long; it must be at least {min}", min = crate::auth::MIN_KEY_LEN)]
+    WeakKey {
+        /// Which key (`API key`, `key of device "pc1"`).
+        what: String,
+        /// Its length.
+        length: usize,
+    },
+    /// A device key (`--device-key ID=KEY`, a line of `--device-keys-file`)
+    /// that cannot be used.
+    #[error("bad device key {at}: {message}")]
+    BadDeviceKey {
+        /// Where it was given (`--device-key`, `keys.txt line 3`).
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The server's certificate or key, or the CA a client trusts, cannot
+    /// be read or used; or the server's certificate is not trusted.
+    #[error("TLS: {message}")]
+    Tls {
+        /// What went wrong.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// The underlying error.
+        #[source]
+        source: Option<BoxError>,
+    },
     /// `--insecure-no-auth` on an address other than loopback.
     #[error("--insecure-no-auth is allowed only on a loopback address, not {host}")]
     InsecureNotLoopback {
@@ -121,6 +150,9 @@ impl Diagnostic for AipError {
     fn code(&self) -> &'static str {
         match self {
             AipError::NoApiKey => "ufo::aip::no_api_key",
+            AipError::WeakKey { .. } => "ufo::aip::weak_key",
+            AipError::BadDeviceKey { .. } => "ufo::aip::bad_device_key",
+            AipError::Tls { .. } => "ufo::aip::tls",
             AipError::InsecureNotLoopback { .. } => "ufo::aip::insecure_not_loopback",
             AipError::Bind { .. } => "ufo::aip::bind",
             AipError::BadUrl { .. } => "ufo::aip::bad_url",
@@ -142,16 +174,19 @@ impl Diagnostic for AipError {
             AipError::InsecureNotLoopback { .. } => {
                 "bind to 127.0.0.1, or give the server an API key".into()
             }
+            AipError::WeakKey { .. } => "use a long random key, e.g. `head -c 24 /dev/urandom | base64 > ufo.key && chmod 600 ufo.key`".into(),
+            AipError::BadDeviceKey { .. } => "give each device as ID=KEY (--device-key) or as `ID: KEY` lines (--device-keys-file), IDs of [A-Za-z0-9._-], keys of at least 16 characters, each key different".into(),
+            AipError::Tls { help, .. } => help.clone(),
             AipError::Bind { .. } => "choose another --port, or stop what listens there".into(),
             AipError::BadUrl { .. } => "use the form ws://127.0.0.1:5000/ws".into(),
             AipError::Unauthorized { .. } => {
-                "give the server's key with UFO_API_KEY or --api-key-file".into()
+                "give the server's key (this device's own key when the server has one for it) with UFO_API_KEY or --api-key-file".into()
             }
             AipError::Connect { .. } => {
                 "start the server with `ufo serve`, and check --server".into()
             }
             AipError::Registration { .. } => {
-                "use another --client-id, or stop the device already registered under it".into()
+                "use the --client-id your key is for, or stop the device already registered under it".into()
             }
             AipError::RetriesExhausted { .. } => {
                 "check that the server runs; raise --max-retries to wait longer".into()

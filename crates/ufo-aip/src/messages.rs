@@ -319,10 +319,44 @@ pub fn is_safe_task_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
+/// Longest text of a peer's a log line carries (characters).
+const LOG_TEXT_MAX: usize = 2000;
+
+/// Text that came from a device or a client, fit for one log line: control
+/// characters (a newline, a carriage return, an ANSI escape) are written as
+/// escapes (`\n`, `\u{1b}`), so a peer cannot forge log lines or colour a
+/// terminal, and the text is cut at 2,000 characters.
+pub fn log_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(LOG_TEXT_MAX));
+    for (i, c) in s.chars().enumerate() {
+        if i == LOG_TEXT_MAX {
+            out.push('…');
+            break;
+        }
+        match c {
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn peer_text_cannot_forge_log_lines() {
+        let forged =
+            "boom\n2026-01-01T00:00:00Z  INFO ufo_aip: device registered client_id=admin\r\x1b[2K";
+        let t = log_text(forged);
+        assert!(!t.chars().any(char::is_control), "{t}");
+        assert!(t.starts_with("boom\\n2026"), "{t}");
+        assert!(t.contains("\\u{1b}[2K"), "{t}");
+        assert_eq!(log_text("plain words: ok"), "plain words: ok");
+        assert_eq!(log_text(&"x".repeat(5000)).chars().count(), 2001);
+    }
 
     #[test]
     fn reads_ufo_frames() {

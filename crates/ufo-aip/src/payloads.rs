@@ -148,6 +148,7 @@ pub fn from_ufo(
             Value::String(url),
             Some(Value::Object(mut m)),
         ) => {
+            inline_image(&url)?;
             m.insert("image_url".into(), Value::String(url));
             Value::Object(m)
         }
@@ -157,6 +158,20 @@ pub fn from_ufo(
                 _ => Point::new(0, 0),
             };
             screenshot(url, Frame::at(origin))?
+        }
+        // A screenshot in ufo-rs's own shape (or any other): its image must
+        // be inline data too.
+        (Some(CaptureWindowScreenshot | CaptureDesktopScreenshot), other, _) => {
+            match other.get("image_url") {
+                Some(Value::String(url)) => inline_image(url)?,
+                _ => {
+                    return Err(PayloadError::new(format!(
+                        "expected a screenshot (a data:image/…;base64 URL), got {}",
+                        shorten(&other.to_string())
+                    )));
+                }
+            }
+            other
         }
         (Some(GetAppWindowControlsTargetInfo), Value::Array(_), Some(rich @ Value::Object(_))) => {
             rich
@@ -191,16 +206,67 @@ pub fn from_ufo(
     })
 }
 
+/// The first 120 characters of `s`, for an error message.
+fn shorten(s: &str) -> String {
+    s.chars().take(120).collect()
+}
+
+/// Checks that a device's screenshot is inline data: a
+/// `data:image/…;base64,` URL.
+///
+/// Anything else is refused: the server never fetches a link a device
+/// answers with (an `http://` URL would be downloaded, by the providers
+/// that take images inline, from wherever the server can reach: loopback,
+/// a cloud's metadata service), nor reads a path (a model client reads
+/// local files named as images).
+pub fn inline_image(url: &str) -> Result<(), PayloadError> {
+    let refused = || PayloadError::new(not_inline(url));
+    let Some(head) = url.get(..5).filter(|h| h.eq_ignore_ascii_case("data:")) else {
+        return Err(refused());
+    };
+    let Some((meta, _)) = url.get(head.len()..).and_then(|r| r.split_once(',')) else {
+        return Err(refused());
+    };
+    let Some(mime) = meta.strip_suffix(";base64") else {
+        return Err(refused());
+    };
+    let Some(subtype) = mime.strip_prefix("image/") else {
+        return Err(refused());
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-');
+    match !subtype.is_empty() && subtype.chars().all(plain) {
+        true => Ok(()),
+        false => Err(refused()),
+    }
+}
+
+/// Why `url` is no screenshot.
+fn not_inline(url: &str) -> String {
+    let why = match is_link(url) {
+        true => "; a device may not answer with a link: the server fetches nothing a device names",
+        false => "",
+    };
+    format!(
+        "expected a screenshot as a data:image/…;base64 URL, got {:?}{why}",
+        shorten(url)
+    )
+}
+
+/// Whether `s` names something to fetch (a URL with a scheme other than
+/// `data:`).
+fn is_link(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
 /// UFO's screenshot (a data URL) as a ufo-rs screenshot result.
 fn screenshot(url: String, frame: Frame) -> Result<Value, PayloadError> {
-    let not_image = || {
-        let shown: String = url.chars().take(120).collect();
-        format!("expected a screenshot as a data:image/…;base64 URL, got {shown:?}")
-    };
-    let (mime, bytes) = decode_data_url(&url).map_err(|e| PayloadError::by(not_image(), e))?;
-    if !mime.starts_with("image/") {
-        return Err(PayloadError::new(not_image()));
-    }
+    let (mime, bytes) = decode_data_url(&url).map_err(|e| PayloadError::by(not_inline(&url), e))?;
+    inline_image(&url)?;
     let (width, height) = image::ImageReader::new(std::io::Cursor::new(&bytes))
         .with_guessed_format()
         .map_err(|e| PayloadError::by(format!("cannot read the screenshot ({mime})"), e))?
@@ -514,6 +580,60 @@ mod tests {
         assert_eq!(w.native_id, Some(1234));
         assert!(w.focused);
         assert_eq!(w.rect, Some(Rect::new(10, 20, 800, 600)));
+    }
+
+    /// A device's screenshot must be inline data: a link (which a model
+    /// client would fetch from wherever the server can reach) or a path
+    /// (which it would read) is refused, in every shape a device can send.
+    #[test]
+    fn screenshots_that_are_links_or_paths_are_refused() {
+        let extra = json!({"frame": {"origin": {"x": 0, "y": 0}, "scale": 1.0},
+            "width": 4, "height": 3});
+        for url in [
+            "http://169.254.169.254/latest/meta-data/iam.png",
+            "HTTPS://127.0.0.1:8080/a.png",
+            "file:///etc/passwd",
+            "/etc/passwd",
+            "data:text/plain;base64,aGk=",
+            "data:image/png,notbase64",
+        ] {
+            for tool in ["capture_window_screenshot", "capture_desktop_screenshot"] {
+                // ufo-rs's shape: the string with the frame beside it.
+                let e = from_ufo(tool, json!(url), Some(extra.clone()), None).unwrap_err();
+                assert!(e.to_string().contains("data:image"), "{url}: {e}");
+                // UFO's bare string.
+                assert!(from_ufo(tool, json!(url), None, None).is_err(), "{url}");
+                // A ufo-rs ScreenshotInfo object.
+                let mut obj = extra.clone();
+                obj["image_url"] = json!(url);
+                assert!(from_ufo(tool, obj, None, None).is_err(), "{url}");
+            }
+        }
+        let e = from_ufo(
+            "capture_desktop_screenshot",
+            json!("http://127.0.0.1:1/x.png"),
+            Some(extra.clone()),
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("may not answer with a link"), "{e}");
+        // Inline data passes in every shape.
+        let ok = png(4, 3);
+        assert!(
+            from_ufo(
+                "capture_desktop_screenshot",
+                json!(ok),
+                Some(extra.clone()),
+                None
+            )
+            .is_ok()
+        );
+        let mut obj = extra;
+        obj["image_url"] = json!(ok);
+        assert!(from_ufo("capture_desktop_screenshot", obj, None, None).is_ok());
+        // Nothing that is no screenshot at all.
+        assert!(from_ufo("capture_desktop_screenshot", Value::Null, None, None).is_err());
     }
 
     #[test]
