@@ -65,6 +65,8 @@ pub struct AppAgent {
     last_actions: Vec<String>,
     last_selected: Option<(usize, String)>,
     repeat: crate::guards::RepeatGuard,
+    /// What the calls so far left selected (SAFE_GUARD).
+    selection: crate::guards::Selection,
     /// What was retrieved for the current sub-task (queried once per sub-task).
     retrieved: Option<(String, crate::retrieve::Retrieved)>,
 }
@@ -92,6 +94,7 @@ impl AppAgent {
             last_actions: Vec::new(),
             last_selected: None,
             repeat: Default::default(),
+            selection: Default::default(),
             retrieved: None,
         }
     }
@@ -151,7 +154,7 @@ impl AppAgent {
 
         // Sensitive step: stop before acting; the session asks the user. With
         // SAFE_GUARD, a sensitive call stops too when the model did not ask.
-        let guarded = crate::guards::guarded(&self.settings, status, &calls);
+        let guarded = crate::guards::guarded(&self.settings, status, &calls, &mut self.selection);
         if (status == AppAgentStatus::Confirm || !guarded.is_empty()) && !calls.is_empty() {
             return Ok(self.hold(rec, calls, controls, shot, status, guarded, started));
         }

@@ -180,7 +180,12 @@ impl CommandAgent {
         let call = calls.into_iter().next();
 
         // With SAFE_GUARD, a listed tool waits for the user.
-        let guarded = crate::guards::guarded(&self.settings, status, call.as_slice());
+        let guarded = crate::guards::guarded(
+            &self.settings,
+            status,
+            call.as_slice(),
+            &mut crate::guards::Selection::default(),
+        );
         if let Some(c) = &call
             && (status == AppAgentStatus::Confirm || !guarded.is_empty())
         {

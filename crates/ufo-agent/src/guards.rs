@@ -10,28 +10,45 @@ use std::time::Instant;
 use ufo_core::AppAgentStatus;
 use ufo_desktop::tools::{ToolName, guard};
 
+/// Whether the application's whole content was left selected by the calls
+/// so far (`^a` in one step): the next call that types, deletes or pastes
+/// replaces it all, and SAFE_GUARD stops it as it would `^a{DELETE}`.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Selection(bool);
+
 /// Why SAFE_GUARD stops `calls` for the user's confirmation although the
 /// model did not ask (`tool: reason` each); empty when it does not.
+/// `selection` carries what earlier calls left selected and is updated by
+/// these calls (whatever SAFE_GUARD's setting: it may be turned on later).
 pub(crate) fn guarded(
     settings: &AgentSettings,
     status: AppAgentStatus,
     calls: &[Call],
+    selection: &mut Selection,
 ) -> Vec<String> {
     let acting = matches!(
         status,
         AppAgentStatus::Continue | AppAgentStatus::Finish | AppAgentStatus::Fail
     );
-    if !settings.safe_guard || !acting {
-        return Vec::new();
+    let mut reasons = Vec::new();
+    for c in calls {
+        if settings.safe_guard && acting {
+            let why = guard::sensitive_after(
+                &c.tool,
+                &c.arguments,
+                settings.safe_guard_tools.as_deref(),
+                selection.0,
+            )
+            .or_else(|| external_sensitive(settings, &c.tool));
+            if let Some(why) = why {
+                reasons.push(format!("{}: {why}", c.tool));
+            }
+        }
+        if acting {
+            selection.0 = guard::leaves_all_selected(&c.tool, &c.arguments, selection.0);
+        }
     }
-    calls
-        .iter()
-        .filter_map(|c| {
-            guard::sensitive(&c.tool, &c.arguments, settings.safe_guard_tools.as_deref())
-                .or_else(|| external_sensitive(settings, &c.tool))
-                .map(|why| format!("{}: {why}", c.tool))
-        })
-        .collect()
+    reasons
 }
 
 /// Why an external (MCP) tool's call is sensitive: its server did not mark
@@ -136,18 +153,70 @@ mod tests {
             status: None,
         };
         let calls = [call("fs.write_file"), call("fs.read_text_file")];
-        let why = guarded(&settings, AppAgentStatus::Continue, &calls);
+        let why = guarded(
+            &settings,
+            AppAgentStatus::Continue,
+            &calls,
+            &mut Selection::default(),
+        );
         assert_eq!(why.len(), 1, "{why:?}");
         assert!(why[0].starts_with("fs.write_file: "), "{why:?}");
         // A SAFE_GUARD_TOOLS list replaces the rule for external tools too.
         settings.safe_guard_tools = Some(vec!["fs.read_text_file".into()]);
-        let why = guarded(&settings, AppAgentStatus::Continue, &calls);
+        let why = guarded(
+            &settings,
+            AppAgentStatus::Continue,
+            &calls,
+            &mut Selection::default(),
+        );
         assert_eq!(
             why,
             ["fs.read_text_file: fs.read_text_file is listed in SAFE_GUARD_TOOLS"]
         );
         settings.safe_guard = false;
-        assert!(guarded(&settings, AppAgentStatus::Continue, &calls).is_empty());
+        assert!(
+            guarded(
+                &settings,
+                AppAgentStatus::Continue,
+                &calls,
+                &mut Selection::default()
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn select_all_in_one_step_then_a_delete_in_the_next_asks_first() {
+        let settings = AgentSettings {
+            safe_guard: true,
+            ..AgentSettings::default()
+        };
+        let call = |f: &str, keys: &str| Call {
+            tool: ToolName::parse(f),
+            arguments: serde_json::json!({ "keys": keys })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            status: None,
+        };
+        let mut sel = Selection::default();
+        let step = |sel: &mut Selection, keys: &str| {
+            guarded(
+                &settings,
+                AppAgentStatus::Continue,
+                &[call("keyboard_input", keys)],
+                sel,
+            )
+        };
+        assert!(step(&mut sel, "^a").is_empty());
+        let why = step(&mut sel, "{BACKSPACE}");
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].contains("selects everything"), "{why:?}");
+        // A caret move in between ends the selection.
+        let mut sel = Selection::default();
+        assert!(step(&mut sel, "^a").is_empty());
+        assert!(step(&mut sel, "{END}").is_empty());
+        assert!(step(&mut sel, "{BACKSPACE}").is_empty());
     }
 
     #[test]

@@ -205,7 +205,7 @@ impl WsDispatcher {
         match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(results)) => align(
                 &commands,
-                restore(&commands, results, app.window.as_ref(), &self.device.id),
+                restore(&commands, results, app.window.as_ref(), &self.device),
             ),
             Ok(Err(_)) => self.all_failed(&commands, gone()),
             Err(_) => {
@@ -245,12 +245,14 @@ impl WsDispatcher {
 /// command by `call_id` (else by position) and put back together
 /// ([`from_ufo`]; UFO's own device's results are read against `selected`,
 /// the window last selected). A result in neither shape fails with
-/// [`AipError::BadResult`].
+/// [`AipError::BadResult`], and the device is told why in an ERROR frame
+/// (a screenshot that is a link rather than inline data among them: the
+/// server fetches nothing a device names).
 fn restore(
     commands: &[Command],
     results: Vec<WireResult>,
     selected: Option<&ufo_core::WindowInfo>,
-    client_id: &str,
+    device: &Device,
 ) -> Vec<ActionResult> {
     results
         .into_iter()
@@ -274,15 +276,14 @@ fn restore(
                 Err(_) if failed => ActionResult::from(w),
                 Err(source) => {
                     let call_id = w.call_id.unwrap_or_default();
-                    ActionResult::failure(
-                        AipError::BadResult {
-                            client_id: client_id.to_owned(),
-                            tool: tool.to_owned(),
-                            source,
-                        }
-                        .report(),
-                    )
-                    .with_call_id(call_id)
+                    let error = AipError::BadResult {
+                        client_id: device.id.clone(),
+                        tool: tool.to_owned(),
+                        source,
+                    };
+                    tracing::warn!(client_id = %device.id, tool, "{}", ufo_aip::messages::log_text(&error.to_string()));
+                    device.send(&ServerMessage::error(format!("refused: {error}")));
+                    ActionResult::failure(error.report()).with_call_id(call_id)
                 }
             }
         })

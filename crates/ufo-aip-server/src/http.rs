@@ -35,10 +35,24 @@ async fn guard(State(hub): State<Arc<Hub>>, req: Request, next: Next) -> Respons
             "call the server by the name it listens on (127.0.0.1 or localhost)",
         );
     }
-    if req.uri().path() != "/ws" && !hub.options.key.accepts_headers(req.headers()) {
+    if req.uri().path() == "/ws" {
+        return next.run(req).await;
+    }
+    if !hub.options.key.accepts_headers(req.headers()) {
         return unauthorized();
     }
-    next.run(req).await
+    // A body sent slowly holds a connection too: the whole request has a
+    // deadline (a WebSocket's upgrade answers at once and is not counted).
+    let limit = hub.limits().request_timeout;
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            "ufo::aip::request_timeout",
+            &format!("the request was not read and answered within {limit:?}"),
+            "send the whole request at once",
+        ),
+    }
 }
 
 async fn clients(State(hub): State<Arc<Hub>>) -> Json<Value> {
@@ -148,6 +162,7 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
     hub.assign(
         &task_name,
         Assignment {
+            client_id: client_id.clone(),
             mode,
             app: text_field(&body, "app"),
             session_id: Some(session_id.clone()),
@@ -159,7 +174,7 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
     msg.session_id = Some(session_id.clone());
     msg.response_id = Some(new_id());
     if !device.send(&msg) {
-        hub.take_assignment(&task_name);
+        hub.drop_assignment(&task_name);
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "ufo::aip::device_unreachable",

@@ -1,7 +1,7 @@
 //! The server's shared state: connected devices, their outstanding commands,
 //! and the tasks with their results.
 
-use crate::{Limits, ServerOptions, runner::SessionRunner};
+use crate::{DevicePolicy, Limits, ServerOptions, runner::SessionRunner};
 use axum::extract::ws::Message;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -37,6 +37,8 @@ pub(crate) struct Device {
     pub(crate) id: String,
     /// What it sent at REGISTER.
     pub(crate) metadata: Map<String, Value>,
+    /// Whether it connected with its own device key (not the shared key).
+    pub(crate) own_key: bool,
     /// When it registered (ISO 8601).
     pub(crate) registered_at: String,
     out: mpsc::Sender<Outgoing>,
@@ -51,11 +53,13 @@ impl Device {
     pub(crate) fn new(
         id: String,
         metadata: Map<String, Value>,
+        own_key: bool,
         out: mpsc::Sender<Outgoing>,
     ) -> Self {
         Self {
             id,
             metadata,
+            own_key,
             registered_at: ufo_aip::messages::now(),
             out,
             pending: Mutex::new(HashMap::new()),
@@ -184,6 +188,8 @@ pub(crate) struct DeviceSummary {
 /// the TASK frame back.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Assignment {
+    /// The device it was dispatched to: the only one that may run it.
+    pub(crate) client_id: String,
     pub(crate) mode: Option<String>,
     pub(crate) app: Option<String>,
     /// The session id `/api/dispatch` answered with.
@@ -197,20 +203,35 @@ pub(crate) enum TaskState {
     Done(Value),
 }
 
+/// A task name's record: its state and the device that ran it.
+#[derive(Debug, Clone)]
+struct TaskRecord {
+    state: TaskState,
+    owner: String,
+}
+
 /// Everything the connections and the HTTP routes share.
 pub(crate) struct Hub {
     pub(crate) options: ServerOptions,
+    /// Which device may register under which id, and which get
+    /// `DEVICE_TOOL_ARGUMENTS`.
+    pub(crate) policy: DevicePolicy,
     pub(crate) runner: Option<SessionRunner>,
     devices: Mutex<HashMap<String, Arc<Device>>>,
-    tasks: Mutex<(HashMap<String, TaskState>, VecDeque<String>)>,
+    tasks: Mutex<(HashMap<String, TaskRecord>, VecDeque<String>)>,
     assignments: Mutex<HashMap<String, Assignment>>,
     connections: AtomicUsize,
 }
 
 impl Hub {
-    pub(crate) fn new(options: ServerOptions, runner: Option<SessionRunner>) -> Self {
+    pub(crate) fn new(
+        options: ServerOptions,
+        policy: DevicePolicy,
+        runner: Option<SessionRunner>,
+    ) -> Self {
         Self {
             options,
+            policy,
             runner,
             devices: Mutex::new(HashMap::new()),
             tasks: Mutex::new((HashMap::new(), VecDeque::new())),
@@ -232,6 +253,11 @@ impl Hub {
             return None;
         }
         Some(ConnectionSlot(self.clone()))
+    }
+
+    /// How many connections are counted now.
+    pub(crate) fn open_connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// Adds a device; `Err` when its id is taken.
@@ -294,34 +320,75 @@ impl Hub {
         lock(&self.assignments).insert(task.to_owned(), a);
     }
 
-    pub(crate) fn take_assignment(&self, task: &str) -> Option<Assignment> {
-        lock(&self.assignments).remove(task)
+    /// Forgets the assignment of `task` (its TASK frame could not be sent).
+    pub(crate) fn drop_assignment(&self, task: &str) {
+        lock(&self.assignments).remove(task);
     }
 
-    /// Marks `task` pending; `false` when a task of that name is pending already.
-    pub(crate) fn start_task(&self, task: &str) -> bool {
-        let mut t = lock(&self.tasks);
-        if matches!(t.0.get(task), Some(TaskState::Pending)) {
-            return false;
+    /// The assignment of `task` for device `client_id`, taken; `Ok(None)`
+    /// when `task` was not dispatched; `Err(id)` when it was dispatched to
+    /// device `id` (it stays that device's).
+    pub(crate) fn take_assignment_for(
+        &self,
+        task: &str,
+        client_id: &str,
+    ) -> Result<Option<Assignment>, String> {
+        let mut a = lock(&self.assignments);
+        match a.get(task) {
+            Some(x) if x.client_id != client_id => Err(x.client_id.clone()),
+            Some(_) => Ok(a.remove(task)),
+            None => Ok(None),
         }
-        if t.0.insert(task.to_owned(), TaskState::Pending).is_none() {
+    }
+
+    /// Marks `task` pending for device `owner`. Refused (why) when a task of
+    /// that name is pending, or when it is another device's and was not
+    /// dispatched to this one (`dispatched`).
+    pub(crate) fn start_task(
+        &self,
+        task: &str,
+        owner: &str,
+        dispatched: bool,
+    ) -> Result<(), String> {
+        let mut t = lock(&self.tasks);
+        match t.0.get(task) {
+            Some(r) if matches!(r.state, TaskState::Pending) => {
+                return Err(format!(
+                    "task {task:?} is still running; choose another task_name"
+                ));
+            }
+            Some(r) if r.owner != owner && !dispatched => {
+                return Err(format!(
+                    "task name {task:?} belongs to another device's task; choose another task_name"
+                ));
+            }
+            _ => {}
+        }
+        let record = TaskRecord {
+            state: TaskState::Pending,
+            owner: owner.to_owned(),
+        };
+        if t.0.insert(task.to_owned(), record).is_none() {
             t.1.push_back(task.to_owned());
         }
         while t.1.len() > KEEP_RESULTS {
             let Some(old) = t.1.pop_front() else { break };
             t.0.remove(&old);
         }
-        true
+        Ok(())
     }
 
-    pub(crate) fn finish_task(&self, task: &str, result: Value) {
-        lock(&self.tasks)
-            .0
-            .insert(task.to_owned(), TaskState::Done(result));
+    /// Records `task`'s result, if `owner` runs it.
+    pub(crate) fn finish_task(&self, task: &str, owner: &str, result: Value) {
+        if let Some(r) = lock(&self.tasks).0.get_mut(task)
+            && r.owner == owner
+        {
+            r.state = TaskState::Done(result);
+        }
     }
 
     pub(crate) fn task(&self, task: &str) -> Option<TaskState> {
-        lock(&self.tasks).0.get(task).cloned()
+        lock(&self.tasks).0.get(task).map(|r| r.state.clone())
     }
 }
 

@@ -13,33 +13,52 @@
 //! Every route needs the API key (`X-API-Key` or `Authorization: Bearer`);
 //! `/ws` also takes `?token=KEY`, the only way UFO's own clients can send it.
 //! `Host` (and a browser's `Origin`) must name the server when it listens on
-//! loopback, which stops DNS-rebinding pages from reaching it.
+//! loopback, which stops DNS-rebinding pages from reaching it; a browser's
+//! `Origin` must be the server's own (scheme, host and port).
+//!
+//! Devices: with a [`DevicePolicy`] that gives devices their own keys, a
+//! device registers only the client id its key is for, and the shared key
+//! registers none (it stays the key of the REST routes). A task dispatched
+//! to a device runs on that device and no other. `DEVICE_TOOL_ARGUMENTS`
+//! go only to the devices the policy names.
+//!
+//! [`Server::serve`] serves HTTP, [`Server::serve_tls`] HTTPS and `wss://`
+//! ([`TlsConfig`]); both close a connection whose request headers do not
+//! arrive within [`Limits::header_timeout`] and hold at most
+//! [`Limits::max_connections`] connections of any kind.
 
 mod dispatcher;
 mod http;
 pub(crate) mod hub;
+mod listen;
 mod refusal;
 mod runner;
+mod tls;
 mod ws;
 
 pub use dispatcher::WsDispatcher;
 pub use runner::SessionRunner;
+pub use tls::TlsConfig;
 
 use hub::Hub;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
-use ufo_aip::auth::{ApiKey, HostCheck};
+use ufo_aip::auth::{ApiKey, DeviceKeys, HostCheck};
 
 /// The server's limits. Defaults: 16 MiB frames, 2,048 connections, 50
 /// frames a second per connection (bursts of 100), 120 s per command batch
 /// (UFO's timeout), 300 s of silence before a device counts as dead (UFO's
 /// client beats every 120 s; `HEARTBEAT_TIMEOUT`), 10 s to
-/// register.
+/// register, 10 s for a request's headers (and a TLS handshake), 30 s for a
+/// REST request.
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Largest frame or message accepted.
     pub max_frame_bytes: usize,
-    /// Open WebSocket connections at most.
+    /// Open connections at most, of any kind (WebSockets, REST requests,
+    /// connections still sending their headers or TLS handshake); one more
+    /// is closed at once.
     pub max_connections: usize,
     /// Sustained frames per second per connection.
     pub frames_per_second: u32,
@@ -52,6 +71,11 @@ pub struct Limits {
     /// After its device is gone, how long a session may take to wind up
     /// before it is cut off.
     pub wind_up: Duration,
+    /// Time for a connection's request headers (and its TLS handshake)
+    /// to arrive; a connection that sends them no faster is closed.
+    pub header_timeout: Duration,
+    /// Time for a REST request to be read and answered.
+    pub request_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -64,6 +88,8 @@ impl Default for Limits {
             heartbeat_timeout: Duration::from_secs(300),
             register_timeout: Duration::from_secs(10),
             wind_up: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -79,6 +105,24 @@ pub struct ServerOptions {
     pub limits: Limits,
 }
 
+/// Which device may register under which id, and which devices are given
+/// `DEVICE_TOOL_ARGUMENTS`.
+///
+/// Without device keys (the default) any holder of the shared key may
+/// register any id that is not connected: the key is then the devices'
+/// only credential, and a program holding it can pose as a device that is
+/// not connected yet. With device keys a device registers only the id its
+/// key is for, and the shared key registers no device.
+#[derive(Debug, Clone, Default)]
+pub struct DevicePolicy {
+    /// Each device's own key.
+    pub keys: DeviceKeys,
+    /// The devices whose tool calls are given `DEVICE_TOOL_ARGUMENTS`
+    /// (on a server with device keys, only when they showed their own).
+    /// Empty: no device is given them.
+    pub tool_argument_devices: BTreeSet<String>,
+}
+
 /// The agent server.
 #[derive(Clone)]
 pub struct Server {
@@ -87,10 +131,20 @@ pub struct Server {
 
 impl Server {
     /// A server; `runner` runs the sessions (`None`: devices may connect and
-    /// be sent commands, but TASKs are refused, as for benchmarks).
+    /// be sent commands, but TASKs are refused, as for benchmarks). Devices
+    /// register with the shared key (see [`DevicePolicy`]).
     pub fn new(options: ServerOptions, runner: Option<SessionRunner>) -> Self {
+        Self::with_devices(options, DevicePolicy::default(), runner)
+    }
+
+    /// A server whose devices register under `policy`.
+    pub fn with_devices(
+        options: ServerOptions,
+        policy: DevicePolicy,
+        runner: Option<SessionRunner>,
+    ) -> Self {
         Self {
-            hub: Arc::new(Hub::new(options, runner)),
+            hub: Arc::new(Hub::new(options, policy, runner)),
         }
     }
 
@@ -99,35 +153,50 @@ impl Server {
         http::router(self.hub.clone())
     }
 
-    /// Serves on `listener` until `shutdown` resolves; then tells every
-    /// device (a close frame, 1001 "going away") so its client reconnects,
-    /// and returns within a few seconds even if a connection lingers.
+    /// Serves HTTP and `ws://` on `listener` until `shutdown` resolves; then
+    /// tells every device (a close frame, 1001 "going away") so its client
+    /// reconnects, and returns within a few seconds even if a connection
+    /// lingers.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        self.serve_with(listener, None, shutdown).await
+    }
+
+    /// As [`Server::serve`], over TLS: HTTPS and `wss://`.
+    pub async fn serve_tls(
+        self,
+        listener: tokio::net::TcpListener,
+        tls: TlsConfig,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        self.serve_with(listener, Some(tls), shutdown).await
+    }
+
+    async fn serve_with(
+        self,
+        listener: tokio::net::TcpListener,
+        tls: Option<TlsConfig>,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
         let reaper = tokio::spawn(ws::reap_silent(self.hub.clone()));
-        let app = self
-            .router()
-            .into_make_service_with_connect_info::<std::net::SocketAddr>();
-        let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
         let hub = self.hub.clone();
         let shutdown = async move {
             shutdown.await;
             for d in hub.devices() {
                 d.close(1001, "the server is shutting down");
             }
-            let _ = stopping_tx.send(());
         };
-        let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
-        let r = tokio::select! {
-            r = server.into_future() => r,
-            _ = async {
-                let _ = stopping.await;
-                tokio::time::sleep(Duration::from_secs(3)).await;
-            } => Ok(()),
-        };
+        let r = listen::run(
+            listener,
+            self.hub.clone(),
+            self.router(),
+            tls.map(|t| t.acceptor()),
+            shutdown,
+        )
+        .await;
         reaper.abort();
         r
     }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use ufo_agent::{CommandDispatcher, PromptSet};
+use ufo_aip::messages::log_text;
 use ufo_core::Diagnostic;
 use ufo_session::config::UfoConfig;
 use ufo_session::{Mode, RunOptions, Services, SessionStatus, UserIo};
@@ -134,12 +135,12 @@ struct ServiceIo {
 #[async_trait]
 impl UserIo for ServiceIo {
     async fn confirm(&self, prompt: &str) -> bool {
-        tracing::warn!(task = %self.task, "declined (no user to confirm in service mode): {prompt}");
+        tracing::warn!(task = %self.task, "declined (no user to confirm in service mode): {}", log_text(prompt));
         false
     }
 
     async fn ask(&self, question: &str) -> Option<String> {
-        tracing::info!(task = %self.task, "unanswered (service mode): {question}");
+        tracing::info!(task = %self.task, "unanswered (service mode): {}", log_text(question));
         None
     }
 
@@ -148,6 +149,6 @@ impl UserIo for ServiceIo {
     }
 
     fn show(&self, line: &str) {
-        tracing::info!(task = %self.task, "{line}");
+        tracing::info!(task = %self.task, "{}", log_text(line));
     }
 }

@@ -3,7 +3,9 @@
 
 use crate::dispatcher::WsDispatcher;
 use crate::hub::{ConnectionSlot, Device, Hub, Outgoing};
+use crate::listen::SlotCell;
 use crate::runner::{SessionRunner, TaskOutcome, TaskRequest, failed};
+use axum::Extension;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -16,7 +18,7 @@ use tokio::sync::mpsc;
 use ufo_aip::auth::key_from_headers;
 use ufo_aip::messages::{
     ClientMessage, ClientMessageType, ClientType, ServerMessage, ServerMessageType, TaskStatus,
-    is_safe_task_name, new_id,
+    is_safe_task_name, log_text, new_id,
 };
 use ufo_session::Mode;
 
@@ -35,15 +37,24 @@ const QUEUE: usize = 256;
 pub(super) async fn upgrade(
     State(hub): State<Arc<Hub>>,
     Query(query): Query<HashMap<String, String>>,
+    counted: Option<Extension<SlotCell>>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     // The header first; `?token=` is how UFO's own clients send the key.
     let given = key_from_headers(&headers).or_else(|| query.get("token").cloned());
-    if !hub.options.key.accepts(given.as_deref()) {
-        return crate::refusal::unauthorized();
-    }
-    let Some(slot) = hub.open_connection() else {
+    let credential = match hub.policy.keys.identify(given.as_deref()) {
+        Some(id) => Credential::Device(id),
+        None if hub.options.key.accepts(given.as_deref()) => Credential::Shared,
+        None => return crate::refusal::unauthorized(),
+    };
+    // The connection is counted already when this server accepted it; the
+    // socket keeps that count. (Served by another server: counted here.)
+    let slot = match counted {
+        Some(Extension(cell)) => cell.take().or_else(|| hub.open_connection()),
+        None => hub.open_connection(),
+    };
+    let Some(slot) = slot else {
         return crate::refusal::refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "ufo::aip::too_many_connections",
@@ -61,7 +72,7 @@ pub(super) async fn upgrade(
         .max_frame_size(max)
         .read_buffer_size(IO_BUFFER)
         .write_buffer_size(IO_BUFFER)
-        .on_upgrade(move |socket| connection(socket, hub, slot))
+        .on_upgrade(move |socket| connection(socket, hub, slot, credential))
         .into_response()
 }
 
@@ -106,8 +117,36 @@ async fn refuse_socket(socket: &mut WebSocket, why: &str) {
     let _ = socket.send(close(POLICY, why)).await;
 }
 
+/// What a connection showed to be let in.
+#[derive(Debug, Clone)]
+pub(crate) enum Credential {
+    /// The shared key (or none, when the server needs none).
+    Shared,
+    /// Device `id`'s own key: it registers that id and no other.
+    Device(String),
+}
+
+/// Why a connection that showed `credential` may not register as `id`;
+/// `None` when it may.
+fn refuse_identity(hub: &Hub, credential: &Credential, id: &str) -> Option<String> {
+    match credential {
+        Credential::Device(own) if own == id => None,
+        Credential::Device(own) => Some(format!(
+            "this key is device {own:?}'s; it may not register as {id:?} (register as {own:?}, or use {id:?}'s own key)"
+        )),
+        Credential::Shared if hub.policy.keys.is_empty() => None,
+        Credential::Shared => Some(format!(
+            "this server gives each device its own key: the shared key registers no device; connect {id:?} with its key (the server's --device-key {id}=KEY)"
+        )),
+    }
+}
+
 /// Waits for REGISTER; `None` after refusing the connection.
-async fn register(socket: &mut WebSocket, hub: &Hub) -> Option<ClientMessage> {
+async fn register(
+    socket: &mut WebSocket,
+    hub: &Hub,
+    credential: &Credential,
+) -> Option<ClientMessage> {
     let first = match tokio::time::timeout(hub.limits().register_timeout, socket.recv()).await {
         Ok(Some(Ok(m))) => m,
         Ok(Some(Err(_))) => {
@@ -142,7 +181,9 @@ async fn register(socket: &mut WebSocket, hub: &Hub) -> Option<ClientMessage> {
             "constellation clients are not supported by this server; register as a device"
                 .to_owned(),
         ),
-        (ClientMessageType::Register, Some(id), _) if is_safe_task_name(id) => None,
+        (ClientMessageType::Register, Some(id), _) if is_safe_task_name(id) => {
+            refuse_identity(hub, credential, id)
+        }
         (ClientMessageType::Register, Some(_), _) => {
             Some("client_id must be 1-128 characters of [A-Za-z0-9._-]".to_owned())
         }
@@ -153,6 +194,10 @@ async fn register(socket: &mut WebSocket, hub: &Hub) -> Option<ClientMessage> {
     };
     match why {
         Some(why) => {
+            tracing::warn!(
+                client_id = %log_text(reg.client_id.as_deref().unwrap_or_default()),
+                "registration refused: {why}"
+            );
             refuse_socket(socket, &why).await;
             None
         }
@@ -192,8 +237,13 @@ impl Bucket {
 }
 
 /// A connection's whole life.
-async fn connection(mut socket: WebSocket, hub: Arc<Hub>, _slot: ConnectionSlot) {
-    let Some(reg) = register(&mut socket, &hub).await else {
+async fn connection(
+    mut socket: WebSocket,
+    hub: Arc<Hub>,
+    _slot: ConnectionSlot,
+    credential: Credential,
+) {
+    let Some(reg) = register(&mut socket, &hub, &credential).await else {
         return;
     };
     let client_id = reg.client_id.clone().unwrap_or_default();
@@ -201,9 +251,11 @@ async fn connection(mut socket: WebSocket, hub: Arc<Hub>, _slot: ConnectionSlot)
     let device = Arc::new(Device::new(
         client_id.clone(),
         reg.metadata.clone().unwrap_or_default(),
+        matches!(credential, Credential::Device(_)),
         tx,
     ));
     if let Err(why) = hub.add(device.clone()) {
+        tracing::warn!(client_id, "registration refused: {why}");
         refuse_socket(&mut socket, &why).await;
         return;
     }
@@ -299,6 +351,11 @@ fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
             let id = m.prev_response_id.unwrap_or_default();
             let results = m.action_results.unwrap_or_default();
             if !device.deliver(&id, results) {
+                tracing::warn!(
+                    client_id = %device.id,
+                    "results for {:?}, which waits for none from this device: refused",
+                    log_text(&id)
+                );
                 device.send(&ServerMessage::error(format!(
                     "no command {id:?} is waiting for results from this device (answered late, or not sent to it)"
                 )));
@@ -321,7 +378,7 @@ fn handle(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
             device.send(&e);
         }
         ClientMessageType::Error => {
-            tracing::warn!(client_id = %device.id, "device reports: {}", m.error.unwrap_or_default());
+            tracing::warn!(client_id = %device.id, "device reports: {}", log_text(&m.error.unwrap_or_default()));
         }
         ClientMessageType::TaskEnd | ClientMessageType::DeviceInfoResponse => {}
     }
@@ -372,18 +429,31 @@ fn accept_task(hub: &Hub, device: &Device, m: &ClientMessage) -> Result<Accepted
     let Some(runner) = hub.runner.clone() else {
         return Err("this server runs no sessions (started without a config)".into());
     };
-    let assigned = hub.take_assignment(&task_name).unwrap_or_default();
+    // A dispatched task runs on the device it was dispatched to, and no other.
+    let assigned = hub
+        .take_assignment_for(&task_name, &device.id)
+        .map_err(|owner| {
+            tracing::warn!(
+                client_id = %device.id,
+                task = %task_name,
+                "refused a TASK for a task dispatched to device {owner:?}"
+            );
+            format!(
+                "task {task_name:?} was dispatched to another device; this device may not run it"
+            )
+        })?;
+    let dispatched = assigned.is_some();
+    let assigned = assigned.unwrap_or_default();
     let mode = task_mode(device, assigned.mode, m)?;
     if let Err(running) = device.claim(&task_name) {
         return Err(format!(
             "this device is running task {running:?}; wait for its TASK_END"
         ));
     }
-    if !hub.start_task(&task_name) {
+    if let Err(why) = hub.start_task(&task_name, &device.id, dispatched) {
         device.release();
-        return Err(format!(
-            "task {task_name:?} is still running; choose another task_name"
-        ));
+        tracing::warn!(client_id = %device.id, task = %task_name, "refused a TASK: {why}");
+        return Err(why);
     }
     let task = TaskRequest {
         task_name,
@@ -453,7 +523,7 @@ async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
             &task.task_name,
             hub.limits().command_timeout,
         )
-        .with_tool_arguments(runner.tool_arguments()),
+        .with_tool_arguments(tool_arguments(&hub, &device, &runner)),
     );
     let wind_up = hub.limits().wind_up;
     let session = runner.run(&task, dispatcher);
@@ -477,10 +547,33 @@ async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
     end.task_name = Some(task.task_name.clone());
     end.result = Some(outcome.result.clone());
     end.error = outcome.error.clone();
-    hub.finish_task(&task.task_name, outcome.result);
+    hub.finish_task(&task.task_name, &device.id, outcome.result);
     device.release();
     device.send(&end);
     tracing::info!(client_id = %device.id, task = %task.task_name, completed = outcome.completed, "task ended");
+}
+
+/// `DEVICE_TOOL_ARGUMENTS` for `device`: all of them for a device the
+/// policy names (and, on a server with device keys, that showed its own),
+/// none for any other.
+fn tool_arguments(
+    hub: &Hub,
+    device: &Device,
+    runner: &SessionRunner,
+) -> std::collections::BTreeMap<String, String> {
+    let all = runner.tool_arguments();
+    let named = hub.policy.tool_argument_devices.contains(&device.id);
+    let proven = device.own_key || hub.policy.keys.is_empty();
+    if named && proven {
+        return all;
+    }
+    if !all.is_empty() {
+        tracing::warn!(
+            client_id = %device.id,
+            "DEVICE_TOOL_ARGUMENTS withheld: the device is not named by --tool-arguments-for"
+        );
+    }
+    std::collections::BTreeMap::new()
 }
 
 /// Drops devices that have been silent longer than the heartbeat timeout.

@@ -342,11 +342,22 @@ async fn every_server_frame_has_ufos_fields() {
     assert_eq!(cmd2["agent_name"], "AppAgent", "{cmd2}");
     assert_eq!(cmd2["process_name"], "gnome-calculator", "{cmd2}");
     assert_eq!(cmd2["root_name"], "gnome-calculator", "{cmd2}");
+    // A screenshot is inline data (a link or anything else is refused).
+    let shot = ufo_desktop::encode::png_data_url(
+        &image::RgbImage::new(4, 3),
+        ufo_desktop::encode::PngCompression::Fast,
+    )
+    .unwrap();
     let results = cmd2["actions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|a| json!({"status": "success", "result": [], "call_id": a["call_id"]}))
+        .map(|a| match a["tool_name"].as_str() {
+            Some("capture_window_screenshot") => {
+                json!({"status": "success", "result": shot, "call_id": a["call_id"]})
+            }
+            _ => json!({"status": "success", "result": [], "call_id": a["call_id"]}),
+        })
         .collect();
     ws.send(Message::Text(reply(&cmd2, results).to_string().into()))
         .await

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 use ufo_aip::auth::{ApiKey, HostCheck};
-use ufo_aip_server::{Limits, Server, ServerOptions, SessionRunner};
+use ufo_aip_server::{DevicePolicy, Limits, Server, ServerOptions, SessionRunner};
 use ufo_session::config::UfoConfig;
 use ufo_testkit::scripted::{ScriptedModel, fixed};
 
@@ -43,8 +43,22 @@ fn reply(function: &str, arguments: Value, status: &str, result: &str) -> String
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[allow(clippy::too_many_lines)]
 async fn device_tool_arguments_reach_the_device_only_and_no_final_screenshot() {
+    linux_task(true).await;
+}
+
+/// `DEVICE_TOOL_ARGUMENTS` go only to the devices the server names
+/// (`--tool-arguments-for`): any other device that asks for `api_key` in
+/// its tool list gets the call without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn device_tool_arguments_are_withheld_from_a_device_not_named() {
+    linux_task(false).await;
+}
+
+/// A LinuxAgent task on a device that answers as UFO's Linux client; the
+/// server names the device for `DEVICE_TOOL_ARGUMENTS` when `named`.
+#[allow(clippy::too_many_lines)]
+async fn linux_task(named: bool) {
     let model = ScriptedModel::start(vec![
         fixed(reply(
             "execute_command",
@@ -70,12 +84,17 @@ async fn device_tool_arguments_reach_the_device_only_and_no_final_screenshot() {
     .unwrap();
     let prompts = ufo_agent::PromptSet::load(&config.prompts).unwrap();
     let runner = SessionRunner::new(config, Arc::new(prompts), logs.path().to_owned());
-    let server = Server::new(
+    let mut policy = DevicePolicy::default();
+    if named {
+        policy.tool_argument_devices.insert("ufo-linux".into());
+    }
+    let server = Server::with_devices(
         ServerOptions {
             key: ApiKey::required(KEY),
             hosts: HostCheck::for_bind("127.0.0.1".parse().unwrap(), &[]),
             limits: Limits::default(),
         },
+        policy,
         Some(runner),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -172,13 +191,23 @@ async fn device_tool_arguments_reach_the_device_only_and_no_final_screenshot() {
     .expect("TASK_END within a minute");
     assert_eq!(end["status"], "completed", "{end}");
     assert_eq!(end["result"][0]["result"], "read the report", "{end}");
-
-    // The key went to the call whose schema requires it, and only there.
     let exec: Vec<&Value> = calls
         .iter()
         .filter(|c| c["tool_name"] == "execute_command")
         .collect();
     assert_eq!(exec.len(), 1, "{calls:?}");
+    if !named {
+        // The device asked for `api_key` and was not given it.
+        assert!(exec[0]["parameters"].get("api_key").is_none(), "{calls:?}");
+        assert_eq!(exec[0]["parameters"]["command"], "cat report.txt");
+        for c in &calls {
+            assert!(!c.to_string().contains(SECRET), "{c}");
+        }
+        assert!(!model.requests()[1].contains(OUTPUT));
+        return;
+    }
+
+    // The key went to the call whose schema requires it, and only there.
     assert_eq!(exec[0]["parameters"]["api_key"], SECRET);
     assert_eq!(exec[0]["parameters"]["command"], "cat report.txt");
     for c in calls.iter().filter(|c| c["tool_name"] != "execute_command") {

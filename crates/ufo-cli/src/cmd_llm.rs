@@ -97,15 +97,33 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             agent,
             prices,
         } => {
-            let yaml = std::fs::read_to_string(&config).map_err(|e| {
-                CliError::Read {
+            if !config.is_file() {
+                return Err(CliError::Read {
                     what: config.display().to_string(),
-                    source: e,
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
                     help: "copy config/ufo/agents.yaml.template to agents.yaml, or pass --config",
                 }
-                .report()
+                .report());
+            }
+            // Read as `ufo run` reads it: `${VAR}` expanded, secrets kept
+            // out of errors; keys of other sections need not be ours.
+            let all = crate::cmd_run::load_config(Some(&config), true)?;
+            let section = match agent.to_ascii_uppercase().as_str() {
+                "HOST_AGENT" => all.host,
+                "APP_AGENT" => all.app,
+                "BACKUP_AGENT" => all.backup,
+                "EVALUATION_AGENT" => all.evaluation.or(all.app),
+                _ => {
+                    return Err(ufo_llm::LlmError::config(
+                        agent.as_str(),
+                        "not a model section `ufo llm ping` can try: HOST_AGENT, APP_AGENT, BACKUP_AGENT or EVALUATION_AGENT",
+                    )
+                    .report());
+                }
+            };
+            let cfg: LlmConfig = section.ok_or_else(|| {
+                ufo_llm::LlmError::config(agent.as_str(), "no such section in the config").report()
             })?;
-            let cfg = LlmConfig::from_agents_yaml(&yaml, &agent).map_err(|e| e.report())?;
             let table = match prices {
                 Some(p) => PriceTable::from_file(&p).map_err(|e| e.report())?,
                 None => PriceTable::ufo_defaults(),

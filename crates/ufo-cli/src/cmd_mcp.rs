@@ -49,13 +49,17 @@ pub(crate) async fn run(args: McpArgs) -> Result<ExitCode, ErrorReport> {
         }),
         None => None,
     };
-    let settings = match &args.config {
+    let mut settings = match &args.config {
         Some(path) => {
             let config = crate::cmd_run::load_config(Some(path), args.lenient)?;
             ufo_session::dispatcher::tool_settings(&config.system)
         }
         None => ToolSettings::default(),
     };
+    // What a command prints never carries the key clients send.
+    if let Some(h) = &http {
+        settings.commands = settings.commands.map(|p| p.redacting([h.api_key.clone()]));
+    }
     let backend: Arc<dyn Backend> = Arc::new(connect(&args.desktop).await?);
     let Some(options) = http else {
         eprintln!(

@@ -4,6 +4,11 @@
 //! `cargo metadata`'s resolved graph (normal, build and dev edges of the
 //! crate itself; normal and build edges below it), so a new dependency that
 //! breaks a boundary fails here with the path that brought it in.
+//!
+//! The graph is asked for the two platforms ufo is built for (Linux and
+//! Windows): a plain `cargo metadata` wants every package of every target in
+//! the local registry (android, wasm, …), which a fresh machine never fetched.
+//! Without `--offline`, whatever those two platforms still lack is fetched.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -21,7 +26,9 @@ fn graph() -> Graph {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
     let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .args(["--filter-platform", "x86_64-unknown-linux-gnu"])
+        .args(["--filter-platform", "x86_64-pc-windows-gnu"])
         .arg("--manifest-path")
         .arg(root)
         .output()

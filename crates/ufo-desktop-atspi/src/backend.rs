@@ -279,6 +279,15 @@ impl Backend for AtspiBackend {
                     .settle(bus, mark, SETTLE_FIRST, SETTLE_QUIET, bound)
                     .await,
             ),
+            // No window: an action at screen coordinates (the operator's),
+            // whose receiver is whatever is under the pointer or has the
+            // keyboard. Every application must go quiet.
+            (Some(watch), Some(mark), None) => {
+                watch
+                    .settle_any(mark, SETTLE_FIRST, SETTLE_QUIET, bound)
+                    .await;
+                None
+            }
             _ => {
                 tokio::time::sleep(bound.min(ufo_desktop::backend::BLIND_SETTLE)).await;
                 None

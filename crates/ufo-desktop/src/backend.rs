@@ -234,8 +234,10 @@ pub trait Backend: Send + Sync {
     /// Waits until the application owning `window` has reacted to an action
     /// taken at `mark` (from [`Backend::event_mark`]), at most `bound`: a
     /// backend that hears events returns as soon as the application has gone
-    /// quiet; the default sleeps [`BLIND_SETTLE`] (at most `bound`). Returns
-    /// how many changes the application reported, when the backend can tell.
+    /// quiet (every application, when `window` is `None`: an action at
+    /// screen coordinates); the default sleeps [`BLIND_SETTLE`] (at most
+    /// `bound`). Returns how many changes the application reported, when
+    /// the backend can tell.
     async fn settle(
         &self,
         window: Option<&WindowInfo>,

@@ -7,14 +7,20 @@
 //! when it holds shell syntax (`;`, `|`, `&`, backquotes, `$(`, `${`, `<`,
 //! `>`, line breaks, NUL), names `/dev/tcp` or `/dev/udp`, names its program
 //! by a path, or names a program that is not allowed. Each allowed program
-//! has an argument policy ([`ArgPolicy`]) that refuses the options that would
-//! write, delete, execute or wait forever (`find -exec`/`-delete`, `sort -o`,
-//! `tail -f`, `date -s`, `hostname NAME`, anything but `python3 --version`).
+//! has an allowlist of options ([`Syntax`], in `programs.rs`), read the way
+//! getopt reads them (`options.rs`): an option not on it — whatever it is
+//! abbreviated or clustered to — is refused, and so are the operands that
+//! would change something (`date MMDDhhmm`, `hostname NAME`, `uniq IN OUT`).
 //!
-//! The program runs directly (`PATH` limited to the system directories,
-//! standard input empty), is killed at its timeout and its output is cut at
-//! [`CommandPolicy::output_limit`] bytes per stream; the rest is read and
-//! dropped, so a chatty command cannot fill memory or block.
+//! The program runs directly with an environment of its own (`PATH` limited
+//! to the system directories, `HOME`, `LANG`; nothing of ufo's, so no key),
+//! standard input empty; it is killed at its timeout and its output is cut
+//! at [`CommandPolicy::output_limit`] bytes per stream; the rest is read and
+//! dropped, so a chatty command cannot fill memory or block. Whatever it
+//! prints is scrubbed of every secret ufo knows (its configured keys and the
+//! secret-named variables of its environment) before anyone sees it: a
+//! command that reads a key from a file or from another process still
+//! hands back `***`.
 
 use crate::error::DesktopError;
 use serde::{Deserialize, Serialize};
@@ -28,128 +34,10 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 /// test there pins the two together), named in this module's errors.
 pub(crate) const EXECUTE_COMMAND: &str = "execute_command";
 
-/// Which arguments a program accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArgPolicy {
-    /// Any argument (the program only reads and prints).
-    Any,
-    /// Every argument must be one of these.
-    Only(&'static [&'static str]),
-    /// Refuses these options: `short` letters anywhere in a short-option
-    /// cluster (`-rf`), `long` as `--name` or `--name=…`, `words` as whole
-    /// arguments (`find`'s `-exec`).
-    Deny {
-        /// Short option letters.
-        short: &'static str,
-        /// Long options, with their dashes.
-        long: &'static [&'static str],
-        /// Whole arguments.
-        words: &'static [&'static str],
-    },
-    /// At most this many operands (non-option arguments): `uniq IN OUT`
-    /// would write OUT.
-    MaxOperands(usize),
-}
+mod options;
+mod programs;
 
-const NO: &[&str] = &[];
-
-/// The programs allowed by default and their argument policies: UFO's
-/// LinuxAgent set minus the network tools.
-pub const STANDARD_COMMANDS: &[(&str, ArgPolicy)] = &[
-    ("basename", ArgPolicy::Any),
-    ("cal", ArgPolicy::Any),
-    ("cat", ArgPolicy::Any),
-    ("cut", ArgPolicy::Any),
-    (
-        "date",
-        ArgPolicy::Deny {
-            short: "s",
-            long: &["--set"],
-            words: NO,
-        },
-    ),
-    ("df", ArgPolicy::Any),
-    ("diff", ArgPolicy::Any),
-    ("dirname", ArgPolicy::Any),
-    ("du", ArgPolicy::Any),
-    ("echo", ArgPolicy::Any),
-    (
-        "file",
-        ArgPolicy::Deny {
-            short: "C",
-            long: &["--compile"],
-            words: NO,
-        },
-    ),
-    (
-        "find",
-        ArgPolicy::Deny {
-            short: "",
-            long: NO,
-            words: &[
-                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-                "-fls",
-            ],
-        },
-    ),
-    ("free", ArgPolicy::Any),
-    ("grep", ArgPolicy::Any),
-    ("head", ArgPolicy::Any),
-    (
-        "hostname",
-        ArgPolicy::Only(&[
-            "-f",
-            "-s",
-            "-d",
-            "-i",
-            "-I",
-            "-A",
-            "-a",
-            "--fqdn",
-            "--long",
-            "--short",
-            "--domain",
-            "--ip-address",
-            "--all-ip-addresses",
-            "--all-fqdns",
-            "--alias",
-        ]),
-    ),
-    ("id", ArgPolicy::Any),
-    ("ls", ArgPolicy::Any),
-    ("md5sum", ArgPolicy::Any),
-    ("ps", ArgPolicy::Any),
-    ("pwd", ArgPolicy::Any),
-    ("python3", ArgPolicy::Only(&["--version", "-V"])),
-    ("realpath", ArgPolicy::Any),
-    ("sha256sum", ArgPolicy::Any),
-    (
-        "sort",
-        ArgPolicy::Deny {
-            short: "o",
-            long: &["--output", "--compress-program"],
-            words: NO,
-        },
-    ),
-    ("stat", ArgPolicy::Any),
-    (
-        "tail",
-        ArgPolicy::Deny {
-            short: "fF",
-            long: &["--follow", "--retry", "--pid"],
-            words: NO,
-        },
-    ),
-    ("test", ArgPolicy::Any),
-    ("tr", ArgPolicy::Any),
-    ("uname", ArgPolicy::Any),
-    ("uniq", ArgPolicy::MaxOperands(1)),
-    ("uptime", ArgPolicy::Any),
-    ("wc", ArgPolicy::Any),
-    ("whereis", ArgPolicy::Any),
-    ("which", ArgPolicy::Any),
-    ("whoami", ArgPolicy::Any),
-];
+pub use programs::{DANGEROUS, Operands, STANDARD_COMMANDS, Syntax};
 
 /// Text that means shell syntax or a network path; a command holding any is
 /// refused.
@@ -178,7 +66,7 @@ const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// What `execute_command` may run and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandPolicy {
-    programs: BTreeMap<&'static str, ArgPolicy>,
+    programs: BTreeMap<&'static str, Syntax>,
     /// Timeout when the call gives none.
     pub default_timeout: Duration,
     /// The longest timeout a call may ask for.
@@ -187,6 +75,9 @@ pub struct CommandPolicy {
     pub output_limit: usize,
     /// Working directory when the call gives none (`None`: the process's).
     pub working_dir: Option<PathBuf>,
+    /// Secret values scrubbed from what commands print, besides those of
+    /// ufo's environment (see [`CommandPolicy::redacting`]).
+    redact: Vec<String>,
 }
 
 impl Default for CommandPolicy {
@@ -197,6 +88,7 @@ impl Default for CommandPolicy {
             max_timeout: Duration::from_secs(120),
             output_limit: 16 * 1024,
             working_dir: None,
+            redact: Vec::new(),
         }
     }
 }
@@ -244,6 +136,23 @@ impl CommandPolicy {
         Ok(self)
     }
 
+    /// Also scrubs these values (configured keys: the model's, the
+    /// server's, MCP's) from what commands print. Values shorter than
+    /// [`MIN_SECRET`] characters are ignored: they would scrub ordinary words.
+    pub fn redacting<I, S>(mut self, secrets: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.redact.extend(
+            secrets
+                .into_iter()
+                .map(Into::into)
+                .filter(|s| s.trim().chars().count() >= MIN_SECRET),
+        );
+        self
+    }
+
     /// The allowed programs, sorted.
     pub fn programs(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.programs.keys().copied()
@@ -282,7 +191,7 @@ impl CommandPolicy {
                 self.programs().collect::<Vec<_>>().join(", ")
             )));
         };
-        check_args(program, *policy, &words[1..]).map_err(refuse)?;
+        options::check(program, *policy, &words[1..]).map_err(refuse)?;
         Ok(words)
     }
 
@@ -331,7 +240,8 @@ impl CommandPolicy {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .env("PATH", SYSTEM_PATH)
+            .env_clear()
+            .envs(command_env())
             .kill_on_drop(true);
         if let Some(d) = &dir {
             cmd.current_dir(d);
@@ -370,11 +280,12 @@ impl CommandPolicy {
         };
         let (stdout, cut_out) = joined(out).await;
         let (stderr, cut_err) = joined(err).await;
+        let secrets = self.secrets();
         Ok(CommandOutput {
             argv,
             exit_code,
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            stdout: scrub(&String::from_utf8_lossy(&stdout), &secrets),
+            stderr: scrub(&String::from_utf8_lossy(&stderr), &secrets),
             truncated: cut_out || cut_err,
             timed_out,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -433,51 +344,64 @@ fn user_of_process(status: &str, passwd: &str) -> String {
         .unwrap_or_else(|| format!("uid {uid}"))
 }
 
-/// Checks `args` of `program` against its policy.
-fn check_args(program: &str, policy: ArgPolicy, args: &[String]) -> Result<(), String> {
-    match policy {
-        ArgPolicy::Any => Ok(()),
-        ArgPolicy::Only(allowed) => match args.iter().find(|a| !allowed.contains(&a.as_str())) {
-            Some(a) => Err(format!(
-                "{program} accepts only {} (got {a:?})",
-                allowed.join(", ")
-            )),
-            None => Ok(()),
-        },
-        ArgPolicy::MaxOperands(n) => {
-            let operands = args.iter().filter(|a| !a.starts_with('-')).count();
-            match operands > n {
-                true => Err(format!(
-                    "{program} takes at most {n} file operand(s) here (a further one would be written)"
-                )),
-                false => Ok(()),
-            }
-        }
-        ArgPolicy::Deny { short, long, words } => {
-            for a in args {
-                if a == "--" {
-                    break;
-                }
-                let denied = if let Some(name) = a.strip_prefix("--") {
-                    let name = name.split('=').next().unwrap_or_default();
-                    long.iter().any(|l| l.trim_start_matches('-') == name)
-                } else if words.contains(&a.as_str()) {
-                    true
-                } else if let Some(cluster) = a.strip_prefix('-') {
-                    // find's predicates are words, not clusters.
-                    words.is_empty() && cluster.chars().any(|c| short.contains(c))
-                } else {
-                    false
-                };
-                if denied {
-                    return Err(format!(
-                        "{program} {a} would change the system, run a program or never end; it is not allowed"
-                    ));
-                }
-            }
-            Ok(())
+/// The environment a command runs with: the system `PATH`, and `HOME`,
+/// `LANG`, `LC_ALL`, `TZ` and `USER` as ufo has them; nothing else of
+/// ufo's (no keys, no proxy settings, no `LD_PRELOAD`).
+fn command_env() -> Vec<(&'static str, String)> {
+    let mut env = vec![("PATH", SYSTEM_PATH.to_owned())];
+    for k in ["HOME", "LANG", "LC_ALL", "TZ", "USER"] {
+        if let Ok(v) = std::env::var(k)
+            && !v.is_empty()
+        {
+            env.push((k, v));
         }
     }
+    if !env.iter().any(|(k, _)| *k == "LANG") {
+        env.push(("LANG", "C.UTF-8".to_owned()));
+    }
+    env
+}
+
+/// Secrets shorter than this are not scrubbed (they would scrub words).
+pub const MIN_SECRET: usize = 8;
+
+/// Parts of a variable's name that say its value is a secret.
+const SECRET_NAMES: &[&str] = &["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
+
+/// True when an environment variable's name says it holds a secret
+/// (`OPENAI_API_KEY`, `UFO_SERVER_KEY`, `AWS_SECRET_ACCESS_KEY`, `GH_TOKEN`).
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_NAMES.iter().any(|s| upper.contains(s))
+}
+
+impl CommandPolicy {
+    /// Every secret to scrub: the configured ones and the values of ufo's
+    /// secret-named environment variables, longest first (so a key that
+    /// holds another is scrubbed whole).
+    fn secrets(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.redact.clone();
+        all.extend(
+            std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .filter(|(k, v)| is_secret_name(k) && v.trim().chars().count() >= MIN_SECRET)
+                .map(|(_, v)| v.trim().to_owned()),
+        );
+        all.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        all.dedup();
+        all
+    }
+}
+
+/// Replaces every occurrence of each secret in `text` with `***`.
+fn scrub(text: &str, secrets: &[String]) -> String {
+    let mut out = text.to_owned();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), "***");
+        }
+    }
+    out
 }
 
 /// The program's path in the system directories.
@@ -529,6 +453,31 @@ mod tests {
         assert_eq!(p.parse("find . -name '*.txt'").unwrap().len(), 4);
         assert_eq!(p.parse("python3 --version").unwrap().len(), 2);
         assert_eq!(p.parse("grep 'end$' f").unwrap()[1], "end$");
+        // An option's value is not an option: `-k -3` sorts by a field, a
+        // pattern may start with a dash, `head -5` counts.
+        for ok in [
+            "sort -t , -k 2 -n data.csv",
+            "sort -k2,2nr data.csv",
+            "sort --key=2 --field-separator=, data.csv",
+            "grep -e -v notes.txt",
+            "grep -rn --include=*.rs fn src",
+            "find . -name -x -type f",
+            "find . -newermt 2024-01-01 -print",
+            "head -5 notes.txt",
+            "tail -n +3 notes.txt",
+            "date +%Y-%m-%d",
+            "date -d yesterday +%A",
+            "date --iso-8601=seconds",
+            "ps aux",
+            "ps -eo pid,comm --sort=-pid",
+            "ls -la --color=never --sort=size /tmp",
+            "uniq -c -- -",
+            "wc --help",
+            "du -sh .",
+            "echo --anything -at all",
+        ] {
+            assert!(p.parse(ok).is_ok(), "{ok}: {:?}", p.parse(ok));
+        }
     }
 
     #[test]
@@ -549,22 +498,174 @@ mod tests {
             ("./ls", "a path"),
             ("rm -rf /tmp/x", "not an allowed command"),
             ("bash -c ls", "not an allowed command"),
-            ("python3 -c 'print(1)'", "accepts only"),
+            ("python3 -c 'print(1)'", "not allowed"),
+            ("python3 script.py", "no operand"),
             ("find / -name x -delete", "not allowed"),
             ("find . -exec rm {} ;", "command list"),
             ("find . -exec rm {} +", "not allowed"),
             ("sort -o out.txt in.txt", "not allowed"),
             ("sort --output=out.txt in.txt", "not allowed"),
+            // The security pass's findings: getopt takes any unambiguous
+            // prefix of a long option.
+            ("sort -S 1K --co=sh FILE", "not allowed"),
+            ("sort --rev x", "spelled out in full"),
+            ("sort --outp=/tmp/x in.txt", "not allowed"),
+            ("date --se=2020-01-01", "not allowed"),
+            ("tail --fo x", "not allowed"),
             ("tail -f /var/log/syslog", "not allowed"),
-            ("tail -nf 3 x", "not allowed"),
+            ("tail -n3 -f x", "not allowed"),
             ("date -s 2020-01-01", "not allowed"),
-            ("hostname evil", "accepts only"),
+            ("date 010100002020", "starting with \"+\""),
+            ("hostname evil", "no operand"),
             ("uniq in.txt out.txt", "at most 1"),
+            // After `--`, `-out` is a file to uniq: a second operand.
+            ("uniq -- in.txt -out", "at most 1"),
+            ("free -s 1", "not allowed"),
+            ("ps e", "only these operands"),
+            ("ps eww", "only these operands"),
+            ("file -C -m magic", "not allowed"),
             ("echo 'unclosed", "quotes"),
             ("", "empty"),
         ] {
             let e = p.parse(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad:?}: {e}");
+        }
+    }
+
+    /// Every spelling getopt reads as `option` of `program`: a long
+    /// option abbreviated to each of its prefixes, alone, with `=value` or
+    /// a value after it; a short one alone, after allowed letters in a
+    /// cluster, with its value attached.
+    fn spellings(program: &str, option: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(name) = option.strip_prefix("--") {
+            for end in 1..=name.len() {
+                let p = &name[..end];
+                out.push(format!("--{p}"));
+                out.push(format!("--{p}=x"));
+                out.push(format!("--{p} x"));
+            }
+        } else if let Some(name) = option.strip_prefix('-') {
+            if program == "find" {
+                out.push(option.to_owned());
+            } else {
+                out.push(format!("-{name}"));
+                out.push(format!("-{name}x"));
+                // After an allowed letter of the same program, if any.
+                if let Some(Syntax::Getopt { short, .. }) = STANDARD_COMMANDS
+                    .iter()
+                    .find(|(n, _)| *n == program)
+                    .map(|(_, s)| *s)
+                    && let Some(c) = short
+                        .chars()
+                        .zip(short.chars().skip(1).chain([' ']))
+                        .find(|(c, next)| *c != ':' && *next != ':')
+                        .map(|(c, _)| c)
+                {
+                    out.push(format!("-{c}{name}"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_spelling_of_a_dangerous_option_is_refused() {
+        let p = CommandPolicy::default();
+        let mut checked = 0;
+        for (program, option) in DANGEROUS {
+            for spelled in spellings(program, option) {
+                // Before or after an operand: GNU permutes.
+                for cmd in [
+                    format!("{program} {spelled} file"),
+                    format!("{program} file {spelled}"),
+                ] {
+                    assert!(p.parse(&cmd).is_err(), "{cmd:?} was accepted");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+
+    proptest::proptest! {
+        /// A dangerous option hidden among allowed arguments, in any
+        /// position and case of `=`, is refused; the words around it are
+        /// drawn from what each program accepts.
+        #[test]
+        fn a_dangerous_option_among_allowed_words_is_refused(
+            which in 0..DANGEROUS.len(),
+            cut in 0usize..40,
+            before in proptest::collection::vec("[a-z]{1,6}", 0..3),
+            after in proptest::collection::vec("[a-z]{1,6}", 0..3),
+            eq in proptest::bool::ANY,
+        ) {
+            let (program, option) = DANGEROUS[which];
+            let spelled = match option.strip_prefix("--") {
+                Some(name) => {
+                    let end = 1 + cut % name.len();
+                    let p = &name[..end];
+                    if eq { format!("--{p}=v") } else { format!("--{p} v") }
+                }
+                None => option.to_owned(),
+            };
+            let cmd = format!("{program} {} {spelled} {}", before.join(" "), after.join(" "));
+            proptest::prop_assert!(CommandPolicy::default().parse(&cmd).is_err(), "{:?} was accepted", cmd);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_command_sees_no_secret_of_ufos_and_prints_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = "sk-test-abcdef0123456789";
+        std::fs::write(dir.path().join("config.yaml"), format!("API_KEY: {key}\n")).unwrap();
+        let p = CommandPolicy::default().redacting([key, "short"]);
+        let cwd = dir.path().to_str().unwrap();
+        // The environment is the command's own: PATH, HOME, LANG and the
+        // like, nothing else of this process's.
+        let o = p
+            .run("cat /proc/self/environ", None, Some(cwd))
+            .await
+            .unwrap();
+        let names: Vec<&str> = o
+            .stdout
+            .split('\0')
+            .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
+            .collect();
+        assert!(names.contains(&"PATH"), "{names:?}");
+        for n in &names {
+            assert!(
+                ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER"].contains(n),
+                "{n} reached the command: {names:?}"
+            );
+        }
+        // A key read from a file comes back scrubbed.
+        let o = p.run("cat config.yaml", None, Some(cwd)).await.unwrap();
+        assert_eq!(o.stdout, "API_KEY: ***\n");
+        // Too short to be a secret: words are not scrubbed.
+        let o = p.run("echo short", None, None).await.unwrap();
+        assert_eq!(o.stdout, "short\n");
+    }
+
+    #[test]
+    fn secret_names_are_told_from_paths_and_settings() {
+        for n in [
+            "OPENAI_API_KEY",
+            "UFO_SERVER_KEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "GH_TOKEN",
+            "DB_PASSWORD",
+        ] {
+            assert!(is_secret_name(n), "{n}");
+        }
+        for n in [
+            "PATH",
+            "HOME",
+            "XAUTHORITY",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "DISPLAY",
+        ] {
+            assert!(!is_secret_name(n), "{n}");
         }
     }
 

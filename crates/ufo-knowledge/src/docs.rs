@@ -176,7 +176,7 @@ fn json_docs(
 /// else the file name), and the summary followed by the page's text.
 fn xml_doc(path: &Path, xml: &str) -> (String, String) {
     let meta_path = PathBuf::from(format!("{}.meta", path.display()));
-    let meta = std::fs::read_to_string(&meta_path).unwrap_or_default();
+    let meta = read_meta(&meta_path);
     let title = element(&meta, "title").unwrap_or_else(|| stem(path));
     let summary = element(&meta, "Content-Summary").unwrap_or_default();
     let body = crate::text::markup_to_text(xml);
@@ -185,6 +185,25 @@ fn xml_doc(path: &Path, xml: &str) -> (String, String) {
         false => format!("{summary}\n{body}"),
     };
     (title, text)
+}
+
+/// A `.xml.meta` file's text, read as the documents are: only a regular
+/// file (not a link, which could lead to `/dev/zero` or outside the
+/// folder), at most [`MAX_DOC_BYTES`]; anything else reads as empty.
+fn read_meta(path: &Path) -> String {
+    use std::io::Read;
+    let regular = std::fs::symlink_metadata(path)
+        .is_ok_and(|m| m.file_type().is_file() && m.len() <= MAX_DOC_BYTES);
+    if !regular {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(MAX_DOC_BYTES).read_to_end(&mut bytes));
+    match read {
+        Ok(_) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::new(),
+    }
 }
 
 fn element(xml: &str, name: &str) -> Option<String> {
@@ -241,5 +260,28 @@ mod tests {
         );
         assert_eq!(by("save").body["title"], "Save a file");
         assert_eq!(by("print").body["title"], "Print a document");
+    }
+
+    #[test]
+    fn a_meta_file_that_is_a_link_or_too_large_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::write(p.join("a.xml"), "<topic>Alpha</topic>").unwrap();
+        // A link to an endless device: read, it would never end.
+        std::os::unix::fs::symlink("/dev/zero", p.join("a.xml.meta")).unwrap();
+        std::fs::write(p.join("b.xml"), "<topic>Beta</topic>").unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", p.join("b.xml.meta")).unwrap();
+        std::fs::write(p.join("c.xml"), "<topic>Gamma</topic>").unwrap();
+        let big = format!(
+            "<meta><title>{}</title></meta>",
+            "x".repeat(MAX_DOC_BYTES as usize)
+        );
+        std::fs::write(p.join("c.xml.meta"), big).unwrap();
+        let l = load_dir(p, "App").unwrap();
+        assert_eq!(l.records.len(), 3);
+        for r in &l.records {
+            let title = r.body["title"].as_str().unwrap();
+            assert!(["a", "b", "c"].contains(&title), "{title}");
+        }
     }
 }

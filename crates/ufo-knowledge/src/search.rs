@@ -295,6 +295,9 @@ impl OnlineSearch {
         reqwest::Client::builder()
             .timeout(self.settings.timeout)
             .redirect(reqwest::redirect::Policy::none())
+            // A proxy from the environment would resolve the name itself,
+            // past the address just checked.
+            .no_proxy()
             .resolve(&bare, first)
             .build()
             .map_err(err_from)

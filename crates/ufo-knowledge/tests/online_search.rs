@@ -166,3 +166,64 @@ async fn brave_and_tavily_are_spoken_too() {
             .contains("RAG_ONLINE_SEARCH_API_KEY")
     );
 }
+
+/// A stand-in proxy: answers every request with a page of its own and
+/// counts them.
+async fn proxy() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let counted = hits.clone();
+    let app = Router::new().fallback(move || {
+        let counted = counted.clone();
+        async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Html("<p>served by the proxy</p>")
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, hits)
+}
+
+/// The child half of the test below: fetches with the proxy variables set.
+const CHILD: &str = "UFO_TEST_PROXY_CHILD";
+
+#[tokio::test]
+async fn pages_are_fetched_from_the_checked_address_even_with_a_proxy_set() {
+    if let Ok(base) = std::env::var(CHILD) {
+        let s = OnlineSearch::new(settings(&base, true)).unwrap();
+        let text = s.fetch_text(&format!("{base}/page")).await.unwrap();
+        println!("FETCHED: {text}");
+        return;
+    }
+    // A proxy resolves the name itself, past the address the fetch
+    // checked: the page must come from the page's own server. Proxy
+    // variables are read when a client is built, so the fetch runs in a
+    // child process of this test binary that has them set.
+    let base = serve().await;
+    let (proxy_url, hits) = proxy().await;
+    let out = tokio::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "pages_are_fetched_from_the_checked_address_even_with_a_proxy_set",
+            "--nocapture",
+        ])
+        .env(CHILD, &base)
+        .env("HTTP_PROXY", &proxy_url)
+        .env("http_proxy", &proxy_url)
+        .env("ALL_PROXY", &proxy_url)
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("FETCHED: Word wrap"), "{stdout}");
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -30,7 +30,7 @@ pub fn mcp_tool(tool: Tool) -> McpTool {
         Value::Object(m) => m,
         _ => JsonObject::new(),
     };
-    let read_only = tool.tool_type() == ToolType::DataCollection;
+    let read_only = tool.reads_only();
     let annotations = ToolAnnotations::with_title(title(tool.name()))
         .read_only(read_only)
         .destructive(tool.destructive())
@@ -135,13 +135,18 @@ mod tests {
             assert_eq!(m.name, t.name());
             assert_eq!(Value::Object((*m.input_schema).clone()), t.parameters());
             let a = m.annotations.as_ref().unwrap();
-            assert_eq!(
-                a.read_only_hint,
-                Some(t.tool_type() == ToolType::DataCollection),
-                "{t}"
-            );
+            assert_eq!(a.read_only_hint, Some(t.reads_only()), "{t}");
             assert_eq!(a.destructive_hint, Some(t.destructive()), "{t}");
         }
+        // Running programs is never presented as harmless; reading the
+        // system's description is.
+        let hints = |name: &str| {
+            let t = tools.iter().find(|t| t.name == name).unwrap();
+            let a = t.annotations.as_ref().unwrap();
+            (a.read_only_hint, a.destructive_hint)
+        };
+        assert_eq!(hints("execute_command"), (Some(false), Some(true)));
+        assert_eq!(hints("get_system_info"), (Some(true), Some(false)));
         let set = tools.iter().find(|t| t.name == "set_edit_text").unwrap();
         assert_eq!(
             set.annotations.as_ref().unwrap().destructive_hint,

@@ -23,7 +23,8 @@ pub mod mcp;
 mod system;
 pub mod third_party;
 mod unknown;
-use env::{expand, redact_error, secret_fields};
+pub use env::KnownSecrets;
+use env::{expand, redact_error, secret_fields, secret_lines};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -182,13 +183,22 @@ impl UfoConfig {
             v
         };
         let parsed = Self::parse_inner(text, base_dir, &recording, lenient);
-        parsed.map_err(|e| {
-            let mut secrets: Vec<(String, String)> = used.into_inner();
-            if let Ok(raw) = serde_saphyr::from_str::<Value>(text) {
-                secret_fields(&raw, &mut secrets);
+        let raw = serde_saphyr::from_str::<Value>(text).ok();
+        match parsed {
+            Ok(mut c) => {
+                c.system.secrets = KnownSecrets::of(raw.as_ref(), &used.borrow());
+                Ok(c)
             }
-            redact_error(e, &secrets)
-        })
+            Err(e) => {
+                let mut secrets: Vec<(String, String)> = used.into_inner();
+                match &raw {
+                    Some(raw) => secret_fields(raw, &mut secrets),
+                    // Not YAML: the parser's message may quote any line.
+                    None => secrets.extend(secret_lines(text)),
+                }
+                Err(redact_error(e, &secrets))
+            }
+        }
     }
 
     fn parse_inner(

@@ -30,6 +30,10 @@ pub fn tool_settings(system: &crate::config::SystemConfig) -> ufo_desktop::tools
     settings.launch = Some(ufo_desktop::launch::Allowlist::system(
         &system.app_allowlist,
     ));
-    settings.commands = system.third_party.first().map(|a| a.policy.clone());
+    settings.commands = system.third_party.first().map(|a| {
+        a.policy
+            .clone()
+            .redacting(system.secrets.values().iter().cloned())
+    });
     settings
 }

@@ -3,8 +3,10 @@
 //!
 //! By default a call is sensitive when it
 //! * replaces a control's text (`set_edit_text` with `clear_current_text`),
-//! * sends keys that select everything and then delete (`^a{DELETE}`,
-//!   `^a{BACKSPACE}`) or close a window or application (`%{F4}`, `^w`, `^q`),
+//! * sends keys that select everything (`^a`, or `^+{END}` from the
+//!   document's start) and then delete, type, cut or paste over it, in the
+//!   same call or the next one (`^a{DELETE}`, `^{HOME}^+{END}{BACKSPACE}`,
+//!   `^a` then `x`), or close a window or application (`%{F4}`, `^w`, `^q`),
 //! * runs a command (`run_shell`),
 //! * presses such a chord as an operator (`keypress` with `["ctrl", "w"]`).
 //!
@@ -25,6 +27,19 @@ pub fn sensitive(
     arguments: &Map<String, Value>,
     tools: Option<&[String]>,
 ) -> Option<String> {
+    sensitive_after(tool, arguments, tools, false)
+}
+
+/// [`sensitive`] for a call that follows one which left everything
+/// selected (`selected`, from [`leaves_all_selected`]): then typing,
+/// deleting, cutting or pasting erases it all, even in a call of its own
+/// (`^a` in one step, `{BACKSPACE}` in the next).
+pub fn sensitive_after(
+    tool: &ToolName,
+    arguments: &Map<String, Value>,
+    tools: Option<&[String]>,
+    selected: bool,
+) -> Option<String> {
     if let Some(list) = tools {
         // A listed older name stands for the tool it names.
         return list
@@ -35,9 +50,15 @@ pub fn sensitive(
             })
             .then(|| format!("{tool} is listed in SAFE_GUARD_TOOLS"));
     }
+    let t = tool.builtin()?;
+    if selected && matches!(t, Tool::SetEditText | Tool::Type) {
+        return Some("everything is selected: the text would replace it".to_owned());
+    }
     // Only a tool its spec calls destructive can be; its arguments say whether
     // this call is.
-    let t = tool.builtin().filter(|t| t.destructive())?;
+    if !t.destructive() {
+        return None;
+    }
     match t {
         Tool::SetEditText => arguments
             .get("clear_current_text")
@@ -46,14 +67,35 @@ pub fn sensitive(
         Tool::KeyboardInput => arguments
             .get("keys")
             .and_then(Value::as_str)
-            .and_then(erasing_or_closing),
+            .and_then(|k| keys_effect(k, selected).erases),
         Tool::RunShell => Some("it runs a command".to_owned()),
         Tool::Keypress => arguments
             .get("keys")
             .and_then(Value::as_array)
             .map(|keys| chord(keys))
-            .and_then(|k| erasing_or_closing(&k)),
+            .and_then(|k| keys_effect(&k, selected).erases),
         _ => None,
+    }
+}
+
+/// Whether a call leaves everything selected (`^a`, `^+{END}` as its last
+/// selecting keys), so that what the next call types, deletes or pastes
+/// replaces it all. `selected`: the call before left everything selected.
+pub fn leaves_all_selected(
+    tool: &ToolName,
+    arguments: &Map<String, Value>,
+    selected: bool,
+) -> bool {
+    match tool.builtin() {
+        Some(Tool::KeyboardInput) => arguments
+            .get("keys")
+            .and_then(Value::as_str)
+            .is_some_and(|k| keys_effect(k, selected).selected),
+        Some(Tool::Keypress) => arguments
+            .get("keys")
+            .and_then(Value::as_array)
+            .is_some_and(|keys| keys_effect(&chord(keys), selected).selected),
+        _ => false,
     }
 }
 
@@ -88,11 +130,32 @@ fn truthy(v: &Value) -> bool {
     }
 }
 
-/// What a key sequence would do that a person could lose work by.
-fn erasing_or_closing(keys: &str) -> Option<String> {
-    let events = parse_keys(keys).ok()?;
+/// What a key sequence does that a person could lose work by.
+struct KeysEffect {
+    /// Why it erases or closes, if it does.
+    erases: Option<String>,
+    /// Everything is selected when it ends.
+    selected: bool,
+}
+
+/// Reads a key sequence stroke by stroke. Everything counts as selected
+/// after Ctrl+A or Ctrl+Shift+Home/End (from the caret to the document's
+/// start or end) and stays so until a key that moves the caret; while it
+/// is, Delete, Backspace, Enter, a typed character, Ctrl+X and Ctrl+V
+/// erase it. Alt+F4, Ctrl+W and Ctrl+Q close.
+fn keys_effect(keys: &str, selected: bool) -> KeysEffect {
+    let Ok(events) = parse_keys(keys) else {
+        return KeysEffect {
+            erases: None,
+            selected,
+        };
+    };
     let mut held: Vec<Key> = Vec::new();
-    let mut selected_all = false;
+    let mut selected_all = selected;
+    let erased = |why: &str| KeysEffect {
+        erases: Some(why.to_owned()),
+        selected: false,
+    };
     for e in events {
         let k = match e {
             KeyEvent::Down(k) => k,
@@ -103,23 +166,51 @@ fn erasing_or_closing(keys: &str) -> Option<String> {
         };
         let ctrl = held.contains(&Key::Named(NamedKey::Control));
         let alt = held.contains(&Key::Named(NamedKey::Alt));
+        let shift = held.contains(&Key::Named(NamedKey::Shift));
         match k {
-            Key::Named(NamedKey::F(4)) if alt => return Some("Alt+F4 closes the window".into()),
+            Key::Named(NamedKey::F(4)) if alt => return erased("Alt+F4 closes the window"),
             Key::Char(c) if ctrl && matches!(c.to_ascii_lowercase(), 'w' | 'q') => {
-                return Some(format!(
-                    "Ctrl+{} closes the window or the application",
-                    c.to_ascii_uppercase()
-                ));
+                return KeysEffect {
+                    erases: Some(format!(
+                        "Ctrl+{} closes the window or the application",
+                        c.to_ascii_uppercase()
+                    )),
+                    selected: false,
+                };
             }
             Key::Char(c) if ctrl && c.eq_ignore_ascii_case(&'a') => selected_all = true,
-            Key::Named(NamedKey::Delete | NamedKey::Backspace) if selected_all => {
-                return Some("it selects everything and deletes it".into());
+            Key::Named(NamedKey::Home | NamedKey::End) if ctrl && shift => selected_all = true,
+            Key::Named(NamedKey::Delete | NamedKey::Backspace | NamedKey::Enter)
+                if selected_all =>
+            {
+                return erased("it selects everything and deletes it");
             }
+            Key::Char(c) if selected_all && ctrl && matches!(c.to_ascii_lowercase(), 'x' | 'v') => {
+                return erased("it selects everything and cuts or pastes over it");
+            }
+            Key::Char(_) if selected_all && !ctrl && !alt => {
+                return erased("it selects everything and types over it");
+            }
+            Key::Named(
+                NamedKey::Left
+                | NamedKey::Right
+                | NamedKey::Up
+                | NamedKey::Down
+                | NamedKey::Home
+                | NamedKey::End
+                | NamedKey::PageUp
+                | NamedKey::PageDown
+                | NamedKey::Tab
+                | NamedKey::Escape,
+            ) => selected_all = false,
             _ => {}
         }
         held.push(k);
     }
-    None
+    KeysEffect {
+        erases: None,
+        selected: selected_all,
+    }
 }
 
 #[cfg(test)]
@@ -145,6 +236,13 @@ mod tests {
             ("run_shell", json!({"bash_command": "mousepad"})),
             ("keypress", json!({"keys": ["CTRL", "W"]})),
             ("keypress", json!({"keys": ["alt+F4"]})),
+            // Selecting everything spelled otherwise, then erasing it.
+            ("keyboard_input", json!({"keys": "^{HOME}^+{END}{DELETE}"})),
+            ("keyboard_input", json!({"keys": "^+{HOME}{BACKSPACE}"})),
+            ("keyboard_input", json!({"keys": "^anew text"})),
+            ("keyboard_input", json!({"keys": "^a^x"})),
+            ("keyboard_input", json!({"keys": "^a^v"})),
+            ("keyboard_input", json!({"keys": "^a{ENTER}"})),
         ];
         for (tool, a) in yes {
             assert!(
@@ -160,6 +258,9 @@ mod tests {
             ("click_input", json!({"id": "1", "name": "Delete"})),
             ("keypress", json!({"keys": ["ctrl", "s"]})),
             ("keypress", json!({"keys": ["enter"]})),
+            // Selected, then the caret moved: nothing is replaced.
+            ("keyboard_input", json!({"keys": "^a{RIGHT}x"})),
+            ("keyboard_input", json!({"keys": "^a^c"})),
         ];
         for (tool, a) in no {
             assert_eq!(
@@ -168,6 +269,45 @@ mod tests {
                 "{tool} {a}"
             );
         }
+    }
+
+    #[test]
+    fn a_selection_left_by_one_call_makes_the_next_erasing_call_sensitive() {
+        let tool = |n: &str| ToolName::parse(n);
+        let select = args(json!({"keys": "^a"}));
+        assert_eq!(sensitive(&tool("keyboard_input"), &select, None), None);
+        let selected = leaves_all_selected(&tool("keyboard_input"), &select, false);
+        assert!(selected);
+        for (t, a) in [
+            ("keyboard_input", json!({"keys": "{BACKSPACE}"})),
+            ("keyboard_input", json!({"keys": "hello"})),
+            ("keypress", json!({"keys": ["delete"]})),
+            ("set_edit_text", json!({"text": "x"})),
+            ("type", json!({"text": "x"})),
+        ] {
+            let a = args(a);
+            assert!(
+                sensitive_after(&tool(t), &a, None, selected).is_some(),
+                "{t} {a:?}"
+            );
+            assert_eq!(
+                sensitive_after(&tool(t), &a, None, false),
+                None,
+                "{t} {a:?}"
+            );
+        }
+        // A click or a caret move ends the selection.
+        assert!(!leaves_all_selected(
+            &tool("click_input"),
+            &Map::new(),
+            true
+        ));
+        let moved = args(json!({"keys": "{END}"}));
+        assert!(!leaves_all_selected(&tool("keyboard_input"), &moved, true));
+        let copied = args(json!({"keys": "^c"}));
+        assert!(leaves_all_selected(&tool("keyboard_input"), &copied, true));
+        let chord = args(json!({"keys": ["ctrl", "a"]}));
+        assert!(leaves_all_selected(&tool("keypress"), &chord, false));
     }
 
     #[test]

@@ -57,13 +57,25 @@ fn bad(tool: Tool, detail: String) -> DesktopError {
     }
 }
 
-/// Runs one operator tool.
+/// Runs one operator tool, then waits for the applications to react (see
+/// [`super::run::settle`]): the next screenshot, and the model that reads
+/// it, see what the click or key did, however loaded the machine (a
+/// calculator shows the result of `=` only once it has computed it).
 pub(super) async fn run(
     tool: Tool,
     b: &dyn Backend,
-    _ctx: &mut ToolContext,
+    ctx: &mut ToolContext,
     params: &Value,
 ) -> Result<Value> {
+    let mark = b.event_mark();
+    let done = act(tool, b, params).await?;
+    if tool != Tool::Move {
+        super::run::settle(b, ctx, mark).await;
+    }
+    Ok(done)
+}
+
+async fn act(tool: Tool, b: &dyn Backend, params: &Value) -> Result<Value> {
     let name = tool.name();
     match tool {
         Tool::Click => {

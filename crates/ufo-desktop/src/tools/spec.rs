@@ -300,11 +300,14 @@ tools! {
         examples: [r#"close_application(name="mousepad")"#],
     },
     /// Command-line agent: run one allowlisted read-only command (no shell).
+    /// Destructive to MCP clients, which auto-approve what is not: it runs
+    /// programs, however narrowly (SAFE_GUARD's default rule leaves it to
+    /// the command policy; `SAFE_GUARD_TOOLS` can list it).
     ExecuteCommand => "execute_command" {
         namespace: BASH_EXECUTOR,
         args: params::ExecuteCommand,
         control: false,
-        destructive: false,
+        destructive: true,
         description: "Run one read-only command-line program with its arguments and return its exit code, standard output and standard error. There is no shell: no pipes, redirections, command lists, substitutions or variables; quote an argument that holds spaces. Only the allowed programs run, with options that do not write, delete or execute.",
         examples: [
             r#"execute_command(command="ls -l /tmp")"#,
@@ -406,6 +409,12 @@ impl Tool {
             UI_COLLECTOR => ToolType::DataCollection,
             _ => ToolType::Action,
         }
+    }
+
+    /// True when the tool only reads (an MCP client may call it without
+    /// asking): the data collectors and `get_system_info`.
+    pub fn reads_only(self) -> bool {
+        self.tool_type() == ToolType::DataCollection || self == Self::GetSystemInfo
     }
 
     /// The full specification.

@@ -63,6 +63,68 @@ fn is_secret_key(k: &str) -> bool {
         .any(|w| k.contains(w))
 }
 
+/// The secret values a config brought in (its key, token and password
+/// fields, literal or from `${VAR}`, and every secret-named variable it
+/// expanded): scrubbed from what commands print. `Debug` shows how many,
+/// never a value.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct KnownSecrets(Vec<String>);
+
+impl KnownSecrets {
+    /// The values, for scrubbing and nothing else.
+    pub fn values(&self) -> &[String] {
+        &self.0
+    }
+
+    /// The secrets of config `text` as parsed (`raw`, before expansion) and
+    /// the variables `used` in expanding it.
+    pub(super) fn of(raw: Option<&Value>, used: &[(String, String)]) -> Self {
+        let mut fields = Vec::new();
+        if let Some(raw) = raw {
+            secret_fields(raw, &mut fields);
+        }
+        let mut out: Vec<String> = fields
+            .iter()
+            .filter(|(_, v)| !v.contains("${"))
+            .map(|(_, v)| v.trim().to_owned())
+            .collect();
+        for (var, val) in used {
+            let named = is_secret_key(var);
+            let filled = fields
+                .iter()
+                .any(|(_, v)| v.contains(&format!("${{{var}}}")));
+            if named || filled {
+                out.push(val.trim().to_owned());
+            }
+        }
+        out.retain(|v| !v.is_empty());
+        out.sort();
+        out.dedup();
+        Self(out)
+    }
+}
+
+impl std::fmt::Debug for KnownSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KnownSecrets({} values)", self.0.len())
+    }
+}
+
+/// The values of `key: value` lines of `text` whose key names a secret, read
+/// line by line (for a file that is not valid YAML, whose parser's message
+/// may quote any line).
+pub(super) fn secret_lines(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim_start().trim_start_matches('-').trim_start();
+            let (k, v) = l.split_once(':')?;
+            let k = k.trim().trim_matches(['"', '\'']);
+            let v = v.trim().trim_matches(['"', '\'']).trim();
+            (is_secret_key(k) && !v.is_empty()).then(|| (k.to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
 /// Collects `(field, value)` of every secret field in `v` (values as text).
 pub(super) fn secret_fields(v: &Value, out: &mut Vec<(String, String)>) {
     match v {

@@ -96,6 +96,10 @@ pub struct SystemConfig {
     /// `DEVICE_TOOL_ARGUMENTS: {api_key: "${UFO_MCP_API_KEY}"}`. Their values never reach a prompt
     /// or a log.
     pub device_tool_arguments: DeviceToolArguments,
+    /// The secret values the config brought in (not a key of its own):
+    /// scrubbed from what `execute_command` prints.
+    #[serde(skip)]
+    pub secrets: super::KnownSecrets,
 }
 
 /// `HEARTBEAT_INTERVAL`'s default.
@@ -128,6 +132,7 @@ impl Default for SystemConfig {
             heartbeat_interval: HEARTBEAT_INTERVAL,
             heartbeat_timeout: HEARTBEAT_TIMEOUT,
             device_tool_arguments: Default::default(),
+            secrets: Default::default(),
         }
     }
 }
