@@ -29,8 +29,7 @@ enum Takes {
 
 /// What `letter` is in getopt's short-option string, if listed.
 fn short_option(short: &str, letter: char) -> Option<Takes> {
-    let mut chars = short.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in short.char_indices() {
         if c == ':' {
             continue;
         }
@@ -160,8 +159,7 @@ fn check_getopt(
         if numeric && cluster.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        let mut letters = cluster.char_indices();
-        while let Some((at, c)) = letters.next() {
+        for (at, c) in cluster.char_indices() {
             match short_option(short, c) {
                 None => {
                     return refuse_option(
