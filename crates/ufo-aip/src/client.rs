@@ -254,33 +254,7 @@ async fn connect_once(
     factory: &DispatcherFactory,
     task_sent: &mut bool,
 ) -> Result<Ended, AipError> {
-    let bad_url = |message: &str, source: Option<BoxError>| AipError::BadUrl {
-        url: opts.server.clone(),
-        message: message.to_owned(),
-        source,
-    };
-    if !(opts.server.starts_with("ws://") || opts.server.starts_with("wss://")) {
-        return Err(bad_url("it must start with ws:// or wss://", None));
-    }
-    // The key goes both ways: `?token=` for UFO's server, the header for
-    // ours. (The URL with the key is never logged: errors name opts.server.)
-    let url = match &opts.api_key {
-        Some(key) => {
-            with_token(&opts.server, key).map_err(|e| bad_url("it is not a URL", Some(e.into())))?
-        }
-        None => opts.server.clone(),
-    };
-    let mut request = url
-        .as_str()
-        .into_client_request()
-        .map_err(|e| bad_url("it is not a WebSocket request's URL", Some(e.into())))?;
-    if let Some(key) = &opts.api_key {
-        let v = HeaderValue::from_str(key.trim()).map_err(|_| AipError::Unauthorized {
-            url: opts.server.clone(),
-            why: "the key holds characters a header cannot carry".into(),
-        })?;
-        request.headers_mut().insert("x-api-key", v);
-    }
+    let request = upgrade_request(opts)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(opts.max_frame_bytes))
         .max_frame_size(Some(opts.max_frame_bytes));
@@ -373,6 +347,40 @@ async fn connect_once(
     drop(tx);
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
     result
+}
+
+/// The WebSocket upgrade request for the server, with the key.
+fn upgrade_request(
+    opts: &ClientOptions,
+) -> Result<tokio_tungstenite::tungstenite::handshake::client::Request, AipError> {
+    let bad_url = |message: &str, source: Option<BoxError>| AipError::BadUrl {
+        url: opts.server.clone(),
+        message: message.to_owned(),
+        source,
+    };
+    if !(opts.server.starts_with("ws://") || opts.server.starts_with("wss://")) {
+        return Err(bad_url("it must start with ws:// or wss://", None));
+    }
+    // The key goes both ways: `?token=` for UFO's server, the header for
+    // ours. (The URL with the key is never logged: errors name opts.server.)
+    let url = match &opts.api_key {
+        Some(key) => {
+            with_token(&opts.server, key).map_err(|e| bad_url("it is not a URL", Some(e.into())))?
+        }
+        None => opts.server.clone(),
+    };
+    let mut request = url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| bad_url("it is not a WebSocket request's URL", Some(e.into())))?;
+    if let Some(key) = &opts.api_key {
+        let v = HeaderValue::from_str(key.trim()).map_err(|_| AipError::Unauthorized {
+            url: opts.server.clone(),
+            why: "the key holds characters a header cannot carry".into(),
+        })?;
+        request.headers_mut().insert("x-api-key", v);
+    }
+    Ok(request)
 }
 
 /// A byte stream under the WebSocket: TCP, or TLS over it.
