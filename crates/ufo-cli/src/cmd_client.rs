@@ -24,9 +24,14 @@ pub(crate) struct ClientArgs {
     /// This device's id on the server.
     #[arg(long)]
     client_id: String,
-    /// File holding the server's API key (else UFO_API_KEY).
+    /// File holding the key: this device's own when the server gives it
+    /// one (--device-key), else the server's API key (else UFO_API_KEY).
     #[arg(long)]
     api_key_file: Option<PathBuf>,
+    /// For a wss:// server: a PEM file of the CA (or the server's own
+    /// self-signed certificate) to trust, instead of the web's public roots.
+    #[arg(long, value_name = "PEM")]
+    ca: Option<PathBuf>,
     /// The device's own config: what it lets the agents do here
     /// (CONTROL_LIST, APP_ALLOWLIST, the command-line agent's commands).
     #[arg(long, env = "UFO_CONFIG")]
@@ -155,6 +160,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
     let mut opts = ClientOptions::new(&args.server, &args.client_id);
     opts.api_key = api_key(args.api_key_file.as_ref())?;
     opts.max_retries = args.max_retries;
+    opts.ca = args.ca;
     opts.heartbeat = match args.heartbeat {
         Some(s) => seconds("--heartbeat", s)?,
         None => config.system.heartbeat_interval,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ufo_testkit::scripted::{Reply, ScriptedModel, fixed, reply};
 use ufo_testkit::{calculator_display, desktop_env, desktop_with_apps};
 
-const KEY: &str = "svc-test-key";
+const KEY: &str = "svc-test-key-0123456789";
 
 /// A child process killed when dropped.
 struct Proc(Child);
@@ -65,6 +65,44 @@ fn serve(dir: &Path, model: &ScriptedModel, port: u16) -> (Proc, String) {
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_owned();
     (Proc(child), addr)
+}
+
+/// `ufo serve` refuses, before it listens, a key of a few characters, a
+/// device key that is short or is the API key itself, and a certificate it
+/// cannot read; each with its code and what to do.
+#[test]
+fn serve_refuses_weak_keys_and_unreadable_certificates() {
+    let run = |key: &str, args: &[&str]| {
+        let out = ufo()
+            .env("UFO_API_KEY", key)
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("x", &[]);
+    assert!(err.contains("error[ufo::aip::weak_key]"), "{err}");
+    assert!(
+        err.contains("at least 16") && err.contains("urandom"),
+        "{err}"
+    );
+    let err = run(KEY, &["--device-key", "pc1=short"]);
+    assert!(err.contains("error[ufo::aip::bad_device_key]"), "{err}");
+    let err = run(KEY, &["--device-key", &format!("pc1={KEY}")]);
+    assert!(err.contains("the server's API key"), "{err}");
+    let err = run(
+        KEY,
+        &[
+            "--tls-cert",
+            "/nonexistent/c.pem",
+            "--tls-key",
+            "/nonexistent/k.pem",
+        ],
+    );
+    assert!(err.contains("error[ufo::aip::tls]"), "{err}");
+    assert!(err.contains("/nonexistent/c.pem"), "{err}");
 }
 
 /// `ufo client` as device `id` on the desktop described by `env`.
