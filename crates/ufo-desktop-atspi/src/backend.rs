@@ -77,6 +77,15 @@ const SETTLE_FIRST: Duration = Duration::from_millis(100);
 /// event for its reaction to count as complete.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
 
+/// After an action at screen coordinates (no window known: the operator's),
+/// how long every application must be quiet after its last event. Longer
+/// than [`SETTLE_QUIET`]: such an action's effect can come in a second burst
+/// after the first (gnome-calculator's `=` shows the button pressed at once,
+/// then polls its solver every 50 ms and shows the result when it has it; a
+/// screenshot between the two bursts showed `12×7` for `12×7=`). A computer-
+/// use model's turn takes seconds; this wait is small beside it.
+const WINDOWLESS_QUIET: Duration = Duration::from_millis(150);
+
 /// Between keystrokes: how long the applications must be quiet after their
 /// last event for a keystroke to count as taken (see `send_keys`).
 const KEY_QUIET: Duration = Duration::from_millis(12);
@@ -281,10 +290,10 @@ impl Backend for AtspiBackend {
             ),
             // No window: an action at screen coordinates (the operator's),
             // whose receiver is whatever is under the pointer or has the
-            // keyboard. Every application must go quiet.
+            // keyboard. Every application must go quiet, for longer.
             (Some(watch), Some(mark), None) => {
                 watch
-                    .settle_any(mark, SETTLE_FIRST, SETTLE_QUIET, bound)
+                    .settle_any(mark, SETTLE_FIRST, WINDOWLESS_QUIET, bound)
                     .await;
                 None
             }
