@@ -39,6 +39,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # icon and grid views (tests/views.rs): gtk3-icon-browser comes with
           # gtk-3-examples, gtk4-icon-browser with gtk-4-examples
           gtk-4-examples
+          # GTK 2 applications (tests/hands.rs): they join the accessibility
+          # bus through the gail and atk-bridge modules
+          gtk2.0-examples libgail-common gpicview
           # an optional window manager (ufo desktop start --wm xfwm4)
           xfwm4
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,

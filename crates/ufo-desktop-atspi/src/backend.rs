@@ -77,6 +77,23 @@ const SETTLE_FIRST: Duration = Duration::from_millis(100);
 /// event for its reaction to count as complete.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
 
+/// At most this many actions of one element are read.
+const MAX_ACTIONS: i32 = 16;
+
+/// An element's action names, read one by one (`NActions`, then `GetName`
+/// for each), never with `GetActions`: Gecko (Firefox, Thunderbird) answers
+/// `GetActions` from freed buffers — every name, description and key binding
+/// the same garbage — and sometimes aborts the application. `GetName(i)`
+/// reads are safe on every toolkit we know.
+async fn action_list(h: &ElementHandle, a: &ActionProxy<'_>) -> Result<Vec<String>> {
+    let n = call(h, "NActions", a.n_actions()).await?;
+    let mut names = Vec::new();
+    for i in 0..n.clamp(0, MAX_ACTIONS) {
+        names.push(call(h, "GetName", a.get_name(i)).await?);
+    }
+    Ok(names)
+}
+
 /// After an action at screen coordinates (no window known: the operator's),
 /// how long every application must be quiet after its last event. Longer
 /// than [`SETTLE_QUIET`]: such an action's effect can come in a second burst
@@ -308,7 +325,8 @@ impl Backend for AtspiBackend {
     /// button pressed for 250 ms and only then emits `clicked`; a pointer
     /// click acts at once. Qt menu items: their action runs the command but
     /// leaves the menu open (and blocks while a dialog it opens is up); a
-    /// click closes the menu. Only for a control fully on screen.
+    /// click closes the menu. Qt toggle buttons: their action flips the
+    /// state and runs nothing. Only for a control fully on screen.
     fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
         let Ok((bus, _)) = split_handle(&control.handle) else {
             return false;
@@ -323,9 +341,15 @@ impl Backend for AtspiBackend {
                     matches!(role, "push button" | "button" | "toggle button")
                 }
                 // Qt runs a menu item's action and leaves its menu open; a
-                // click closes it, as it does for a person.
+                // click closes it, as it does for a person. A checkable tool
+                // button's Toggle action flips its state without running its
+                // command (Dolphin's Details view, KeePassXC's generator):
+                // a click does both.
                 Some(Toolkit::Qt) => {
-                    matches!(role, "menu item" | "check menu item" | "radio menu item")
+                    matches!(
+                        role,
+                        "menu item" | "check menu item" | "radio menu item" | "toggle button"
+                    )
                 }
                 _ => false,
             }
@@ -401,10 +425,10 @@ impl Backend for AtspiBackend {
                 .map_err(|e| map_err(h, e))?,
             None => self.action(h).await?,
         };
-        let actions = call(h, "GetActions", a.get_actions()).await?;
+        let actions = action_list(h, &a).await?;
         let idx = actions
             .iter()
-            .position(|x| x.name.eq_ignore_ascii_case(action))
+            .position(|x| x.eq_ignore_ascii_case(action))
             .ok_or_else(|| DesktopError::Unsupported {
                 what: format!("action {action:?}"),
                 handle: h.0.clone(),
@@ -414,8 +438,7 @@ impl Backend for AtspiBackend {
 
     async fn action_names(&self, h: &ElementHandle) -> Result<Vec<String>> {
         let a = self.action(h).await?;
-        let actions = call(h, "GetActions", a.get_actions()).await?;
-        Ok(actions.into_iter().map(|a| a.name).collect())
+        action_list(h, &a).await
     }
 
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {
@@ -491,6 +514,14 @@ impl Backend for AtspiBackend {
             return Ok(shown);
         }
         call(h, "Name", acc.name()).await
+    }
+
+    async fn read_value(&self, h: &ElementHandle) -> Result<f64> {
+        let v = self.value(h).await.map_err(|_| DesktopError::Unsupported {
+            what: "reading a numeric value".into(),
+            handle: h.0.clone(),
+        })?;
+        call(h, "CurrentValue", v.current_value()).await
     }
 
     async fn set_value(&self, h: &ElementHandle, value: f64) -> Result<()> {

@@ -182,6 +182,16 @@ pub trait Backend: Send + Sync {
     /// Sets a numeric value (sliders, spin buttons).
     async fn set_value(&self, handle: &ElementHandle, value: f64) -> Result<()>;
 
+    /// The numeric value the element holds (Value interface: a spin
+    /// button's committed value, which its entry's text may not be yet).
+    /// The default says the backend cannot read one.
+    async fn read_value(&self, handle: &ElementHandle) -> Result<f64> {
+        Err(crate::DesktopError::Unsupported {
+            what: "reading a numeric value".into(),
+            handle: handle.0.clone(),
+        })
+    }
+
     /// Selects the `index`-th child of a selection container (combo, list, tabs).
     async fn select_child(&self, handle: &ElementHandle, index: usize) -> Result<()>;
 

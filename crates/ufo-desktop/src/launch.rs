@@ -170,7 +170,7 @@ impl Allowlist {
     /// The programs of the desktop entries in `dirs` (normally
     /// [`Allowlist::SYSTEM_DIRS`]) plus `extra` (program names). An entry
     /// counts only when it and its directory are owned by root and writable
-    /// by no one else ([`trusted`]).
+    /// by no one else.
     pub fn from_desktop_entries(dirs: &[&Path], extra: &[String]) -> Self {
         let mut programs = entry_programs(dirs);
         programs.extend(

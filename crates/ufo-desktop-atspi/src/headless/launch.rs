@@ -151,12 +151,36 @@ impl HeadlessDesktop {
             .env("QT_ACCESSIBILITY", "1")
             .env("SAL_USE_VCLPLUGIN", "gtk3")
             .env("GTK_OVERLAY_SCROLLING", "0")
+            .env(
+                "GTK_MODULES",
+                gtk_modules(std::env::var("GTK_MODULES").ok()),
+            )
             .stdin(Stdio::null())
             .stdout(open_log(log)?)
             .stderr(open_log(log)?)
             .process_group(0);
         Ok(cmd)
     }
+}
+
+/// `GTK_MODULES` for a launched application: what ufo's environment had,
+/// plus `gail` and `atk-bridge`, which a GTK 2 application needs to join the
+/// accessibility bus at all (a desktop session sets them in its Xsession
+/// scripts; GTK 3 and 4 ignore both).
+pub(super) fn gtk_modules(existing: Option<String>) -> String {
+    let mut modules: Vec<String> = existing
+        .unwrap_or_default()
+        .split(':')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect();
+    for m in ["gail", "atk-bridge"] {
+        if !modules.iter().any(|x| x == m) {
+            modules.push(m.to_owned());
+        }
+    }
+    modules.join(":")
 }
 
 /// Suggests a Debian package for common test applications.

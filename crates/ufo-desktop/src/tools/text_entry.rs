@@ -26,6 +26,18 @@ pub(super) async fn set_edit_text(
     let clear = a.clear_current_text && kind != TextKind::Terminal;
     let h = &c.handle;
     let mark = b.event_mark();
+    // A spin button holds a number its entry's text is not yet: the value
+    // is set and read back as a number.
+    if c.control_type == ControlType::Spinner
+        && c.capabilities.value
+        && let Some(n) = number(&text)
+    {
+        return set_number(b, ctx, &c, &text, n, mark).await;
+    }
+    // A password field is write-only: typed once, never again.
+    if kind == TextKind::Masked {
+        return set_password(b, ctx, &c, &text, clear, mark).await;
+    }
     let before = b.read_text(h).await.ok();
     let direct = if clear {
         b.set_text(h, &text).await
@@ -47,7 +59,7 @@ pub(super) async fn set_edit_text(
         // No EditableText interface: type it, as UFO's type_keys does.
         Err(DesktopError::Unsupported { .. }) => {
             method = "typed";
-            type_into(b, ctx, h, &text, clear).await?;
+            type_into(b, ctx, &c, &text, clear).await?;
         }
         Err(e) => return Err(e),
     }
@@ -59,14 +71,17 @@ pub(super) async fn set_edit_text(
     let ok = |got: &str| reads_as_set(kind, got, &text, expected.as_deref());
     if !c.capabilities.text && !c.capabilities.editable_text {
         // Nothing to read back from (read_text would return the name).
-        return Ok(json!({ "text": text, "method": method, "verified": false }));
+        return Ok(json!({
+            "text": text, "method": method, "verified": false, "effect": "unverifiable",
+            "why": "the control exposes no text to read back",
+        }));
     }
     let (mut verified, mut got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
     if !verified && method == "editable_text" && got == before.clone().unwrap_or_default() {
         // The toolkit accepted the call and changed nothing (Firefox's web
         // form fields): type it as a person would.
         method = "typed";
-        type_into(b, ctx, h, &text, clear).await?;
+        type_into(b, ctx, &c, &text, clear).await?;
         (verified, got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
     }
     if !verified {
@@ -94,7 +109,149 @@ pub(super) async fn set_edit_text(
         TextKind::Masked => "●".repeat(got.chars().count()),
         _ => got,
     };
-    Ok(json!({ "text": shown, "method": method, "verified": true }))
+    Ok(json!({
+        "text": shown, "method": method, "verified": true, "effect": "confirmed",
+        "confirmed": "the control reads back the text",
+    }))
+}
+
+/// `text` as a number, when it is one (`640`, `-2.5`, `1,5` with a decimal
+/// comma, `1e3`); `None` for anything else, which is then set as text.
+fn number(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let t = if t.matches(',').count() == 1 && !t.contains('.') {
+        t.replace(',', ".")
+    } else {
+        t.to_owned()
+    };
+    t.parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+/// Whether `got` is `want` as a toolkit stores it (a float, maybe rounded
+/// to the spin button's digits).
+fn same_number(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-6 * want.abs().max(1.0)
+}
+
+/// A spin button: its value set through the Value interface (what the
+/// application holds, committed), read back as a number. Where the toolkit
+/// refuses the value, the text is typed and committed with Tab, as a person
+/// does (GTK keeps typed text uncommitted until the entry is activated or
+/// loses focus: GIMP made 1920×1080 of a typed 640×480).
+async fn set_number(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    c: &Control,
+    text: &str,
+    n: f64,
+    mark: Option<u64>,
+) -> Result<Value> {
+    let h = &c.handle;
+    let holds = |got: &f64| same_number(*got, n);
+    let mut method = "value";
+    match b.set_value(h, n).await {
+        Ok(()) => {}
+        Err(DesktopError::Unsupported { .. }) => method = "typed",
+        Err(e) => return Err(e),
+    }
+    let mut got = match method {
+        "value" => read_value_until(b, h, ctx.settings.verify_timeout, &holds).await?,
+        _ => None,
+    };
+    if got.is_none_or(|g| !holds(&g)) {
+        method = "typed";
+        type_into(b, ctx, c, text, true).await?;
+        b.send_keys(&parse_keys("{TAB}")?).await?;
+        got = read_value_until(b, h, ctx.settings.verify_timeout, &holds).await?;
+    }
+    match got {
+        Some(g) if holds(&g) => {
+            settle(b, ctx, mark).await;
+            Ok(json!({
+                "text": text, "value": g, "method": method, "verified": true,
+                "effect": "confirmed",
+                "confirmed": format!("the spin button holds {}", format_number(g)),
+            }))
+        }
+        Some(g) => Err(DesktopError::VerificationFailed(format!(
+            "spin button {} ({:?}) holds {} after setting {}: the value is outside its range or steps; observe its limits",
+            c.id,
+            c.name,
+            format_number(g),
+            format_number(n),
+        ))),
+        None => Err(DesktopError::VerificationFailed(format!(
+            "spin button {} ({:?}) does not say which value it holds after {text:?} was entered; observe it before going on",
+            c.id, c.name
+        ))),
+    }
+}
+
+/// A number as a person writes it (`640`, `2.5`).
+fn format_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// Reads the element's numeric value until `ok` accepts it or `timeout`
+/// passes; the last value read (`None`: it has none to read).
+async fn read_value_until(
+    b: &dyn Backend,
+    h: &ElementHandle,
+    timeout: Duration,
+    ok: &impl Fn(&f64) -> bool,
+) -> Result<Option<f64>> {
+    let start = Instant::now();
+    loop {
+        let got = match b.read_value(h).await {
+            Ok(v) => v,
+            Err(DesktopError::Unsupported { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if ok(&got) || start.elapsed() >= timeout {
+            return Ok(Some(got));
+        }
+        sleep(POLL).await;
+    }
+}
+
+/// A password field: write-only, so the text goes in exactly once — typed
+/// into the field once it is confirmed to have the keyboard (a toolkit's
+/// insert call may take the text without showing it, and a second entry
+/// would double the password: KeePassXC opened only with it doubled).
+/// Read back where the field exposes its length (one mask per character);
+/// where it exposes nothing, the result says it could not be confirmed.
+async fn set_password(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    c: &Control,
+    text: &str,
+    clear: bool,
+    mark: Option<u64>,
+) -> Result<Value> {
+    let h = &c.handle;
+    type_into(b, ctx, c, text, clear).await?;
+    let want = text.chars().count();
+    let ok = |got: &str| reads_as_set(TextKind::Masked, got, text, clear.then_some(text));
+    let (verified, got) = read_until(b, h, ctx.settings.verify_timeout, &ok).await?;
+    settle(b, ctx, mark).await;
+    let masks = "●".repeat(want);
+    Ok(match verified {
+        true => json!({
+            "text": masks, "method": "typed", "verified": true, "effect": "confirmed",
+            "confirmed": format!("the field holds {want} characters"),
+        }),
+        false => json!({
+            "text": masks, "method": "typed", "verified": false, "effect": "unverifiable",
+            "why": format!(
+                "a password field does not show what it holds (it reads {} characters); the text was typed once and must not be entered again",
+                got.chars().count()
+            ),
+        }),
+    })
 }
 
 /// What a text control shows of what is typed into it.
@@ -160,19 +317,67 @@ fn squeeze(s: &str) -> String {
         .join("\n")
 }
 
-/// Focuses the control and types `text`, replacing (`clear`) or appending.
+/// Focuses the control and types `text`, replacing (`clear`) or appending —
+/// once the control is seen to have the keyboard: typing goes wherever the
+/// focus is (Kate's open find bar took text meant for the document).
 async fn type_into(
     b: &dyn Backend,
     ctx: &ToolContext,
-    h: &ElementHandle,
+    c: &Control,
     text: &str,
     clear: bool,
 ) -> Result<()> {
     raise(b, ctx).await;
-    b.focus_element(h).await?;
+    take_focus(b, c).await?;
     let mut events = parse_keys(if clear { "^a{DELETE}" } else { "^{END}" })?;
     events.extend(literal_text(text));
     b.send_keys(&events).await
+}
+
+/// Whether `h` reports the keyboard focus within [`FOCUS_WAIT`] (or says
+/// it cannot take it, passing it to a field inside).
+async fn has_focus(b: &dyn Backend, h: &ElementHandle) -> Result<bool> {
+    let start = Instant::now();
+    loop {
+        let n = b.refresh_node(h, 0).await?;
+        if n.states.contains(States::FOCUSED) || !n.states.contains(States::FOCUSABLE) {
+            return Ok(true);
+        }
+        if start.elapsed() >= FOCUS_WAIT {
+            return Ok(false);
+        }
+        sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// How long a control is given to report the focus it was given.
+const FOCUS_WAIT: Duration = Duration::from_millis(400);
+
+/// Gives `c` the keyboard focus and confirms it: asked through the
+/// accessibility API, then by a click at its centre as a person would;
+/// a control that can take the focus and still has not is an error, and
+/// nothing is typed. (A control that says it cannot take the focus — a
+/// wrapper whose inner field does — is trusted to pass it on.)
+async fn take_focus(b: &dyn Backend, c: &Control) -> Result<()> {
+    let h = &c.handle;
+    if let Err(e) = b.focus_element(h).await {
+        tracing::debug!(error = %e, "focusing through the accessibility API failed");
+    }
+    if has_focus(b, h).await? {
+        return Ok(());
+    }
+    let now = b.refresh_node(h, 0).await?.rect.unwrap_or(c.rect);
+    if now.width > 0 && now.height > 0 {
+        b.click_at(now.center(), crate::backend::MouseButton::Left, false)
+            .await?;
+        if has_focus(b, h).await? {
+            return Ok(());
+        }
+    }
+    Err(DesktopError::VerificationFailed(format!(
+        "control {} ({:?}) would not take the keyboard focus (another control keeps it); nothing was typed — close what holds the focus (a find bar, a popup) or pick another control",
+        c.id, c.name
+    )))
 }
 
 /// Equal, or equal but for trailing newlines (text views often keep one).
@@ -222,6 +427,21 @@ mod tests {
         assert!(!same_text("abd", "abc"));
         assert_eq!(shorten(&"x".repeat(100)).chars().count(), 81);
         assert_eq!(shorten("short"), "short");
+    }
+
+    #[test]
+    fn numbers_are_read_as_a_person_writes_them() {
+        assert_eq!(number("640"), Some(640.0));
+        assert_eq!(number(" -2.5 "), Some(-2.5));
+        assert_eq!(number("1,5"), Some(1.5));
+        assert_eq!(number("1e3"), Some(1000.0));
+        assert_eq!(number("50 px"), None);
+        assert_eq!(number("1,000.5"), None);
+        assert_eq!(number("NaN"), None);
+        assert!(same_number(640.0000001, 640.0));
+        assert!(!same_number(1920.0, 640.0));
+        assert_eq!(format_number(640.0), "640");
+        assert_eq!(format_number(2.5), "2.5");
     }
 
     #[test]
