@@ -135,8 +135,13 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
         .report());
     }
     let config = load_config(args.config.as_ref(), args.lenient)?;
+    let key = api_key(args.api_key_file.as_ref())?;
     let backend = Arc::new(connect(&args.desktop).await?);
-    let system = config.system.clone();
+    let mut system = config.system.clone();
+    // What the server asks this device to run never prints its key.
+    if let Some(k) = &key {
+        system.secrets.add(k.clone());
+    }
     let factory: DispatcherFactory = Arc::new(move || {
         Arc::new(local_dispatcher(backend.clone(), &system))
             as Arc<dyn ufo_agent::CommandDispatcher>
@@ -158,7 +163,7 @@ pub(crate) async fn client(args: ClientArgs) -> Result<ExitCode, ErrorReport> {
         None => None,
     };
     let mut opts = ClientOptions::new(&args.server, &args.client_id);
-    opts.api_key = api_key(args.api_key_file.as_ref())?;
+    opts.api_key = key;
     opts.max_retries = args.max_retries;
     opts.ca = args.ca;
     opts.heartbeat = match args.heartbeat {

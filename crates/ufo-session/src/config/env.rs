@@ -76,6 +76,15 @@ impl KnownSecrets {
         &self.0
     }
 
+    /// Adds a secret that came from elsewhere than the config (a key file
+    /// given on the command line).
+    pub fn add(&mut self, value: impl Into<String>) {
+        let v = value.into().trim().to_owned();
+        if !v.is_empty() && !self.0.contains(&v) {
+            self.0.push(v);
+        }
+    }
+
     /// The secrets of config `text` as parsed (`raw`, before expansion) and
     /// the variables `used` in expanding it.
     pub(super) fn of(raw: Option<&Value>, used: &[(String, String)]) -> Self {
