@@ -16,11 +16,10 @@
 use crate::error::KnowledgeError;
 use crate::text::markup_to_text;
 use serde_json::{Value, json};
-use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 /// Redirects followed per page.
-pub const MAX_REDIRECTS: usize = 3;
+pub use ufo_llm::net::MAX_REDIRECTS;
 
 /// Which search API the endpoint speaks (`RAG_ONLINE_SEARCH_PROVIDER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -231,124 +230,29 @@ impl OnlineSearch {
         Ok(out)
     }
 
-    /// A page's text, fetched under the SSRF rules and limits.
+    /// A page's text, fetched under the SSRF rules and limits
+    /// (`ufo_llm::net`).
     pub async fn fetch_text(&self, raw: &str) -> Result<String, KnowledgeError> {
-        let mut url = url::Url::parse(raw).map_err(|e| err(format!("bad URL {raw:?}: {e}")))?;
-        for _ in 0..=MAX_REDIRECTS {
-            let client = self.pinned_client(&url).await?;
-            let resp = client
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|e| err(format!("{url}: {e}")))?;
-            if resp.status().is_redirection() {
-                let loc = resp
-                    .headers()
-                    .get(reqwest::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .ok_or_else(|| err(format!("{url}: a redirect without a location")))?;
-                url = url
-                    .join(loc)
-                    .map_err(|e| err(format!("{url}: bad redirect: {e}")))?;
-                continue;
-            }
-            if !resp.status().is_success() {
-                return Err(err(format!("{url}: HTTP {}", resp.status())));
-            }
-            let body = read_limited(resp, self.settings.max_page_bytes).await?;
-            let text = markup_to_text(&String::from_utf8_lossy(&body));
-            return Ok(text.chars().take(self.settings.max_text_chars).collect());
-        }
-        Err(err(format!("{raw}: more than {MAX_REDIRECTS} redirects")))
-    }
-
-    /// A client that connects to `url`'s host only at an address that
-    /// passed the check.
-    async fn pinned_client(&self, url: &url::Url) -> Result<reqwest::Client, KnowledgeError> {
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(err(format!("{url}: only http and https pages are fetched")));
-        }
-        let host = url
-            .host_str()
-            .ok_or_else(|| err(format!("{url}: no host")))?
-            .to_owned();
-        let port = url.port_or_known_default().unwrap_or(80);
-        let bare = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((bare.as_str(), port))
-            .await
-            .map_err(|e| err(format!("{url}: cannot resolve {host}: {e}")))?
-            .collect();
-        let first = *addrs
-            .first()
-            .ok_or_else(|| err(format!("{url}: {host} has no address")))?;
-        if !self.settings.allow_private
-            && let Some(bad) = addrs.iter().find(|a| !is_public(a.ip()))
-        {
-            return Err(err(format!(
-                "{url}: refused, {host} is at {} (not a public address)",
-                bad.ip()
-            )));
-        }
-        reqwest::Client::builder()
-            .timeout(self.settings.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            // A proxy from the environment would resolve the name itself,
-            // past the address just checked.
-            .no_proxy()
-            .resolve(&bare, first)
-            .build()
-            .map_err(err_from)
+        let limits = ufo_llm::net::FetchLimits {
+            timeout: self.settings.timeout,
+            max_bytes: self.settings.max_page_bytes,
+            allow_private: self.settings.allow_private,
+        };
+        let page = ufo_llm::net::fetch(raw, limits).await.map_err(err)?;
+        let text = markup_to_text(&String::from_utf8_lossy(&page.body));
+        Ok(text.chars().take(self.settings.max_text_chars).collect())
     }
 }
 
-async fn read_limited(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, KnowledgeError> {
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(err_from)? {
-        let room = max.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= max {
-            break;
-        }
-    }
+async fn read_limited(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, KnowledgeError> {
+    let (body, _) = ufo_llm::net::read_capped(resp, max)
+        .await
+        .map_err(err_from)?;
     Ok(body)
 }
 
-/// Whether `ip` is a public unicast address.
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v) => {
-            let o = v.octets();
-            !(v.is_loopback()
-                || v.is_private()
-                || v.is_link_local()
-                || v.is_unspecified()
-                || v.is_multicast()
-                || v.is_broadcast()
-                || v.is_documentation()
-                || o[0] == 0
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)
-                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
-                || (o[0] == 198 && (o[1] & 0xfe) == 18)
-                || o[0] >= 240)
-        }
-        IpAddr::V6(v) => {
-            if let Some(v4) = v.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let s = v.segments();
-            !(v.is_loopback()
-                || v.is_unspecified()
-                || v.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-                || (s[0] == 0x2001 && s[1] == 0x0db8)
-                || (s[0] == 0x64 && s[1] == 0xff9b))
-        }
-    }
-}
+/// Whether `ip` is a public unicast address (the guard's rule, re-exported).
+pub use ufo_llm::net::is_public;
 
 #[cfg(test)]
 mod tests {

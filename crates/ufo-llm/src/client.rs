@@ -127,39 +127,43 @@ impl HttpModel {
         }
     }
 
-    /// Downloads web images for providers that need them inline.
+    /// Downloads web images for providers that need them inline, under
+    /// the same guard as search's page fetches ([`crate::net`]): public
+    /// addresses only (unless `PRIVATE_IMAGE_URLS`), pinned, no environment
+    /// proxy, redirects checked,
+    /// at most [`MAX_IMAGE_BYTES`] each (a larger image is left out).
     async fn download_images(
         &self,
         urls: Vec<String>,
         warnings: &mut Vec<String>,
     ) -> HashMap<String, (String, String)> {
+        let limits = crate::net::FetchLimits {
+            timeout: self.cfg.timeout(),
+            max_bytes: MAX_IMAGE_BYTES,
+            allow_private: self.cfg.private_image_urls,
+        };
         let mut out = HashMap::new();
         for url in urls {
             if out.contains_key(&url) {
                 continue;
             }
-            let fetched = async {
-                let resp = self.http.get(&url).send().await?.error_for_status()?;
-                let mime = resp
-                    .headers()
-                    .get(reqwest::header::CONTENT_TYPE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(|s| s.split(';').next().unwrap_or(s).trim().to_owned());
-                let bytes = resp.bytes().await?;
-                Ok::<_, reqwest::Error>((mime, bytes))
-            }
-            .await;
+            let fetched = match crate::net::fetch(&url, limits).await {
+                Ok(f) if f.truncated => Err(format!("larger than {MAX_IMAGE_BYTES} bytes")),
+                Ok(f) => Ok(f),
+                Err(e) => Err(e),
+            };
             match fetched {
-                Ok((mime, bytes)) => {
-                    let mime = mime
+                Ok(f) => {
+                    let mime = f
+                        .mime
                         .filter(|m| m.starts_with("image/"))
                         .or_else(|| {
-                            image::guess_format(&bytes)
+                            image::guess_format(&f.body)
                                 .ok()
                                 .map(|f| f.to_mime_type().to_owned())
                         })
                         .unwrap_or_else(|| "image/png".to_owned());
-                    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                    let data = base64::engine::general_purpose::STANDARD.encode(&f.body);
                     out.insert(url, (mime, data));
                 }
                 Err(e) => {
@@ -215,6 +219,9 @@ impl HttpModel {
         }
     }
 }
+
+/// The largest image downloaded to be sent inline.
+pub(crate) const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;
 
 #[async_trait]
 impl ChatModel for HttpModel {

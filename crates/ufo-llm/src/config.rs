@@ -112,6 +112,12 @@ pub struct LlmConfig<A = ApiType> {
         deserialize_with = "ufo_core::de::opt_duration::<_, 0, 3600, false>"
     )]
     pub timeout: Option<Duration>,
+    /// `PRIVATE_IMAGE_URLS` (false): images a message links to may be
+    /// downloaded from loopback and private addresses too (an image server
+    /// on your network). Off, only public addresses are fetched: a linked
+    /// image cannot make ufo read a local service or a cloud's metadata.
+    #[serde(default)]
+    pub private_image_urls: bool,
     /// Retries after the first attempt on 429/5xx/timeouts (UFO default 20; ours 3).
     pub max_retry: Option<u32>,
     /// First backoff delay in milliseconds (default 500).

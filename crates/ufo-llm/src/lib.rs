@@ -69,6 +69,7 @@ mod media;
 pub mod message;
 mod model;
 mod names;
+pub mod net;
 mod provider;
 mod redact;
 pub mod replay;

@@ -516,13 +516,14 @@ async fn missing_key_is_a_config_error_before_any_request() {
 #[tokio::test]
 async fn web_images_are_downloaded_for_ollama_and_gemini() {
     let png: Vec<u8> = vec![0x89, b'P', b'N', b'G', 13, 10, 26, 10];
+    // The test's image server is on loopback: allowed by the key.
     for (yaml, img_at) in [
         (
-            "API_TYPE: ollama\nAPI_MODEL: llava\n",
+            "API_TYPE: ollama\nAPI_MODEL: llava\nPRIVATE_IMAGE_URLS: true\n",
             "/messages/1/images/0",
         ),
         (
-            "API_TYPE: gemini\nAPI_KEY: g-secret\nAPI_MODEL: gemini-2.0-flash\n",
+            "API_TYPE: gemini\nAPI_KEY: g-secret\nAPI_MODEL: gemini-2.0-flash\nPRIVATE_IMAGE_URLS: true\n",
             "/contents/0/parts/1/inline_data/data",
         ),
     ] {
@@ -553,6 +554,49 @@ async fn web_images_are_downloaded_for_ollama_and_gemini() {
             reqs[1].body
         );
     }
+}
+
+#[tokio::test]
+async fn a_linked_image_on_a_private_address_is_never_fetched() {
+    // By default a linked image is fetched only from a public address: the
+    // loopback server is asked for the chat and never for the image, which
+    // is left out with a warning saying why.
+    let server = TestServer::start(vec![Scripted::json(
+        200,
+        json!({"message": {"role": "assistant", "content": "ok"}, "done": true}),
+    )])
+    .await;
+    let c = cfg("API_TYPE: ollama\nAPI_MODEL: llava\n", &server.base);
+    let req = ChatRequest::agent(
+        "SYS",
+        vec![
+            Part::text("look"),
+            Part::image(format!("{}/secret.png", server.base)),
+        ],
+    );
+    let r = HttpModel::new(c).unwrap().chat(req).await.unwrap();
+    assert_eq!(r.text, "ok");
+    let reqs = server.requests();
+    assert_eq!(
+        reqs.len(),
+        1,
+        "{:?}",
+        reqs.iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
+    assert_ne!(reqs[0].method, "GET");
+    let images = reqs[0].body.pointer("/messages/1/images");
+    assert!(
+        images.is_none_or(|i| i.as_array().is_some_and(Vec::is_empty)),
+        "{}",
+        reqs[0].body
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("not a public address")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[tokio::test]
