@@ -94,7 +94,11 @@ pub(crate) async fn pick_window(
         (Some(app), _) => pick(
             windows
                 .iter()
-                .filter(|w| w.app_name.eq_ignore_ascii_case(app))
+                .filter(|w| {
+                    ufo_core::app_name_matches(app, &w.app_name)
+                        || w.pid
+                            .is_some_and(|p| program_of(p).is_some_and(|c| c == *app))
+                })
                 .collect(),
         )
         .and_then(|first| {
@@ -123,4 +127,14 @@ pub(crate) async fn pick_window(
             _ => "(any)".into(),
         })
     })
+}
+
+/// The program a process runs (its `comm`, at most 15 characters), so that
+/// `--app inkscape` finds the application that registered as
+/// `org.inkscape.Inkscape`.
+fn program_of(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
 }

@@ -275,6 +275,23 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// True when a person's name for an application (`inkscape`, `Meld`)
+/// names the application registered as `registered`: equal ignoring case,
+/// or equal to the last part of a reverse-DNS id (`org.inkscape.Inkscape`,
+/// `org.gnome.Meld`), either way round.
+pub fn app_name_matches(given: &str, registered: &str) -> bool {
+    let last = |s: &str| -> Option<String> {
+        let s = s.trim();
+        (s.matches('.').count() >= 2 && !s.contains(char::is_whitespace))
+            .then(|| s.rsplit('.').next().unwrap_or_default().to_owned())
+    };
+    let (g, r) = (given.trim(), registered.trim());
+    !g.is_empty()
+        && (g.eq_ignore_ascii_case(r)
+            || last(r).is_some_and(|l| l.eq_ignore_ascii_case(g))
+            || last(g).is_some_and(|l| l.eq_ignore_ascii_case(r)))
+}
+
 impl WindowInfo {
     /// True when `other` is a window of the same application process (same
     /// pid, or the same accessibility bus connection when no pid is known).
@@ -419,6 +436,17 @@ impl Control {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn applications_are_named_as_people_name_them() {
+        assert!(super::app_name_matches("inkscape", "org.inkscape.Inkscape"));
+        assert!(super::app_name_matches("meld", "org.gnome.Meld"));
+        assert!(super::app_name_matches("org.gnome.Meld", "meld"));
+        assert!(super::app_name_matches("featherpad", "FeatherPad"));
+        assert!(!super::app_name_matches("gnome", "org.gnome.Meld"));
+        assert!(!super::app_name_matches("", "x"));
+        assert!(!super::app_name_matches("Text Editor", "gnome-text-editor"));
+    }
+
     use super::*;
 
     #[test]

@@ -560,6 +560,11 @@ impl<'a> Session<'a> {
             .iter()
             .find(|w| w.app_name == application)
             .or_else(|| {
+                windows
+                    .iter()
+                    .find(|w| ufo_core::app_name_matches(application, &w.app_name))
+            })
+            .or_else(|| {
                 windows.iter().find(|w| {
                     names_match(application, &w.app_name) || names_match(application, &w.name)
                 })

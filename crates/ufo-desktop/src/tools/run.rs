@@ -611,7 +611,7 @@ async fn close_application(b: &dyn Backend, ctx: &mut ToolContext, app: &str) ->
     let windows = b.list_windows().await?;
     let Some(w) = windows
         .iter()
-        .find(|w| w.app_name.eq_ignore_ascii_case(app.trim()))
+        .find(|w| ufo_core::app_name_matches(app, &w.app_name))
     else {
         return Ok(json!({ "closed": app, "was_open": false }));
     };
