@@ -91,7 +91,8 @@ impl Diagnostic for HeadlessError {
                 "install it: sudo apt-get install -y --no-install-recommends {package} (or run scripts/bootstrap.sh)"
             ),
             HeadlessError::StartFailed { .. } => {
-                "see the logs in the desktop's state directory; `ufo doctor` checks each part".into()
+                "see the logs in the desktop's state directory; `ufo doctor` checks each part"
+                    .into()
             }
             HeadlessError::AlreadyRunning(name) => format!(
                 "use it (`ufo desktop env --name {name}`), stop it (`ufo desktop stop --name {name}`), or pick another --name"
@@ -101,14 +102,14 @@ impl Diagnostic for HeadlessError {
                 "check that the program is a GTK/Qt/LibreOffice app with accessibility on (NO_AT_BRIDGE and GTK_A11Y must be unset); its output is in {}; raise --timeout for slow first starts",
                 log.display()
             ),
-            HeadlessError::LaunchExited { .. } => {
-                "a single-instance app hands over to its running copy and exits (launch it once per desktop); otherwise run the command by hand inside the desktop (`eval $(ufo desktop env)`) to see why it exits".into()
-            }
+            HeadlessError::LaunchExited { status, tail, .. } => launch_exited_help(status, tail),
             HeadlessError::BadState { path, .. } => format!(
                 "the desktop was probably stopped uncleanly; remove {} and start a new one",
                 path.parent().unwrap_or(path).display()
             ),
-            HeadlessError::Io { .. } => "check permissions of the state directory (UFO_STATE_DIR)".into(),
+            HeadlessError::Io { .. } => {
+                "check permissions of the state directory (UFO_STATE_DIR)".into()
+            }
         })
     }
 }
@@ -118,4 +119,32 @@ pub(super) type Result<T, E = HeadlessError> = std::result::Result<T, E>;
 pub(super) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> HeadlessError {
     let what = what.into();
     move |source| HeadlessError::Io { what, source }
+}
+
+/// What to do about an application that exited before it registered, from
+/// how it ended and what it printed last.
+fn launch_exited_help(status: &str, tail: &str) -> String {
+    let said = tail.to_ascii_lowercase();
+    if said.contains("root")
+        && (said.contains("run as") || said.contains("as root") || said.contains("superuser"))
+    {
+        "the program refuses to run as root (VLC does): run ufo, or this launch, as an ordinary user".into()
+    } else if status.contains("exit status: 0") {
+        "a single-instance app hands over to its running copy and exits (launch it once per desktop)".into()
+    } else {
+        "its last output is in the message above; run the command by hand inside the desktop (`eval $(ufo desktop env)`) to see more".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::launch_exited_help;
+
+    #[test]
+    fn an_early_exit_is_explained_by_what_the_program_said() {
+        let vlc = "VLC is not supposed to be run as root. Sorry.\nIf you need to use real-time priorities and/or privileged TCP ports\nyou can use vlc-wrapper";
+        assert!(launch_exited_help("exit status: 1", vlc).contains("as an ordinary user"));
+        assert!(launch_exited_help("exit status: 0", "").contains("single-instance"));
+        assert!(launch_exited_help("exit status: 2", "bad option").contains("last output"));
+    }
 }
