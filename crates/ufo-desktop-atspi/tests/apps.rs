@@ -209,44 +209,15 @@ const FORM: &str = r#"<!doctype html>
 </form></body></html>
 "#;
 
-const FIREFOX_PREFS: &str = r#"user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("datareporting.policy.firstRunURL", "");
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("startup.homepage_welcome_url", "");
-user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
-user_pref("browser.sessionstore.resume_from_crash", false);
-user_pref("browser.startup.page", 0);
-user_pref("browser.newtab.preload", false);
-user_pref("browser.newtabpage.enabled", false);
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn firefox_form_fields_take_text_choice_and_check() {
     let _serial = SERIAL.lock().await;
     let d = ufo_testkit::start_desktop("firefox").await;
     let dir = tempfile::tempdir().unwrap();
-    let profile = dir.path().join("profile");
-    std::fs::create_dir_all(&profile).unwrap();
-    std::fs::write(profile.join("user.js"), FIREFOX_PREFS).unwrap();
     let page = dir.path().join("form.html");
     std::fs::write(&page, FORM).unwrap();
     let url = format!("file://{}", page.display());
-    let profile_arg = profile.display().to_string();
-    ufo_testkit::launch(
-        &d,
-        &[
-            "firefox-esr",
-            "--new-instance",
-            "--no-remote",
-            "--profile",
-            &profile_arg,
-            &url,
-        ],
-    )
-    .await;
+    launch_firefox(&d, &url, &dir.path().join("profile")).await;
     let b = backend(&d).await;
     let w = window_titled(&b, "Firefox", "Signup").await;
     let mut ctx = context(w);

@@ -127,18 +127,6 @@ async fn gtk2_applications_join_the_accessibility_bus() {
     }
 }
 
-const FIREFOX_PREFS: &str = r#"user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("datareporting.policy.firstRunURL", "");
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("startup.homepage_welcome_url", "");
-user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
-user_pref("browser.sessionstore.resume_from_crash", false);
-user_pref("browser.startup.page", 0);
-"#;
-
 /// The login page: its title says what the fields hold, so the effect is
 /// read from the page itself.
 const LOGIN: &str = r#"<!doctype html>
@@ -152,22 +140,27 @@ const LOGIN: &str = r#"<!doctype html>
 </form></body></html>
 "#;
 
-async fn firefox(d: &HeadlessDesktop, url: &str, profile: &std::path::Path) {
-    std::fs::create_dir_all(profile).unwrap();
-    std::fs::write(profile.join("user.js"), FIREFOX_PREFS).unwrap();
-    let profile_arg = profile.display().to_string();
-    ufo_testkit::launch(
-        d,
-        &[
-            "firefox-esr",
-            "--new-instance",
-            "--no-remote",
-            "--profile",
-            &profile_arg,
-            url,
-        ],
-    )
-    .await;
+/// A desktop with Firefox showing `html`, and its window once titled
+/// `title` (the folder holding the page and the profile goes with it).
+async fn firefox_on(
+    label: &str,
+    html: &str,
+    title: &str,
+) -> (
+    HeadlessDesktop,
+    AtspiBackend,
+    ufo_core::WindowInfo,
+    tempfile::TempDir,
+) {
+    let d = ufo_testkit::start_desktop(label).await;
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, html).unwrap();
+    let url = format!("file://{}", page.display());
+    launch_firefox(&d, &url, &dir.path().join("profile")).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "Firefox", title).await;
+    (d, b, w, dir)
 }
 
 fn alive(pid: Option<u32>) -> bool {
@@ -186,18 +179,7 @@ const BOXES: &str = r#"<!doctype html>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gecko_check_boxes_survive_repeated_clicks_and_report_the_action_run() {
     let _serial = SERIAL.lock().await;
-    let d = ufo_testkit::start_desktop("gecko-boxes").await;
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("options.html");
-    std::fs::write(&page, BOXES).unwrap();
-    firefox(
-        &d,
-        &format!("file://{}", page.display()),
-        &dir.path().join("profile"),
-    )
-    .await;
-    let b = backend(&d).await;
-    let w = window_titled(&b, "Firefox", "Options").await;
+    let (d, b, w, _dir) = firefox_on("gecko-boxes", BOXES, "Options").await;
     let pid = w.pid;
     let mut ctx = context(w);
     wait_for(&b, &mut ctx, ControlType::CheckBox, "Spell check").await;
@@ -243,18 +225,7 @@ async fn gecko_check_boxes_survive_repeated_clicks_and_report_the_action_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_password_goes_in_once_and_text_lands_where_meant_in_gecko() {
     let _serial = SERIAL.lock().await;
-    let d = ufo_testkit::start_desktop("gecko-login").await;
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("login.html");
-    std::fs::write(&page, LOGIN).unwrap();
-    firefox(
-        &d,
-        &format!("file://{}", page.display()),
-        &dir.path().join("profile"),
-    )
-    .await;
-    let b = backend(&d).await;
-    let w = window_titled(&b, "Firefox", "Login").await;
+    let (d, b, w, _dir) = firefox_on("gecko-login", LOGIN, "Login").await;
     let mut ctx = context(w);
     // The search field has the keyboard (autofocus); the user field is meant.
     let user = wait_for(&b, &mut ctx, ControlType::Edit, "User").await;

@@ -172,7 +172,11 @@ impl Allowlist {
     /// counts only when it and its directory are owned by root and writable
     /// by no one else.
     pub fn from_desktop_entries(dirs: &[&Path], extra: &[String]) -> Self {
-        let mut programs = entry_programs(dirs);
+        Self::with_extra(entry_programs(dirs), extra)
+    }
+
+    /// `programs` plus the names in `extra`.
+    fn with_extra(mut programs: BTreeSet<String>, extra: &[String]) -> Self {
         programs.extend(
             extra
                 .iter()
@@ -196,17 +200,7 @@ impl Allowlist {
             let dirs: Vec<&Path> = Self::SYSTEM_DIRS.iter().map(Path::new).collect();
             entry_programs(&dirs)
         });
-        let mut programs = entries.clone();
-        programs.extend(
-            extra
-                .iter()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty()),
-        );
-        Self {
-            programs,
-            work_area: Vec::new(),
-        }
+        Self::with_extra(entries.clone(), extra)
     }
 
     /// Exactly these programs.

@@ -184,6 +184,39 @@ const fn getopt(short: &'static str, long: &'static [&'static str]) -> Syntax {
     }
 }
 
+/// `head`'s and `tail`'s options (`tail`'s `-f`, `-F`, `-s`, `--follow`,
+/// `--retry`, `--pid` never end or wait on a process: absent).
+const HEAD_TAIL: Syntax = Syntax::Getopt {
+    short: "c:n:qvz",
+    long: &[
+        "bytes=",
+        "lines=",
+        "quiet",
+        "silent",
+        "verbose",
+        "zero-terminated",
+    ],
+    operands: Operands::Any,
+    numeric: true,
+};
+
+/// `md5sum`'s and `sha256sum`'s options (the same coreutils front end).
+const CHECKSUM: Syntax = getopt(
+    "bctwz",
+    &[
+        "binary",
+        "check",
+        "tag",
+        "text",
+        "zero",
+        "ignore-missing",
+        "quiet",
+        "status",
+        "strict",
+        "warn",
+    ],
+);
+
 /// The programs allowed by default and how each reads its arguments: UFO's
 /// LinuxAgent set minus the network tools.
 pub const STANDARD_COMMANDS: &[(&str, Syntax)] = &[
@@ -467,22 +500,7 @@ pub const STANDARD_COMMANDS: &[(&str, Syntax)] = &[
             ],
         ),
     ),
-    (
-        "head",
-        Syntax::Getopt {
-            short: "c:n:qvz",
-            long: &[
-                "bytes=",
-                "lines=",
-                "quiet",
-                "silent",
-                "verbose",
-                "zero-terminated",
-            ],
-            operands: Operands::Any,
-            numeric: true,
-        },
-    ),
+    ("head", HEAD_TAIL),
     (
         "hostname",
         Syntax::Getopt {
@@ -559,24 +577,7 @@ pub const STANDARD_COMMANDS: &[(&str, Syntax)] = &[
             ],
         ),
     ),
-    (
-        "md5sum",
-        getopt(
-            "bctwz",
-            &[
-                "binary",
-                "check",
-                "tag",
-                "text",
-                "zero",
-                "ignore-missing",
-                "quiet",
-                "status",
-                "strict",
-                "warn",
-            ],
-        ),
-    ),
+    ("md5sum", CHECKSUM),
     (
         "ps",
         Syntax::Getopt {
@@ -635,24 +636,7 @@ pub const STANDARD_COMMANDS: &[(&str, Syntax)] = &[
             ],
         ),
     ),
-    (
-        "sha256sum",
-        getopt(
-            "bctwz",
-            &[
-                "binary",
-                "check",
-                "tag",
-                "text",
-                "zero",
-                "ignore-missing",
-                "quiet",
-                "status",
-                "strict",
-                "warn",
-            ],
-        ),
-    ),
+    ("sha256sum", CHECKSUM),
     (
         "sort",
         getopt(
@@ -700,22 +684,7 @@ pub const STANDARD_COMMANDS: &[(&str, Syntax)] = &[
             ],
         ),
     ),
-    (
-        "tail",
-        Syntax::Getopt {
-            short: "c:n:qvz",
-            long: &[
-                "bytes=",
-                "lines=",
-                "quiet",
-                "silent",
-                "verbose",
-                "zero-terminated",
-            ],
-            operands: Operands::Any,
-            numeric: true,
-        },
-    ),
+    ("tail", HEAD_TAIL),
     ("test", Syntax::Any),
     (
         "tr",
