@@ -204,6 +204,8 @@ async fn gecko_check_boxes_survive_repeated_clicks_and_report_the_action_run() {
                     "round {round}: {r}"
                 );
             }
+            // The tool read the state back: it says what it confirmed.
+            assert_eq!(r["effect"], "confirmed", "round {round}: {r}");
             let mut flipped = false;
             for _ in 0..30 {
                 let now = states(&b, c).await;

@@ -284,7 +284,76 @@ pub(super) async fn settle(b: &dyn Backend, ctx: &ToolContext, mark: Option<u64>
     }
 }
 
+/// `click_input`, and for a control that holds a checked state (a check
+/// box, a radio or toggle button, a check or radio menu item) what a person
+/// would look at: whether that state changed. The result then says
+/// `"effect": "confirmed"` with the state read back, or `"unverifiable"`
+/// with why (the state did not change: the click may not have landed, or
+/// the application refused it).
 async fn click_input(
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    a: &params::ClickInput,
+) -> Result<Value> {
+    let c = control(ctx, a.id, a.name.as_deref())?;
+    let checkable = a.button == MouseButton::Left
+        && !a.double
+        && (matches!(
+            c.control_type,
+            ControlType::CheckBox | ControlType::RadioButton
+        ) || matches!(
+            c.role.as_str(),
+            "toggle button" | "check menu item" | "radio menu item"
+        ));
+    // The state as it is now (the observation may be older than the last
+    // click on it).
+    let was = match checkable {
+        true => b
+            .refresh_node(&c.handle, 0)
+            .await
+            .map_or(c.states, |n| n.states)
+            .contains(States::CHECKED),
+        false => false,
+    };
+    let mut result = click_control(b, ctx, a).await?;
+    if checkable {
+        // Read until it changes (Gecko reports the new state a moment after
+        // its action returns), at most the verification time.
+        let start = Instant::now();
+        let now = loop {
+            let now = b
+                .refresh_node(&c.handle, 0)
+                .await
+                .ok()
+                .map(|n| n.states.contains(States::CHECKED));
+            if now != Some(was) || start.elapsed() >= ctx.settings.verify_timeout {
+                break now;
+            }
+            tokio::time::sleep(POLL).await;
+        };
+        let word = |on: bool| if on { "checked" } else { "unchecked" };
+        match now {
+            Some(now) if now != was || c.control_type == ControlType::RadioButton && now => {
+                result["effect"] = json!("confirmed");
+                result["confirmed"] = json!(format!("it is now {}", word(now)));
+            }
+            Some(now) => {
+                result["effect"] = json!("unverifiable");
+                result["why"] = json!(format!(
+                    "it is still {}: the click may not have reached it; observe before clicking again",
+                    word(now)
+                ));
+            }
+            None => {
+                result["effect"] = json!("unverifiable");
+                result["why"] = json!("it cannot be read any more (it closed or moved)");
+            }
+        }
+    }
+    Ok(result)
+}
+
+async fn click_control(
     b: &dyn Backend,
     ctx: &mut ToolContext,
     a: &params::ClickInput,
