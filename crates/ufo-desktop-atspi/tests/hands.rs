@@ -127,6 +127,50 @@ async fn gtk2_applications_join_the_accessibility_bus() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gtk2_menu_lists_its_entries_once_open() {
+    // GTK 2's entries never say they are showing, open or closed; an open
+    // menu's are on screen (and its first entry, a tearoff, never shows).
+    let (d, b) = desktop_with("gtk-demo").await;
+    let w = main_window(&b, "gtk-demo").await;
+    let mut ctx = observe(&b, &w).await;
+    ctx.app_window = ctx.window.clone();
+    let row = find(
+        &ctx,
+        |c| c.name == "Application main window",
+        "the demo's row",
+    )
+    .clone();
+    let r = act(
+        &b,
+        &mut ctx,
+        "click_input",
+        args(&row, json!({"double": true})),
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    let app = window_titled(&b, "gtk-demo", "Application Window").await;
+    let mut ctx = context(app);
+    look(&b, &mut ctx).await;
+    let closed: Vec<String> = ctx.controls.iter().map(|c| c.name.clone()).collect();
+    assert!(!closed.iter().any(|n| n == "Save As..."), "{closed:?}");
+    let file = control(&ctx, ControlType::MenuItem, "File").unwrap();
+    ok(&b, &mut ctx, "click_input", on(&file, json!({}))).await;
+    let mut names = Vec::new();
+    for _ in 0..30 {
+        look(&b, &mut ctx).await;
+        names = ctx.controls.iter().map(|c| c.name.clone()).collect();
+        if names.iter().any(|n| n == "Save As...") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for entry in ["New", "Open", "Save", "Save As...", "Quit"] {
+        assert!(names.iter().any(|n| n == entry), "{entry}: {names:?}");
+    }
+    d.stop().unwrap();
+}
+
 /// The login page: its title says what the fields hold, so the effect is
 /// read from the page itself.
 const LOGIN: &str = r#"<!doctype html>

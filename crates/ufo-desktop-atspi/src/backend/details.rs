@@ -33,7 +33,10 @@ impl AtspiBackend {
             .ok()
             .and_then(|(bus, _)| self.known_toolkit(bus))
             .is_some_and(|t| t == super::Toolkit::Gtk(4));
-        if states.contains(State::Showing) || gtk4 || showing_may_be_stale(role, states) {
+        if states.contains(State::Showing)
+            || gtk4
+            || showing_may_be_stale(role, states, self.is_gtk2(h))
+        {
             max_text
         } else {
             0

@@ -306,7 +306,8 @@ impl AtspiBackend {
                 node.control_type = old.control_type.clone();
             }
             if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p)) {
-                super::read::mark_seen_despite_state(role, states, &mut node, parent);
+                let gtk2 = self.is_gtk2(&node.handle);
+                super::read::mark_seen_despite_state(role, states, &mut node, parent, gtk2);
             }
             node.children = std::mem::take(&mut tree.nodes[i].children);
             tree.nodes[i] = node;

@@ -202,33 +202,53 @@ impl ReadNode {
 /// 3's GtkIconView (role icon, selectable; gtk3-icon-browser's icons) work
 /// out "showing" when they are made, before the view lays them out, and
 /// keep it: after the view's model changes (another folder, another
-/// category) every item drawn says visible but not showing. Such an item is
-/// read in full; its rectangle inside its showing parent tells (see
-/// [`mark_seen_despite_state`]).
-pub(crate) fn showing_may_be_stale(role: Role, states: StateSet) -> bool {
-    role == Role::Icon
-        && states.contains(State::Visible)
-        && states.contains(State::Selectable)
-        && !states.contains(State::Showing)
+/// category) every item drawn says visible but not showing. So do the
+/// entries of a GTK 2 menu (`gtk2`), open or closed. Such an item is read in
+/// full; its rectangle tells (see [`mark_seen_despite_state`]).
+pub(crate) fn showing_may_be_stale(role: Role, states: StateSet, gtk2: bool) -> bool {
+    let unshown = states.contains(State::Visible) && !states.contains(State::Showing);
+    unshown
+        && ((role == Role::Icon && states.contains(State::Selectable))
+            || (gtk2 && is_menu_entry(role)))
+}
+
+/// An entry of a menu: GTK 2's (gail's) never say they are showing, open
+/// or closed; an open menu's entries have their rectangles on screen, a
+/// closed one's are at `i32::MIN` (1×1).
+fn is_menu_entry(role: Role) -> bool {
+    matches!(
+        role,
+        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::Menu | Role::Separator
+    )
 }
 
 /// Marks `node` (read from an element of `role` with AT-SPI `states`)
-/// showing when it is drawn inside `parent` although its state says
-/// otherwise (see [`showing_may_be_stale`]): it overlaps the parent's
-/// rectangle.
+/// showing when it is drawn although its state says otherwise (see
+/// [`showing_may_be_stale`]): an icon that overlaps its showing parent's
+/// rectangle; a GTK 2 menu entry with a rectangle on screen under a
+/// showing parent.
 pub(crate) fn mark_seen_despite_state(
     role: Role,
     states: StateSet,
     node: &mut UiNode,
     parent: &UiNode,
+    gtk2: bool,
 ) {
-    if showing_may_be_stale(role, states)
-        && parent.states.contains(ufo_core::States::SHOWING)
-        && node
+    if !showing_may_be_stale(role, states, gtk2)
+        || !parent.states.contains(ufo_core::States::SHOWING)
+    {
+        return;
+    }
+    let drawn = match role {
+        Role::Icon => node
             .rect
             .zip(parent.rect)
-            .is_some_and(|(r, p)| r.intersection(&p).is_some())
-    {
+            .is_some_and(|(r, p)| r.intersection(&p).is_some()),
+        _ => node.rect.is_some_and(|r| {
+            r.x > i32::MIN / 2 && r.y > i32::MIN / 2 && r.width > 1 && r.height > 1
+        }),
+    };
+    if drawn {
         node.states |= ufo_core::States::SHOWING;
     }
 }
@@ -314,7 +334,7 @@ impl AtspiBackend {
         if lean
             && !states.contains(State::Showing)
             && !states.contains(State::Defunct)
-            && !showing_may_be_stale(role, states)
+            && !showing_may_be_stale(role, states, self.is_gtk2(h))
         {
             let mut raw = RawNode::identity(role, states, ifaces, known.name, known.description);
             raw.unseen = true;
@@ -705,12 +725,17 @@ mod tests {
     #[test]
     fn an_icon_views_stale_state_is_judged_by_its_rectangle() {
         let stale = StateSet::new(State::Visible | State::Selectable);
-        assert!(showing_may_be_stale(Role::Icon, stale));
-        assert!(!showing_may_be_stale(Role::Button, stale));
+        assert!(showing_may_be_stale(Role::Icon, stale, false));
+        assert!(!showing_may_be_stale(Role::Button, stale, false));
         assert!(!showing_may_be_stale(
             Role::Icon,
-            StateSet::new(State::Visible)
+            StateSet::new(State::Visible),
+            false
         ));
+        // GTK 2's menu entries, only in GTK 2.
+        let visible = StateSet::new(State::Visible);
+        assert!(showing_may_be_stale(Role::MenuItem, visible, true));
+        assert!(!showing_may_be_stale(Role::MenuItem, visible, false));
         let node = |x, states| UiNode {
             index: 0,
             parent: None,
@@ -729,7 +754,7 @@ mod tests {
         };
         let seen = |x, parent: &UiNode| {
             let mut n = node(x, ufo_core::States::VISIBLE);
-            mark_seen_despite_state(Role::Icon, stale, &mut n, parent);
+            mark_seen_despite_state(Role::Icon, stale, &mut n, parent, false);
             n.states.contains(ufo_core::States::SHOWING)
         };
         let view = node(0, ufo_core::States::SHOWING);
@@ -737,5 +762,15 @@ mod tests {
         // Scrolled out of the view (right of its 50 px), or under a hidden view.
         assert!(!seen(60, &view));
         assert!(!seen(20, &node(0, ufo_core::States::VISIBLE)));
+        // A GTK 2 menu entry: drawn when its rectangle is on screen; a
+        // closed menu's entries sit at i32::MIN, 1×1.
+        let entry = |x, w| {
+            let mut n = node(x, ufo_core::States::VISIBLE);
+            n.rect = Some(ufo_core::Rect::new(x, 28, w, 21));
+            mark_seen_despite_state(Role::MenuItem, visible, &mut n, &view, true);
+            n.states.contains(ufo_core::States::SHOWING)
+        };
+        assert!(entry(5, 183));
+        assert!(!entry(i32::MIN, 1));
     }
 }

@@ -9,6 +9,14 @@ impl AtspiBackend {
         self.gtk_version(bus_name).await == 4
     }
 
+    /// True when the element's application is known to be GTK 2 (from what
+    /// was asked before; no call).
+    pub(super) fn is_gtk2(&self, h: &ElementHandle) -> bool {
+        split_handle(h)
+            .ok()
+            .is_some_and(|(bus, _)| self.known_toolkit(bus) == Some(Toolkit::Gtk(2)))
+    }
+
     /// The application's GTK major version, 0 when it is not GTK (asked once
     /// per application; a busy application is asked again next time).
     pub(super) async fn gtk_version(&self, bus_name: &str) -> u8 {
@@ -110,7 +118,10 @@ impl Toolkit {
 
     /// From the Application interface's `ToolkitName` and `Version`.
     pub(super) fn from_name(name: &str, version: &str) -> Self {
-        if name.eq_ignore_ascii_case("gtk") {
+        // GTK 2 speaks through gail, which names itself (version: GTK's).
+        if name.eq_ignore_ascii_case("gail") {
+            Toolkit::Gtk(2)
+        } else if name.eq_ignore_ascii_case("gtk") {
             Toolkit::Gtk(
                 version
                     .split('.')
@@ -145,5 +156,17 @@ mod tests {
         // Other toolkits are always asked.
         assert!(!Toolkit::Gtk(3).leaf_role(Role::Button));
         assert!(!Toolkit::Gecko.leaf_role(Role::Button));
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::Toolkit;
+
+    #[test]
+    fn gtk_2_is_told_by_gail() {
+        assert_eq!(Toolkit::from_name("GAIL", "2.24.33"), Toolkit::Gtk(2));
+        assert_eq!(Toolkit::from_name("GTK", "3.24.38"), Toolkit::Gtk(3));
+        assert_eq!(Toolkit::from_name("Qt", "5.15.8"), Toolkit::Qt);
     }
 }

@@ -477,8 +477,9 @@ impl AtspiBackend {
                 && raw.ifaces.contains(Interface::Component)
                 && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
             let (role, states) = (raw.role, raw.states);
+            let gtk2 = self.is_gtk2(&h);
             let mut node = self.to_node(raw, h, idx, Some(parent), depth, ctx.offset);
-            mark_seen_despite_state(role, states, &mut node, &nodes[parent]);
+            mark_seen_despite_state(role, states, &mut node, &nodes[parent], gtk2);
             // What lies under an element that is not showing, while its
             // parent is (the toolkit reports the state), cannot be seen:
             // LibreOffice keeps every closed menu's items in the tree.
@@ -495,7 +496,9 @@ impl AtspiBackend {
                 next.push(Queued {
                     parent: idx,
                     depth,
-                    probe: closed_menu(role, states, &nodes[parent].role),
+                    // GTK 2's menus open with a tearoff entry that never
+                    // shows: its first entry tells nothing.
+                    probe: !gtk2 && closed_menu(role, states, &nodes[parent].role),
                     kids,
                     cells,
                 });
