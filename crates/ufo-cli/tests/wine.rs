@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use ufo_testkit::scripted::{Reply, ScriptedModel, fixed, reply};
 use ufo_testkit::{desktop_env, start_desktop};
 
-const KEY: &str = "wine-test-key";
+const KEY: &str = "wine-test-key-0123456789";
 const WINE: &str = "/usr/lib/wine/wine64";
 
 /// A `ProcessPrng` over `RtlGenRandom`: what Rust's std imports from

@@ -336,7 +336,7 @@ impl AtspiBackend {
             && !states.contains(State::Defunct)
             && !showing_may_be_stale(role, states, self.is_gtk2(h))
         {
-            let mut raw = RawNode::identity(role, states, ifaces, known.name, known.description);
+            let mut raw = RawNode::identity(role, states, ifaces, None, None);
             raw.unseen = true;
             return Ok(raw);
         }
