@@ -20,7 +20,6 @@ use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_l
 use crate::prompts::PromptSet;
 use crate::response::{AppResponse, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
-use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionStatus, AppAgentStatus, Command, Control};

@@ -9,22 +9,17 @@
 //! window's origin for GTK4 applications.
 
 use crate::bus;
-use crate::roles;
 use crate::target::DesktopTarget;
-use crate::x11::{X11, XWindow};
+use crate::x11::X11;
 use async_trait::async_trait;
-use atspi::proxy::accessible::AccessibleProxy;
+use atspi::Interface;
 use atspi::proxy::action::ActionProxy;
-use atspi::proxy::cache::CacheProxy;
-use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
 use capture::format_number;
-use futures::future::join_all;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use ufo_core::geometry::Frame;
-use ufo_core::ui::Capabilities;
-use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
+use ufo_core::{ElementHandle, Point, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::keys::KeyEvent;
 use ufo_desktop::{
     Backend, DesktopError, Launched, MouseButton, Screenshot, ScreenshotTarget, TreeBudget,
@@ -50,8 +45,6 @@ mod windows;
 pub(crate) use dbus::call;
 use dbus::{Route, call_within, map_err};
 pub(crate) use toolkit::Toolkit;
-
-use children::Children;
 
 type Result<T, E = DesktopError> = std::result::Result<T, E>;
 

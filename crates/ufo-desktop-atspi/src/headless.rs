@@ -18,8 +18,6 @@
 //! `<state root>/desktops/<name>/state.json`, so `ufo desktop start` in one process
 //! and `ufo desktop launch|env|stop` in another find the same desktop.
 
-use crate::bus;
-
 mod error;
 mod launch;
 mod processes;
@@ -29,11 +27,10 @@ pub use error::HeadlessError;
 use error::{Result, io_err};
 pub use launch::office_profile;
 
-use processes::{kill_marked, process_has_marker, process_has_var, signal};
+use processes::{kill_marked, process_has_marker};
 pub use processes::{marked_pids, process_alive};
 use serde::{Deserialize, Serialize};
 use start::Starting;
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};

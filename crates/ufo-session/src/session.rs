@@ -8,20 +8,20 @@
 use crate::config::UfoConfig;
 use crate::console::present;
 use crate::error::SessionError;
-use crate::plan::{Plan, PlanAction, plan_files};
+use crate::plan::plan_files;
 use crate::user_io::UserIo;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use ufo_agent::{
     AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandAgent, CommandDispatcher,
     HostAgent, HostStep, PromptSet, StepInput, StepRecord, SubAgent, SubtaskRecord,
 };
-use ufo_core::{AppAgentStatus, Diagnostic, ErrorReport, HostAgentStatus};
+use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop::dispatch::execute_one;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::Tool;
@@ -42,7 +42,6 @@ mod service;
 mod single_tier;
 mod snapshot;
 
-use interrupt::interrupted;
 use recorder::Recorder;
 
 /// UFO's modes.

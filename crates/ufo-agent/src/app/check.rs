@@ -1,8 +1,11 @@
 //! Checking an AppAgent reply against the tool catalog and the control list,
 //! with the repairs that are unambiguous.
 
-use super::*;
 use crate::call::{Call, Decision, parse_status};
+use crate::llm::Checked;
+use crate::response::AppResponse;
+use serde_json::{Map, Value};
+use ufo_core::{AppAgentStatus, Control};
 use ufo_desktop::designate::{Unresolved, resolve};
 use ufo_desktop::tools::{Tool, ToolName};
 
@@ -131,6 +134,8 @@ mod tests {
     use serde_json::json;
     use ufo_core::ui::Capabilities;
     use ufo_core::{ControlType, ElementHandle, Rect};
+    use ufo_desktop::tools::APP_UI_EXECUTOR;
+    use ufo_desktop::tools::catalog_for;
 
     fn control(id: u32, name: &str) -> Control {
         Control {

@@ -1,9 +1,14 @@
 //! An application's own cache of its accessible objects (`Cache.GetItems`):
 //! what it says of each object, and when it is not worth asking for.
 
-use super::dbus::Route;
-use super::*;
+use super::dbus::{Route, call};
+use super::{AtspiBackend, handle};
+use atspi::proxy::cache::CacheProxy;
+use atspi::{InterfaceSet, Role, State, StateSet};
+use std::collections::HashMap;
+use std::time::Duration;
 use std::time::Instant;
+use zbus::proxy::CacheProperties;
 
 /// A cache whose `GetItems` took longer than this is not asked for again:
 /// LibreOffice computes every item it ever made, shown or not, through its

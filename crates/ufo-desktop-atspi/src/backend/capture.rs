@@ -5,12 +5,20 @@
 
 use super::cache::AppCache;
 use super::children::Count;
+use super::dbus::call;
 use super::details::Text;
 use super::read::{RawNode, ReadNode};
 use super::walk::WalkContext;
-use super::*;
+use super::{AtspiBackend, NAMING_TIME, Result, handle, split_handle};
 use crate::labels::needs_name;
+use crate::roles;
+use atspi::{Interface, Role, State, StateSet};
+use futures::future::join_all;
 use std::future::Future;
+use std::time::{Duration, Instant};
+use ufo_core::ui::Capabilities;
+use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
+use ufo_desktop::{DesktopError, TreeBudget};
 
 pub(super) fn truncate(s: String, max: usize) -> String {
     if s.chars().count() <= max {

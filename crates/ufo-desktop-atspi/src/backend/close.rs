@@ -1,7 +1,10 @@
 //! Closing an application: each of its X windows asked to close, then
 //! watched until none is left (see [`ufo_desktop::Backend::close_app`]).
 
-use super::*;
+use super::{AtspiBackend, Result};
+use std::time::{Duration, Instant};
+use ufo_core::WindowInfo;
+use ufo_desktop::DesktopError;
 
 /// How often the windows are looked at while an application closes.
 const CLOSE_POLL: Duration = Duration::from_millis(100);

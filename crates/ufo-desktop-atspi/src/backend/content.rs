@@ -1,7 +1,10 @@
 //! The text a person reads below a container (what `texts` returns for an
 //! element with no text of its own).
 
-use super::*;
+use super::{AtspiBackend, Result, capture, handle};
+use atspi::{Role, State};
+use ufo_core::ElementHandle;
+use ufo_desktop::DesktopError;
 
 impl AtspiBackend {
     /// The text a person reads below container `h`: the texts of its showing

@@ -1,8 +1,11 @@
 //! What is read of a shown node besides its identity: its rectangle, its
 //! text (how much of it, and how toolkits answer), its numeric value.
 
+use super::dbus::call;
 use super::read::showing_may_be_stale;
-use super::*;
+use super::{AtspiBackend, Result, split_handle};
+use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
+use ufo_core::ElementHandle;
 
 /// A node's extents, text and value (see [`AtspiBackend::read_details`]).
 pub(super) type Details = (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>);

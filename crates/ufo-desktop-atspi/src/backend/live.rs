@@ -14,9 +14,16 @@
 //! stopped — makes the next observation a full capture, as does a capture
 //! older than [`MAX_AGE`].
 
-use super::*;
+use super::dbus::call;
+use super::{AtspiBackend, Result, split_handle};
 use crate::events::{Change, EventWatch};
+use atspi::State;
+use futures::future::join_all;
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+use ufo_core::{Rect, Screen, UiTree, WindowInfo};
+use ufo_desktop::{DesktopError, TreeBudget};
 
 /// Most elements read again in place of a full capture.
 const MAX_REFRESH: usize = 48;

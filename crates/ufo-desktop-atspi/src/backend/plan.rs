@@ -1,7 +1,9 @@
 //! How one node's reads go, worked out before any call: what its toolkit
 //! answers, what is remembered of it, and what is expected of it.
 
-use super::*;
+use super::{AtspiBackend, split_handle};
+use atspi::{Interface, InterfaceSet, Role, State, StateSet};
+use ufo_core::ElementHandle;
 
 /// True for a container of widgets (a window, a panel, a tool bar, a tab
 /// list, a scrolled pane): it holds a handful of children, never the

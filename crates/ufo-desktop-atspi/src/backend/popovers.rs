@@ -8,7 +8,8 @@
 //! popover's size is right. Each popover is matched to its X window by
 //! size and its subtree moved there.
 
-use super::*;
+use super::AtspiBackend;
+use ufo_core::{Rect, Screen, UiNode, WindowInfo};
 
 /// Largest difference between a popover's reported height (or width) and
 /// its surface's: the surface also holds the arrow pointing at the anchor.
@@ -95,6 +96,8 @@ impl AtspiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ufo_core::ElementHandle;
+    use ufo_core::ui::Capabilities;
 
     fn node(i: usize, parent: Option<usize>, rect: (i32, i32, i32, i32)) -> UiNode {
         UiNode {

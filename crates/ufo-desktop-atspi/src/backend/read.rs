@@ -5,11 +5,15 @@
 
 use super::cache::Hint;
 use super::capture::truncate;
-use super::children::Count;
+use super::children::{Children, Count};
+use super::dbus::call;
 use super::details::{Details, Text};
 use super::plan::{Expect, Plan, layout_box, widget_container, without_component};
-use super::*;
+use super::{AtspiBackend, Result};
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::{InterfaceSet, Role, State, StateSet};
 use ufo_core::ControlType;
+use ufo_core::{ElementHandle, UiNode};
 
 /// Raw facts of one node, before conversion.
 pub(crate) struct RawNode {

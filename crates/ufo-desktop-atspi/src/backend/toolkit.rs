@@ -1,7 +1,10 @@
 //! Which toolkit an application is written with, asked once per
 //! application: the quirks handled elsewhere differ by toolkit.
 
-use super::*;
+use super::dbus::call;
+use super::{AtspiBackend, handle, split_handle};
+use ufo_core::ElementHandle;
+use ufo_desktop::DesktopError;
 
 impl AtspiBackend {
     /// True when the application on `bus_name` is GTK 4 (window-relative extents).

@@ -6,8 +6,16 @@
 //! nothing about its windows and the X focus stays where it was: a live
 //! re-observation then costs no round trip to list them.
 
-use super::*;
+use super::dbus::call;
+use super::{APP_LIST_DEADLINE, AtspiBackend, Result, handle, split_handle};
 use crate::events::Change;
+use crate::x11::XWindow;
+use crate::{bus, roles};
+use atspi::{Role, State, StateSet};
+use futures::future::join_all;
+use std::time::{Duration, Instant};
+use ufo_core::{ElementHandle, Rect, Screen, WindowInfo};
+use ufo_desktop::{Backend, DesktopError};
 
 /// Where every application's accessible root is, on its own bus.
 const APP_ROOT: &str = "/org/a11y/atspi/accessible/root";

@@ -1,7 +1,17 @@
 //! Launching an application on a private desktop and waiting until it is on
 //! the accessibility registry, including single-instance hand-over.
 
-use super::*;
+use super::error::{HeadlessError, Result, io_err};
+use super::processes::{marked_pids, process_has_var, signal};
+use super::{
+    DESKTOP_ID_VAR, HeadlessDesktop, LAUNCH_ID_VAR, LaunchedApp, log_tail, open_log, random_id,
+    which,
+};
+use crate::bus;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 impl HeadlessDesktop {
     /// Starts `argv` on this desktop and waits (at most `timeout`) until it shows

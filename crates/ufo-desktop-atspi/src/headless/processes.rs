@@ -1,7 +1,8 @@
 //! The processes of a desktop, found by the environment marker they carry
 //! (`UFO_DESKTOP_ID`, `UFO_LAUNCH_ID`), and ending them.
 
-use super::*;
+use super::DESKTOP_ID_VAR;
+use std::time::{Duration, Instant};
 
 /// True when `pid` exists and is not a zombie.
 pub fn process_alive(pid: u32) -> bool {

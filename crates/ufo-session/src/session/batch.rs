@@ -3,7 +3,16 @@
 //! task's `object` (UFO's) is opened in its application before its round,
 //! and with `close` the application is closed after it.
 
-use super::*;
+use super::{
+    Mode, RunOptions, Services, Session, SessionReport, SessionStatus, operator, plan_files_of,
+};
+use crate::error::SessionError;
+use crate::plan::Plan;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use ufo_core::{Diagnostic, ErrorReport};
+use ufo_desktop::dispatch::execute_one;
+use ufo_desktop::tools::Tool;
 
 pub(super) async fn run(
     s: &Services,

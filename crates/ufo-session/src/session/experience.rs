@@ -1,11 +1,14 @@
 //! The session's knowledge: the retriever its agents use (`RAG_*`) and, at
 //! the end, the experience saved from it (`SAVE_EXPERIENCE`).
 
-use super::*;
+use super::Session;
 use crate::config::knowledge::SaveExperience;
+use std::sync::Arc;
 use ufo_agent::evaluation::EvaluationResult;
 use ufo_agent::response::Verdict;
+use ufo_core::Diagnostic;
 use ufo_knowledge::{KnowledgeBase, Retrieve, Source};
+use ufo_llm::UsageTotals;
 
 impl Session<'_> {
     /// The knowledge base under the knowledge folder, opened once per

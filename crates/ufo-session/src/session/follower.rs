@@ -2,12 +2,19 @@
 //! run without a model (the replay agent resolves their controls); its
 //! `steps` are sub-tasks of the AppAgent; a plan with neither is a request.
 
-use super::*;
+use super::interrupt::interrupted;
+use super::{RunOptions, Services, Session, SessionReport, SessionStatus, plan_files_of};
+use crate::error::SessionError;
+use crate::plan::{Plan, PlanAction};
+use serde_json::{Value, json};
+use std::time::Instant;
+use ufo_agent::{AgentKind, StepRecord};
+use ufo_core::{Diagnostic, ErrorReport, HostAgentStatus};
 
 /// How many more times a replayed plan looks for its application, a second
 /// apart, before the selection fails.
 const SELECT_RETRIES: usize = 5;
-use batch::stem;
+use super::batch::stem;
 use ufo_agent::ReplayAgent;
 use ufo_core::StepStatus;
 

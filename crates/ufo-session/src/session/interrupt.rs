@@ -1,7 +1,9 @@
 //! Ctrl+C and SIGTERM: a signal ends the session's work, which then finishes
 //! with the reason.
 
-use super::*;
+use super::{Session, SessionStatus};
+use crate::error::SessionError;
+use ufo_core::Diagnostic;
 
 /// Resolves when the process receives SIGINT or SIGTERM, with its name; never
 /// when the handlers cannot be installed.

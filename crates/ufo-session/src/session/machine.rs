@@ -1,8 +1,11 @@
 //! A round: the HostAgent ⇄ AppAgent state machine (ASSIGN, CONTINUE,
 //! CONFIRM, PENDING, FINISH/FAIL/ERROR), and its single-tier form.
 
-use super::*;
+use super::{Session, SessionStatus};
+use crate::error::SessionError;
 use ufo_agent::Assignment;
+use ufo_agent::{StepRecord, SubtaskRecord};
+use ufo_core::{AppAgentStatus, Diagnostic, HostAgentStatus};
 
 /// The round's result when the user stops an agent that waited for them.
 const DECLINED: &str = "The user declined to go on (declined by the user).";

@@ -3,7 +3,9 @@
 //! `MAX_ROUND` or `MAX_STEP`.
 //! With `--app`, each round is a single-tier session on that application.
 
-use super::*;
+use super::interrupt::interrupted;
+use super::{RunOptions, Services, Session, SessionReport, SessionStatus};
+use crate::error::SessionError;
 
 pub(super) async fn run(
     s: &Services,

@@ -4,8 +4,12 @@
 //! the operator among the HostAgent's targets beside the windows and
 //! third-party agents).
 
-use super::*;
+use super::{Mode, RunOptions, Services, Session, SessionReport};
+use crate::error::SessionError;
+use std::sync::Arc;
+use ufo_agent::SubAgent;
 use ufo_agent::operator::{OPERATOR_AGENT, OperatorAgent, operator_template};
+use ufo_core::Diagnostic;
 use ufo_llm::computer::ComputerModel;
 
 /// How the operator is set up for a session.

@@ -1,7 +1,11 @@
 //! The end of a session: evaluation, the summary line, `output.md`.
 
-use super::*;
+use super::{Session, SessionReport, SessionStatus, model_for, recorder};
+use std::sync::Arc;
+use ufo_agent::AgentError;
 use ufo_agent::evaluation::{EvaluationLevel, EvaluationResult, Evidence};
+use ufo_core::Diagnostic;
+use ufo_llm::ChatModel;
 
 impl Session<'_> {
     pub(super) async fn finish(&mut self, status: SessionStatus) -> SessionReport {

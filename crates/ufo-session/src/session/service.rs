@@ -4,7 +4,8 @@
 //! device that owns the desktop), and nobody sits at a terminal: the
 //! services' [`UserIo`](crate::UserIo) answers for the remote side.
 
-use super::*;
+use super::{Mode, RunOptions, Services, Session, SessionReport};
+use crate::error::SessionError;
 
 /// The third-party agent `linux_service` runs when no application is named.
 const DEFAULT_LINUX_AGENT: &str = "LinuxAgent";

@@ -3,8 +3,8 @@
 //! HostAgent.
 
 use super::machine::State;
-use super::*;
-
+use super::{Session, SessionStatus};
+use ufo_core::AppAgentStatus;
 impl Session<'_> {
     /// Linux single-tier session (UFO's `LinuxSession`): the AppAgent on
     /// `application`, no HostAgent. `subtask` defaults to the request.

@@ -2,10 +2,13 @@
 //! in (`action_round_{r}_final.png`, `action_step_final.png`; with
 //! `SAVE_UI_TREE` the window's tree, with `SAVE_FULL_SCREEN` the desktop).
 
+use super::Session;
 use super::recorder::FINAL_SHOT;
-use super::*;
+use serde_json::json;
+use ufo_agent::SubAgent;
+use ufo_core::Diagnostic;
+use ufo_desktop::dispatch::execute_one;
 use ufo_desktop::tools::{ScreenshotInfo, Tool};
-
 impl Session<'_> {
     /// Takes the final snapshot of round `round`, or of the session (`None`).
     /// Nothing is taken before the first step; a snapshot that cannot be
