@@ -20,7 +20,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 mod a11y;
+mod browser;
 mod selector;
+mod settings;
 mod similarity;
 mod structured;
 mod table;
@@ -78,11 +80,13 @@ impl ufo_core::Diagnostic for CheckError {
 /// The checkers this build supports.
 pub const SUPPORTED: &[&str] = &[
     "check_accessibility_tree",
+    "check_config_status",
     "check_csv",
     "check_direct_json_object",
     "check_gnome_favorite_apps",
     "check_include_exclude",
     "check_json",
+    "check_json_settings",
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
@@ -98,6 +102,10 @@ pub const SUPPORTED: &[&str] = &[
     "exact_match",
     "file_contains",
     "fuzzy_match",
+    "is_expected_active_tab",
+    "is_expected_tabs",
+    "is_expected_url_pattern_match",
+    "is_extension_installed",
     "is_in_list",
     "is_in_vm_clickboard",
     "is_utc_0",
@@ -157,6 +165,12 @@ pub fn check(
         "check_direct_json_object" => structured::check_direct_json_object(&cx),
         "compare_table" => table::compare_table(&cx),
         "check_accessibility_tree" => return a11y::check_accessibility_tree(&cx),
+        "is_expected_url_pattern_match" => return browser::is_expected_url_pattern_match(&cx),
+        "is_expected_active_tab" => return browser::is_expected_active_tab(&cx),
+        "is_expected_tabs" => return browser::is_expected_tabs(&cx),
+        "check_json_settings" => return settings::check_json_settings(&cx),
+        "is_extension_installed" => return settings::is_extension_installed(&cx),
+        "check_config_status" => return settings::check_config_status(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })
@@ -310,10 +324,27 @@ fn clip(s: &str) -> String {
     }
 }
 
+/// Python's truth of a JSON value: null, false, 0, "" and empty containers
+/// are false.
+fn py_truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
 /// Equality as Python's `==` sees JSON values: numbers compare by value
-/// (`1 == 1.0`), containers element-wise.
+/// (`1 == 1.0`, `True == 1`), containers element-wise.
 fn py_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        (Value::Bool(x), Value::Number(_)) | (Value::Number(_), Value::Bool(x)) => {
+            let n = if matches!(a, Value::Bool(_)) { b } else { a };
+            n.as_f64() == Some(f64::from(u8::from(*x)))
+        }
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(i), Some(j)) => i == j,
             _ => match (x.as_u64(), y.as_u64()) {

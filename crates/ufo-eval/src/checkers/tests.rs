@@ -72,7 +72,7 @@ fn unknown_checker_is_unsupported() {
     );
     // Unsupported wins over a missing result.
     assert!(matches!(
-        run("compare_pptx_files", &Got::Missing, None, Value::Null),
+        run("compare_audios", &Got::Missing, None, Value::Null),
         Err(CheckError::Unsupported(_))
     ));
 }

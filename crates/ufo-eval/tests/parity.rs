@@ -1,0 +1,14 @@
+//! Differential tests against OSWorld's own metric functions: for each
+//! checker, a generated corpus of input pairs (equal, near-equal, differing
+//! in each property the function checks, malformed) is scored by ours and
+//! by OSWorld's Python (`desktop-env` from PyPI, in a venv this test makes
+//! under the target directory on its first run), and the scores must agree
+//! within 1e-6. See docs/EVAL.md for the table of functions and cases.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "parity/browser.rs"]
+mod browser;
+#[path = "parity/harness.rs"]
+mod harness;
+#[path = "parity/settings.rs"]
+mod settings;

@@ -1,0 +1,205 @@
+//! Tab URL checkers (`chrome.py`): URL variants built from parts (scheme,
+//! host, path, params, query, fragment), compared pairwise and matched
+//! against patterns.
+
+use serde_json::{Value, json};
+use ufo_eval::checkers::Got;
+
+use crate::harness::{Case, compare};
+
+/// URL variants: every host with a few shapes, then mixed parts.
+fn urls() -> Vec<String> {
+    let schemes = ["http://", "https://", "HTTPS://", "", "ftp://"];
+    let hosts = [
+        "www.airbnb.com",
+        "airbnb.com.sg",
+        "airbnb.com",
+        "WWW.Example.COM.",
+        "foo.github.io",
+        "a.b.example.co.uk",
+        "www.www.example.org",
+        "co.uk",
+        "localhost",
+        "10.0.0.1",
+        "010.0.0.1",
+        "user:pw@maps.google.com:8080",
+        "[::1]",
+        "example.internal",
+        " spaced.example.com",
+    ];
+    let tails = [
+        "",
+        "/",
+        "/a",
+        "/a/",
+        "/a;p",
+        "/x/y;q=1",
+        "?q=1",
+        "/s?q=2#top",
+        "#f",
+    ];
+    let mut out = Vec::new();
+    for (i, h) in hosts.iter().enumerate() {
+        out.push(format!(
+            "{}{h}{}",
+            schemes[i % schemes.len()],
+            tails[i % tails.len()]
+        ));
+        out.push(format!("https://{h}/"));
+    }
+    let mut x = 7usize;
+    for _ in 0..30 {
+        x = (x * 1_103_515_245 + 12_345) % 2_147_483_648;
+        let s = schemes[x % schemes.len()];
+        let h = hosts[(x / 7) % hosts.len()];
+        let t = tails[(x / 101) % tails.len()];
+        out.push(format!("{s}{h}{t}"));
+    }
+    out.push("http://[::1/".into());
+    out.push("mailto:someone@example.com".into());
+    out
+}
+
+fn tab(url: &str) -> Value {
+    json!({"title": "t", "url": url})
+}
+
+#[test]
+fn is_expected_active_tab() {
+    let urls = urls();
+    let mut cases = Vec::new();
+    for (i, a) in urls.iter().enumerate() {
+        for (j, b) in urls.iter().enumerate() {
+            if i == j || (i * 31 + j * 17) % 11 == 0 {
+                cases.push(Case::new(
+                    format!("{a} vs {b}"),
+                    Got::Json(tab(a)),
+                    Got::Json(json!({"type": "url", "url": b})),
+                ));
+            }
+        }
+    }
+    let rule = Got::Json(json!({"type": "url", "url": "https://www.airbnb.com/"}));
+    for (name, result) in [
+        ("url as text", Got::Text("airbnb.com".into())),
+        ("empty text", Got::Text(String::new())),
+        ("no result", Got::Missing),
+        ("object without url", Got::Json(json!({"title": "x"}))),
+        ("url not a string", Got::Json(json!({"url": 5}))),
+        ("url null", Got::Json(json!({"url": null}))),
+        ("empty object", Got::Json(json!({}))),
+    ] {
+        cases.push(Case::new(name, result, rule.clone()));
+    }
+    for (name, rules) in [
+        ("type title", json!({"type": "title", "url": "x"})),
+        ("no type", json!({"url": "https://airbnb.com"})),
+        ("no url", json!({"type": "url"})),
+        ("url null in rule", json!({"type": "url", "url": null})),
+    ] {
+        cases.push(Case::new(
+            name,
+            Got::Json(tab("https://airbnb.com")),
+            Got::Json(rules),
+        ));
+    }
+    compare("chrome", "is_expected_active_tab", &cases);
+}
+
+#[test]
+fn is_expected_url_pattern_match() {
+    let patterns = [
+        json!(["airbnb"]),
+        json!(["^https://", "q=\\d+"]),
+        json!(["(?i)EXAMPLE"]),
+        json!(["\\.com$"]),
+        json!(["[a-z]+\\.github\\.io", "/"]),
+        json!(["#f$"]),
+        json!([]),
+        json!("ab"),
+        json!(["("]),
+        json!(["(?P<n>maps)\\.google"]),
+    ];
+    let mut cases = Vec::new();
+    for (i, u) in urls().iter().enumerate() {
+        for (k, p) in patterns.iter().enumerate() {
+            if (i + k) % 3 == 0 || k == 0 {
+                let result = if i % 2 == 0 {
+                    Got::Text(u.clone())
+                } else {
+                    Got::Json(tab(u))
+                };
+                cases.push(Case::new(
+                    format!("{u} ~ {p}"),
+                    result,
+                    Got::Json(json!({"expected": p})),
+                ));
+            }
+        }
+    }
+    let rules = Got::Json(json!({"expected": ["airbnb"]}));
+    for (name, result) in [
+        ("empty", Got::Text(String::new())),
+        ("missing", Got::Missing),
+        ("no url key", Got::Json(json!({"title": "airbnb"}))),
+        ("url a number", Got::Json(json!({"url": 5}))),
+        ("a list", Got::Json(json!(["https://airbnb.com"]))),
+        ("a number", Got::Json(json!(5))),
+    ] {
+        cases.push(Case::new(name, result, rules.clone()));
+    }
+    cases.push(Case::new(
+        "rules without expected",
+        Got::Text("https://airbnb.com".into()),
+        Got::Json(json!({"pattern": "x"})),
+    ));
+    compare("chrome", "is_expected_url_pattern_match", &cases);
+}
+
+#[test]
+fn is_expected_tabs() {
+    let urls = urls();
+    let pick = |ix: &[usize]| -> Vec<String> { ix.iter().map(|&i| urls[i].clone()).collect() };
+    let tabs = |u: &[String]| Got::Json(Value::Array(u.iter().map(|x| tab(x)).collect()));
+    let rule = |u: &[String]| Got::Json(json!({"type": "url", "urls": u}));
+    let mut cases = Vec::new();
+    let n = urls.len();
+    for start in 0..n {
+        let a = pick(&[start, (start + 1) % n, (start + 5) % n]);
+        let same = a.clone();
+        let mut reversed = a.clone();
+        reversed.reverse();
+        let shorter = a[..2].to_vec();
+        let mut other = a.clone();
+        other[1] = urls[(start + 9) % n].clone();
+        let dup = vec![a[0].clone(), a[0].clone(), a[2].clone()];
+        for (what, got) in [
+            ("same", same),
+            ("reversed", reversed),
+            ("shorter", shorter),
+            ("one other", other),
+            ("a duplicate", dup),
+        ] {
+            cases.push(Case::new(format!("{what} {a:?}"), tabs(&got), rule(&a)));
+        }
+    }
+    let a = pick(&[0, 1]);
+    cases.push(Case::new("no tabs", Got::Json(json!([])), rule(&a)));
+    cases.push(Case::new("missing", Got::Missing, rule(&a)));
+    cases.push(Case::new(
+        "tab without url",
+        Got::Json(json!([{"title": "x"}, {"url": "airbnb.com"}])),
+        rule(&a),
+    ));
+    cases.push(Case::new(
+        "type title",
+        tabs(&a),
+        Got::Json(json!({"type": "title", "urls": a})),
+    ));
+    cases.push(Case::new(
+        "no urls",
+        tabs(&a),
+        Got::Json(json!({"type": "url"})),
+    ));
+    compare("chrome", "is_expected_tabs", &cases);
+}

@@ -1,0 +1,184 @@
+//! Settings checkers: a JSON settings file (`vscode.py`), an extension
+//! list (`vscode.py`), a GIMP configuration file (`gimp.py`).
+
+use std::path::Path;
+
+use serde_json::json;
+use ufo_eval::checkers::Got;
+
+use crate::harness::{Case, compare};
+
+fn write(dir: &Path, name: &str, content: &str) -> Got {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    Got::File(p)
+}
+
+#[test]
+fn check_json_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        r#"{"editor.fontSize": 14, "files.autoSave": "afterDelay", "nested": {"a": [1, 2]}}"#,
+        r#"{"editor.fontSize": 14.0, "files.autoSave": "afterDelay", "nested": {"a": [1, 2.0]}}"#,
+        r#"{"editor.fontSize": 15, "files.autoSave": "afterDelay", "nested": {"a": [1, 2]}}"#,
+        r#"{"files.autoSave": "afterDelay"}"#,
+        r#"{"editor.fontSize": 14, "files.autoSave": "off", "nested": {"a": [2, 1]}, "x": 1}"#,
+        r#"{"editor.fontSize": true, "files.autoSave": "afterDelay", "nested": {"a": [1, 2]}}"#,
+        r#"{"editor.fontSize": 1, "files.autoSave": "afterDelay", "nested": {"a": [1, 2]}}"#,
+        r#"{"editor.fontSize": "14", "files.autoSave": "afterDelay"}"#,
+        r#"["editor.fontSize", 14]"#,
+        r#""editor.fontSize""#,
+        "{\"editor.fontSize\": 14, // comment\n}",
+        "",
+        "null",
+        "5",
+    ];
+    let expectations = [
+        json!({"editor.fontSize": 14}),
+        json!({"editor.fontSize": 14, "files.autoSave": "afterDelay"}),
+        json!({"nested": {"a": [1, 2]}}),
+        json!({"editor.fontSize": true}),
+        json!({"files.autoSave": "afterDelay", "missing": null}),
+        json!({}),
+        json!(["editor.fontSize"]),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("settings{i}.json"), f);
+        for e in &expectations {
+            cases.push(Case::new(
+                format!("{f} has {e}"),
+                file.clone(),
+                Got::Json(json!({"expected": e})),
+            ));
+        }
+    }
+    let absent = Got::File(dir.path().join("absent.json"));
+    cases.push(Case::new(
+        "no file",
+        absent,
+        Got::Json(json!({"expected": {"a": 1}})),
+    ));
+    cases.push(Case::new(
+        "rules without expected",
+        write(dir.path(), "ok.json", r#"{"a": 1}"#),
+        Got::Json(json!({"expect": {"a": 1}})),
+    ));
+    cases.push(
+        Case::new(
+            "an option it ignores",
+            write(dir.path(), "opt.json", r#"{"a": 1}"#),
+            Got::Json(json!({"expected": {"a": 1}})),
+        )
+        .with(json!({"ignore_case": true})),
+    );
+    compare("vscode", "check_json_settings", &cases);
+}
+
+#[test]
+fn is_extension_installed() {
+    let outputs = [
+        "ms-python.python\nesbenp.prettier-vscode\n",
+        "ms-python.python@2024.1.0\n",
+        "esbenp.prettier-vscode\n",
+        "",
+        "MS-Python.Python\n",
+    ];
+    let wanted = [
+        json!("ms-python.python"),
+        json!("prettier"),
+        json!("vscodevim.vim"),
+        json!(""),
+    ];
+    let mut cases = Vec::new();
+    for o in outputs {
+        for w in &wanted {
+            for t in ["contain", "not_contain"] {
+                cases.push(Case::new(
+                    format!("{o:?} {t} {w}"),
+                    Got::Text(o.into()),
+                    Got::Json(json!({"type": t, "expected": w})),
+                ));
+            }
+        }
+    }
+    let text = Got::Text("ms-python.python\n".into());
+    for (name, rules) in [
+        ("type other", json!({"type": "equal", "expected": "x"})),
+        ("no type", json!({"expected": "x"})),
+        ("no expected", json!({"type": "contain"})),
+        (
+            "expected a number",
+            json!({"type": "contain", "expected": 5}),
+        ),
+    ] {
+        cases.push(Case::new(name, text.clone(), Got::Json(rules)));
+    }
+    cases.push(Case::new(
+        "list output",
+        Got::Json(json!(["ms-python.python", "x"])),
+        Got::Json(json!({"type": "contain", "expected": "ms-python.python"})),
+    ));
+    compare("vscode", "is_extension_installed", &cases);
+}
+
+#[test]
+fn check_config_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        "# gimprc\n(show-menubar yes)\n(theme \"Dark\")\n",
+        "# gimprc\n\n(show-menubar no)\n(default-view (show-menubar yes))\n",
+        "(default-view show-menubar yes)\r\n(theme Dark)\r\n",
+        "(show-menubar yes\n",
+        "((show-menubar yes))\n",
+        "  (show-menubar   yes)  \n",
+        "(theme Dark)\n   \n(show-menubar yes)\n",
+        "(show-menubar yes)\n   \n",
+        "(default-view)\n(show-menubar yes)\n",
+        "# only comments\n",
+        "",
+        "(show-menubar\tyes)",
+    ];
+    let rules = [
+        json!({"key": "show-menubar", "value": "yes"}),
+        json!({"key": "show-menubar", "value": "no"}),
+        json!({"key": "theme", "value": "\"Dark\""}),
+        json!({"key": ["default-view", "show-menubar"], "value": "yes"}),
+        json!({"key": ["default-view", "(show-menubar"], "value": "yes"}),
+        json!({"key": ["a", "b", "c"], "value": "yes"}),
+        json!({"key": "show-menubar"}),
+        json!({"value": "yes"}),
+        json!({"key": 5, "value": "yes"}),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("gimprc{i}"), f);
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{f:?} {r}"),
+                file.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "not UTF-8",
+        {
+            let p = dir.path().join("latin1");
+            std::fs::write(&p, b"(show-menubar yes)\n(theme \xe9)\n").unwrap();
+            Got::File(p)
+        },
+        Got::Json(rules[0].clone()),
+    ));
+    cases.push(Case::new(
+        "no file",
+        Got::File(dir.path().join("absent")),
+        Got::Json(rules[0].clone()),
+    ));
+    cases.push(Case::new(
+        "missing",
+        Got::Missing,
+        Got::Json(rules[0].clone()),
+    ));
+    compare("gimp", "check_config_status", &cases);
+}
