@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 
 mod a11y;
 mod browser;
+mod docx;
 mod selector;
 mod settings;
 mod similarity;
@@ -94,6 +95,8 @@ pub const SUPPORTED: &[&str] = &[
     "compare_answer",
     "compare_config",
     "compare_csv",
+    "compare_docx_files",
+    "compare_docx_tables",
     "compare_python_pure_text",
     "compare_table",
     "compare_terminal_and_txt",
@@ -171,6 +174,8 @@ pub fn check(
         "check_json_settings" => return settings::check_json_settings(&cx),
         "is_extension_installed" => return settings::is_extension_installed(&cx),
         "check_config_status" => return settings::check_config_status(&cx),
+        "compare_docx_files" => return docx::compare_docx_files(&cx),
+        "compare_docx_tables" => return docx::compare_docx_tables(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

@@ -8,6 +8,8 @@
 
 #[path = "parity/browser.rs"]
 mod browser;
+#[path = "parity/docx.rs"]
+mod docx;
 #[path = "parity/harness.rs"]
 mod harness;
 #[path = "parity/settings.rs"]
