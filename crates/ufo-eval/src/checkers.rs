@@ -22,9 +22,11 @@ use serde_json::{Map, Value};
 mod a11y;
 mod browser;
 mod docx;
+mod pptx;
 mod selector;
 mod settings;
 mod similarity;
+mod slides;
 mod structured;
 mod table;
 mod text;
@@ -97,6 +99,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_csv",
     "compare_docx_files",
     "compare_docx_tables",
+    "compare_pptx_files",
     "compare_python_pure_text",
     "compare_table",
     "compare_terminal_and_txt",
@@ -176,6 +179,7 @@ pub fn check(
         "check_config_status" => return settings::check_config_status(&cx),
         "compare_docx_files" => return docx::compare_docx_files(&cx),
         "compare_docx_tables" => return docx::compare_docx_tables(&cx),
+        "compare_pptx_files" => return slides::compare_pptx_files(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

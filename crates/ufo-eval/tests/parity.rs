@@ -14,3 +14,5 @@ mod docx;
 mod harness;
 #[path = "parity/settings.rs"]
 mod settings;
+#[path = "parity/slides.rs"]
+mod slides;

@@ -174,7 +174,14 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
     let theirs: Vec<Value> = serde_json::from_slice(&std::fs::read(&scores_path).unwrap()).unwrap();
     assert_eq!(theirs.len(), cases.len());
     let mut differ = Vec::new();
+    let (mut ones, mut zeros, mut raised) = (0, 0, 0);
     for (case, t) in cases.iter().zip(&theirs) {
+        match t.get("score").and_then(Value::as_f64) {
+            Some(1.0) => ones += 1,
+            Some(0.0) => zeros += 1,
+            Some(_) => {}
+            None => raised += 1,
+        }
         let mine = ours(func, case);
         let agree = match (t.get("score").and_then(Value::as_f64), mine) {
             (Some(t), Some(m)) => (t - m).abs() <= TOLERANCE,
@@ -186,9 +193,10 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
         }
     }
     eprintln!(
-        "parity {func}: {} cases, {} equal",
+        "parity {func}: {} cases, {} equal (OSWorld: {ones} scored 1, {zeros} scored 0, {} in between, {raised} raised)",
         cases.len(),
-        cases.len() - differ.len()
+        cases.len() - differ.len(),
+        cases.len() - ones - zeros - raised,
     );
     assert!(
         differ.is_empty(),
