@@ -4,7 +4,10 @@
 //! [`check`] takes the same three inputs: the `result` getter's output, the
 //! `expected` getter's output (for a `rule` getter that is the rules JSON, as
 //! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
-//! a score in `0.0..=1.0`; a [`Got::Missing`] input scores `0.0`. Inputs whose
+//! a score in `0.0..=1.0` (except `compare_images`, which returns the
+//! structural similarity itself as OSWorld's does, negative for
+//! anti-correlated images; the task score clamps it); a [`Got::Missing`]
+//! input scores `0.0`. Inputs whose
 //! shape the checker cannot take (rules without `expected`, an unknown rule
 //! type, a regex that does not compile) are a [`CheckError::Bad`], never a
 //! panic.
@@ -13,7 +16,15 @@
 //! - `text`: strings and text files (exact, fuzzy, line based, small OS checks);
 //! - `structured`: CSV records and JSON/YAML values checked against rules;
 //! - `table`: spreadsheets (`compare_table`);
-//! - `a11y`: accessibility trees as XML, queried with CSS-like selectors.
+//! - `a11y`: accessibility trees as XML, queried with CSS-like selectors;
+//! - `browser`: tab URLs (regexes, OSWorld's URL normalisation);
+//! - `settings`: JSON settings files, extension lists, GIMP's config;
+//! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
+//!   as python-docx and python-pptx read them;
+//! - `images`: SSIM of two images, as Pillow and scikit-image compute it.
+//!
+//! `tests/parity.rs` checks each of these against OSWorld's own functions
+//! on generated inputs (docs/EVAL.md).
 
 use std::path::Path;
 
@@ -22,6 +33,7 @@ use serde_json::{Map, Value};
 mod a11y;
 mod browser;
 mod docx;
+mod images;
 mod pptx;
 mod selector;
 mod settings;
@@ -99,6 +111,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_csv",
     "compare_docx_files",
     "compare_docx_tables",
+    "compare_images",
     "compare_pptx_files",
     "compare_python_pure_text",
     "compare_table",
@@ -180,6 +193,7 @@ pub fn check(
         "compare_docx_files" => return docx::compare_docx_files(&cx),
         "compare_docx_tables" => return docx::compare_docx_tables(&cx),
         "compare_pptx_files" => return slides::compare_pptx_files(&cx),
+        "compare_images" => return images::compare_images(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

@@ -12,6 +12,8 @@ mod browser;
 mod docx;
 #[path = "parity/harness.rs"]
 mod harness;
+#[path = "parity/images.rs"]
+mod images;
 #[path = "parity/settings.rs"]
 mod settings;
 #[path = "parity/slides.rs"]

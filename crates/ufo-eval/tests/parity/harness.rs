@@ -96,6 +96,10 @@ pub(crate) struct Case {
     pub(crate) expected: Option<Got>,
     /// The evaluator's `options`.
     pub(crate) options: Value,
+    /// A documented difference from OSWorld's score (why, and the largest
+    /// difference allowed), listed in docs/EVAL.md: such a case is
+    /// counted apart, never as equal.
+    pub(crate) known: Option<(&'static str, f64)>,
 }
 
 impl Case {
@@ -106,12 +110,19 @@ impl Case {
             result,
             expected: Some(expected),
             options: json!({}),
+            known: None,
         }
     }
 
     /// The same case with `options`.
     pub(crate) fn with(mut self, options: Value) -> Self {
         self.options = options;
+        self
+    }
+
+    /// The same case, with a documented difference of at most `bound`.
+    pub(crate) fn known(mut self, why: &'static str, bound: f64) -> Self {
+        self.known = Some((why, bound));
         self
     }
 }
@@ -174,6 +185,7 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
     let theirs: Vec<Value> = serde_json::from_slice(&std::fs::read(&scores_path).unwrap()).unwrap();
     assert_eq!(theirs.len(), cases.len());
     let mut differ = Vec::new();
+    let mut known = 0;
     let (mut ones, mut zeros, mut raised) = (0, 0, 0);
     for (case, t) in cases.iter().zip(&theirs) {
         match t.get("score").and_then(Value::as_f64) {
@@ -183,8 +195,15 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
             None => raised += 1,
         }
         let mine = ours(func, case);
+        let bound = match case.known {
+            Some((_, bound)) => {
+                known += 1;
+                bound
+            }
+            None => TOLERANCE,
+        };
         let agree = match (t.get("score").and_then(Value::as_f64), mine) {
-            (Some(t), Some(m)) => (t - m).abs() <= TOLERANCE,
+            (Some(t), Some(m)) => (t - m).abs() <= bound,
             (Some(_), None) => false,
             (None, m) => m.is_none_or(|m| m == 0.0),
         };
@@ -193,9 +212,9 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
         }
     }
     eprintln!(
-        "parity {func}: {} cases, {} equal (OSWorld: {ones} scored 1, {zeros} scored 0, {} in between, {raised} raised)",
+        "parity {func}: {} cases, {} equal, {known} known differences (OSWorld: {ones} scored 1, {zeros} scored 0, {} in between, {raised} raised)",
         cases.len(),
-        cases.len() - differ.len(),
+        cases.len() - differ.len() - known,
         cases.len() - ones - zeros - raised,
     );
     assert!(

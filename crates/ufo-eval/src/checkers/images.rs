@@ -1,0 +1,310 @@
+//! `compare_images` (OSWorld `vlc.py`): the structural similarity (SSIM)
+//! of two images in grayscale, as Pillow and scikit-image compute it.
+//!
+//! - Grayscale is Pillow's `convert("L")`: `(19595·R + 38470·G + 7471·B +
+//!   0x8000) >> 16`, alpha ignored; 16-bit channels keep their high byte
+//!   (16-bit gray is clipped at 255, as Pillow's `I;16` to `L`).
+//! - Both images are resized to the smaller size in Python's tuple order
+//!   (`min((w1, h1), (w2, h2))`: the narrower, which may be the taller)
+//!   with Pillow's Lanczos filter, reproduced to the bit: coefficients
+//!   in double precision, rounded to 22-bit fixed point, horizontal pass
+//!   then vertical, clipped to 0..=255. An image already that size is
+//!   left as it is.
+//! - SSIM is scikit-image's default: a 7×7 uniform window, sample
+//!   covariance, data range 255, `K1` 0.01, `K2` 0.03, averaged over the
+//!   pixels at least 3 from every edge; an image smaller than 7×7 is
+//!   refused (scikit-image raises).
+//! - With option `reference_base_result` `b`, a similarity `s ≥ b + 0.01`
+//!   scores `(s − b) / (1 − b)`, anything less 0; without it the score is
+//!   `s` itself, which can be negative.
+
+use std::path::Path;
+
+use image::DynamicImage;
+
+use super::{CheckError, Cx, Got};
+
+/// A grayscale image: `w × h` bytes, row by row.
+struct Gray {
+    w: usize,
+    h: usize,
+    px: Vec<u8>,
+}
+
+/// Pillow's RGB to L.
+fn l24(r: u8, g: u8, b: u8) -> u8 {
+    ((u32::from(r) * 19595 + u32::from(g) * 38470 + u32::from(b) * 7471 + 0x8000) >> 16) as u8
+}
+
+/// Opens an image as Pillow's `convert("L")` would have it.
+fn open_gray(path: &Path) -> Result<Gray, String> {
+    let img = image::ImageReader::open(path)
+        .map_err(|e| e.to_string())?
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?
+        .decode()
+        .map_err(|e| e.to_string())?;
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let px: Vec<u8> = match &img {
+        DynamicImage::ImageLuma8(i) => i.as_raw().clone(),
+        DynamicImage::ImageLumaA8(i) => i.pixels().map(|p| p.0[0]).collect(),
+        DynamicImage::ImageRgb8(i) => i.pixels().map(|p| l24(p.0[0], p.0[1], p.0[2])).collect(),
+        DynamicImage::ImageRgba8(i) => i.pixels().map(|p| l24(p.0[0], p.0[1], p.0[2])).collect(),
+        DynamicImage::ImageLuma16(i) => i.pixels().map(|p| p.0[0].min(255) as u8).collect(),
+        DynamicImage::ImageLumaA16(i) => i.pixels().map(|p| (p.0[0] >> 8) as u8).collect(),
+        DynamicImage::ImageRgb16(i) => i
+            .pixels()
+            .map(|p| {
+                l24(
+                    (p.0[0] >> 8) as u8,
+                    (p.0[1] >> 8) as u8,
+                    (p.0[2] >> 8) as u8,
+                )
+            })
+            .collect(),
+        DynamicImage::ImageRgba16(i) => i
+            .pixels()
+            .map(|p| {
+                l24(
+                    (p.0[0] >> 8) as u8,
+                    (p.0[1] >> 8) as u8,
+                    (p.0[2] >> 8) as u8,
+                )
+            })
+            .collect(),
+        other => return Err(format!("{:?} images are not supported", other.color())),
+    };
+    Ok(Gray { w, h, px })
+}
+
+/// Pillow's Lanczos kernel (support 3).
+fn lanczos(x: f64) -> f64 {
+    fn sinc(x: f64) -> f64 {
+        if x == 0.0 {
+            1.0
+        } else {
+            let x = x * std::f64::consts::PI;
+            x.sin() / x
+        }
+    }
+    if (-3.0..3.0).contains(&x) {
+        sinc(x) * sinc(x / 3.0)
+    } else {
+        0.0
+    }
+}
+
+/// Pillow's 22-bit fixed-point precision for 8-bit images.
+const PRECISION_BITS: u32 = 32 - 8 - 2;
+
+/// Pillow's `precompute_coeffs` + `normalize_coeffs_8bpc`: for each output
+/// index, the first input index and the fixed-point weights.
+fn coefficients(in_size: usize, out_size: usize) -> Vec<(usize, Vec<i32>)> {
+    let scale = in_size as f64 / out_size as f64;
+    let filterscale = scale.max(1.0);
+    let support = 3.0 * filterscale;
+    (0..out_size)
+        .map(|xx| {
+            let center = (xx as f64 + 0.5) * scale;
+            let ss = 1.0 / filterscale;
+            let xmin = ((center - support + 0.5) as i64).max(0) as usize;
+            let xmax = ((center + support + 0.5) as i64).min(in_size as i64) as usize;
+            let n = xmax.saturating_sub(xmin);
+            let mut k: Vec<f64> = (0..n)
+                .map(|x| lanczos(((x + xmin) as f64 - center + 0.5) * ss))
+                .collect();
+            let ww: f64 = k.iter().sum();
+            if ww != 0.0 {
+                for v in &mut k {
+                    *v /= ww;
+                }
+            }
+            let one = f64::from(1u32 << PRECISION_BITS);
+            let fixed = k
+                .iter()
+                .map(|&v| {
+                    if v < 0.0 {
+                        (-0.5 + v * one) as i32
+                    } else {
+                        (0.5 + v * one) as i32
+                    }
+                })
+                .collect();
+            (xmin, fixed)
+        })
+        .collect()
+}
+
+/// Pillow's `clip8`.
+fn clip8(v: i64) -> u8 {
+    if v >= (1i64 << PRECISION_BITS << 8) {
+        255
+    } else if v <= 0 {
+        0
+    } else {
+        (v >> PRECISION_BITS) as u8
+    }
+}
+
+/// Pillow's `Image.resize(size, LANCZOS)` on an 8-bit grayscale image.
+fn resize(img: &Gray, w: usize, h: usize) -> Gray {
+    if (img.w, img.h) == (w, h) {
+        return Gray {
+            w,
+            h,
+            px: img.px.clone(),
+        };
+    }
+    let horiz = coefficients(img.w, w);
+    let vert = coefficients(img.h, h);
+    let need_h = w != img.w;
+    let need_v = h != img.h;
+    let mut cur = Gray {
+        w: img.w,
+        h: img.h,
+        px: img.px.clone(),
+    };
+    let mut first_row = 0;
+    if need_h {
+        // Only the rows the vertical pass reads.
+        let (y0, _) = vert[0];
+        let (yl, kl) = &vert[h - 1];
+        let y1 = yl + kl.len();
+        let mut out = vec![0u8; w * (y1 - y0)];
+        for (oy, y) in (y0..y1).enumerate() {
+            let row = &img.px[y * img.w..(y + 1) * img.w];
+            for (xx, (xmin, k)) in horiz.iter().enumerate() {
+                let mut ss: i64 = 1 << (PRECISION_BITS - 1);
+                for (i, kv) in k.iter().enumerate() {
+                    ss += i64::from(row[xmin + i]) * i64::from(*kv);
+                }
+                out[oy * w + xx] = clip8(ss);
+            }
+        }
+        cur = Gray {
+            w,
+            h: y1 - y0,
+            px: out,
+        };
+        first_row = y0;
+    }
+    if need_v {
+        let mut out = vec![0u8; cur.w * h];
+        for (yy, (ymin, k)) in vert.iter().enumerate() {
+            let ymin = ymin - first_row;
+            for xx in 0..cur.w {
+                let mut ss: i64 = 1 << (PRECISION_BITS - 1);
+                for (i, kv) in k.iter().enumerate() {
+                    ss += i64::from(cur.px[(ymin + i) * cur.w + xx]) * i64::from(*kv);
+                }
+                out[yy * cur.w + xx] = clip8(ss);
+            }
+        }
+        cur = Gray {
+            w: cur.w,
+            h,
+            px: out,
+        };
+    }
+    cur
+}
+
+/// scikit-image's `structural_similarity` with its defaults on two 8-bit
+/// images of one size.
+fn ssim(a: &Gray, b: &Gray) -> Result<f64, String> {
+    const WIN: usize = 7;
+    if a.w < WIN || a.h < WIN {
+        return Err("win_size exceeds image extent (images must be at least 7×7)".into());
+    }
+    let (w, h) = (a.w, a.h);
+    let np = (WIN * WIN) as f64;
+    let cov_norm = np / (np - 1.0);
+    let c1 = (0.01f64 * 255.0).powi(2);
+    let c2 = (0.03f64 * 255.0).powi(2);
+    // Exact integer sums of x, y, x², y², xy over each 7×7 window: column
+    // sums over the window's rows, slid down row by row and across.
+    let pad = WIN / 2;
+    let sample = |img: &Gray, x: usize, y: usize| u64::from(img.px[y * w + x]);
+    let mut cols = vec![[0u64; 5]; w];
+    let add_row = |cols: &mut Vec<[u64; 5]>, y: usize, sign: bool| {
+        for (x, c) in cols.iter_mut().enumerate() {
+            let (p, q) = (sample(a, x, y), sample(b, x, y));
+            for (slot, v) in c.iter_mut().zip([p, q, p * p, q * q, p * q]) {
+                if sign {
+                    *slot += v;
+                } else {
+                    *slot -= v;
+                }
+            }
+        }
+    };
+    for y in 0..WIN {
+        add_row(&mut cols, y, true);
+    }
+    let mut total = 0.0;
+    let mut count = 0usize;
+    for cy in pad..h - pad {
+        if cy > pad {
+            add_row(&mut cols, cy - pad - 1, false);
+            add_row(&mut cols, cy + pad, true);
+        }
+        let mut win = [0u64; 5];
+        for c in &cols[..WIN] {
+            for (s, v) in win.iter_mut().zip(c) {
+                *s += v;
+            }
+        }
+        for cx in pad..w - pad {
+            if cx > pad {
+                for k in 0..5 {
+                    win[k] = win[k] + cols[cx + pad][k] - cols[cx - pad - 1][k];
+                }
+            }
+            let [sx, sy, sxx, syy, sxy] = win.map(|v| v as f64);
+            let (ux, uy) = (sx / np, sy / np);
+            let (uxx, uyy, uxy) = (sxx / np, syy / np, sxy / np);
+            let vx = cov_norm * (uxx - ux * ux);
+            let vy = cov_norm * (uyy - uy * uy);
+            let vxy = cov_norm * (uxy - ux * uy);
+            let a1 = 2.0 * ux * uy + c1;
+            let a2 = 2.0 * vxy + c2;
+            let b1 = ux * ux + uy * uy + c1;
+            let b2 = vx + vy + c2;
+            total += (a1 * a2) / (b1 * b2);
+            count += 1;
+        }
+    }
+    Ok(total / count as f64)
+}
+
+/// `compare_images`.
+pub(super) fn compare_images(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let path = |g: Option<&Got>| match g {
+        Some(Got::File(p)) => Some(p.clone()),
+        Some(Got::Text(t)) if !t.is_empty() => Some(t.into()),
+        _ => None,
+    };
+    let (Some(p1), Some(p2)) = (path(Some(cx.result)), path(cx.expected)) else {
+        return Ok(0.0);
+    };
+    let base = match cx.options.get("reference_base_result") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(
+            v.as_f64()
+                .ok_or_else(|| cx.bad("reference_base_result must be a number"))?,
+        ),
+    };
+    let open = |p: &Path| open_gray(p).map_err(|m| cx.bad(format!("{}: {m}", p.display())));
+    let (a, b) = (open(&p1)?, open(&p2)?);
+    let (w, h) = std::cmp::min((a.w, a.h), (b.w, b.h));
+    if w == 0 || h == 0 {
+        return Err(cx.bad("an empty image"));
+    }
+    let (a, b) = (resize(&a, w, h), resize(&b, w, h));
+    let s = ssim(&a, &b).map_err(|m| cx.bad(m))?;
+    Ok(match base {
+        None => s,
+        Some(base) if s >= base + 0.01 => (s - base) / (1.0 - base),
+        Some(_) => 0.0,
+    })
+}
