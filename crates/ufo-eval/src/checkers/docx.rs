@@ -273,7 +273,8 @@ fn opt(cx: &Cx<'_>, key: &str, default: bool) -> bool {
 /// `ignore_order` (paragraphs sorted), `delete_empty_lines`,
 /// `content_only` and `fuzzy_match` (rapidfuzz ratio of the texts, or the
 /// mean ratio of paired paragraphs). A file that cannot be read, or a pair
-/// that is not both `.docx`, scores 0.
+/// that is not both `.docx`, scores 0; two `.odt` files (which OSWorld
+/// reads with odfpy) are refused, not scored.
 pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
     let ignore_blanks = opt(cx, "ignore_blanks", true);
     let ignore_case = opt(cx, "ignore_case", false);
@@ -284,6 +285,9 @@ pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
     let (Some(a), Some(b)) = (path_of(Some(cx.result)), path_of(cx.expected)) else {
         return Ok(0.0);
     };
+    if a.ends_with(".odt") && b.ends_with(".odt") {
+        return Err(cx.bad("OpenDocument (.odt) pairs are not supported yet"));
+    }
     if !(a.ends_with(".docx") && b.ends_with(".docx")) {
         return Ok(0.0);
     }

@@ -439,3 +439,11 @@ fn python_value_helpers() {
     assert_eq!(py_str(&json!(null)), "None");
     assert_eq!(py_str(&json!(2.5)), "2.5");
 }
+
+#[test]
+fn odt_pairs_are_refused_not_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = file(dir.path(), "a.odt", "x");
+    let b = file(dir.path(), "b.odt", "x");
+    assert_bad("compare_docx_files", &a, Some(&b), Value::Null);
+}
