@@ -18,3 +18,5 @@ mod images;
 mod settings;
 #[path = "parity/slides.rs"]
 mod slides;
+#[path = "parity/table.rs"]
+mod table;

@@ -1,0 +1,151 @@
+//! `compare_table` (`table.py`) with its `sheet_name`, `sheet_data` and
+//! `check_cell` (value) rules: workbooks written here with
+//! rust_xlsxwriter, varied cell by cell.
+
+use std::path::Path;
+
+use rust_xlsxwriter::Workbook;
+use serde_json::{Value, json};
+use ufo_eval::checkers::Got;
+
+use crate::harness::{Case, compare};
+
+/// A cell to write.
+#[derive(Clone)]
+enum C {
+    N(f64),
+    S(&'static str),
+    B(bool),
+    Empty,
+}
+
+/// One sheet: its name and rows.
+type Sheet = (&'static str, Vec<Vec<C>>);
+
+fn write(dir: &Path, name: &str, sheets: &[Sheet]) -> Got {
+    let mut wb = Workbook::new();
+    for (sheet_name, rows) in sheets {
+        let ws = wb.add_worksheet();
+        ws.set_name(*sheet_name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                let (r, c) = (r as u32, c as u16);
+                match cell {
+                    C::N(x) => {
+                        ws.write_number(r, c, *x).unwrap();
+                    }
+                    C::S(s) => {
+                        ws.write_string(r, c, *s).unwrap();
+                    }
+                    C::B(b) => {
+                        ws.write_boolean(r, c, *b).unwrap();
+                    }
+                    C::Empty => {}
+                }
+            }
+        }
+    }
+    let p = dir.join(name);
+    wb.save(&p).unwrap();
+    Got::File(p)
+}
+
+fn base() -> Vec<Sheet> {
+    use C::*;
+    vec![
+        (
+            "Sheet1",
+            vec![
+                vec![S("Name"), S("Score"), S("Ratio")],
+                vec![S("Alice"), N(90.0), N(0.12345)],
+                vec![S("Bob"), N(85.0), N(2.61239)],
+            ],
+        ),
+        ("Notes", vec![vec![S("kept")]]),
+    ]
+}
+
+fn variants() -> Vec<(&'static str, Vec<Sheet>)> {
+    use C::*;
+    let with = |r: usize, c: usize, v: C| {
+        let mut b = base();
+        b[0].1[r][c] = v;
+        b
+    };
+    let mut extra_row = base();
+    extra_row[0].1.push(vec![S("Cy"), N(70.0), N(1.0)]);
+    let mut extra_col = base();
+    for row in &mut extra_col[0].1 {
+        row.push(N(1.0));
+    }
+    let mut gap = base();
+    gap[0].1.insert(2, vec![Empty, Empty, Empty]);
+    let mut renamed = base();
+    renamed[0].0 = "Data";
+    let mut reordered = base();
+    reordered.swap(0, 1);
+    let mut other_notes = base();
+    other_notes[1].1[0][0] = S("changed");
+    vec![
+        ("same", base()),
+        ("a number rounded away at 4 digits", with(2, 2, N(2.61241))),
+        ("a number differing at 4 digits", with(2, 2, N(2.6129))),
+        ("an integer as 90.0001", with(1, 1, N(90.0001))),
+        ("a number as text", with(1, 1, S("90"))),
+        ("text case", with(1, 0, S("alice"))),
+        ("trailing space", with(1, 0, S("Alice "))),
+        ("header", with(0, 1, S("Points"))),
+        ("an empty cell", with(2, 1, Empty)),
+        ("a boolean for a number", with(1, 1, B(true))),
+        ("an extra row", extra_row),
+        ("an extra column", extra_col),
+        ("an empty row between", gap),
+        ("first sheet renamed", renamed),
+        ("sheets reordered", reordered),
+        ("the other sheet changed", other_notes),
+    ]
+}
+
+#[test]
+fn compare_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gold = write(d, "gold.xlsx", &base());
+    let rule_sets: Vec<Value> = vec![
+        json!([{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]),
+        json!([{"type": "sheet_data", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1", "precision": 2}]),
+        json!([{"type": "sheet_data", "sheet_idx0": "RI1", "sheet_idx1": "EI1"}]),
+        json!([{"type": "sheet_name"}]),
+        json!([{"type": "check_cell", "sheet_idx": 0, "coordinate": "A2",
+                "props": {"value": {"method": "eq", "ref": "Alice"}}}]),
+        json!([{"type": "check_cell", "sheet_idx": 0, "coordinate": "B2",
+                "props": {"value": {"method": "eq", "ref": 90}}}]),
+        json!([{"type": "sheet_name"},
+               {"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]),
+    ];
+    // OSWorld compares pandas DataFrames, which read_excel types by
+    // column: a column of integers and one with a fraction differ in dtype
+    // even when they round alike, and numeric-looking text becomes a
+    // number. Our grids compare cell by cell (docs/EVAL.md).
+    let pandas_types = ["an integer as 90.0001", "a number as text"];
+    let mut cases = Vec::new();
+    for (i, (name, sheets)) in variants().iter().enumerate() {
+        let f = write(d, &format!("v{i}.xlsx"), sheets);
+        for rules in &rule_sets {
+            let mut c = Case::new(format!("{name} {rules}"), f.clone(), gold.clone())
+                .with(json!({"rules": rules}));
+            if pandas_types.contains(name) && rules.to_string().contains("\"sheet_data\"") {
+                c = c.known("pandas types columns (dtype, numeric text)", 1.0);
+            }
+            cases.push(c);
+        }
+    }
+    let broken = d.join("broken.xlsx");
+    std::fs::write(&broken, "not a zip").unwrap();
+    cases.push(
+        Case::new("not a workbook", Got::File(broken), gold.clone())
+            .with(json!({"rules": rule_sets[0]})),
+    );
+    cases.push(Case::new("no rules", gold.clone(), gold.clone()));
+    compare("table", "compare_table", &cases);
+}
