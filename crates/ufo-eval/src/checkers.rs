@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 mod a11y;
 mod browser;
 mod docx;
+mod frame;
 mod images;
 mod pptx;
 mod selector;

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::frame::frames_equal;
 use super::similarity::{indel_ratio, py_splitlines};
 use super::structured::match_value;
-use super::workbook::{Book, Cell, Grid, cell_at, grids_equal, parse_cell, range_cells};
+use super::workbook::{Book, Cell, Grid, cell_at, parse_cell, range_cells};
 use super::{CheckError, Cx, Got, read_text};
 
 /// Which workbook a sheet index refers to.
@@ -137,20 +138,31 @@ pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
             None => return Err(cx.bad("each rule needs a string \"type\"")),
         }
     }
-    let expected =
-        match cx.expected {
-            Some(Got::File(p)) => Some(Book::load(p).ok_or_else(|| {
-                cx.bad(format!("expected workbook {} cannot be read", p.display()))
-            })?),
-            Some(Got::Missing) | None => None,
-            Some(_) => return Err(cx.bad("expected must be a workbook file")),
-        };
+    // OSWorld opens the result first (a failure scores 0), then the
+    // expected book (a failure raises), each with openpyxl and pandas.
     let Got::File(path) = cx.result else {
         return Ok(false);
     };
+    if !openpyxl_opens(path) {
+        return Ok(false);
+    }
     let Some(result) = Book::load(path) else {
         return Ok(false);
     };
+    let expected =
+        match cx.expected {
+            Some(Got::File(p)) if openpyxl_opens(p) => Some(Book::load(p).ok_or_else(|| {
+                cx.bad(format!("expected workbook {} cannot be read", p.display()))
+            })?),
+            Some(Got::File(p)) => {
+                return Err(cx.bad(format!(
+                "expected {} is not an .xlsx/.xlsm/.xltx/.xltm workbook (openpyxl opens no other)",
+                p.display()
+            )));
+            }
+            Some(Got::Missing) | None => None,
+            Some(_) => return Err(cx.bad("expected must be a workbook file")),
+        };
     let books = Books {
         result: &result,
         expected: expected.as_ref(),
@@ -161,6 +173,13 @@ pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
         }
     }
     Ok(true)
+}
+
+/// Whether openpyxl opens this file: it goes by the extension.
+fn openpyxl_opens(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["xlsx", "xlsm", "xltx", "xltm"].contains(&e.to_ascii_lowercase().as_str())
+    })
 }
 
 fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
@@ -178,7 +197,7 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
             };
             let a = books.grid(cx, r, "sheet_idx0")?;
             let b = books.grid(cx, r, "sheet_idx1")?;
-            Ok(matches!((a, b), (Some(a), Some(b)) if grids_equal(a, b, precision)))
+            Ok(matches!((a, b), (Some(a), Some(b)) if frames_equal(a, b, precision)))
         }
         "sheet_print" => {
             let ignore_case = match r.get("ignore_case") {

@@ -106,6 +106,131 @@ fn variants() -> Vec<(&'static str, Vec<Sheet>)> {
     ]
 }
 
+/// Rows of one sheet.
+type Rows = Vec<Vec<C>>;
+
+/// Pairs of one-sheet workbooks where pandas' typing of columns decides.
+fn pandas_pairs() -> Vec<(&'static str, Rows, Rows)> {
+    use C::*;
+    let col = |h: &'static str, vals: Vec<C>| -> Rows {
+        let mut rows = vec![vec![S(h)]];
+        rows.extend(vals.into_iter().map(|v| vec![v]));
+        rows
+    };
+    let two = |a: Vec<C>, b: Vec<C>| -> Rows { vec![a, b] };
+    vec![
+        (
+            "NA text vs empty",
+            col("x", vec![S("NA"), N(1.0)]),
+            col("x", vec![Empty, N(1.0)]),
+        ),
+        (
+            "n/a vs null",
+            col("x", vec![S("n/a"), N(2.5)]),
+            col("x", vec![S("null"), N(2.5)]),
+        ),
+        (
+            "TRUE vs \"True\"",
+            col("x", vec![B(true), B(false)]),
+            col("x", vec![S("True"), S("false")]),
+        ),
+        (
+            "a boolean among integers",
+            col("x", vec![B(true), N(2.0)]),
+            col("x", vec![N(1.0), N(2.0)]),
+        ),
+        (
+            "a boolean among fractions",
+            col("x", vec![B(true), N(2.5)]),
+            col("x", vec![N(1.0), N(2.5)]),
+        ),
+        (
+            "spaced number text",
+            col("x", vec![S(" 90 "), N(1.0)]),
+            col("x", vec![N(90.0), N(1.0)]),
+        ),
+        (
+            "number text with a comma",
+            col("x", vec![S("1,000"), N(1.0)]),
+            col("x", vec![N(1000.0), N(1.0)]),
+        ),
+        (
+            "exponent text",
+            col("x", vec![S("1e3"), N(1.5)]),
+            col("x", vec![N(1000.0), N(1.5)]),
+        ),
+        (
+            "a fraction text",
+            col("x", vec![S("90.0"), N(1.0)]),
+            col("x", vec![N(90.0), N(1.0)]),
+        ),
+        (
+            "text and a number",
+            col("x", vec![S("a"), N(1.0)]),
+            col("x", vec![S("a"), S("1")]),
+        ),
+        (
+            "text and a missing value",
+            col("x", vec![S("a"), Empty, S("b")]),
+            col("x", vec![S("a"), S("NA"), S("b")]),
+        ),
+        (
+            "an unnamed header",
+            two(vec![S("x"), Empty], vec![N(1.0), N(2.0)]),
+            two(vec![S("x"), S("Unnamed: 1")], vec![N(1.0), N(2.0)]),
+        ),
+        (
+            "repeated headers",
+            two(vec![S("x"), S("x")], vec![N(1.0), N(2.0)]),
+            two(vec![S("x"), S("x.1")], vec![N(1.0), N(2.0)]),
+        ),
+        (
+            "a numeric header",
+            two(vec![N(2020.0), S("y")], vec![N(1.0), N(2.0)]),
+            two(vec![S("2020"), S("y")], vec![N(1.0), N(2.0)]),
+        ),
+        (
+            "blank rows in one column",
+            vec![vec![S("x")], vec![N(1.0)], vec![S("  ")], vec![N(2.0)]],
+            col("x", vec![N(1.0), N(2.0)]),
+        ),
+        (
+            "blank rows in two columns",
+            vec![
+                vec![S("x"), S("y")],
+                vec![N(1.0), N(1.0)],
+                vec![Empty, Empty],
+                vec![N(2.0), N(2.0)],
+            ],
+            vec![
+                vec![S("x"), S("y")],
+                vec![N(1.0), N(1.0)],
+                vec![N(2.0), N(2.0)],
+            ],
+        ),
+        (
+            "only a header",
+            vec![vec![S("x"), S("y")]],
+            vec![vec![S("x"), S("y")]],
+        ),
+        (
+            "an empty column",
+            two(vec![S("x"), S("y")], vec![N(1.0), Empty]),
+            two(vec![S("x"), S("y")], vec![N(1.0), S("nan")]),
+        ),
+        (
+            "rounding half to even",
+            col("x", vec![N(0.125), N(1.5)]),
+            col("x", vec![N(0.12), N(1.5)]),
+        ),
+        (
+            "unicode",
+            col("名前", vec![S("Zoë"), S("Ωmega")]),
+            col("名前", vec![S("Zoë"), S("Ωmega")]),
+        ),
+    ]
+}
+
 #[test]
 fn compare_table() {
     let dir = tempfile::tempdir().unwrap();
@@ -123,23 +248,32 @@ fn compare_table() {
         json!([{"type": "sheet_name"},
                {"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"}]),
     ];
-    // OSWorld compares pandas DataFrames, which read_excel types by
-    // column: a column of integers and one with a fraction differ in dtype
-    // even when they round alike, and numeric-looking text becomes a
-    // number. Our grids compare cell by cell (docs/EVAL.md).
-    let pandas_types = ["an integer as 90.0001", "a number as text"];
     let mut cases = Vec::new();
     for (i, (name, sheets)) in variants().iter().enumerate() {
         let f = write(d, &format!("v{i}.xlsx"), sheets);
         for rules in &rule_sets {
-            let mut c = Case::new(format!("{name} {rules}"), f.clone(), gold.clone())
-                .with(json!({"rules": rules}));
-            if pandas_types.contains(name) && rules.to_string().contains("\"sheet_data\"") {
-                c = c.known("pandas types columns (dtype, numeric text)", 1.0);
-            }
-            cases.push(c);
+            cases.push(
+                Case::new(format!("{name} {rules}"), f.clone(), gold.clone())
+                    .with(json!({"rules": rules})),
+            );
         }
     }
+    for (i, (name, result, expected)) in pandas_pairs().into_iter().enumerate() {
+        let r = write(d, &format!("pr{i}.xlsx"), &[("Sheet1", result)]);
+        let e = write(d, &format!("pe{i}.xlsx"), &[("Sheet1", expected)]);
+        for rules in &rule_sets[..2] {
+            cases.push(
+                Case::new(format!("{name} {rules}"), r.clone(), e.clone())
+                    .with(json!({"rules": rules})),
+            );
+        }
+    }
+    let csv = d.join("result.csv");
+    std::fs::write(&csv, "Name,Score,Ratio\nAlice,90,0.12345\nBob,85,2.61239\n").unwrap();
+    cases.push(
+        Case::new("a CSV result", Got::File(csv), gold.clone())
+            .with(json!({"rules": rule_sets[0]})),
+    );
     let broken = d.join("broken.xlsx");
     std::fs::write(&broken, "not a zip").unwrap();
     cases.push(
