@@ -106,6 +106,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
+    "check_structure_sim",
     "check_text_enlarged",
     "compare_answer",
     "compare_config",
@@ -195,6 +196,7 @@ pub fn check(
         "compare_docx_tables" => return docx::compare_docx_tables(&cx),
         "compare_pptx_files" => return slides::compare_pptx_files(&cx),
         "compare_images" => return images::compare_images(&cx),
+        "check_structure_sim" => return images::check_structure_sim(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

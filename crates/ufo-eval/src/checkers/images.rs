@@ -77,6 +77,65 @@ fn open_gray(path: &Path) -> Result<Gray, String> {
     Ok(Gray { w, h, px })
 }
 
+/// Opens an image as Pillow's `convert("RGB")` would have it: three
+/// channel planes (alpha dropped, gray replicated, 16-bit high bytes).
+fn open_rgb(path: &Path) -> Result<[Gray; 3], String> {
+    let img = image::ImageReader::open(path)
+        .map_err(|e| e.to_string())?
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?
+        .decode()
+        .map_err(|e| e.to_string())?;
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let px: Vec<[u8; 3]> = match &img {
+        DynamicImage::ImageLuma8(i) => i.pixels().map(|p| [p.0[0]; 3]).collect(),
+        DynamicImage::ImageLumaA8(i) => i.pixels().map(|p| [p.0[0]; 3]).collect(),
+        DynamicImage::ImageRgb8(i) => i.pixels().map(|p| p.0).collect(),
+        DynamicImage::ImageRgba8(i) => i.pixels().map(|p| [p.0[0], p.0[1], p.0[2]]).collect(),
+        DynamicImage::ImageRgb16(i) => i.pixels().map(|p| p.0.map(|v| (v >> 8) as u8)).collect(),
+        DynamicImage::ImageRgba16(i) => i
+            .pixels()
+            .map(|p| [p.0[0], p.0[1], p.0[2]].map(|v| (v >> 8) as u8))
+            .collect(),
+        other => return Err(format!("{:?} images are not supported", other.color())),
+    };
+    let plane = |c: usize| Gray {
+        w,
+        h,
+        px: px.iter().map(|p| p[c]).collect(),
+    };
+    Ok([plane(0), plane(1), plane(2)])
+}
+
+/// `check_structure_sim` (OSWorld `gimp.py`): two images of the same size
+/// whose RGB structural similarity (scikit-image's, per channel, averaged)
+/// is at least 0.9 score 1; different sizes, images under 7×7 or files
+/// that cannot be read score 0 (OSWorld's function catches every error).
+pub(super) fn check_structure_sim(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let path = |g: Option<&Got>| match g {
+        Some(Got::File(p)) => Some(p.clone()),
+        Some(Got::Text(t)) => Some(t.into()),
+        _ => None,
+    };
+    let (Some(p1), Some(p2)) = (path(Some(cx.result)), path(cx.expected)) else {
+        return Ok(0.0);
+    };
+    let (Ok(a), Ok(b)) = (open_rgb(&p1), open_rgb(&p2)) else {
+        return Ok(0.0);
+    };
+    if (a[0].w, a[0].h) != (b[0].w, b[0].h) {
+        return Ok(0.0);
+    }
+    let mut total = 0.0;
+    for (x, y) in a.iter().zip(&b) {
+        match ssim(x, y) {
+            Ok(s) => total += s,
+            Err(_) => return Ok(0.0),
+        }
+    }
+    Ok(f64::from(u8::from(total / 3.0 >= 0.9)))
+}
+
 /// Pillow's Lanczos kernel (support 3).
 fn lanczos(x: f64) -> f64 {
     fn sinc(x: f64) -> f64 {

@@ -40,10 +40,8 @@ fn save(dir: &Path, name: &str, f: impl FnOnce(&Path)) -> Got {
     Got::File(p)
 }
 
-#[test]
-fn compare_images() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+/// The base picture (as a file) and its named variants.
+fn corpus(d: &Path) -> (Got, Vec<(&'static str, Got)>) {
     let base = picture(64, 48, 1, 0);
     let gold = save(d, "gold.png", |p| base.save(p).unwrap());
     let rgb = |name: &str, img: RgbImage| save(d, name, |p| img.save(p).unwrap());
@@ -115,6 +113,13 @@ fn compare_images() {
             save(d, "text.png", |p| std::fs::write(p, "not a png").unwrap()),
         ),
     ];
+    (gold, variants)
+}
+
+#[test]
+fn compare_images() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, variants) = corpus(dir.path());
     let options = [
         json!({}),
         json!({"reference_base_result": 0.5}),
@@ -141,4 +146,41 @@ fn compare_images() {
     }
     cases.push(Case::new("missing", Got::Missing, gold.clone()));
     compare("vlc", "compare_images", &cases);
+}
+
+#[test]
+fn check_structure_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gold, mut variants) = corpus(dir.path());
+    // Near the 0.9 threshold: the base with growing noise.
+    for (k, amp) in [4u8, 12, 24, 40].into_iter().enumerate() {
+        let mut img = picture(64, 48, 1, 0);
+        let mut x = 99u64 + k as u64;
+        for p in img.pixels_mut() {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let n = (x >> 56) as u8 % amp;
+            p.0 = p.0.map(|v| v.saturating_add(n));
+        }
+        let name = ["noise 4", "noise 12", "noise 24", "noise 40"][k];
+        variants.push((
+            name,
+            save(dir.path(), &format!("n{k}.png"), |p| img.save(p).unwrap()),
+        ));
+    }
+    let mut cases = Vec::new();
+    for (i, (name, img)) in variants.iter().enumerate() {
+        cases.push(Case::new(
+            format!("{name} vs base"),
+            img.clone(),
+            gold.clone(),
+        ));
+        let (other, oimg) = &variants[(i * 7 + 2) % variants.len()];
+        cases.push(Case::new(
+            format!("{name} vs {other}"),
+            img.clone(),
+            oimg.clone(),
+        ));
+    }
+    cases.push(Case::new("missing", Got::Missing, gold.clone()));
+    compare("gimp", "check_structure_sim", &cases);
 }
