@@ -1,10 +1,14 @@
 //! Checkers over application settings: a JSON settings file holding given
 //! keys (OSWorld `vscode.py` `check_json_settings`), an extension list
 //! containing a name (`is_extension_installed`) and a GIMP configuration
-//! file holding a `(key … value)` line (`gimp.py` `check_config_status`).
+//! file holding a `(key … value)` line (`gimp.py` `check_config_status`),
+//! Thunderbird's `prefs.js` against rules (`thunderbird.py`
+//! `check_thunderbird_prefs`).
 
 use serde_json::Value;
 
+use super::structured::match_value;
+use super::text::compile;
 use super::{CheckError, Cx, Got, py_contains, py_eq};
 
 /// `check_json_settings`: the result file parses as JSON and holds every
@@ -143,4 +147,64 @@ pub(super) fn check_config_status(cx: &Cx<'_>) -> Result<f64, CheckError> {
         }
     }
     Ok(0.0)
+}
+
+/// `check_thunderbird_prefs`: reads `user_pref("key", value);` lines of the
+/// result file (each value parsed as JSON); every key of `rules.expect`
+/// must occur and its last value match its rule (`method`/`ref`, as in
+/// `check_json`), and no value of a key of `rules.unexpect` may match its
+/// rule. A value that is not JSON is refused (OSWorld's function raises).
+pub(super) fn check_thunderbird_prefs(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let path = match cx.result {
+        Got::File(p) => p.clone(),
+        Got::Text(t) => t.into(),
+        Got::Json(_) | Got::Missing => return Ok(0.0),
+    };
+    let rules = cx.rules()?;
+    let section = |key: &str| -> Result<serde_json::Map<String, Value>, CheckError> {
+        match rules.get(key) {
+            None => Ok(serde_json::Map::new()),
+            Some(Value::Object(m)) => Ok(m.clone()),
+            Some(_) => Err(cx.bad(format!("rules.{key} must be an object of rules"))),
+        }
+    };
+    let (expect, unexpect) = (section("expect")?, section("unexpect")?);
+    let text = std::fs::read(&path)
+        .map_err(|e| cx.bad_because(format!("cannot read {}", path.display()), e))
+        .and_then(|b| {
+            String::from_utf8(b)
+                .map_err(|e| cx.bad_because(format!("{} is not UTF-8", path.display()), e))
+        })?;
+    let pattern = compile(
+        cx,
+        r#"^user_pref\("(?P<key>(?:[^"]|\\")+)", (?P<val>.+)\);$"#,
+    )?;
+    let mut found: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut clean = true;
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    for line in text.split('\n') {
+        let Some(m) = pattern.captures(line.trim_matches(py_space)) else {
+            continue;
+        };
+        let (key, val) = (&m["key"], &m["val"]);
+        let in_expect = expect.get(key);
+        let in_unexpect = unexpect.get(key);
+        // OSWorld parses every matching line's value, wanted or not.
+        let value: Value = serde_json::from_str(val)
+            .map_err(|e| cx.bad_because(format!("pref {key}: value {val:?} is not JSON"), e))?;
+        let rule_of = |r: &Value| {
+            r.as_object()
+                .cloned()
+                .ok_or_else(|| cx.bad(format!("the rule for {key} must be an object")))
+        };
+        if let Some(r) = in_expect {
+            found.insert(key.to_owned(), match_value(cx, &value, &rule_of(r)?)?);
+        } else if let Some(r) = in_unexpect {
+            clean = clean && !match_value(cx, &value, &rule_of(r)?)?;
+        }
+    }
+    let all = expect
+        .keys()
+        .all(|k| found.get(k).copied().unwrap_or(false));
+    Ok(f64::from(u8::from(all && clean)))
 }

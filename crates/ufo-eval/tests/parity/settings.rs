@@ -182,3 +182,46 @@ fn check_config_status() {
     ));
     compare("gimp", "check_config_status", &cases);
 }
+
+#[test]
+fn check_thunderbird_prefs() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "// Mozilla User Preferences\n\n";
+    let files = [
+        "user_pref(\"mail.spellcheck.inline\", false);\nuser_pref(\"mailnews.start_page.enabled\", true);\nuser_pref(\"mail.identity.id1.fullName\", \"Ann Lee\");\n",
+        "user_pref(\"mail.spellcheck.inline\", true);\nuser_pref(\"mailnews.start_page.enabled\", true);\n",
+        "user_pref(\"mail.spellcheck.inline\", false);\nuser_pref(\"mail.spellcheck.inline\", true);\n",
+        "user_pref(\"mailnews.start_page.enabled\", false);\nuser_pref(\"browser.cache.disk.capacity\", 358400);\n",
+        "  user_pref(\"mail.spellcheck.inline\", false);  \r\nuser_pref(\"mail.identity.id1.fullName\", \"Bob \\\"B\\\" Ray\");\r\n",
+        "user_pref(\"mail.spellcheck.inline\",false);\nuser_pref(\"x\", 1.5);\n",
+        "user_pref(\"mail.spellcheck.inline\", false);\nuser_pref(\"broken\", not json);\n",
+        "",
+    ];
+    let rules = [
+        json!({"expect": {"mail.spellcheck.inline": {"method": "eq", "ref": false}}}),
+        json!({"expect": {"mailnews.start_page.enabled": {"method": "eq", "ref": true}},
+               "unexpect": {"mail.spellcheck.inline": {"method": "eq", "ref": true}}}),
+        json!({"expect": {"mail.identity.id1.fullName": {"method": "re", "ref": "^Ann"}}}),
+        json!({"expect": {"browser.cache.disk.capacity": {"method": "ge", "ref": 100000}}}),
+        json!({"expect": {"x": {"method": "approx:0.1", "ref": 1.45}}}),
+        json!({"unexpect": {"mailnews.start_page.enabled": {"method": "eq", "ref": false}}}),
+        json!({}),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("prefs{i}.js"), &format!("{head}{f}"));
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{f:?} {r}"),
+                file.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "missing",
+        Got::Missing,
+        Got::Json(rules[0].clone()),
+    ));
+    compare("thunderbird", "check_thunderbird_prefs", &cases);
+}
