@@ -132,6 +132,111 @@ pub(super) fn is_expected_tabs(cx: &Cx<'_>) -> Result<f64, CheckError> {
     Ok(1.0)
 }
 
+/// `is_expected_bookmarks`: Chrome's bookmarks (`{"bookmark_bar":
+/// {"children": [...]}}`) against `rules.type`: `bookmark_bar_folders_names`
+/// (the bar's folder names equal `rules.names` as sets),
+/// `bookmark_bar_websites_urls` (the bar's URLs equal `rules.urls` as
+/// sets) or `liked_authors_websites_urls` (the URLs in the bar's folder
+/// "Liked Authors" equal, as a set, one choice per entry of `rules.urls`,
+/// an entry being a URL or a list of alternatives). Another type is
+/// refused, as OSWorld's function raises on it.
+pub(super) fn is_expected_bookmarks(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let result = result_value(cx);
+    if !py_truthy(&result) {
+        return Ok(0.0);
+    }
+    let rules = cx.rules()?;
+    let children = || -> Result<Vec<&Value>, CheckError> {
+        result
+            .get("bookmark_bar")
+            .and_then(|b| b.get("children"))
+            .and_then(Value::as_array)
+            .map(|c| c.iter().collect())
+            .ok_or_else(|| cx.bad("bookmarks without bookmark_bar.children"))
+    };
+    let field = |b: &Value, k: &str| -> Result<Value, CheckError> {
+        b.get(k)
+            .cloned()
+            .ok_or_else(|| cx.bad(format!("a bookmark without {k:?}")))
+    };
+    // Items of `kind` among `items`, by `key`, as Python's set of them.
+    let of_kind = |items: &[&Value], kind: &str, key: &str| -> Result<Vec<Value>, CheckError> {
+        let mut out = Vec::new();
+        for b in items {
+            if field(b, "type")? == Value::String(kind.to_owned()) {
+                out.push(field(b, key)?);
+            }
+        }
+        Ok(out)
+    };
+    let as_set = |v: &[Value]| {
+        let mut s: Vec<String> = v.iter().map(Value::to_string).collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    let wanted = |key: &str| -> Result<Vec<Value>, CheckError> {
+        rules
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| cx.bad(format!("rules.{key} must be a list")))
+    };
+    match rules.get("type").and_then(Value::as_str) {
+        Some("bookmark_bar_folders_names") => {
+            let got = of_kind(&children()?, "folder", "name")?;
+            Ok(f64::from(u8::from(as_set(&got) == as_set(&wanted("names")?))))
+        }
+        Some("bookmark_bar_websites_urls") => {
+            let got = of_kind(&children()?, "url", "url")?;
+            Ok(f64::from(u8::from(as_set(&got) == as_set(&wanted("urls")?))))
+        }
+        Some("liked_authors_websites_urls") => {
+            let items = children()?;
+            let mut folder = None;
+            for b in &items {
+                if field(b, "type")? == "folder" && b.get("name").and_then(Value::as_str) == Some("Liked Authors") {
+                    folder = Some(*b);
+                    break;
+                }
+            }
+            let Some(folder) = folder else {
+                return Ok(0.0);
+            };
+            let inner: Vec<&Value> = folder
+                .get("children")
+                .and_then(Value::as_array)
+                .ok_or_else(|| cx.bad("the Liked Authors folder has no children list"))?
+                .iter()
+                .collect();
+            let liked = as_set(&of_kind(&inner, "url", "url")?);
+            let choices: Vec<Vec<Value>> = wanted("urls")?
+                .into_iter()
+                .map(|u| match u {
+                    Value::Array(alts) => alts,
+                    other => vec![other],
+                })
+                .collect();
+            // Every combination of one choice per entry (Python's product).
+            let mut combos: Vec<Vec<Value>> = vec![Vec::new()];
+            for alts in &choices {
+                combos = combos
+                    .iter()
+                    .flat_map(|c| {
+                        alts.iter().map(move |a| {
+                            let mut c = c.clone();
+                            c.push(a.clone());
+                            c
+                        })
+                    })
+                    .collect();
+            }
+            Ok(f64::from(u8::from(combos.iter().any(|c| as_set(c) == liked))))
+        }
+        _ => Err(cx.bad("rules.type must be bookmark_bar_folders_names, bookmark_bar_websites_urls or liked_authors_websites_urls")),
+    }
+}
+
 /// `rules[key]` as a string (absent: an error; not a string: `None`).
 fn rule_str<'a>(cx: &Cx<'_>, rules: &'a Value, key: &str) -> Result<Option<&'a str>, CheckError> {
     match rules.get(key) {

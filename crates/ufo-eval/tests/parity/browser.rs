@@ -203,3 +203,82 @@ fn is_expected_tabs() {
     ));
     compare("chrome", "is_expected_tabs", &cases);
 }
+
+#[test]
+fn is_expected_bookmarks() {
+    let bar = |children: Value| json!({"bookmark_bar": {"children": children}, "other": {"children": []}});
+    let url = |name: &str, u: &str| json!({"type": "url", "name": name, "url": u});
+    let folder =
+        |name: &str, children: Value| json!({"type": "folder", "name": name, "children": children});
+    let liked = |urls: &[&str]| {
+        folder(
+            "Liked Authors",
+            Value::Array(urls.iter().map(|u| url("a", u)).collect()),
+        )
+    };
+    let a = "https://www.goodreads.com/author/show/1";
+    let b = "https://www.goodreads.com/author/show/2";
+    let c = "https://www.goodreads.com/author/show/3";
+    let states = [
+        ("empty bar", bar(json!([]))),
+        (
+            "two folders",
+            bar(json!([
+                folder("Work", json!([])),
+                folder("Fun", json!([])),
+                url("x", a)
+            ])),
+        ),
+        ("one folder", bar(json!([folder("Work", json!([]))]))),
+        (
+            "folders repeated",
+            bar(json!([
+                folder("Work", json!([])),
+                folder("Work", json!([])),
+                folder("Fun", json!([]))
+            ])),
+        ),
+        (
+            "two sites",
+            bar(json!([
+                url("one", a),
+                url("two", b),
+                folder("Work", json!([]))
+            ])),
+        ),
+        ("liked a b", bar(json!([liked(&[a, b]), url("x", c)]))),
+        ("liked a c", bar(json!([liked(&[a, c])]))),
+        ("liked a", bar(json!([liked(&[a])]))),
+        (
+            "liked elsewhere",
+            bar(json!([folder("Other", json!([url("a", a)]))])),
+        ),
+        ("no bar", json!({"other": {}})),
+        ("an item without type", bar(json!([{"name": "x"}]))),
+    ];
+    let rules = [
+        json!({"type": "bookmark_bar_folders_names", "names": ["Work", "Fun"]}),
+        json!({"type": "bookmark_bar_folders_names", "names": ["Work"]}),
+        json!({"type": "bookmark_bar_websites_urls", "urls": [a, b]}),
+        json!({"type": "bookmark_bar_websites_urls", "urls": []}),
+        json!({"type": "liked_authors_websites_urls", "urls": [a, [b, c]]}),
+        json!({"type": "liked_authors_websites_urls", "urls": [[a], b]}),
+        json!({"type": "something_else"}),
+    ];
+    let mut cases = Vec::new();
+    for (name, state) in &states {
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{name} {r}"),
+                Got::Json(state.clone()),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "no bookmarks",
+        Got::Json(json!({})),
+        Got::Json(rules[0].clone()),
+    ));
+    compare("chrome", "is_expected_bookmarks", &cases);
+}
