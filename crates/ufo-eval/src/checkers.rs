@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 
 mod a11y;
 mod browser;
+mod cellstyle;
 mod docx;
 mod frame;
 mod images;

@@ -296,7 +296,7 @@ fn compare_table_bad_rules() {
         t,
         &r,
         Some(&e),
-        json!({"rules": [{"type": "check_cell", "sheet_idx": 0, "coordinate": "A1", "props": {"font_bold": {"method": "eq", "ref": true}}}]}),
+        json!({"rules": [{"type": "check_cell", "sheet_idx": 0, "coordinate": "A1", "props": {"number_format": {"method": "eq", "ref": "0"}}}]}),
     );
     assert_eq!(score(t, &text("a,b"), Some(&e), data), 0.0);
 }

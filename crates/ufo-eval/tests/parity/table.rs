@@ -283,3 +283,104 @@ fn compare_table() {
     cases.push(Case::new("no rules", gold.clone(), gold.clone()));
     compare("table", "compare_table", &cases);
 }
+
+#[test]
+fn compare_table_check_cell_styles() {
+    use rust_xlsxwriter::{Color, Format, FormatPattern, FormatUnderline};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    let styled: Vec<(&str, Format)> = vec![
+        ("plain", Format::new()),
+        ("bold", Format::new().set_bold()),
+        ("italic", Format::new().set_italic()),
+        (
+            "underlined",
+            Format::new().set_underline(FormatUnderline::Single),
+        ),
+        (
+            "double",
+            Format::new().set_underline(FormatUnderline::Double),
+        ),
+        ("red", Format::new().set_font_color(Color::RGB(0xFF0000))),
+        (
+            "theme coloured",
+            Format::new().set_font_color(Color::Theme(4, 0)),
+        ),
+        (
+            "Arial 14",
+            Format::new().set_font_name("Arial").set_font_size(14),
+        ),
+        (
+            "yellow fill",
+            Format::new().set_background_color(Color::RGB(0xFFFF00)),
+        ),
+        (
+            "striped fill",
+            Format::new()
+                .set_pattern(FormatPattern::DarkVertical)
+                .set_foreground_color(Color::RGB(0x00FF00)),
+        ),
+        (
+            "theme fill",
+            Format::new().set_background_color(Color::Theme(5, 2)),
+        ),
+    ];
+    for (i, (text, format)) in styled.iter().enumerate() {
+        ws.write_string_with_format(i as u32, 0, *text, format)
+            .unwrap();
+    }
+    // An empty cell with a format, and one beyond the data.
+    ws.write_blank(0, 1, &Format::new().set_bold()).unwrap();
+    let path = d.join("styled.xlsx");
+    wb.save(&path).unwrap();
+    let book = Got::File(path);
+    let props: Vec<(&str, Vec<Value>)> = vec![
+        ("font_bold", vec![json!(true), json!(false)]),
+        ("font_italic", vec![json!(true), json!(false)]),
+        (
+            "font_underline",
+            vec![json!("single"), json!("double"), json!(null)],
+        ),
+        (
+            "font_color",
+            vec![
+                json!("FFFF0000"),
+                json!("Values must be of type <class 'str'>"),
+                json!(null),
+            ],
+        ),
+        ("font_name", vec![json!("Arial"), json!("Calibri")]),
+        ("font_size", vec![json!(14), json!(11.0)]),
+        (
+            "bgcolor",
+            vec![json!("FFFFFF00"), json!("00000000"), json!("FF00FF00")],
+        ),
+        ("fgcolor", vec![json!("FFFFFF00")]),
+        ("fill_type", vec![json!("patternFill")]),
+        ("no_such_style", vec![json!(null)]),
+    ];
+    let mut cases = Vec::new();
+    let coords: Vec<String> = (1..=styled.len() + 1)
+        .map(|r| format!("A{r}"))
+        .chain(["B1".to_owned(), "C5".to_owned()])
+        .collect();
+    for coord in &coords {
+        for (prop, refs) in &props {
+            for want in refs {
+                let rules = json!([{"type": "check_cell", "sheet_idx": 0, "coordinate": coord,
+                                    "props": {*prop: {"method": "eq", "ref": want}}}]);
+                cases.push(
+                    Case::new(
+                        format!("{coord} {prop} = {want}"),
+                        book.clone(),
+                        book.clone(),
+                    )
+                    .with(json!({"rules": rules})),
+                );
+            }
+        }
+    }
+    compare("table", "compare_table", &cases);
+}

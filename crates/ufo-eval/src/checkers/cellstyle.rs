@@ -1,0 +1,181 @@
+//! A cell's style as openpyxl reports it, for `compare_table`'s
+//! `check_cell` properties other than `value` (OSWorld
+//! `utils._read_cell_style`): the cell's `s` index picks an `xf` of
+//! `styles.xml`'s `cellXfs`, whose `fontId` and `fillId` pick a font and a
+//! fill.
+//!
+//! openpyxl's answers, reproduced: `font_bold`/`font_italic` are false when
+//! unset; `font_underline` is `single` for a bare `<u/>` and null when
+//! unset; `font_size` is a float; a colour given by theme, index or
+//! `auto` has no RGB, and openpyxl answers with a descriptor object that
+//! equals no rule's `ref` (its repr is `Values must be of type <class
+//! 'str'>`, which is not a string); a font without a colour gives null. Font properties of an empty cell are null; `bgcolor`/`fgcolor` is
+//! the pattern fill's foreground colour (`00000000` when unset);
+//! `fill_type` is the fill's element name.
+
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+use serde_json::Value;
+
+use super::docx::zip_part;
+
+const S: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+const R: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+const REL: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
+
+/// What openpyxl's `Color.rgb` answers for a colour that is not RGB: an
+/// object (its repr reads `Values must be of type <class 'str'>`) equal to
+/// no rule's `ref`, modelled as an object no rule writes.
+fn not_rgb() -> Value {
+    serde_json::json!({"openpyxl": "Values must be of type <class 'str'>"})
+}
+
+/// The properties this reads; others are not implemented here.
+pub(super) const PROPS: &[&str] = &[
+    "font_name",
+    "font_color",
+    "font_bold",
+    "font_italic",
+    "font_underline",
+    "font_size",
+    "fill_type",
+    "bgcolor",
+    "fgcolor",
+];
+
+fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+    n.children().find(|c| c.has_tag_name((S, name)))
+}
+
+fn children<'a, 'i>(n: Node<'a, 'i>, name: &'static str) -> impl Iterator<Item = Node<'a, 'i>> {
+    n.children().filter(move |c| c.has_tag_name((S, name)))
+}
+
+/// A relationship target of `part` (under `dir`) by id or by type suffix.
+fn rel_target(
+    rels: &Document<'_>,
+    dir: &str,
+    pick: &dyn Fn(Node<'_, '_>) -> bool,
+) -> Option<String> {
+    let r = rels
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name((REL, "Relationship")))
+        .find(|n| pick(*n))?;
+    let target = r.attribute("Target")?;
+    Some(match target.strip_prefix('/') {
+        Some(abs) => abs.to_owned(),
+        None => format!("{dir}/{target}"),
+    })
+}
+
+/// An openpyxl colour's `.rgb`.
+fn color_rgb(c: Node<'_, '_>) -> Value {
+    match c.attribute("rgb") {
+        Some(v) if v.len() == 6 => Value::String(format!("00{v}")),
+        Some(v) => Value::String(v.to_owned()),
+        None => not_rgb(),
+    }
+}
+
+/// A nested boolean (`<b/>`, `<b val="0"/>`), false when absent.
+fn nested_bool(font: Option<Node<'_, '_>>, name: &str) -> Value {
+    Value::Bool(
+        font.and_then(|f| child(f, name))
+            .is_some_and(|b| !matches!(b.attribute("val"), Some("0" | "false"))),
+    )
+}
+
+/// `prop` of the cell at `coord` (e.g. `B3`) of sheet `sheet`.
+pub(super) fn read(book: &Path, sheet: &str, coord: &str, prop: &str) -> Result<Value, String> {
+    let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
+    let wb_xml = zip_part(&mut zip, "xl/workbook.xml")?.ok_or("no xl/workbook.xml")?;
+    let wb = Document::parse(&wb_xml).map_err(|e| e.to_string())?;
+    let rid = child(wb.root_element(), "sheets")
+        .and_then(|s| children(s, "sheet").find(|n| n.attribute("name") == Some(sheet)))
+        .and_then(|n| n.attribute((R, "id")))
+        .ok_or_else(|| format!("no sheet {sheet:?}"))?
+        .to_owned();
+    let rels_xml = zip_part(&mut zip, "xl/_rels/workbook.xml.rels")?.ok_or("no workbook rels")?;
+    let rels = Document::parse(&rels_xml).map_err(|e| e.to_string())?;
+    let sheet_part = rel_target(&rels, "xl", &|n| n.attribute("Id") == Some(rid.as_str()))
+        .ok_or("the sheet has no part")?;
+    let styles_part = rel_target(&rels, "xl", &|n| {
+        n.attribute("Type").is_some_and(|t| t.ends_with("/styles"))
+    });
+    let sheet_xml = zip_part(&mut zip, &sheet_part)?.ok_or("the sheet part is missing")?;
+    let sheet_doc = Document::parse(&sheet_xml).map_err(|e| e.to_string())?;
+    let want = coord.to_ascii_uppercase().replace('$', "");
+    let cell = sheet_doc
+        .descendants()
+        .find(|n| n.has_tag_name((S, "c")) && n.attribute("r") == Some(want.as_str()));
+    let has_value = cell.is_some_and(|c| {
+        child(c, "v").is_some_and(|v| v.text().is_some()) || child(c, "is").is_some()
+    });
+    let style: usize = cell
+        .and_then(|c| c.attribute("s"))
+        .map_or(Ok(0), str::parse)
+        .map_err(|e| format!("style index: {e}"))?;
+    let styles_xml = match styles_part {
+        Some(p) => zip_part(&mut zip, &p)?,
+        None => None,
+    };
+    let styles = styles_xml
+        .as_deref()
+        .map(Document::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let root = styles.as_ref().map(Document::root_element);
+    let xf = root
+        .and_then(|r| child(r, "cellXfs"))
+        .and_then(|x| children(x, "xf").nth(style));
+    let pick = |list: &str, item: &'static str, id: &str| {
+        let i: usize = xf
+            .and_then(|x| x.attribute(id))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        root.and_then(|r| child(r, list))
+            .and_then(|l| children(l, item).nth(i))
+    };
+    let font = pick("fonts", "font", "fontId");
+    let fill = pick("fills", "fill", "fillId");
+    let val = |name: &str| {
+        font.and_then(|f| child(f, name))
+            .and_then(|n| n.attribute("val"))
+    };
+    let font_prop = |v: Value| if has_value { v } else { Value::Null };
+    Ok(match prop {
+        "font_name" => font_prop(val("name").map_or(Value::Null, |s| Value::String(s.to_owned()))),
+        "font_size" => font_prop(
+            val("sz")
+                .and_then(|s| s.parse::<f64>().ok())
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::Null, Value::Number),
+        ),
+        "font_bold" => font_prop(nested_bool(font, "b")),
+        "font_italic" => font_prop(nested_bool(font, "i")),
+        "font_underline" => font_prop(match font.and_then(|f| child(f, "u")) {
+            None => Value::Null,
+            Some(u) => Value::String(u.attribute("val").unwrap_or("single").to_owned()),
+        }),
+        "font_color" => font_prop(
+            font.and_then(|f| child(f, "color"))
+                .map_or(Value::Null, color_rgb),
+        ),
+        "fill_type" => fill
+            .and_then(|f| f.children().find(Node::is_element))
+            .map_or(Value::String("patternFill".into()), |n| {
+                Value::String(n.tag_name().name().to_owned())
+            }),
+        "bgcolor" | "fgcolor" => match fill.and_then(|f| f.children().find(Node::is_element)) {
+            Some(p) if p.has_tag_name((S, "patternFill")) => {
+                child(p, "fgColor").map_or(Value::String("00000000".into()), color_rgb)
+            }
+            Some(_) => Value::Null,
+            None => Value::String("00000000".into()),
+        },
+        other => return Err(format!("style {other:?} is not read here")),
+    })
+}
