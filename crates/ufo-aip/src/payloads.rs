@@ -319,6 +319,7 @@ fn controls(items: &[Value], selected: Option<&WindowInfo>) -> Result<Value, Pay
             name: text("name").to_owned(),
             control_type,
             value: None,
+            column: None,
             rect,
             handle: ElementHandle(format!("ufo-target:{id}")),
             role: kind.to_owned(),

@@ -358,6 +358,7 @@ mod tests {
             name: name.into(),
             control_type: ty,
             value: value.map(str::to_owned),
+            column: None,
             rect: Rect::<Screen>::new(10 * id as i32, 20, 30, 40),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),

@@ -169,8 +169,14 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
                 .visible_state()
                 .map(|s| format!(" [{s}]"))
                 .unwrap_or_default();
+            // A cell's column, as the model is shown it.
+            let col = c
+                .column
+                .as_deref()
+                .map(|c| format!(" (column {})", quoted(c)))
+                .unwrap_or_default();
             outln!(
-                "[{:>3}] {:<12} {}{v}{st}",
+                "[{:>3}] {:<12} {}{v}{col}{st}",
                 c.id,
                 c.control_type.as_str(),
                 quoted(&c.name)

@@ -153,9 +153,10 @@ impl<'de> Deserialize<'de> for ControlType {
 }
 
 /// UFO's default `CONTROL_LIST`, plus `Slider` (which GTK apps use where Windows
-/// apps would use a Spinner), `SplitButton` and `DataItem` (spreadsheet and
-/// table cells; empty cells are listed only in small tables, see the filter)
-/// and `Calendar` (a date picker: GTK 3's has no items of its own to list).
+/// apps would use a Spinner), `SplitButton`, `DataItem` (spreadsheet and
+/// table cells; empty cells are listed only in small tables, see the filter),
+/// `Calendar` (a date picker: GTK 3's has no items of its own to list) and
+/// `HeaderItem` (a table's column headers: a click sorts by that column).
 pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "Button",
     "Edit",
@@ -176,6 +177,7 @@ pub const DEFAULT_CONTROL_LIST: &[&str] = &[
     "SplitButton",
     "DataItem",
     "Calendar",
+    "HeaderItem",
 ];
 
 /// Which optional interfaces an element implements.
@@ -345,6 +347,10 @@ pub struct Control {
     /// Current value, when the control has one worth showing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// For a table's cell: the name of the column header above it, when
+    /// the table shows named headers (a person reads a cell by its column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
     /// Screen rectangle.
     pub rect: Rect<Screen>,
     /// Handle to act on the element.
@@ -374,6 +380,10 @@ pub struct PromptControl {
     /// Current value, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// A table cell's column (its header's name), when the table names its
+    /// columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
     /// What a person would see of the control's state, when it has one worth
     /// saying: `checked`/`unchecked`, `selected`, `expanded`/`collapsed`,
     /// `focused`, comma-separated.
@@ -389,6 +399,7 @@ impl Control {
             name: self.name.clone(),
             control_type: self.control_type.as_str().to_owned(),
             value: self.value.clone(),
+            column: self.column.clone(),
             state: self.visible_state(),
         }
     }
@@ -473,6 +484,7 @@ mod tests {
             name: "x".into(),
             control_type: t,
             value: None,
+            column: None,
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle("a|/b".into()),
             role: role.into(),
@@ -536,6 +548,7 @@ mod tests {
             name: "7".into(),
             control_type: ControlType::Button,
             value: None,
+            column: None,
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle("a|/b".into()),
             role: "push button".into(),

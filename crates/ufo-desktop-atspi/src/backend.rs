@@ -319,7 +319,9 @@ impl Backend for AtspiBackend {
     /// click acts at once. Qt menu items: their action runs the command but
     /// leaves the menu open (and blocks while a dialog it opens is up); a
     /// click closes the menu. Qt toggle buttons: their action flips the
-    /// state and runs nothing. Only for a control fully on screen.
+    /// state and runs nothing. A table's column header, in any toolkit:
+    /// its action can report success and sort nothing (Thunar's list),
+    /// where a person's click sorts. Only for a control fully on screen.
     fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
         let Ok((bus, _)) = split_handle(&control.handle) else {
             return false;
@@ -328,24 +330,26 @@ impl Backend for AtspiBackend {
             && control.rect.height > 0
             && self.x11.screen_rect().intersection(&control.rect) == Some(control.rect);
         let role = control.role.as_str();
+        let header = matches!(role, "column header" | "table column header");
         on_screen
-            && match self.known_toolkit(bus) {
-                Some(Toolkit::Gtk(3 | 4)) => {
-                    matches!(role, "push button" | "button" | "toggle button")
-                }
-                // Qt runs a menu item's action and leaves its menu open; a
-                // click closes it, as it does for a person. A checkable tool
-                // button's Toggle action flips its state without running its
-                // command (Dolphin's Details view, KeePassXC's generator):
-                // a click does both.
-                Some(Toolkit::Qt) => {
-                    matches!(
-                        role,
-                        "menu item" | "check menu item" | "radio menu item" | "toggle button"
-                    )
-                }
-                _ => false,
-            }
+            && (header
+                || match self.known_toolkit(bus) {
+                    Some(Toolkit::Gtk(3 | 4)) => {
+                        matches!(role, "push button" | "button" | "toggle button")
+                    }
+                    // Qt runs a menu item's action and leaves its menu open; a
+                    // click closes it, as it does for a person. A checkable tool
+                    // button's Toggle action flips its state without running its
+                    // command (Dolphin's Details view, KeePassXC's generator):
+                    // a click does both.
+                    Some(Toolkit::Qt) => {
+                        matches!(
+                            role,
+                            "menu item" | "check menu item" | "radio menu item" | "toggle button"
+                        )
+                    }
+                    _ => false,
+                })
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {

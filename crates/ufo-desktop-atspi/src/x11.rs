@@ -624,13 +624,17 @@ impl X11 {
         self.sync()
     }
 
-    /// When the last click on this display ended (Unix time in ms, low 32
-    /// bits), as recorded on the root window by whichever process clicked.
-    fn last_click(&self) -> Option<u32> {
+    /// When and where the last click on this display ended (Unix time in
+    /// ms, low 32 bits; the point when the clicker recorded one), as
+    /// recorded on the root window by whichever process clicked.
+    fn last_click(&self) -> Option<(u32, Option<Point<Screen>>)> {
         let a = self.intern(LAST_CLICK)?;
-        self.prop_u32s(self.root, a, u32::from(AtomEnum::CARDINAL))
-            .first()
-            .copied()
+        let v = self.prop_u32s(self.root, a, u32::from(AtomEnum::CARDINAL));
+        let at = match v.as_slice() {
+            [_, x, y, ..] => Some(Point::new(*x as i32, *y as i32)),
+            _ => None,
+        };
+        Some((*v.first()?, at))
     }
 
     /// An atom, created when missing (cached like [`Self::atom`]).
@@ -638,31 +642,37 @@ impl X11 {
         self.cached_atom(name, false)
     }
 
-    /// Waits until a new press cannot join the previous click into a double
-    /// (or triple) click: toolkits count presses within their double-click
-    /// time as one gesture even across rows (GTK 3's tree view then takes a
-    /// double click on a row right after a click on another for a triple
-    /// click and opens nothing). Each `ufo act` is its own process, so the
-    /// time of the last click is kept on the X server.
-    fn wait_out_multi_click(&self) {
-        let Some(last) = self.last_click() else {
+    /// Waits until a press at `p` cannot join the previous click into a
+    /// double (or triple) click: toolkits count presses within their
+    /// double-click time as one gesture (GTK 3's tree view then takes a
+    /// double click on a row right after a click on it for a triple click
+    /// and opens nothing). Every toolkit we know also requires the presses
+    /// to be close together (GTK, Qt and Gecko 5 px, Java 4 px): a press
+    /// farther than [`MULTI_CLICK_REACH`] from the last click does not wait
+    /// (a calculator's next key, another row). Each `ufo act` is its own
+    /// process, so the last click is kept on the X server.
+    fn wait_out_multi_click(&self, p: Point<Screen>) {
+        let Some((last, at)) = self.last_click() else {
             return;
         };
+        let far = at.is_some_and(|a| {
+            (a.x - p.x).abs() > MULTI_CLICK_REACH || (a.y - p.y).abs() > MULTI_CLICK_REACH
+        });
         let since = unix_ms().wrapping_sub(last);
-        if since < MULTI_CLICK_MS {
+        if !far && since < MULTI_CLICK_MS {
             std::thread::sleep(Duration::from_millis(u64::from(MULTI_CLICK_MS - since)));
         }
     }
 
-    /// Records on the root window that a click ended now.
-    fn mark_click(&self) {
+    /// Records on the root window that a click ended now at `p`.
+    fn mark_click(&self, p: Point<Screen>) {
         if let Some(a) = self.intern(LAST_CLICK) {
             let _ = self.conn.change_property32(
                 PropMode::REPLACE,
                 self.root,
                 a,
                 AtomEnum::CARDINAL,
-                &[unix_ms()],
+                &[unix_ms(), p.x as u32, p.y as u32],
             );
         }
     }
@@ -671,7 +681,7 @@ impl X11 {
     pub fn click(&self, p: Point<Screen>, button: MouseButton, double: bool) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
-        self.wait_out_multi_click();
+        self.wait_out_multi_click(p);
         self.motion(p)?;
         for i in 0..(if double { 2 } else { 1 }) {
             if i > 0 {
@@ -686,7 +696,7 @@ impl X11 {
             std::thread::sleep(CLICK_HOLD);
             self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
         }
-        self.mark_click();
+        self.mark_click(p);
         self.sync()
     }
 
@@ -700,7 +710,7 @@ impl X11 {
     ) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
-        self.wait_out_multi_click();
+        self.wait_out_multi_click(from);
         self.motion(from)?;
         self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
         self.sync()?;
@@ -713,7 +723,7 @@ impl X11 {
             std::thread::sleep(duration / steps as u32);
         }
         self.fake(xproto::BUTTON_RELEASE_EVENT, b, 0, 0)?;
-        self.mark_click();
+        self.mark_click(to);
         self.sync()
     }
 
@@ -742,7 +752,13 @@ const DOUBLE_CLICK_GAP: Duration = Duration::from_millis(60);
 /// apart.
 const MULTI_CLICK_MS: u32 = 550;
 
-/// The root-window property holding when the last click ended.
+/// How far (pixels, either axis) a press may be from the last click and
+/// still join it into a double click, with a margin over the toolkits' own
+/// distances (5 px, twice that at 2× scale).
+const MULTI_CLICK_REACH: i32 = 16;
+
+/// The root-window property holding when and where the last click ended
+/// (time, x, y).
 const LAST_CLICK: &str = "_UFO_LAST_CLICK";
 
 /// Unix time in milliseconds, low 32 bits (differences wrap correctly).

@@ -214,7 +214,7 @@ pub fn annotate(
 
     let targets: Vec<Rect<Image>> = items.iter().map(|i| i.1).collect();
     let sizes: Vec<(i32, i32)> = items.iter().map(|i| i.3).collect();
-    let placed = place_labels(bounds, &targets, &sizes);
+    let placed = place_labels(bounds, &targets, &sizes, Some(&shot.image));
 
     if style.outline && style.outline_width > 0 {
         for (c, t, _, _) in &items {
@@ -276,33 +276,41 @@ fn to_imageproc(r: &Rect<Image>) -> Option<imageproc::rect::Rect> {
 /// outside below-right. Each candidate is shifted to lie inside `bounds`; the
 /// cheapest wins, where cost is 100× the area overlapping labels already placed
 /// plus 1× the area covering other controls (except controls that contain this
-/// one, such as a group around it). Ties go to the earlier candidate.
+/// one, such as a group around it), plus, with the screenshot given, the
+/// pixels of what is drawn there ([`ink`]: a label over a control's first
+/// letters hides what a person reads it by; an empty corner is free), plus a
+/// quarter of the label's area for a place outside the control (a label
+/// outside sits nearer a neighbour, and may be read as the neighbour's).
+/// Ties go to the earlier candidate.
 ///
 /// Every returned box lies inside `bounds` when the label fits in it at all.
 pub fn place_labels(
     bounds: Rect<Image>,
     targets: &[Rect<Image>],
     sizes: &[(i32, i32)],
+    image: Option<&RgbImage>,
 ) -> Vec<Rect<Image>> {
     let mut placed: Vec<Rect<Image>> = Vec::with_capacity(targets.len());
     for (i, (t, &(w, h))) in targets.iter().zip(sizes).enumerate() {
         let (l, tp, r, b) = (t.x, t.y, t.right(), t.bottom());
+        // (x, y, inside the control)
         let candidates = [
-            (l, tp),
-            (l, tp - h),
-            (l - w, tp),
-            (r - w, tp),
-            (r - w, tp - h),
-            (r, tp),
-            (l, b - h),
-            (l, b),
-            (r - w, b - h),
-            (r - w, b),
+            (l, tp, true),
+            (l, tp - h, false),
+            (l - w, tp, false),
+            (r - w, tp, true),
+            (r - w, tp - h, false),
+            (r, tp, false),
+            (l, b - h, true),
+            (l, b, false),
+            (r - w, b - h, true),
+            (r - w, b, false),
         ];
+        let outside_cost = i64::from(w) * i64::from(h) / 4;
         let mut best: Option<(i64, Rect<Image>)> = None;
-        for (x, y) in candidates {
+        for (x, y, inside) in candidates {
             let cand = clamp_into(Rect::new(x, y, w, h), &bounds);
-            let mut cost = 0i64;
+            let mut cost = if inside { 0 } else { outside_cost };
             for p in &placed {
                 cost += 100 * overlap(&cand, p);
             }
@@ -310,6 +318,9 @@ pub fn place_labels(
                 if j != i && !contains(other, t) {
                     cost += overlap(&cand, other);
                 }
+            }
+            if let Some(img) = image {
+                cost += ink(img, &cand);
             }
             if best.as_ref().is_none_or(|(c, _)| cost < *c) {
                 best = Some((cost, cand));
@@ -322,6 +333,39 @@ pub fn place_labels(
         placed.push(chosen);
     }
     placed
+}
+
+/// How much is drawn in `r` of `img`: the pixels whose brightness is far
+/// (more than a quarter of the range) from the area's mean — the strokes of
+/// text and icons; a flat background or a gentle gradient counts nothing.
+pub fn ink(img: &RgbImage, r: &Rect<Image>) -> i64 {
+    let (iw, ih) = (img.width() as i32, img.height() as i32);
+    let (x0, y0) = (r.x.max(0), r.y.max(0));
+    let (x1, y1) = (r.right().min(iw), r.bottom().min(ih));
+    if x0 >= x1 || y0 >= y1 {
+        return 0;
+    }
+    let luma = |x: i32, y: i32| {
+        let [red, g, b] = img.get_pixel(x as u32, y as u32).0;
+        (299 * i64::from(red) + 587 * i64::from(g) + 114 * i64::from(b)) / 1000
+    };
+    let n = i64::from((x1 - x0) * (y1 - y0));
+    let mut sum = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            sum += luma(x, y);
+        }
+    }
+    let mean = sum / n;
+    let mut far = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if (luma(x, y) - mean).abs() > 64 {
+                far += 1;
+            }
+        }
+    }
+    far
 }
 
 fn overlap(a: &Rect<Image>, b: &Rect<Image>) -> i64 {
@@ -358,6 +402,7 @@ mod tests {
             name: format!("c{id}"),
             control_type: ty,
             value: None,
+            column: None,
             rect: Rect::<Screen>::new(x, y, w, h),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),
@@ -454,20 +499,58 @@ mod tests {
         // Three identical targets: the same spot would be picked without
         // overlap avoidance.
         let t = Rect::new(50, 50, 40, 40);
-        let placed = place_labels(b, &[t, t, t], &[(20, 20); 3]);
+        let placed = place_labels(b, &[t, t, t], &[(20, 20); 3], None);
         assert_eq!(placed[0], Rect::new(50, 50, 20, 20));
-        assert_eq!(placed[1], Rect::new(50, 30, 20, 20));
-        assert_eq!(placed[2], Rect::new(30, 50, 20, 20));
+        // The other corners inside come before places outside.
+        assert_eq!(placed[1], Rect::new(70, 50, 20, 20));
+        assert_eq!(placed[2], Rect::new(50, 70, 20, 20));
         // A target in the corner: outside positions are clamped back in.
-        let placed = place_labels(b, &[Rect::new(0, 0, 10, 10)], &[(30, 30)]);
+        let placed = place_labels(b, &[Rect::new(0, 0, 10, 10)], &[(30, 30)], None);
         assert_eq!(placed[0], Rect::new(0, 0, 30, 30));
         // A label larger than the image is cut to it.
         let placed = place_labels(
             Rect::new(0, 0, 10, 10),
             &[Rect::new(0, 0, 5, 5)],
             &[(30, 30)],
+            None,
         );
         assert_eq!(placed[0], Rect::new(0, 0, 10, 10));
+    }
+
+    #[test]
+    fn a_label_keeps_off_the_text_it_would_hide() {
+        // A white screen; a list row whose text starts at its left edge.
+        let mut img = RgbImage::from_pixel(200, 100, Rgb([255, 255, 255]));
+        draw_filled_rect_mut(
+            &mut img,
+            imageproc::rect::Rect::at(12, 14).of_size(40, 12),
+            Rgb([20, 20, 20]),
+        );
+        let b = Rect::<Image>::new(0, 0, 200, 100);
+        let row = Rect::new(10, 10, 120, 30);
+        // Without the screenshot: UFO's place, over the text.
+        assert_eq!(
+            place_labels(b, &[row], &[(16, 16)], None)[0],
+            Rect::new(10, 10, 16, 16)
+        );
+        // With it: the empty corner inside the row, not a place outside it.
+        let placed = place_labels(b, &[row], &[(16, 16)], Some(&img))[0];
+        assert_eq!(placed, Rect::new(114, 10, 16, 16));
+        assert_eq!(ink(&img, &placed), 0);
+        assert!(ink(&img, &Rect::new(10, 10, 16, 16)) > 0);
+        // Something drawn in every corner and room above: the label goes
+        // outside, just above the row.
+        let mut img = RgbImage::from_pixel(200, 100, Rgb([255, 255, 255]));
+        for (x, y) in [(12, 32), (116, 32), (12, 46), (116, 46)] {
+            draw_filled_rect_mut(
+                &mut img,
+                imageproc::rect::Rect::at(x, y).of_size(10, 10),
+                Rgb([20, 20, 20]),
+            );
+        }
+        let row = Rect::new(10, 30, 120, 30);
+        let placed = place_labels(b, &[row], &[(16, 16)], Some(&img))[0];
+        assert_eq!(placed, Rect::new(10, 14, 16, 16));
     }
 
     #[test]

@@ -118,6 +118,7 @@ mod tests {
             name: String::new(),
             control_type: ControlType::Button,
             value: None,
+            column: None,
             rect: Rect::new(x, 110, 20, 20),
             handle: ElementHandle(String::new()),
             role: String::new(),

@@ -135,6 +135,7 @@ mod tests {
             name: name.into(),
             control_type: ControlType::Button,
             value: None,
+            column: None,
             rect: Rect::new(0, 0, 1, 1),
             handle: ElementHandle(format!(":1.1|/{id}")),
             role: "push button".into(),

@@ -16,6 +16,7 @@
 //! ```
 
 use crate::names::{names_match, undouble};
+use columns::Columns;
 use serde::{Deserialize, Serialize};
 use ufo_core::States;
 use ufo_core::ui::{DEFAULT_CONTROL_LIST, PromptControl};
@@ -129,6 +130,7 @@ pub fn label_controls(
         reported,
         hidden,
         popups,
+        columns: Columns::of(tree),
     };
     let mut picked = picker.pick();
     if cfg.drop_duplicates {
@@ -191,6 +193,8 @@ struct Picker<'a> {
     hidden: Vec<bool>,
     /// The popups drawn over the window (see [`overlays`]).
     popups: Vec<(usize, Rect<Screen>)>,
+    /// The tables' named column headers.
+    columns: Columns,
 }
 
 impl Picker<'_> {
@@ -222,6 +226,7 @@ impl Picker<'_> {
                 Control {
                     id: 0,
                     value,
+                    column: self.columns.of_cell(self.tree, i),
                     name,
                     control_type: node.control_type.clone(),
                     rect,
@@ -265,7 +270,8 @@ impl Picker<'_> {
     }
 
     /// The name the control is listed under; `None` when the node goes
-    /// unlisted for want of one (an unnamed group, label or empty cell, or
+    /// unlisted for want of one (an unnamed group, label, column header or
+    /// empty cell, or
     /// any unnamed node when unnamed ones are not kept).
     fn shown_name(&self, node: &UiNode) -> Option<String> {
         let name = if self.cfg.undouble_names {
@@ -276,7 +282,10 @@ impl Picker<'_> {
         let no_value = node.value.as_deref().is_none_or(|v| v.trim().is_empty());
         let dropped = name.is_empty()
             && (!self.cfg.include_unnamed
-                || matches!(node.control_type, ControlType::Group | ControlType::Text)
+                || matches!(
+                    node.control_type,
+                    ControlType::Group | ControlType::Text | ControlType::HeaderItem
+                )
                 || (node.control_type == ControlType::DataItem && no_value));
         (!dropped).then_some(name)
     }
@@ -734,5 +743,6 @@ pub fn full_json(controls: &[Control]) -> serde_json::Value {
     serde_json::to_value(controls).unwrap_or_default()
 }
 
+mod columns;
 #[cfg(test)]
 mod tests;

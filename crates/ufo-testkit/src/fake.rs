@@ -73,6 +73,7 @@ impl FakeDesktop {
                 name: (*name).into(),
                 control_type: t.clone(),
                 value: None,
+                column: None,
                 rect: Rect::new(10, 30 + 24 * i as i32, 40, 20),
                 handle: ElementHandle(format!(":1.1|/{app}/{i}")),
                 role: t.as_str().to_ascii_lowercase(),

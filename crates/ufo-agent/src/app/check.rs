@@ -143,6 +143,7 @@ mod tests {
             name: name.into(),
             control_type: ControlType::Button,
             value: None,
+            column: None,
             rect: Rect::new(0, 0, 5, 5),
             handle: ElementHandle(format!("h{id}")),
             role: "push button".into(),

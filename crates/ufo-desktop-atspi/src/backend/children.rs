@@ -292,8 +292,32 @@ impl AtspiBackend {
         let wanted: Vec<(i32, i32)> = (r0..r0 + rows)
             .flat_map(|r| (c0..c0 + cols).map(move |c| (r, c)))
             .collect();
+        // The visible columns' headers first, as a person reads a table (a
+        // click on one sorts by it; the filter names each cell's column
+        // after them): hit-testing down the rows never reaches them.
+        let headers = join_all((c0..c0 + cols).map(|c| {
+            let table = &table;
+            async move {
+                call(h, "GetColumnHeader", table.get_column_header(c))
+                    .await
+                    .ok()
+                    .and_then(|o| cell_at(o))
+            }
+        }))
+        .await;
+        let mut refs: Vec<(String, String)> = headers
+            .into_iter()
+            .flatten()
+            .filter_map(|hd| {
+                split_handle(&hd)
+                    .ok()
+                    .map(|(b, p)| (b.to_owned(), p.to_owned()))
+            })
+            .collect();
+        refs.dedup();
+        refs.extend(self.cells_at(h, &table, &wanted).await);
         Ok(Some(Children {
-            refs: self.cells_at(h, &table, &wanted).await,
+            refs,
             note: None,
             cells: true,
         }))

@@ -589,3 +589,57 @@ fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
     let names = listed_names(&t);
     assert_eq!(names, ["Zoom", "Color", "100 %", "Go"]);
 }
+
+#[test]
+fn a_tables_cells_carry_the_name_of_the_column_header_above_them() {
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Files", GTK3, Some((0, 0, 400, 300))),
+            // A side list whose only header has no name.
+            (Some(0), "Table", "", GTK3, Some((0, 0, 100, 300))),
+            (Some(1), "HeaderItem", "", GTK3, Some((0, 0, 100, 20))),
+            (Some(1), "DataItem", "Places", GTK3, Some((0, 20, 100, 20))),
+            // The file list: two named headers and a row of cells.
+            (Some(0), "Table", "", GTK3, Some((100, 0, 300, 300))),
+            (Some(4), "HeaderItem", "Name", GTK3, Some((100, 0, 200, 20))),
+            (Some(4), "HeaderItem", "Size", GTK3, Some((300, 0, 100, 20))),
+            (
+                Some(4),
+                "DataItem",
+                "file1.txt",
+                GTK3,
+                Some((100, 20, 200, 20)),
+            ),
+            (
+                Some(4),
+                "DataItem",
+                "2 bytes",
+                GTK3,
+                Some((300, 20, 100, 20)),
+            ),
+        ],
+    );
+    let controls = label_controls(&t, &FilterConfig::default(), None);
+    let seen: Vec<(String, Option<String>)> = controls
+        .iter()
+        .map(|c| (format!("{}:{}", c.control_type, c.name), c.column.clone()))
+        .collect();
+    let col = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        seen,
+        vec![
+            ("HeaderItem:Name".into(), None),
+            ("HeaderItem:Size".into(), None),
+            ("DataItem:Places".into(), None),
+            ("DataItem:file1.txt".into(), col("Name")),
+            ("DataItem:2 bytes".into(), col("Size")),
+        ]
+    );
+    // The model is shown the column with the cell.
+    let prompt = prompt_text(&controls);
+    assert!(
+        prompt.contains(r#""name":"2 bytes","type":"DataItem","column":"Size""#),
+        "{prompt}"
+    );
+}

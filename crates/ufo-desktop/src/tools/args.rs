@@ -134,6 +134,7 @@ mod tests {
             name: name.into(),
             control_type: ty,
             value: None,
+            column: None,
             rect: Rect::new(0, 0, 10, 10),
             handle: ElementHandle(format!("h{id}")),
             role: String::new(),
