@@ -1,6 +1,6 @@
-//! A cell's style as openpyxl reports it, for `compare_table`'s
-//! `check_cell` properties other than `value` (OSWorld
-//! `utils._read_cell_style`): the cell's `s` index picks an `xf` of
+//! A cell's style and a sheet's view as openpyxl reports them, for
+//! `compare_table`'s `check_cell` properties other than `value` (OSWorld
+//! `utils._read_cell_style`) and its `freeze` and `zoom` rules. Styles: the cell's `s` index picks an `xf` of
 //! `styles.xml`'s `cellXfs`, whose `fontId` and `fillId` pick a font and a
 //! fill.
 //!
@@ -87,24 +87,61 @@ fn nested_bool(font: Option<Node<'_, '_>>, name: &str) -> Value {
     )
 }
 
-/// `prop` of the cell at `coord` (e.g. `B3`) of sheet `sheet`.
-pub(super) fn read(book: &Path, sheet: &str, coord: &str, prop: &str) -> Result<Value, String> {
+/// The first sheet view of sheet `sheet`, as openpyxl's `freeze_panes`
+/// (the pane's top-left cell; `None` without a pane) and
+/// `sheet_view.zoomScale or 100.0`.
+pub(super) fn view(book: &Path, sheet: &str) -> Result<(Option<String>, Value), String> {
     let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
-    let wb_xml = zip_part(&mut zip, "xl/workbook.xml")?.ok_or("no xl/workbook.xml")?;
+    let (sheet_part, _) = parts(&mut zip, sheet)?;
+    let xml = zip_part(&mut zip, &sheet_part)?.ok_or("the sheet part is missing")?;
+    let doc = Document::parse(&xml).map_err(|e| e.to_string())?;
+    let view = child(doc.root_element(), "sheetViews").and_then(|v| child(v, "sheetView"));
+    let freeze = view
+        .and_then(|v| child(v, "pane"))
+        .and_then(|p| p.attribute("topLeftCell"))
+        .map(str::to_owned);
+    let zoom = match view.and_then(|v| v.attribute("zoomScale")) {
+        Some(z) => {
+            let z: i64 = z.parse().map_err(|e| format!("zoomScale: {e}"))?;
+            if z == 0 {
+                serde_json::json!(100.0)
+            } else {
+                Value::from(z)
+            }
+        }
+        None => serde_json::json!(100.0),
+    };
+    Ok((freeze, zoom))
+}
+
+/// The part names of sheet `sheet` and of the styles.
+fn parts(
+    zip: &mut zip::ZipArchive<std::fs::File>,
+    sheet: &str,
+) -> Result<(String, Option<String>), String> {
+    let wb_xml = zip_part(zip, "xl/workbook.xml")?.ok_or("no xl/workbook.xml")?;
     let wb = Document::parse(&wb_xml).map_err(|e| e.to_string())?;
     let rid = child(wb.root_element(), "sheets")
         .and_then(|s| children(s, "sheet").find(|n| n.attribute("name") == Some(sheet)))
         .and_then(|n| n.attribute((R, "id")))
         .ok_or_else(|| format!("no sheet {sheet:?}"))?
         .to_owned();
-    let rels_xml = zip_part(&mut zip, "xl/_rels/workbook.xml.rels")?.ok_or("no workbook rels")?;
+    let rels_xml = zip_part(zip, "xl/_rels/workbook.xml.rels")?.ok_or("no workbook rels")?;
     let rels = Document::parse(&rels_xml).map_err(|e| e.to_string())?;
     let sheet_part = rel_target(&rels, "xl", &|n| n.attribute("Id") == Some(rid.as_str()))
         .ok_or("the sheet has no part")?;
     let styles_part = rel_target(&rels, "xl", &|n| {
         n.attribute("Type").is_some_and(|t| t.ends_with("/styles"))
     });
+    Ok((sheet_part, styles_part))
+}
+
+/// `prop` of the cell at `coord` (e.g. `B3`) of sheet `sheet`.
+pub(super) fn read(book: &Path, sheet: &str, coord: &str, prop: &str) -> Result<Value, String> {
+    let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
+    let (sheet_part, styles_part) = parts(&mut zip, sheet)?;
     let sheet_xml = zip_part(&mut zip, &sheet_part)?.ok_or("the sheet part is missing")?;
     let sheet_doc = Document::parse(&sheet_xml).map_err(|e| e.to_string())?;
     let want = coord.to_ascii_uppercase().replace('$', "");

@@ -109,6 +109,8 @@ impl Books<'_> {
 
 /// The rule types implemented here.
 const RULE_TYPES: &[&str] = &[
+    "freeze",
+    "zoom",
     "sheet_name",
     "sheet_data",
     "sheet_print",
@@ -223,6 +225,27 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
             Ok(matches!((a, b), (Some(a), Some(b)) if fold(&a) == fold(&b)))
         }
         "sheet_fuzzy" => sheet_fuzzy(cx, books, r),
+        "freeze" => {
+            let Some((b1, n1)) = books.resolve(cx, r, "sheet_idx0")? else {
+                return Ok(false);
+            };
+            let (b2, n2) = books
+                .resolve(cx, r, "sheet_idx1")?
+                .ok_or_else(|| cx.bad("sheet_idx1 names no sheet (OSWorld's function raises)"))?;
+            let view = |b: &Book, n: &str| {
+                cellstyle::view(&b.path, n)
+                    .map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))
+            };
+            Ok(view(b1, &n1)?.0 == view(b2, &n2)?.0)
+        }
+        "zoom" => {
+            let Some((b, n)) = books.resolve(cx, r, "sheet_idx")? else {
+                return Ok(false);
+            };
+            let (_, zoom) = cellstyle::view(&b.path, &n)
+                .map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))?;
+            match_value(cx, &zoom, r)
+        }
         "check_cell" => {
             let coord = r
                 .get("coordinate")

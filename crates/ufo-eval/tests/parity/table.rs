@@ -384,3 +384,73 @@ fn compare_table_check_cell_styles() {
     }
     compare("table", "compare_table", &cases);
 }
+
+#[test]
+fn compare_table_freeze_and_zoom() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // (name, frozen at (row, col), zoom)
+    let views: [(&str, Option<(u32, u16)>, Option<u16>); 6] = [
+        ("plain", None, None),
+        ("frozen B2", Some((1, 1)), None),
+        ("frozen A3", Some((2, 0)), Some(150)),
+        ("frozen C1", Some((0, 2)), Some(75)),
+        ("zoom 120", None, Some(120)),
+        ("zoom 100", None, Some(100)),
+    ];
+    let books: Vec<(&str, Got)> = views
+        .iter()
+        .enumerate()
+        .map(|(i, (name, freeze, zoom))| {
+            let mut wb = Workbook::new();
+            let ws = wb.add_worksheet();
+            ws.write_string(0, 0, "x").unwrap();
+            if let Some((r, c)) = freeze {
+                ws.set_freeze_panes(*r, *c).unwrap();
+            }
+            if let Some(z) = zoom {
+                ws.set_zoom(*z);
+            }
+            let p = d.join(format!("view{i}.xlsx"));
+            wb.save(&p).unwrap();
+            (*name, Got::File(p))
+        })
+        .collect();
+    let mut cases = Vec::new();
+    for (a, fa) in &books {
+        for (b, fb) in &books {
+            let rules = json!([{"type": "freeze", "sheet_idx0": "RI0", "sheet_idx1": "EI0"}]);
+            cases.push(
+                Case::new(format!("freeze {a} vs {b}"), fa.clone(), fb.clone())
+                    .with(json!({"rules": rules})),
+            );
+        }
+        for (method, reference) in [
+            ("eq", json!(100)),
+            ("ge", json!(120)),
+            ("lt", json!(80)),
+            ("approx:5", json!(148)),
+        ] {
+            let rules =
+                json!([{"type": "zoom", "sheet_idx": 0, "method": method, "ref": reference}]);
+            cases.push(
+                Case::new(
+                    format!("zoom {a} {method} {reference}"),
+                    fa.clone(),
+                    fa.clone(),
+                )
+                .with(json!({"rules": rules})),
+            );
+        }
+    }
+    let missing = json!([{"type": "freeze", "sheet_idx0": "RI0", "sheet_idx1": "ENNope"}]);
+    cases.push(
+        Case::new(
+            "freeze against a missing sheet",
+            books[0].1.clone(),
+            books[1].1.clone(),
+        )
+        .with(json!({"rules": missing})),
+    );
+    compare("table", "compare_table", &cases);
+}
