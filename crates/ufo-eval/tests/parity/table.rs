@@ -385,12 +385,15 @@ fn compare_table_check_cell_styles() {
     compare("table", "compare_table", &cases);
 }
 
+/// A sheet view to write: its name, the cell frozen at, the zoom.
+type View = (&'static str, Option<(u32, u16)>, Option<u16>);
+
 #[test]
 fn compare_table_freeze_and_zoom() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // (name, frozen at (row, col), zoom)
-    let views: [(&str, Option<(u32, u16)>, Option<u16>); 6] = [
+    let views: [View; 6] = [
         ("plain", None, None),
         ("frozen B2", Some((1, 1)), None),
         ("frozen A3", Some((2, 0)), Some(150)),
