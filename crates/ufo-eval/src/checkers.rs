@@ -103,6 +103,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_gnome_favorite_apps",
     "check_include_exclude",
     "check_json",
+    "check_json_keybindings",
     "check_json_settings",
     "check_line_number",
     "check_list",
@@ -127,6 +128,8 @@ pub const SUPPORTED: &[&str] = &[
     "fuzzy_match",
     "is_expected_active_tab",
     "is_expected_bookmarks",
+    "is_expected_installed_extensions",
+    "is_expected_search_query",
     "is_expected_tabs",
     "is_expected_url_pattern_match",
     "is_extension_installed",
@@ -193,7 +196,12 @@ pub fn check(
         "is_expected_active_tab" => return browser::is_expected_active_tab(&cx),
         "is_expected_tabs" => return browser::is_expected_tabs(&cx),
         "is_expected_bookmarks" => return browser::is_expected_bookmarks(&cx),
+        "is_expected_search_query" => return browser::is_expected_search_query(&cx),
+        "is_expected_installed_extensions" => {
+            return browser::is_expected_installed_extensions(&cx);
+        }
         "check_json_settings" => return settings::check_json_settings(&cx),
+        "check_json_keybindings" => return settings::check_json_keybindings(&cx),
         "is_extension_installed" => return settings::is_extension_installed(&cx),
         "check_config_status" => return settings::check_config_status(&cx),
         "check_thunderbird_prefs" => return settings::check_thunderbird_prefs(&cx),

@@ -237,6 +237,46 @@ pub(super) fn is_expected_bookmarks(cx: &Cx<'_>) -> Result<f64, CheckError> {
     }
 }
 
+/// `is_expected_search_query`: the active tab's `url` matches the regex
+/// `rules.expect.pattern` (Python `re.search`). An empty result scores 0.
+pub(super) fn is_expected_search_query(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let result = result_value(cx);
+    if !py_truthy(&result) {
+        return Ok(0.0);
+    }
+    let rules = cx.rules()?;
+    let pattern = rules
+        .get("expect")
+        .and_then(|e| e.get("pattern"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| cx.bad("rules.expect.pattern must be a regex string"))?;
+    let url = result
+        .get("url")
+        .and_then(Value::as_str)
+        .ok_or_else(|| cx.bad("the active tab has no url string"))?;
+    Ok(f64::from(u8::from(compile(cx, pattern)?.is_match(url))))
+}
+
+/// `is_expected_installed_extensions`: every name of `rules.expected` is
+/// among the installed extensions (a list of names). An empty list scores 0.
+pub(super) fn is_expected_installed_extensions(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let result = result_value(cx);
+    if !py_truthy(&result) {
+        return Ok(0.0);
+    }
+    let installed = result
+        .as_array()
+        .ok_or_else(|| cx.bad("the installed extensions must be a list"))?;
+    let expected = cx
+        .rule_expected()?
+        .as_array()
+        .ok_or_else(|| cx.bad("rules.expected must be a list"))?;
+    let all = expected
+        .iter()
+        .all(|e| installed.iter().any(|i| super::py_eq(i, e)));
+    Ok(f64::from(u8::from(all)))
+}
+
 /// `rules[key]` as a string (absent: an error; not a string: `None`).
 fn rule_str<'a>(cx: &Cx<'_>, rules: &'a Value, key: &str) -> Result<Option<&'a str>, CheckError> {
     match rules.get(key) {

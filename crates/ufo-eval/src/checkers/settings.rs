@@ -1,5 +1,6 @@
 //! Checkers over application settings: a JSON settings file holding given
-//! keys (OSWorld `vscode.py` `check_json_settings`), an extension list
+//! keys (OSWorld `vscode.py` `check_json_settings`), a keybindings list
+//! holding an entry (`check_json_keybindings`), an extension list
 //! containing a name (`is_extension_installed`) and a GIMP configuration
 //! file holding a `(key … value)` line (`gimp.py` `check_config_status`),
 //! Thunderbird's `prefs.js` against rules (`thunderbird.py`
@@ -207,4 +208,36 @@ pub(super) fn check_thunderbird_prefs(cx: &Cx<'_>) -> Result<f64, CheckError> {
         .keys()
         .all(|k| found.get(k).copied().unwrap_or(false));
     Ok(f64::from(u8::from(all && clean)))
+}
+
+/// `check_json_keybindings`: the result file is a JSON list (read whole,
+/// or, failing that, after its first line — VS Code writes a comment
+/// there), and `rules.expected` is one of its items (Python `in`: equal
+/// by value). A file that is neither scores 0.
+pub(super) fn check_json_keybindings(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let path = match cx.result {
+        Got::File(p) => p.clone(),
+        Got::Text(t) => t.into(),
+        Got::Json(_) | Got::Missing => return Ok(0.0),
+    };
+    let Some(text) = std::fs::read(&path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    else {
+        return Ok(0.0);
+    };
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let rest = text.split_once('\n').map_or("", |(_, rest)| rest);
+    let list =
+        [text.as_str(), rest]
+            .into_iter()
+            .find_map(|t| match serde_json::from_str::<Value>(t) {
+                Ok(Value::Array(items)) => Some(items),
+                _ => None,
+            });
+    let Some(items) = list else {
+        return Ok(0.0);
+    };
+    let want = cx.rule_expected()?;
+    Ok(f64::from(u8::from(items.iter().any(|i| py_eq(i, want)))))
 }

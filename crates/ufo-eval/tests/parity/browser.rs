@@ -282,3 +282,68 @@ fn is_expected_bookmarks() {
     ));
     compare("chrome", "is_expected_bookmarks", &cases);
 }
+
+#[test]
+fn is_expected_search_query() {
+    let mut cases = Vec::new();
+    let patterns = [
+        "google\\.com/search\\?.*q=drip\\+coffee",
+        "(?i)DRIP",
+        "q=",
+        "^https://www\\.bing",
+        "(",
+    ];
+    for u in urls()
+        .iter()
+        .chain(["https://www.google.com/search?q=drip+coffee+maker&hl=en".to_owned()].iter())
+    {
+        for p in patterns {
+            cases.push(Case::new(
+                format!("{u} ~ {p}"),
+                Got::Json(tab(u)),
+                Got::Json(json!({"expect": {"pattern": p}})),
+            ));
+        }
+    }
+    let rules = Got::Json(json!({"expect": {"pattern": "q="}}));
+    for (name, result) in [
+        ("empty", Got::Json(json!({}))),
+        ("missing", Got::Missing),
+        ("no url", Got::Json(json!({"title": "q="}))),
+    ] {
+        cases.push(Case::new(name, result, rules.clone()));
+    }
+    compare("chrome", "is_expected_search_query", &cases);
+}
+
+#[test]
+fn is_expected_installed_extensions() {
+    let installed = [
+        json!(["uBlock Origin", "Dark Reader", "Grammarly"]),
+        json!(["Dark Reader"]),
+        json!([]),
+        json!(["uBlock Origin", "uBlock Origin"]),
+    ];
+    let expected = [
+        json!(["uBlock Origin"]),
+        json!(["uBlock Origin", "Dark Reader"]),
+        json!([]),
+        json!(["ublock origin"]),
+    ];
+    let mut cases = Vec::new();
+    for i in &installed {
+        for e in &expected {
+            cases.push(Case::new(
+                format!("{i} has {e}"),
+                Got::Json(i.clone()),
+                Got::Json(json!({"expected": e})),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "missing",
+        Got::Missing,
+        Got::Json(json!({"expected": ["x"]})),
+    ));
+    compare("chrome", "is_expected_installed_extensions", &cases);
+}

@@ -225,3 +225,42 @@ fn check_thunderbird_prefs() {
     ));
     compare("thunderbird", "check_thunderbird_prefs", &cases);
 }
+
+#[test]
+fn check_json_keybindings() {
+    let dir = tempfile::tempdir().unwrap();
+    let binding = json!({"key": "ctrl+j", "command": "workbench.action.togglePanel"});
+    let files = [
+        "[{\"key\": \"ctrl+j\", \"command\": \"workbench.action.togglePanel\"}]".to_owned(),
+        "// Place your key bindings in this file\n[{\"key\": \"ctrl+j\", \"command\": \"workbench.action.togglePanel\"}]".to_owned(),
+        "// comment\r\n[{\"command\": \"workbench.action.togglePanel\", \"key\": \"ctrl+j\"}, {\"key\": \"f5\"}]".to_owned(),
+        "[{\"key\": \"ctrl+j\", \"command\": \"workbench.action.togglePanel\", \"when\": \"editorFocus\"}]".to_owned(),
+        "// one\n// two\n[{\"key\": \"ctrl+j\", \"command\": \"workbench.action.togglePanel\"}]".to_owned(),
+        "{\"key\": \"ctrl+j\"}".to_owned(),
+        "[]".to_owned(),
+        "not json".to_owned(),
+        String::new(),
+    ];
+    let wanted = [
+        binding.clone(),
+        json!({"key": "ctrl+k", "command": "workbench.action.togglePanel"}),
+        json!("ctrl+j"),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("keybindings{i}.json"), f);
+        for w in &wanted {
+            cases.push(Case::new(
+                format!("{f:?} has {w}"),
+                file.clone(),
+                Got::Json(json!({"expected": w})),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "no file",
+        Got::File(dir.path().join("absent.json")),
+        Got::Json(json!({"expected": binding})),
+    ));
+    compare("vscode", "check_json_keybindings", &cases);
+}
