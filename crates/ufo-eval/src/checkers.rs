@@ -62,8 +62,9 @@ pub enum Got {
 /// Why a checker could not score.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
-    /// No checker has this name.
-    #[error("checker {0:?} is not supported")]
+    /// No checker has this name (for a few OSWorld functions, the message
+    /// says why: see [`why_unsupported`]).
+    #[error("checker {0:?} is not supported{why}", why = because(.0))]
     Unsupported(String),
     /// The inputs are not what the checker takes (e.g. rules without `expected`).
     #[error("{func}: {message}")]
@@ -92,6 +93,28 @@ impl ufo_core::Diagnostic for CheckError {
             CheckError::Bad { .. } => "fix the task's evaluator (`expected`, `options`, the rules) so that the checker gets what it takes".into(),
         })
     }
+}
+
+/// Why an OSWorld function has no checker here, when the reason is that
+/// its score rests on a library whose output we cannot reproduce exactly
+/// (an approximate score would be presented as OSWorld's); `None` for the
+/// functions simply not written yet, and for unknown names.
+pub fn why_unsupported(func: &str) -> Option<&'static str> {
+    Some(match func {
+        "compare_pdfs" => {
+            "its score is a fuzzy ratio of the text PyMuPDF (MuPDF) extracts, whose spacing and line breaks no Rust PDF crate reproduces"
+        }
+        "compare_pdf_images" => "it compares perceptual hashes of pages rendered by MuPDF",
+        "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
+        "compare_image_text" => "it reads text with an OCR model (easyocr)",
+        "compare_videos" => "it compares frames decoded by OpenCV",
+        _ => return None,
+    })
+}
+
+/// `": <reason>"` for [`CheckError::Unsupported`]'s message, or nothing.
+fn because(func: &str) -> String {
+    why_unsupported(func).map_or_else(String::new, |w| format!(": {w}"))
 }
 
 /// The checkers this build supports.

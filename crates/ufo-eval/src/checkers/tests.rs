@@ -70,6 +70,9 @@ fn unknown_checker_is_unsupported() {
         err.to_string(),
         "checker \"no_such_metric\" is not supported"
     );
+    // A function left out on purpose says why.
+    let why = run("compare_pdfs", &text("x"), None, Value::Null).unwrap_err();
+    assert!(why.to_string().contains("PyMuPDF"), "{why}");
     // Unsupported wins over a missing result.
     assert!(matches!(
         run("compare_audios", &Got::Missing, None, Value::Null),
