@@ -212,7 +212,7 @@ pub fn check(
         "check_moved_jpgs" => structured::check_moved_jpgs(&cx),
         "check_csv" => structured::check_csv(&cx),
         "check_json" => structured::check_json(&cx),
-        "check_direct_json_object" => structured::check_direct_json_object(&cx),
+        "check_direct_json_object" => return structured::check_direct_json_object(&cx),
         "compare_table" => table::compare_table(&cx),
         "check_accessibility_tree" => return a11y::check_accessibility_tree(&cx),
         "is_expected_url_pattern_match" => return browser::is_expected_url_pattern_match(&cx),

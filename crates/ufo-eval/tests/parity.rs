@@ -10,6 +10,8 @@
 mod browser;
 #[path = "parity/docx.rs"]
 mod docx;
+#[path = "parity/general.rs"]
+mod general;
 #[path = "parity/harness.rs"]
 mod harness;
 #[path = "parity/images.rs"]

@@ -268,43 +268,111 @@ pub(super) fn match_value(
     }
 }
 
-/// `check_direct_json_object`: the result (a JSON object, or text parsed as
-/// JSON after trimming and turning `'` into `"`) has, for each key of
-/// `rules.expected`, an equal value; with `rules.expect_in_result`, a string
-/// expectation need only be contained in the result's value and a list
-/// expectation needs one of its items in the result's list.
-pub(super) fn check_direct_json_object(cx: &Cx<'_>) -> Result<bool, CheckError> {
+/// `check_direct_json_object`: the result (a JSON value, or text parsed as
+/// JSON after trimming and turning `'` into `"`; text that does not parse
+/// is refused, as OSWorld's function raises) against `rules.expected`, an
+/// object. Any expected value `"__EVALUATION_FAILED__"` scores 0. Without
+/// `rules.expect_in_result`, each expected key's value equals the result's
+/// (Python `==`; with the key `ignore_list_order` truthy in `expected`,
+/// both values sorted first). With it, a list expectation needs one of its
+/// items in the result's list, or equal to the result's string; a string
+/// expectation must be in the result's value; anything else scores 0.
+/// Whatever Python would raise on inside the comparison (a result that is
+/// not an object, values it cannot sort) scores 0, as OSWorld's catches it.
+pub(super) fn check_direct_json_object(cx: &Cx<'_>) -> Result<f64, CheckError> {
     let rules = cx.rules()?;
-    let expected = cx
-        .rule_expected()?
+    let rules = rules
         .as_object()
-        .ok_or_else(|| cx.bad("rules.expected must be an object"))?;
-    let in_result = match rules.get("expect_in_result") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(cx.bad("rules.expect_in_result must be a boolean")),
-    };
+        .ok_or_else(|| cx.bad("rules must be a JSON object"))?;
     let result = match cx.result {
-        Got::Json(v) if !v.is_string() => Some(v.clone()),
-        _ => cx
-            .result_text()
-            .and_then(|t| serde_json::from_str::<Value>(&t.trim().replace('\'', "\"")).ok()),
+        Got::Json(v) if !v.is_string() => v.clone(),
+        _ => {
+            let text = cx.result_text().unwrap_or_default();
+            serde_json::from_str::<Value>(&text.trim().replace('\'', "\""))
+                .map_err(|e| cx.bad_because("the result is not JSON", e))?
+        }
     };
-    let Some(Value::Object(result)) = result else {
-        return Ok(false);
+    if result.is_null() {
+        return Ok(0.0);
+    }
+    let expected = rules.get("expected");
+    if let Some(e) = expected.filter(|e| super::py_truthy(e)) {
+        let Some(e) = e.as_object() else {
+            return Ok(0.0);
+        };
+        if e.values()
+            .any(|v| v.as_str() == Some("__EVALUATION_FAILED__"))
+        {
+            return Ok(0.0);
+        }
+    }
+    let in_result = rules.get("expect_in_result").is_some_and(super::py_truthy);
+    let Some(expected) = expected.and_then(Value::as_object) else {
+        return Ok(0.0);
+    };
+    if expected.is_empty() {
+        return Ok(1.0);
+    }
+    let Value::Object(result) = result else {
+        return Ok(0.0);
     };
     let null = Value::Null;
-    Ok(expected.iter().all(|(key, want)| {
+    let ordered = expected
+        .get("ignore_list_order")
+        .is_some_and(super::py_truthy);
+    for (key, want) in expected {
         let got = result.get(key).unwrap_or(&null);
-        if !in_result {
-            return py_eq(want, got);
+        let ok = if !in_result {
+            if ordered {
+                match (py_sorted(want), py_sorted(got)) {
+                    (Some(x), Some(y)) => {
+                        x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| py_eq(p, q))
+                    }
+                    _ => false,
+                }
+            } else {
+                py_eq(want, got)
+            }
+        } else {
+            match want {
+                Value::Array(options) => options.iter().any(|o| match got {
+                    Value::Array(_) => py_contains(got, o),
+                    Value::String(_) => py_eq(o, got),
+                    _ => false,
+                }),
+                Value::String(_) => py_contains(got, want),
+                _ => false,
+            }
+        };
+        if !ok {
+            return Ok(0.0);
         }
-        match want {
-            Value::Array(options) => got.is_array() && options.iter().any(|o| py_contains(got, o)),
-            Value::String(_) => py_contains(got, want),
-            _ => false,
-        }
-    }))
+    }
+    Ok(1.0)
+}
+
+/// Python's `sorted()` of a JSON value where it can sort it: a list of
+/// strings or of numbers, a string's characters; `None` where Python
+/// raises.
+fn py_sorted(v: &Value) -> Option<Vec<Value>> {
+    let mut items: Vec<Value> = match v {
+        Value::Array(a) => a.clone(),
+        Value::String(s) => s.chars().map(|c| Value::String(c.into())).collect(),
+        Value::Object(m) => m.keys().map(|k| Value::String(k.clone())).collect(),
+        _ => return None,
+    };
+    if items.iter().all(Value::is_string) {
+        items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    } else if items.iter().all(|x| as_number(x).is_some()) {
+        items.sort_by(|a, b| {
+            as_number(a)
+                .partial_cmp(&as_number(b))
+                .unwrap_or(Ordering::Equal)
+        });
+    } else {
+        return None;
+    }
+    Some(items)
 }
 
 /// `check_moved_jpgs`: the directory listing (`{"children": [{"name": …}]}`)

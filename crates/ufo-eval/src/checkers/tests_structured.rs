@@ -249,10 +249,22 @@ fn check_direct_json_object() {
         score("check_direct_json_object", &r, Some(&inr), Value::Null),
         0.0
     );
+    // OSWorld's function catches what goes wrong inside the comparison
+    // (here `"x".items()`) and scores 0; rules that are not an object it
+    // cannot even read.
+    assert_eq!(
+        score(
+            "check_direct_json_object",
+            &r,
+            Some(&rules(json!({"expected": "x"}))),
+            Value::Null
+        ),
+        0.0
+    );
     assert_bad(
         "check_direct_json_object",
         &r,
-        Some(&rules(json!({"expected": "x"}))),
+        Some(&rules(json!(["x"]))),
         Value::Null,
     );
 }

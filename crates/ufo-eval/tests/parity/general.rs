@@ -1,0 +1,234 @@
+//! The text and value checkers most tasks use (`general.py`,
+//! `vscode.py`): exact strings, include/exclude lists, line regexes, JSON
+//! objects and documents against rules, whole text files.
+
+use std::path::Path;
+
+use serde_json::json;
+use ufo_eval::checkers::Got;
+
+use crate::harness::{Case, compare};
+
+fn write(dir: &Path, name: &str, content: &str) -> Got {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    Got::File(p)
+}
+
+const TEXTS: &[&str] = &[
+    "true",
+    "true\n",
+    "True",
+    "",
+    " true",
+    "catch the desired command\n",
+    "failed to complete this task\n",
+    "catch the desired command; failed to complete this task",
+    "Ünïcödé ß",
+];
+
+#[test]
+fn exact_match() {
+    let mut cases = Vec::new();
+    for t in TEXTS {
+        for e in [
+            json!("true"),
+            json!("True"),
+            json!(""),
+            json!("Ünïcödé ß"),
+            json!(["true"]),
+        ] {
+            cases.push(Case::new(
+                format!("{t:?} == {e}"),
+                Got::Text((*t).into()),
+                Got::Json(json!({"expected": e})),
+            ));
+        }
+    }
+    for (r, e) in [
+        (json!(5), json!(5)),
+        (json!(5), json!(5.0)),
+        (json!([1, 2]), json!([1, 2])),
+        (json!({"a": 1}), json!({"a": 1})),
+    ] {
+        cases.push(Case::new(
+            format!("{r} == {e}"),
+            Got::Json(r),
+            Got::Json(json!({"expected": e})),
+        ));
+    }
+    cases.push(Case::new(
+        "no expected",
+        Got::Text("x".into()),
+        Got::Json(json!({})),
+    ));
+    compare("general", "exact_match", &cases);
+}
+
+#[test]
+fn check_include_exclude() {
+    let rules = [
+        json!({"include": ["catch the desired command"], "exclude": ["failed to complete this task"]}),
+        json!({"include": ["true"]}),
+        json!({"exclude": ["true"]}),
+        json!({"include": [], "exclude": []}),
+        json!({"include": ["True", "ß"]}),
+    ];
+    let mut cases = Vec::new();
+    for t in TEXTS {
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{t:?} {r}"),
+                Got::Text((*t).into()),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "missing",
+        Got::Missing,
+        Got::Json(rules[0].clone()),
+    ));
+    compare("general", "check_include_exclude", &cases);
+}
+
+#[test]
+fn check_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        "alpha.txt\nbeta.txt\ngamma.md\n",
+        "alpha.txt\n",
+        "ALPHA.TXT\r\nbeta.txt\r\n",
+        "",
+        "alpha.txt beta.txt",
+    ];
+    let rules = [
+        json!({"expect": ["^alpha\\.txt$", "beta"]}),
+        json!({"expect": ["alpha"], "unexpect": ["gamma"]}),
+        json!({"unexpect": ["\\.md$"]}),
+        json!({"expect": ["(?i)alpha"]}),
+        json!({}),
+        json!({"expect": ["("]}),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("list{i}.txt"), f);
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{f:?} {r}"),
+                file.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("general", "check_list", &cases);
+}
+
+#[test]
+fn check_direct_json_object() {
+    let results = [
+        "{'name': 'Ann', 'age': 30}",
+        "{\"name\": \"Ann\", \"age\": 30.0}",
+        "  {'name': 'Ann', 'age': 31}\n",
+        "{'name': 'Ann Lee', 'tags': ['a', 'b']}",
+        "{'name': 'Ann'}",
+        "not json",
+        "[1, 2]",
+        "null",
+        "{'tags': ['b', 'a'], 'name': 'Ann'}",
+    ];
+    let rules = [
+        json!({"expected": {"name": "Ann", "age": 30}}),
+        json!({"expected": {"name": "Ann"}}),
+        json!({"expected": {"name": "Ann", "tags": ["a", "b"]}}),
+        json!({"expected": {"name": "Ann"}, "expect_in_result": true}),
+        json!({"expected": {"tags": ["b", "z"]}, "expect_in_result": true}),
+        json!({"expected": {}}),
+        json!({"expected": {"name": "__EVALUATION_FAILED__"}}),
+        json!({"expected": {"tags": ["b", "a"], "ignore_list_order": true}}),
+        json!({"expected": {"name": ["Bob", "Ann"]}, "expect_in_result": true}),
+        json!({"expected": {"age": 30}, "expect_in_result": true}),
+        json!({"expected": "x"}),
+    ];
+    let mut cases = Vec::new();
+    for t in results {
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{t:?} {r}"),
+                Got::Text(t.into()),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("general", "check_direct_json_object", &cases);
+}
+
+#[test]
+fn check_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = [
+        (
+            "a.json",
+            "{\"editor\": {\"fontSize\": 14, \"theme\": \"dark\"}, \"files\": [\"x.py\", \"y.py\"]}",
+        ),
+        ("b.json", "{\"editor\": {\"fontSize\": 16}, \"files\": []}"),
+        (
+            "c.yaml",
+            "editor:\n  fontSize: 14\n  theme: dark\nfiles:\n  - x.py\n",
+        ),
+        ("d.json", "not json"),
+    ];
+    let rules = [
+        json!({"expect": [{"key": ["editor", "fontSize"], "method": "eq", "ref": 14}]}),
+        json!({"expect": [{"key": ["editor", "fontSize"], "method": "ge", "ref": 15}]}),
+        json!({"expect": [{"key": ["editor", "theme"], "method": "re", "ref": "^da"}]}),
+        json!({"expect": [{"key": ["files", 0], "method": "eq", "ref": "x.py"}]}),
+        json!({"unexpect": [{"key": ["editor", "theme"], "method": "eq", "ref": "light"}]}),
+        json!({"expect": [{"key": ["missing"], "method": "eq", "ref": null}]}),
+    ];
+    let mut cases = Vec::new();
+    for (name, content) in docs {
+        let file = write(dir.path(), name, content);
+        for r in &rules {
+            for yaml in [false, true] {
+                cases.push(
+                    Case::new(
+                        format!("{name} {r} yaml={yaml}"),
+                        file.clone(),
+                        Got::Json(r.clone()),
+                    )
+                    .with(json!({"is_yaml": yaml})),
+                );
+            }
+        }
+    }
+    compare("general", "check_json", &cases);
+}
+
+#[test]
+fn compare_text_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = write(dir.path(), "gold.txt", "Hello  World\nsecond line\n");
+    let texts = [
+        "Hello  World\nsecond line\n",
+        "Hello World\nsecond line",
+        "hello  world\nSECOND line\n",
+        "\tHello World second\n line ",
+        "Hello  World\nsecond line\n\n",
+        "",
+    ];
+    let options = [
+        json!({}),
+        json!({"ignore_blanks": true}),
+        json!({"ignore_case": true}),
+        json!({"ignore_blanks": true, "ignore_case": true}),
+    ];
+    let mut cases = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let file = write(dir.path(), &format!("t{i}.txt"), t);
+        for o in &options {
+            cases.push(Case::new(format!("{t:?} {o}"), file.clone(), gold.clone()).with(o.clone()));
+        }
+    }
+    compare("vscode", "compare_text_file", &cases);
+}
