@@ -457,3 +457,59 @@ fn compare_table_freeze_and_zoom() {
     );
     compare("table", "compare_table", &cases);
 }
+
+#[test]
+fn compare_table_sheet_print() {
+    // OSWorld's getter exports each sheet as `<book>-<sheet>.csv` beside the
+    // workbook; sheet_print compares those lines.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sheets = || {
+        vec![
+            ("Sheet1", vec![vec![C::S("a")]]),
+            ("Data", vec![vec![C::S("b")]]),
+        ]
+    };
+    let gold = write(d, "gold.xlsx", &sheets());
+    std::fs::write(d.join("gold-Sheet1.csv"), "Name,Score\nAlice,90\nBob,85\n").unwrap();
+    std::fs::write(d.join("gold-Data.csv"), "x\n").unwrap();
+    let printed = [
+        ("same", Some("Name,Score\nAlice,90\nBob,85\n")),
+        (
+            "trailing blank lines",
+            Some("Name,Score\nAlice,90\nBob,85\n\n\n"),
+        ),
+        ("padded lines", Some("  Name,Score\t\nAlice,90 \r\nBob,85")),
+        ("case", Some("name,score\nALICE,90\nBob,85\n")),
+        ("a cell", Some("Name,Score\nAlice,91\nBob,85\n")),
+        (
+            "a blank line inside",
+            Some("Name,Score\n\nAlice,90\nBob,85\n"),
+        ),
+        ("latin-1", Some("Name,Score\nAlic\u{e9},90\nBob,85\n")),
+        ("no export", None),
+    ];
+    let mut cases = Vec::new();
+    for (i, (name, csv)) in printed.iter().enumerate() {
+        let book = write(d, &format!("r{i}.xlsx"), &sheets());
+        if let Some(text) = csv {
+            let bytes = if *name == "latin-1" {
+                text.chars().map(|c| c as u8).collect::<Vec<u8>>()
+            } else {
+                text.as_bytes().to_vec()
+            };
+            std::fs::write(d.join(format!("r{i}-Sheet1.csv")), bytes).unwrap();
+        }
+        for rule in [
+            json!({"type": "sheet_print", "sheet_idx0": "RI0", "sheet_idx1": "EI0"}),
+            json!({"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1", "ignore_case": true}),
+            json!({"type": "sheet_print", "sheet_idx0": "RI1", "sheet_idx1": "EI1"}),
+        ] {
+            cases.push(
+                Case::new(format!("{name} {rule}"), book.clone(), gold.clone())
+                    .with(json!({"rules": [rule]})),
+            );
+        }
+    }
+    compare("table", "compare_table", &cases);
+}
