@@ -513,3 +513,71 @@ fn compare_table_sheet_print() {
     }
     compare("table", "compare_table", &cases);
 }
+
+#[test]
+fn compare_table_sheet_fuzzy() {
+    use C::*;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gold = write(
+        d,
+        "gold.xlsx",
+        &[(
+            "Sheet1",
+            vec![
+                vec![S("Name"), S("Phone"), S("Street")],
+                vec![S("Ann Lee"), S("+1 (555) 010"), S("Main Road")],
+                vec![S("Bob"), N(5550.0), S("Elm Rd")],
+            ],
+        )],
+    );
+    let results: Vec<(&str, Vec<Vec<C>>)> = vec![
+        (
+            "same",
+            vec![
+                vec![S("Name"), S("Phone"), S("Street")],
+                vec![S("Ann Lee"), S("+1 (555) 010"), S("Main Road")],
+                vec![S("Bob"), N(5550.0), S("Elm Rd")],
+            ],
+        ),
+        (
+            "reformatted",
+            vec![
+                vec![S("name"), S("Phone"), S("Street")],
+                vec![S("ann lee"), S("1 555 010"), S("Main Rd")],
+                vec![S("Bobby"), S("5550"), S("Elm Road")],
+            ],
+        ),
+        (
+            "different",
+            vec![
+                vec![S("Name"), S("Phone"), S("Street")],
+                vec![S("Cy"), S("999"), S("Oak Avenue")],
+                vec![Empty, N(1.5), Empty],
+            ],
+        ),
+    ];
+    let subrules = [
+        json!([{"range": ["A1:C3"], "type": "exact_match"}]),
+        json!([{"range": ["A1:A3"], "type": "exact_match", "ignore_case": true}]),
+        json!([{"range": ["B2:B3"], "type": "exact_match", "ignore_chars": " ()+", "trim_trailings": ".0"}]),
+        json!([{"range": ["C2:C3"], "type": "exact_match", "normalization": [["Road", "Rd"]]}]),
+        json!([{"range": ["A2:A3"], "type": "includes"}]),
+        json!([{"range": ["A2:A3"], "type": "included_by", "ignore_case": true}]),
+        json!([{"range": ["A1:C3"], "type": "fuzzy_match", "threshold": 60}]),
+        json!([{"range": ["C2", "A3"], "type": "fuzzy_match"}]),
+        json!([{"range": ["B2:B3"], "type": "exact_match", "trim_leadings": "+1 "}]),
+    ];
+    let mut cases = Vec::new();
+    for (i, (name, rows)) in results.into_iter().enumerate() {
+        let book = write(d, &format!("f{i}.xlsx"), &[("Sheet1", rows)]);
+        for sr in &subrules {
+            let rule = json!({"type": "sheet_fuzzy", "sheet_idx0": "RI0", "sheet_idx1": "EI0", "rules": sr});
+            cases.push(
+                Case::new(format!("{name} {sr}"), book.clone(), gold.clone())
+                    .with(json!({"rules": [rule]})),
+            );
+        }
+    }
+    compare("table", "compare_table", &cases);
+}
