@@ -5,7 +5,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::similarity::{indel_ratio, py_splitlines, sequence_ratio};
-use super::{CheckError, Cx, got_text, py_contains, py_eq, py_str, same_names, string_list};
+use super::{
+    CheckError, Cx, Got, got_text, py_contains, py_eq, py_str, read_text, same_names, string_list,
+};
 
 /// `exact_match`: the result equals `rules.expected` (text compares as a
 /// string; JSON by value).
@@ -130,12 +132,28 @@ pub(super) fn compare_text_file(cx: &Cx<'_>) -> Result<bool, CheckError> {
     Ok(norm(&result) == norm(&expected))
 }
 
-/// `compare_csv`: the two files' lines are equal; options `strict` (default
-/// true; false trims each line) and `ignore_case`.
+/// `compare_csv`: the two files' lines are equal (with a list of expected
+/// files, any one's); options `strict` (default true; false trims each
+/// line) and `ignore_case`.
 pub(super) fn compare_csv(cx: &Cx<'_>) -> Result<bool, CheckError> {
     let strict = cx.opt_bool("strict", true)?;
     let ignore_case = cx.opt_bool("ignore_case", false)?;
-    let expected = cx.expected_text()?;
+    // Several expected files (a list of paths): any may match; one that
+    // cannot be read is skipped, as in OSWorld's.
+    let expected: Vec<String> = match cx.expected {
+        Some(Got::Json(Value::Array(paths))) => paths
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .ok_or_else(|| cx.bad("expected files must be paths"))
+                    .map(|p| read_text(std::path::Path::new(p)))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect(),
+        _ => vec![cx.expected_text()?],
+    };
     let Some(result) = cx.result_text() else {
         return Ok(false);
     };
@@ -152,7 +170,8 @@ pub(super) fn compare_csv(cx: &Cx<'_>) -> Result<bool, CheckError> {
             })
             .collect()
     };
-    Ok(lines(&result) == lines(&expected))
+    let got = lines(&result);
+    Ok(expected.iter().any(|e| lines(e) == got))
 }
 
 /// `compare_python_pure_text`: the two files are equal once all whitespace

@@ -232,3 +232,103 @@ fn compare_text_file() {
     }
     compare("vscode", "compare_text_file", &cases);
 }
+
+#[test]
+fn compare_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = write(dir.path(), "gold.csv", "Name,Age\nAnn,30\nBob,41\n");
+    let gold2 = write(dir.path(), "gold2.csv", "Name,Age\nann,30\nbob,41\n");
+    let texts = [
+        "Name,Age\nAnn,30\nBob,41\n",
+        "Name,Age\r\nAnn,30\r\nBob,41",
+        "name,age\nann,30\nbob,41\n",
+        " Name,Age \nAnn,30\nBob,41\n\n",
+        "Name,Age\nAnn,31\nBob,41\n",
+        "",
+    ];
+    let options = [
+        json!({}),
+        json!({"strict": false}),
+        json!({"ignore_case": true}),
+    ];
+    let mut cases = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let file = write(dir.path(), &format!("c{i}.csv"), t);
+        for o in &options {
+            cases.push(Case::new(format!("{t:?} {o}"), file.clone(), gold.clone()).with(o.clone()));
+        }
+        let Got::File(g1) = &gold else { unreachable!() };
+        let Got::File(g2) = &gold2 else {
+            unreachable!()
+        };
+        cases.push(Case::new(
+            format!("{t:?} against two"),
+            file.clone(),
+            Got::Json(json!([g2.display().to_string(), g1.display().to_string()])),
+        ));
+    }
+    compare("table", "compare_csv", &cases);
+}
+
+#[test]
+fn compare_config_and_is_in_list_and_literal_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = Vec::new();
+    for (i, t) in ["editor.fontSize=14\n", "editor.fontSize=14", ""]
+        .iter()
+        .enumerate()
+    {
+        let file = write(dir.path(), &format!("cfg{i}"), t);
+        for e in ["editor.fontSize=14\n", "editor.fontSize=14"] {
+            cases.push(Case::new(
+                format!("{t:?} == {e:?}"),
+                file.clone(),
+                Got::Json(json!({"expected": e})),
+            ));
+        }
+    }
+    compare("vscode", "compare_config", &cases);
+
+    let mut cases = Vec::new();
+    for r in ["apple banana", "banana", "", "Apple"] {
+        for e in [json!("apple"), json!("banana"), json!("")] {
+            cases.push(Case::new(
+                format!("{e} in {r:?}"),
+                Got::Text(r.into()),
+                Got::Json(json!({"expected": e})),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "in a list",
+        Got::Json(json!(["apple", "pear"])),
+        Got::Json(json!({"expected": "apple"})),
+    ));
+    compare("general", "is_in_list", &cases);
+
+    let mut cases = Vec::new();
+    for (r, e) in [
+        (json!("Hello"), json!("Hello")),
+        (json!("Hello"), json!("hello")),
+        (json!(5), json!("5")),
+        (json!(["a", "B"]), json!(["a", "b"])),
+        (json!(["a"]), json!(["a", "b"])),
+    ] {
+        for o in [
+            json!({}),
+            json!({"ignore_case": true}),
+            json!({"type": "list"}),
+            json!({"type": "list", "ignore_case": true}),
+        ] {
+            cases.push(
+                Case::new(
+                    format!("{r} vs {e} {o}"),
+                    Got::Json(r.clone()),
+                    Got::Json(e.clone()),
+                )
+                .with(o),
+            );
+        }
+    }
+    compare("general", "literal_match", &cases);
+}
