@@ -318,8 +318,9 @@ impl Backend for AtspiBackend {
     /// button pressed for 250 ms and only then emits `clicked`; a pointer
     /// click acts at once. Qt menu items: their action runs the command but
     /// leaves the menu open (and blocks while a dialog it opens is up); a
-    /// click closes the menu. Qt toggle buttons: their action flips the
-    /// state and runs nothing. A table's column header, in any toolkit:
+    /// click closes the menu (GTK 3's: see below). Qt toggle buttons: their
+    /// action flips the state and runs nothing. A table's column header, in
+    /// any toolkit:
     /// its action can report success and sort nothing (Thunar's list),
     /// where a person's click sorts. Only for a control fully on screen.
     fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
@@ -334,7 +335,25 @@ impl Backend for AtspiBackend {
         on_screen
             && (header
                 || match self.known_toolkit(bus) {
-                    Some(Toolkit::Gtk(3 | 4)) => {
+                    // GTK 3 runs a menu item's action inside the D-Bus call:
+                    // an item that opens its dialog with `gtk_dialog_run`
+                    // (mousepad's and Geany's Save As) spins a nested loop
+                    // there, and the next key the application gets hangs it
+                    // for good (atk-bridge asks the registry about the key
+                    // and waits for an answer its blocked connection never
+                    // reads). A click runs the item from GTK's event loop.
+                    Some(Toolkit::Gtk(3)) => {
+                        matches!(
+                            role,
+                            "push button"
+                                | "button"
+                                | "toggle button"
+                                | "menu item"
+                                | "check menu item"
+                                | "radio menu item"
+                        )
+                    }
+                    Some(Toolkit::Gtk(4)) => {
                         matches!(role, "push button" | "button" | "toggle button")
                     }
                     // Qt runs a menu item's action and leaves its menu open; a

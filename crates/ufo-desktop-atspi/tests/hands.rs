@@ -441,3 +441,71 @@ async fn table_cells_carry_their_column_and_a_header_click_sorts_in_two_applicat
         d.stop().unwrap();
     }
 }
+
+/// The names of `app`'s windows, read by another process, with "hung" for
+/// an application that does not answer within 3 s.
+fn windows_of(d: &HeadlessDesktop, app: &str) -> String {
+    let code = format!(
+        r#"
+from gi.repository import Atspi
+Atspi.set_timeout(3000, 3000)
+out = []
+for a in pyatspi.Registry.getDesktop(0):
+    try:
+        if a is not None and a.name == {app:?}:
+            out += [w.name for w in a]
+    except Exception:
+        out.append("hung")
+print("|".join(out))
+"#
+    );
+    pyatspi(d, &code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gtk3_menu_item_that_runs_a_dialog_leaves_the_application_answering_keys() {
+    // Both open their dialog with gtk_dialog_run. Run by its accessibility
+    // action, the item spins the dialog inside the D-Bus call, and the
+    // first key the application gets then hangs it for good.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().display().to_string();
+    let cases: [(&str, Vec<&str>, &str, &str); 2] = [
+        ("mousepad", vec!["mousepad"], "Save As...", "Save As"),
+        (
+            "thunar",
+            vec!["thunar", folder.as_str()],
+            "Create Folder...",
+            "Folder",
+        ),
+    ];
+    for (app, argv, item, dialog) in cases {
+        let d = ufo_testkit::start_desktop(app).await;
+        ufo_testkit::launch(&d, &argv).await;
+        let b = backend(&d).await;
+        let w = main_window(&b, app).await;
+        let main_title = w.title.clone();
+        let mut ctx = context(w);
+        ctx.app_window = ctx.window.clone();
+        let file = wait_for(&b, &mut ctx, ControlType::MenuItem, "File").await;
+        ok(&b, &mut ctx, "click_input", on(&file, json!({}))).await;
+        let entry = wait_for(&b, &mut ctx, ControlType::MenuItem, item).await;
+        let r = ok(&b, &mut ctx, "click_input", on(&entry, json!({}))).await;
+        assert_eq!(r["method"], "click", "{app}: {r}");
+        wait_window(&b, &mut ctx, dialog).await;
+        press(&b, &mut ctx, "{ESC}").await;
+        // The dialog closed, and the application answers another process.
+        let mut seen = String::new();
+        for _ in 0..30 {
+            seen = windows_of(&d, app);
+            if !seen.contains("hung") && !seen.contains(dialog) && seen.contains(&main_title) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        assert!(
+            !seen.contains("hung") && !seen.contains(dialog) && seen.contains(&main_title),
+            "{app}: {seen:?}"
+        );
+        d.stop().unwrap();
+    }
+}
