@@ -332,3 +332,53 @@ fn compare_config_and_is_in_list_and_literal_match() {
     }
     compare("general", "literal_match", &cases);
 }
+
+#[test]
+fn diff_text_file_and_check_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let gold = write(dir.path(), "gold.js", "a\nb\nc\nd\n");
+    let mut cases = Vec::new();
+    for (i, t) in [
+        "a\nb\nc\nd\n",
+        "a\r\nb\nc\nd",
+        "a\nb\nx\nd\n",
+        "q\n",
+        "",
+        "d\nc\nb\na\n",
+        "a\nb\nc\nd\ne\nf\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let file = write(dir.path(), &format!("r{i}.js"), t);
+        cases.push(Case::new(format!("{t:?}"), file, gold.clone()));
+    }
+    compare("general", "diff_text_file", &cases);
+
+    let csvs = [
+        "name,city\nAnn,Paris\nBob,Rome\n",
+        "city,name\nRome,Bob\n",
+        "name,city\nAnn,Paris\nCy,Oslo\n",
+        "name\nAnn\n",
+        "",
+    ];
+    let rules = [
+        json!({"expect": [{"name": "Ann", "city": "Paris"}]}),
+        json!({"expect": [{"name": "Bob"}], "unexpect": [{"city": "Oslo"}]}),
+        json!({"unexpect": [{"name": "Cy"}]}),
+        json!({"expect": [{"city": "Rome", "name": "Bob"}, {"name": "Ann"}]}),
+        json!({}),
+    ];
+    let mut cases = Vec::new();
+    for (i, c) in csvs.iter().enumerate() {
+        let file = write(dir.path(), &format!("t{i}.csv"), c);
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{c:?} {r}"),
+                file.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("general", "check_csv", &cases);
+}
