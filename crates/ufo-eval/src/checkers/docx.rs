@@ -133,9 +133,37 @@ fn paragraph_text(p: Node<'_, '_>) -> String {
     s
 }
 
+/// python-docx's `paragraph_format.line_spacing` of a `w:p`.
+fn line_spacing(p: Node<'_, '_>) -> Result<Option<f64>, String> {
+    let Some(spacing) = w_children(p, "pPr")
+        .next()
+        .and_then(|pr| w_children(pr, "spacing").next())
+    else {
+        return Ok(None);
+    };
+    let Some(line) = spacing.attribute((W, "line")) else {
+        return Ok(None);
+    };
+    let twips: f64 = line
+        .trim()
+        .parse::<i64>()
+        .map_err(|e| format!("w:line {line:?}: {e}"))? as f64;
+    match spacing.attribute((W, "lineRule")) {
+        // A multiple of single spacing (240 twips), as a float; python-docx
+        // reads a line without a rule as a multiple too.
+        None | Some("auto") => Ok(Some(twips * 635.0 / 152_400.0)),
+        Some("exact" | "atLeast") => Ok(Some(twips * 635.0)),
+        Some(other) => Err(format!("w:lineRule {other:?} is not a line spacing rule")),
+    }
+}
+
 /// The body's paragraphs and tables (direct children only).
 struct Body {
     paragraphs: Vec<String>,
+    /// Each paragraph's `paragraph_format.line_spacing`: a multiple of
+    /// lines (`lineRule` auto) or a length in EMU, `None` when unset; an
+    /// unknown `lineRule` is python-docx's error.
+    spacing: Vec<Result<Option<f64>, String>>,
     /// Each table as python-docx's cell grid: rows × grid columns of texts.
     tables: Vec<Table>,
 }
@@ -226,6 +254,7 @@ fn read_body(path: &Path) -> Result<Body, String> {
         .ok_or("a document without w:body")?;
     Ok(Body {
         paragraphs: w_children(body, "p").map(paragraph_text).collect(),
+        spacing: w_children(body, "p").map(line_spacing).collect(),
         tables: w_children(body, "tbl").map(read_table).collect(),
     })
 }
@@ -276,12 +305,17 @@ fn opt(cx: &Cx<'_>, key: &str, default: bool) -> bool {
 /// that is not both `.docx`, scores 0; two `.odt` files (which OSWorld
 /// reads with odfpy) are refused, not scored.
 pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let ignore_blanks = opt(cx, "ignore_blanks", true);
-    let ignore_case = opt(cx, "ignore_case", false);
-    let ignore_order = opt(cx, "ignore_order", false);
-    let content_only = opt(cx, "content_only", false);
-    let fuzzy = opt(cx, "fuzzy_match", false);
-    let delete_empty = opt(cx, "delete_empty_lines", false);
+    docx_files(cx, |key, default| opt(cx, key, default))
+}
+
+/// `compare_docx_files` with the options `opt` gives.
+fn docx_files(cx: &Cx<'_>, opt: impl Fn(&str, bool) -> bool) -> Result<f64, CheckError> {
+    let ignore_blanks = opt("ignore_blanks", true);
+    let ignore_case = opt("ignore_case", false);
+    let ignore_order = opt("ignore_order", false);
+    let content_only = opt("content_only", false);
+    let fuzzy = opt("fuzzy_match", false);
+    let delete_empty = opt("delete_empty_lines", false);
     let (Some(a), Some(b)) = (path_of(Some(cx.result)), path_of(cx.expected)) else {
         return Ok(0.0);
     };
@@ -329,6 +363,33 @@ pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
     }
     let same = pa.into_iter().zip(pb).all(|(x, y)| lower(x) == lower(y));
     Ok(f64::from(u8::from(same)))
+}
+
+/// `compare_line_spacing`: the documents pass `compare_docx_files` with
+/// its default options, have as many body paragraphs, and each pair has
+/// the same line spacing (python-docx's `line_spacing`: a multiple, a
+/// length, or unset).
+pub(super) fn compare_line_spacing(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    if docx_files(cx, |_, default| default)? == 0.0 {
+        return Ok(0.0);
+    }
+    let (Some(a), Some(b)) = (path_of(Some(cx.result)), path_of(cx.expected)) else {
+        return Ok(0.0);
+    };
+    let (Ok(da), Ok(db)) = (read_body(Path::new(&a)), read_body(Path::new(&b))) else {
+        return Ok(0.0);
+    };
+    if da.spacing.len() != db.spacing.len() {
+        return Ok(0.0);
+    }
+    for (x, y) in da.spacing.iter().zip(&db.spacing) {
+        let x = x.as_ref().map_err(|m| cx.bad(m.clone()))?;
+        let y = y.as_ref().map_err(|m| cx.bad(m.clone()))?;
+        if x != y {
+            return Ok(0.0);
+        }
+    }
+    Ok(1.0)
 }
 
 /// `compare_docx_tables`: both documents have as many body tables, each

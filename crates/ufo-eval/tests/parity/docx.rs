@@ -319,3 +319,86 @@ fn compare_docx_tables() {
     cases.push(Case::new("missing", Got::Missing, files[0].clone()));
     compare("docs", "compare_docx_tables", &cases);
 }
+
+#[test]
+fn compare_line_spacing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let para = |spacing: &str, text: &str| {
+        let pr = if spacing.is_empty() {
+            String::new()
+        } else {
+            format!("<w:pPr><w:spacing {spacing}/></w:pPr>")
+        };
+        format!(r#"<w:p>{pr}<w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>"#)
+    };
+    let doc = |spacings: &[&str]| -> String {
+        spacings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| para(s, &format!("Paragraph {i}")))
+            .collect()
+    };
+    let gold_spacing = [
+        r#"w:line="360" w:lineRule="auto""#,
+        r#"w:line="360" w:lineRule="auto""#,
+        "",
+    ];
+    let gold = docx(d, "gold.docx", &doc(&gold_spacing), MAIN);
+    let variants: Vec<(&str, String)> = vec![
+        ("same", doc(&gold_spacing)),
+        (
+            "single",
+            doc(&[
+                r#"w:line="240" w:lineRule="auto""#,
+                r#"w:line="360" w:lineRule="auto""#,
+                "",
+            ]),
+        ),
+        (
+            "exact 18pt",
+            doc(&[
+                r#"w:line="360" w:lineRule="exact""#,
+                r#"w:line="360" w:lineRule="auto""#,
+                "",
+            ]),
+        ),
+        (
+            "no rule",
+            doc(&[r#"w:line="360""#, r#"w:line="360" w:lineRule="auto""#, ""]),
+        ),
+        ("unset", doc(&["", "", ""])),
+        (
+            "spacing without line",
+            doc(&[r#"w:after="200""#, r#"w:line="360" w:lineRule="auto""#, ""]),
+        ),
+        (
+            "an extra paragraph",
+            doc(&[
+                r#"w:line="360" w:lineRule="auto""#,
+                r#"w:line="360" w:lineRule="auto""#,
+                "",
+                "",
+            ]),
+        ),
+        (
+            "other text",
+            doc(&gold_spacing).replace("Paragraph 1", "Paragraph one"),
+        ),
+        (
+            "odd rule",
+            doc(&[
+                r#"w:line="360" w:lineRule="sometimes""#,
+                r#"w:line="360" w:lineRule="auto""#,
+                "",
+            ]),
+        ),
+    ];
+    let mut cases = Vec::new();
+    for (i, (name, body)) in variants.iter().enumerate() {
+        let f = docx(d, &format!("ls{i}.docx"), body, MAIN);
+        cases.push(Case::new(*name, f.clone(), gold.clone()));
+        cases.push(Case::new(format!("gold vs {name}"), gold.clone(), f));
+    }
+    compare("docs", "compare_line_spacing", &cases);
+}
