@@ -36,6 +36,7 @@ mod cellstyle;
 mod docx;
 mod frame;
 mod images;
+mod mail;
 mod pptx;
 mod selector;
 mod settings;
@@ -133,6 +134,8 @@ pub const SUPPORTED: &[&str] = &[
     "check_moved_jpgs",
     "check_structure_sim",
     "check_text_enlarged",
+    "check_thunderbird_filter",
+    "check_thunderbird_folder",
     "check_thunderbird_prefs",
     "compare_answer",
     "compare_config",
@@ -229,6 +232,8 @@ pub fn check(
         "is_extension_installed" => return settings::is_extension_installed(&cx),
         "check_config_status" => return settings::check_config_status(&cx),
         "check_thunderbird_prefs" => return settings::check_thunderbird_prefs(&cx),
+        "check_thunderbird_filter" => return mail::check_thunderbird_filter(&cx),
+        "check_thunderbird_folder" => return mail::check_thunderbird_folder(&cx),
         "compare_docx_files" => return docx::compare_docx_files(&cx),
         "compare_docx_tables" => return docx::compare_docx_tables(&cx),
         "compare_line_spacing" => return docx::compare_line_spacing(&cx),

@@ -264,3 +264,110 @@ fn check_json_keybindings() {
     ));
     compare("vscode", "check_json_keybindings", &cases);
 }
+
+#[test]
+fn check_thunderbird_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "version=\"9\"\nlogging=\"no\"\n";
+    let filter = |name: &str, action: &str, cond: &str| {
+        format!(
+            "name=\"{name}\"\nenabled=\"yes\"\ntype=\"17\"\naction=\"{action}\"\nactionValue=\"mailbox://nobody@Local%20Folders/Promotions\"\ncondition=\"{cond}\"\n"
+        )
+    };
+    let files = [
+        format!(
+            "{head}{}",
+            filter(
+                "Promos",
+                "Move to folder",
+                "AND (subject,contains,discount)"
+            )
+        ),
+        format!(
+            "{head}{}{}",
+            filter(
+                "Promos",
+                "Move to folder",
+                "OR (subject,contains,discount) OR (from,is,\\\"Shop\\\" <shop@x.com>)"
+            ),
+            filter("Spam", "Delete", "ALL")
+        ),
+        format!(
+            "{head}{}",
+            filter("Promos", "Mark read", "AND (subject,contains,discount)")
+        ),
+        head.to_owned(),
+        format!("{head}enabled=\"yes\"\n"),
+        filter(
+            "Promos",
+            "Move to folder",
+            "AND (subject,contains,discount)",
+        )
+        .trim_end()
+        .to_owned(),
+    ];
+    let rules = [
+        json!({"expect": [{"name": "Promos", "enabled": "yes", "action": "Move to folder",
+                            "condition": ["AND (subject,contains,discount)"]}]}),
+        json!({"expect": [{"action": "Move to folder"}], "unexpect": [{"action": "Delete"}]}),
+        json!({"expect": [{"condition": ["ALL"]}]}),
+        json!({"unexpect": [{"name": "Promos"}]}),
+        json!({}),
+    ];
+    let mut cases = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let file = write(dir.path(), &format!("msgFilterRules{i}.dat"), f);
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{f:?} {r}"),
+                file.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("thunderbird", "check_thunderbird_filter", &cases);
+}
+
+#[test]
+fn check_thunderbird_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let mail = |subject: &str, status: &str| {
+        format!(
+            "From - Mon Jan 01 00:00:00 2024\nX-Mozilla-Status: {status}\nX-Mozilla-Keys: \nMIME-Version: 1.0\nSubject: {subject}\n\nbody\n\n"
+        )
+    };
+    let folders = [
+        format!("{}{}", mail("a", "0001"), mail("b", "0001")),
+        mail("a", "0001"),
+        mail("z", "0009"),
+        String::new(),
+        "\n\n".to_owned(),
+        "FROM - x\nFROM - y\n".to_owned(),
+        "FROM - \nFROM - \n".to_owned(),
+        "x FROM - FROM - FROM - y".to_owned(),
+    ];
+    let files: Vec<Got> = folders
+        .iter()
+        .enumerate()
+        .map(|(i, f)| write(dir.path(), &format!("Inbox{i}"), f))
+        .collect();
+    let mut cases = Vec::new();
+    for (i, a) in files.iter().enumerate() {
+        for (j, b) in files.iter().enumerate() {
+            for o in [
+                json!({}),
+                json!({"remove_duplicate": false, "ignore_status": true}),
+            ] {
+                cases.push(
+                    Case::new(
+                        format!("{:?} vs {:?} {o}", folders[i], folders[j]),
+                        a.clone(),
+                        b.clone(),
+                    )
+                    .with(o),
+                );
+            }
+        }
+    }
+    compare("thunderbird", "check_thunderbird_folder", &cases);
+}
