@@ -269,9 +269,11 @@ pub(crate) fn label_beside(
 }
 
 /// The text a person reads on a control that has no name: its labels (up to
-/// two levels down), joined. GTK list rows, GTK 4's grid cells and
-/// LibreOffice's sidebar buttons carry their text in a child label; an icon
-/// view's item (a list item without labels) in its own text.
+/// four levels down), joined. GTK list rows, GTK 4's grid cells and
+/// LibreOffice's sidebar buttons carry their text in a child label (GTK 3's
+/// file chooser's places four levels down, under three boxes: without it the
+/// row was named by its tooltip, "Open your personal folder" for "Home"); an
+/// icon view's item (a list item without labels) in its own text.
 pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
     if !matches!(
         nodes.get(i)?.control_type,
@@ -289,7 +291,7 @@ pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
     }
     let mut words = Vec::new();
     let mut level = nodes.get(i)?.children.clone();
-    for _ in 0..2 {
+    for _ in 0..4 {
         let mut next = Vec::new();
         for c in level {
             let Some(n) = nodes.get(c) else { continue };

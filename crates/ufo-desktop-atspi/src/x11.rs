@@ -644,14 +644,14 @@ impl X11 {
 
     /// Waits until a press at `p` cannot join the previous click into a
     /// double (or triple) click: toolkits count presses within their
-    /// double-click time as one gesture (GTK 3's tree view then takes a
-    /// double click on a row right after a click on it for a triple click
-    /// and opens nothing). Every toolkit we know also requires the presses
-    /// to be close together (GTK, Qt and Gecko 5 px, Java 4 px): a press
-    /// farther than [`MULTI_CLICK_REACH`] from the last click does not wait
-    /// (a calculator's next key, another row). Each `ufo act` is its own
+    /// double-click time as one gesture. A single press makes a double
+    /// click only near the last click (GTK, Qt and Gecko allow 5 px, Java
+    /// 4 px): one farther than [`MULTI_CLICK_REACH`] does not wait (a
+    /// calculator's next key). A `double` click always waits: GTK 3's tree
+    /// view takes a double click on a row right after a click on another
+    /// row for a triple click and opens nothing. Each `ufo act` is its own
     /// process, so the last click is kept on the X server.
-    fn wait_out_multi_click(&self, p: Point<Screen>) {
+    fn wait_out_multi_click(&self, p: Point<Screen>, double: bool) {
         let Some((last, at)) = self.last_click() else {
             return;
         };
@@ -659,7 +659,7 @@ impl X11 {
             (a.x - p.x).abs() > MULTI_CLICK_REACH || (a.y - p.y).abs() > MULTI_CLICK_REACH
         });
         let since = unix_ms().wrapping_sub(last);
-        if !far && since < MULTI_CLICK_MS {
+        if (double || !far) && since < MULTI_CLICK_MS {
             std::thread::sleep(Duration::from_millis(u64::from(MULTI_CLICK_MS - since)));
         }
     }
@@ -681,7 +681,7 @@ impl X11 {
     pub fn click(&self, p: Point<Screen>, button: MouseButton, double: bool) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
-        self.wait_out_multi_click(p);
+        self.wait_out_multi_click(p, double);
         self.motion(p)?;
         for i in 0..(if double { 2 } else { 1 }) {
             if i > 0 {
@@ -710,7 +710,7 @@ impl X11 {
     ) -> Result<()> {
         let _guard = self.input.lock();
         let b = button_code(button);
-        self.wait_out_multi_click(from);
+        self.wait_out_multi_click(from, false);
         self.motion(from)?;
         self.fake(xproto::BUTTON_PRESS_EVENT, b, 0, 0)?;
         self.sync()?;
