@@ -125,6 +125,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_csv",
     "check_direct_json_object",
     "check_gnome_favorite_apps",
+    "check_image_size",
     "check_include_exclude",
     "check_json",
     "check_json_keybindings",
@@ -240,6 +241,7 @@ pub fn check(
         "compare_pptx_files" => return slides::compare_pptx_files(&cx),
         "compare_images" => return images::compare_images(&cx),
         "check_structure_sim" => return images::check_structure_sim(&cx),
+        "check_image_size" => return images::check_image_size(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

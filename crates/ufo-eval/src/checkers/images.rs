@@ -136,6 +136,73 @@ pub(super) fn check_structure_sim(cx: &Cx<'_>) -> Result<f64, CheckError> {
     Ok(f64::from(u8::from(total / 3.0 >= 0.9)))
 }
 
+/// A PNG's colour type (IHDR byte) and whether it has a `tRNS` chunk
+/// (Pillow's `'transparency' in img.info`); `None` for other formats.
+fn png_header(bytes: &[u8]) -> Option<(u8, bool)> {
+    const SIG: &[u8] = b"\x89PNG\r\n\x1a\n";
+    let rest = bytes.strip_prefix(SIG)?;
+    let color_type = *rest.get(8 + 9)?;
+    let mut at = 0;
+    let mut trns = false;
+    while let Some(head) = rest.get(at..at + 8) {
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        match &head[4..8] {
+            b"tRNS" => trns = true,
+            b"IDAT" | b"IEND" => break,
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    Some((color_type, trns))
+}
+
+/// `check_image_size` (OSWorld `gimp.py`): the image's width and height
+/// equal `rules.width` and `rules.height` (each checked only when given).
+/// With `rules.ignore_transparent` on an image with an alpha channel — and
+/// always for an image with a transparency key (a PNG `tRNS` chunk), as
+/// OSWorld's condition reads — the size is that of the box around the
+/// pixels whose alpha is not 0 (0×0 when there are none).
+pub(super) fn check_image_size(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let path = match cx.result {
+        Got::File(p) => p.clone(),
+        Got::Text(t) => t.into(),
+        Got::Json(_) | Got::Missing => return Ok(0.0),
+    };
+    let rules = cx.rules()?;
+    let bytes = std::fs::read(&path)
+        .map_err(|e| cx.bad_because(format!("cannot read {}", path.display()), e))?;
+    let img = image::ImageReader::new(std::io::Cursor::new(&bytes))
+        .with_guessed_format()
+        .map_err(|e| cx.bad_because("cannot read the image", e))?
+        .decode()
+        .map_err(|e| cx.bad_because("cannot decode the image", e))?;
+    let (color_type, trns) = png_header(&bytes).unwrap_or((0, false));
+    let alpha_mode = matches!(color_type, 4 | 6);
+    let ignore = rules
+        .get("ignore_transparent")
+        .is_some_and(super::py_truthy);
+    let (w, h) = if (ignore && alpha_mode) || trns {
+        let rgba = img.to_rgba16();
+        let mut bbox: Option<(u32, u32, u32, u32)> = None;
+        for (x, y, p) in rgba.enumerate_pixels() {
+            if p.0[3] >> 8 != 0 {
+                bbox = Some(match bbox {
+                    None => (x, y, x, y),
+                    Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+                });
+            }
+        }
+        bbox.map_or((0, 0), |(x0, y0, x1, y1)| (x1 + 1 - x0, y1 + 1 - y0))
+    } else {
+        (img.width(), img.height())
+    };
+    let same = |key: &str, v: u32| match rules.get(key) {
+        None | Some(serde_json::Value::Null) => true,
+        Some(want) => super::py_eq(&serde_json::Value::from(v), want),
+    };
+    Ok(f64::from(u8::from(same("height", h) && same("width", w))))
+}
+
 /// Pillow's Lanczos kernel (support 3).
 fn lanczos(x: f64) -> f64 {
     fn sinc(x: f64) -> f64 {

@@ -184,3 +184,64 @@ fn check_structure_sim() {
     cases.push(Case::new("missing", Got::Missing, gold.clone()));
     compare("gimp", "check_structure_sim", &cases);
 }
+
+#[test]
+fn check_image_size() {
+    use image::{GrayAlphaImage, LumaA};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 40×30 with opaque content in x 5..=24, y 3..=22 (20×20).
+    let framed: RgbaImage = ImageBuffer::from_fn(40, 30, |x, y| {
+        let inside = (5..25).contains(&x) && (3..23).contains(&y);
+        Rgba([200, 10, 10, if inside { 255 } else { 0 }])
+    });
+    let clear: RgbaImage = ImageBuffer::from_pixel(40, 30, Rgba([0, 0, 0, 0]));
+    let la: GrayAlphaImage =
+        ImageBuffer::from_fn(40, 30, |x, _| LumaA([90, if x < 10 { 255 } else { 0 }]));
+    // An RGB image with a transparency key (tRNS), written by Pillow.
+    let keyed = d.join("keyed.png");
+    ufo_testkit::deps::run(
+        std::process::Command::new(crate::harness::python()).arg("-c").arg(format!(
+            "from PIL import Image\nim = Image.new('RGB', (40, 30), (0, 0, 0))\nim.paste((9, 9, 9), (2, 2, 12, 7))\nim.save({:?}, transparency=(0, 0, 0))",
+            keyed.display().to_string()
+        )),
+        "writing a PNG with a transparency key",
+    );
+    let images = [
+        (
+            "framed RGBA",
+            save(d, "framed.png", |p| framed.save(p).unwrap()),
+        ),
+        (
+            "clear RGBA",
+            save(d, "clear.png", |p| clear.save(p).unwrap()),
+        ),
+        ("LA", save(d, "la.png", |p| la.save(p).unwrap())),
+        (
+            "RGB",
+            save(d, "rgb.png", |p| picture(40, 30, 1, 0).save(p).unwrap()),
+        ),
+        ("keyed RGB", Got::File(keyed)),
+    ];
+    let rules = [
+        json!({"width": 40, "height": 30}),
+        json!({"width": 20, "height": 20, "ignore_transparent": true}),
+        json!({"width": 40, "height": 30, "ignore_transparent": true}),
+        json!({"width": 10, "ignore_transparent": true}),
+        json!({"width": 10, "height": 5}),
+        json!({"height": 30.0}),
+        json!({"width": 0, "height": 0, "ignore_transparent": true}),
+        json!({}),
+    ];
+    let mut cases = Vec::new();
+    for (name, img) in &images {
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{name} {r}"),
+                img.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("gimp", "check_image_size", &cases);
+}
