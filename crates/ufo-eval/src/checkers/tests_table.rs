@@ -138,8 +138,19 @@ fn compare_table_sheet_data_xlsx() {
         1.0
     );
 
-    // No rules: refused, as OSWorld's function raises (KeyError).
-    assert_bad("compare_table", &f(&same), Some(&f(&gold)), Value::Null);
+    // No rules (OSWorld's function raises; ours compares whole books).
+    assert_eq!(
+        score("compare_table", &f(&same), Some(&f(&gold)), Value::Null),
+        1.0
+    );
+    assert_eq!(
+        score("compare_table", &f(&other), Some(&f(&gold)), Value::Null),
+        0.0
+    );
+    assert_eq!(
+        score("compare_table", &f(&renamed), Some(&f(&gold)), Value::Null),
+        0.0
+    );
 
     // An unreadable result scores 0; a missing one too.
     let junk = file(d, "junk.xlsx", "not a workbook");
@@ -181,6 +192,25 @@ fn compare_table_opens_only_what_openpyxl_opens() {
         0.0
     );
     assert_bad("compare_table", &f(&gold), Some(&csv), data.clone());
+    // Without rules (a ufo-rs extension), CSV files take part.
+    let gold_csv = file(
+        d,
+        "gold.csv",
+        "Name,Age,Phone\nAnn,30.0,+1 (555) 010\nBob Rd,41,555-011",
+    );
+    assert_eq!(
+        score("compare_table", &csv, Some(&gold_csv), Value::Null),
+        1.0
+    );
+    let wrong = file(
+        d,
+        "wrong.csv",
+        "Name,Age,Phone\nAnn,31,+1 (555) 010\nBob Rd,41,555-011",
+    );
+    assert_eq!(
+        score("compare_table", &wrong, Some(&gold_csv), Value::Null),
+        0.0
+    );
     let upper = xlsx(d, "GOLD.XLSX", &[("Sheet1", people(30.0))]);
     assert_eq!(
         score("compare_table", &f(&upper), Some(&f(&gold)), data),

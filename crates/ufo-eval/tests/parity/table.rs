@@ -280,7 +280,12 @@ fn compare_table() {
         Case::new("not a workbook", Got::File(broken), gold.clone())
             .with(json!({"rules": rule_sets[0]})),
     );
-    cases.push(Case::new("no rules", gold.clone(), gold.clone()));
+    // Without rules OSWorld's function raises; ours compares whole books
+    // (a ufo-rs extension that suites/linux-basic uses; docs/EVAL.md).
+    cases.push(Case::new("no rules", gold.clone(), gold.clone()).known(
+        "without rules ufo-rs compares whole books; OSWorld raises",
+        1.0,
+    ));
     compare("table", "compare_table", &cases);
 }
 
