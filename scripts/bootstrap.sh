@@ -42,6 +42,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # GTK 2 applications (tests/hands.rs): they join the accessibility
           # bus through the gail and atk-bridge modules
           gtk2.0-examples libgail-common gpicview
+          # a Qt file manager whose view buttons are checkable tool buttons
+          # (tests/hands.rs)
+          pcmanfm-qt
           # an optional window manager (ufo desktop start --wm xfwm4)
           xfwm4
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,

@@ -14,6 +14,11 @@ import time
 
 from verify import (  # noqa: E402 (the table's verifications)
     count_states,
+    verify_app_answers,
+    verify_cell_column,
+    verify_named_controls,
+    verify_rows_order,
+    verify_spin_value,
     pick_popover_item,
     verify_all,
     verify_combo_count,
@@ -38,10 +43,12 @@ from verify import (  # noqa: E402 (the table's verifications)
     verify_window_title,
 )
 
-CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title"]
+CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title",
+           "sort", "spin", "modal", "gtk2"]
 
 TOOLKIT = {
     "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
+    "gtk3-demo": "GTK 3", "gtk-demo": "GTK 2", "gpicview": "GTK 2",
     "gnumeric": "GTK 3", "thunar": "GTK 3", "evince": "GTK 3", "zenity": "GTK 3", "abiword": "GTK 3",
     "xfce4-terminal": "GTK 3 + VTE", "gnome-calculator": "GTK 4", "gnome-text-editor": "GTK 4",
     "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
@@ -53,6 +60,7 @@ TOOLKIT = {
 # The Debian package each corpus key comes from (its version goes into the report).
 PACKAGES = {
     "gedit": "gedit", "mousepad": "mousepad", "gtk3-widget-factory": "gtk-3-examples",
+    "gtk3-demo": "gtk-3-examples", "gtk-demo": "gtk2.0-examples", "gpicview": "gpicview",
     "gtk3-icon-browser": "gtk-3-examples", "gtk4-icon-browser": "gtk-4-examples", "galculator": "galculator",
     "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
     "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
@@ -61,7 +69,7 @@ PACKAGES = {
     "swing": "openjdk-17-jre",
 }
 
-REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-icon-browser", "gtk4-icon-browser", "galculator", "gnumeric", "thunar",
+REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-demo", "gtk-demo", "gpicview", "gtk3-icon-browser", "gtk4-icon-browser", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
                      "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
@@ -643,4 +651,44 @@ CHECKS = [
           FF,
           [remember_texts("Document|Pane|Group", "Signup|.*")],
           verify_in_texts("Conformance web page paragraph."), settle=3),
+    # ---- tables by column: a header click sorts; a cell says its column
+    Check("zenity", "sort", "zenity --list (two columns, unsorted): click the header 'Fruit' → AT-SPI rows sorted; 'yellow' is of column 'Colour'",
+          ["zenity", "--list", "--column", "Fruit", "--column", "Colour", "cherry", "dark red", "apple", "red", "banana", "yellow"],
+          [act("click_input", "HeaderItem", "^Fruit$")],
+          verify_all(verify_rows_order("table cell", ["apple", "banana", "cherry"]),
+                     verify_cell_column("yellow", "Colour"))),
+    Check("gtk3-demo", "sort", "the List Store demo: click the header 'Bug number' → AT-SPI rows sorted by number",
+          ["gtk3-demo", "--run", "list_store"],
+          [act("click_input", "HeaderItem", "^Bug number$")],
+          verify_all(verify_rows_order("table cell", ["50055", "50214", "52877"]),
+                     verify_cell_column("52877", "Bug number"))),
+    # ---- spin buttons: the number committed, not only the entry's text
+    Check("gtk3-widget-factory", "spin", "set_edit_text 42 into a spin button → AT-SPI: a spin button's value is 42",
+          ["gtk3-widget-factory"],
+          [act("set_edit_text", "Spinner", ".*", text="42", clear_current_text=True)],
+          verify_spin_value(42)),
+    Check("gtk3-demo", "spin", "the Spin Button demo: set_edit_text 42 into a spin button → AT-SPI value 42",
+          ["gtk3-demo", "--run", "spinbutton"],
+          [act("set_edit_text", "Spinner", ".*", text="42", clear_current_text=True)],
+          verify_spin_value(42)),
+    # ---- a menu item that runs a modal dialog (gtk_dialog_run), then a key
+    Check("mousepad", "modal", "click File, 'Save As...' (a modal dialog), then {ESC} → the dialog closed and mousepad answers",
+          ["mousepad"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8),
+           act("click_input", "MenuItem", "^Save As"), sleep(1), keys("{ESC}")],
+          verify_app_answers(r"Mousepad", r"^Save As")),
+    Check("thunar", "modal", "click File, 'Create Folder...' (a modal dialog), then {ESC} → the dialog closed and Thunar answers",
+          ["thunar", "$WORK/files"],
+          [act("click_input", "MenuItem|Menu", "^File$"), sleep(0.8),
+           act("click_input", "MenuItem", "^Create Folder"), sleep(1), keys("{ESC}")],
+          verify_app_answers(r"Thunar", r"New Folder|Create")),
+    # ---- GTK 2 applications on the accessibility bus (gail + atk-bridge)
+    Check("gtk-demo", "gtk2", "gtk-demo (GTK 2) → ufo lists its named controls",
+          ["gtk-demo"],
+          [sleep(1)],
+          lambda ctx: verify_named_controls(3)(ctx)),
+    Check("gpicview", "gtk2", "gpicview (GTK 2) → ufo lists its named controls",
+          ["gpicview"],
+          [sleep(1)],
+          lambda ctx: verify_named_controls(3)(ctx)),
 ]

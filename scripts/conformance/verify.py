@@ -368,3 +368,68 @@ def verify_grid_cells_listed(ctx, at_least):
     missing = [n for n in labels if n not in listed]
     if missing:
         raise ctx.fail(f"{len(missing)} of {len(labels)} grid cells are not listed by their labels: {missing[:6]}")
+
+
+def verify_rows_order(role, names):
+    """AT-SPI: the showing nodes of `role` named one of `names` read top to bottom in that order."""
+    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(ctx.app, role=role, name=pattern, showing=True)
+            placed = sorted((n["extents"][1], n["name"]) for n in nodes if n.get("extents") and n["extents"][2] > 0)
+            order = []
+            for _, name in placed:
+                if name not in order:
+                    order.append(name)
+            return order == list(names), order
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI rows read {got}, want {list(names)}")
+    return v
+
+
+def verify_cell_column(name, column):
+    """ufo's list: the cell `name` carries its column's name."""
+    def v(ctx):
+        for c in ctx.controls():
+            if c.get("name") == name and c.get("column") == column:
+                return
+        raise ctx.fail(f"no cell {name!r} of column {column!r} in ufo's list")
+    return v
+
+
+def verify_spin_value(want):
+    """AT-SPI: a showing spin button holds the number (its value, committed, not only its text)."""
+    def v(ctx):
+        def probe():
+            nodes = ctx.env.atspi_find(ctx.app, role="spin button", showing=True)
+            vals = [n.get("value") for n in nodes]
+            return any(isinstance(x, (int, float)) and abs(x - want) < 1e-9 for x in vals), vals
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI spin buttons hold {got}, want {want}")
+    return v
+
+
+def verify_app_answers(frame_regex, gone_regex):
+    """AT-SPI: the application still answers (a frame matching `frame_regex`) and no window matches `gone_regex`."""
+    def v(ctx):
+        def probe():
+            frames = [n["name"] for role in ("frame", "dialog", "file chooser")
+                      for n in ctx.env.atspi_find(ctx.app, role=role, limit=20)]
+            ok = any(re.search(frame_regex, f) for f in frames) and not any(re.search(gone_regex, f) for f in frames)
+            return ok, frames
+        ok, got = _poll(probe, timeout=10)
+        if not ok:
+            raise ctx.fail(f"windows {got}: want /{frame_regex}/ answering and no /{gone_regex}/")
+    return v
+
+
+def verify_named_controls(at_least):
+    """ufo's list: at least this many named controls (the application is on the accessibility bus)."""
+    def v(ctx):
+        named = [c for c in ctx.controls() if (c.get("name") or "").strip()]
+        if len(named) < at_least:
+            raise ctx.fail(f"{len(named)} named controls in ufo's list, want at least {at_least}")
+    return v

@@ -357,14 +357,21 @@ impl Backend for AtspiBackend {
                         matches!(role, "push button" | "button" | "toggle button")
                     }
                     // Qt runs a menu item's action and leaves its menu open; a
-                    // click closes it, as it does for a person. A checkable tool
-                    // button's Toggle action flips its state without running its
-                    // command (Dolphin's Details view, KeePassXC's generator):
+                    // click closes it, as it does for a person. A checkable
+                    // button's Toggle action flips its state without running
+                    // its command (Dolphin's Details view, KeePassXC's
+                    // generator, PCManFM-Qt's "Detailed List", which Qt calls a
+                    // check box: the view stayed icons, both views "checked"):
                     // a click does both.
                     Some(Toolkit::Qt) => {
                         matches!(
                             role,
-                            "menu item" | "check menu item" | "radio menu item" | "toggle button"
+                            "menu item"
+                                | "check menu item"
+                                | "radio menu item"
+                                | "toggle button"
+                                | "check box"
+                                | "radio button"
                         )
                     }
                     _ => false,

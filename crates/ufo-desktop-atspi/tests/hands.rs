@@ -5,7 +5,9 @@
 //! set, committed, in two applications; a password goes in exactly once,
 //! in GTK 3 and Gecko; typed text lands in the field meant even while
 //! another field has the keyboard; GTK 2 applications join the
-//! accessibility bus.
+//! accessibility bus; a table's cells carry their column and a header click
+//! sorts; a GTK 3 menu item that runs a modal dialog leaves the application
+//! answering keys; a Qt checkable tool button runs its command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -503,6 +505,39 @@ async fn a_gtk3_menu_item_that_runs_a_dialog_leaves_the_application_answering_ke
                 "{}",
                 listing(&ctx)
             );
+            // Text "set" on the label "Name:" is refused, names the field,
+            // and types nothing (the field, read by another process, does
+            // not hold it).
+            let label = control(&ctx, ControlType::Text, "Name:").unwrap();
+            let field = control(&ctx, ControlType::Edit, "Name:").unwrap();
+            let r = act(
+                &b,
+                &mut ctx,
+                "set_edit_text",
+                args(&label, json!({"text": "typed-for-the-label"})),
+            )
+            .await;
+            assert!(!r.is_success(), "{r:?}");
+            let e = r.error.unwrap().message;
+            assert!(
+                e.contains("takes no text") && e.contains(&format!("id {}", field.id)),
+                "{e}"
+            );
+            let held = pyatspi(
+                &d,
+                r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if c.getRoleName() == "text" and c.getState().contains(pyatspi.STATE_EDITABLE):
+            print(c.queryText().getText(0, -1))
+        if depth < 40: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "mousepad":
+        walk(a)
+"#,
+            );
+            assert!(!held.contains("typed-for-the-label"), "{held}");
         }
         press(&b, &mut ctx, "{ESC}").await;
         // The dialog closed, and the application answers another process.
@@ -520,4 +555,52 @@ async fn a_gtk3_menu_item_that_runs_a_dialog_leaves_the_application_answering_ke
         );
         d.stop().unwrap();
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_qt_checkable_tool_button_runs_its_command_not_only_flips() {
+    // PCManFM-Qt's view buttons are checkable tool buttons (Qt calls them
+    // check boxes). Their Toggle action checks "Detailed List" and leaves
+    // the icon view on screen; a click switches the view.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+    let folder = dir.path().display().to_string();
+    let d = ufo_testkit::start_desktop("pcmanfm-qt").await;
+    ufo_testkit::launch(&d, &["pcmanfm-qt", folder.as_str()]).await;
+    let b = backend(&d).await;
+    let w = main_window(&b, "pcmanfm-qt").await;
+    let mut ctx = context(w);
+    ctx.app_window = ctx.window.clone();
+    let detailed = wait_for(&b, &mut ctx, ControlType::CheckBox, "Detailed List").await;
+    let r = ok(&b, &mut ctx, "click_input", on(&detailed, json!({}))).await;
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    // The view is a table now: its "Name" column header shows (read by
+    // another process), and the icon view's button is no longer checked.
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        st = c.getState()
+        if c.getRoleName() in ("column header", "table column header") and c.name == "Name" and st.contains(pyatspi.STATE_SHOWING):
+            print("header")
+        if c.name == "Icon View" and st.contains(pyatspi.STATE_CHECKED):
+            print("icons checked")
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "pcmanfm-qt":
+        walk(a)
+"#;
+    let mut seen = String::new();
+    for _ in 0..30 {
+        seen = pyatspi(&d, code);
+        if seen.contains("header") && !seen.contains("icons checked") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        seen.contains("header") && !seen.contains("icons checked"),
+        "{seen:?}: {r}"
+    );
+    d.stop().unwrap();
 }

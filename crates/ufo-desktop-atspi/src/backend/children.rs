@@ -301,7 +301,7 @@ impl AtspiBackend {
                 call(h, "GetColumnHeader", table.get_column_header(c))
                     .await
                     .ok()
-                    .and_then(|o| cell_at(o))
+                    .and_then(&cell_at)
             }
         }))
         .await;

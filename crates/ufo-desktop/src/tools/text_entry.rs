@@ -8,6 +8,7 @@ use super::run::{POLL, control, raise, settle};
 use crate::backend::Backend;
 use crate::error::{DesktopError, Result};
 use crate::keyparse::{literal_text, parse_keys};
+use crate::names::names_match;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
@@ -19,6 +20,9 @@ pub(super) async fn set_edit_text(
     a: &params::SetEditText,
 ) -> Result<Value> {
     let c = control(ctx, a.id, a.name.as_deref())?;
+    if takes_no_text(&c) {
+        return Err(no_text_here(ctx, &c));
+    }
     let text = a.text.clone();
     let kind = TextKind::of(&c);
     // A terminal's text is its whole screen: "clearing" it means nothing a
@@ -113,6 +117,62 @@ pub(super) async fn set_edit_text(
         "text": shown, "method": method, "verified": true, "effect": "confirmed",
         "confirmed": "the control reads back the text",
     }))
+}
+
+/// A control that holds no text a person could type (a label, a button, a
+/// menu item, a tab): typing "into" it would go wherever the keyboard is
+/// (a Save dialog's name field took the text meant for its label "Name:",
+/// while the tool reported that nothing changed).
+fn takes_no_text(c: &Control) -> bool {
+    !c.capabilities.editable_text
+        && matches!(
+            c.control_type,
+            ControlType::Text
+                | ControlType::Button
+                | ControlType::MenuItem
+                | ControlType::TabItem
+                | ControlType::CheckBox
+                | ControlType::RadioButton
+                | ControlType::HeaderItem
+                | ControlType::Hyperlink
+                | ControlType::Image
+                | ControlType::ScrollBar
+        )
+}
+
+/// The error for setting text on `c`, which takes none: names the field a
+/// label of that name labels, when the list has one.
+fn no_text_here(ctx: &ToolContext, c: &Control) -> DesktopError {
+    let field = ctx.controls.iter().find(|o| {
+        o.id != c.id
+            && matches!(
+                o.control_type,
+                ControlType::Edit
+                    | ControlType::ComboBox
+                    | ControlType::Spinner
+                    | ControlType::Document
+            )
+            && !o.name.trim().is_empty()
+            && names_match(&c.name, &o.name)
+    });
+    let instead = match field {
+        Some(f) => format!(
+            "; set the field it labels instead: id {} ({} {:?})",
+            f.id,
+            f.control_type.as_str(),
+            f.name
+        ),
+        None => "; pick the field to type into (an Edit, ComboBox or Document)".into(),
+    };
+    DesktopError::BadArguments {
+        tool: "set_edit_text".into(),
+        detail: format!(
+            "control {} ({} {:?}) takes no text, and nothing was typed{instead}",
+            c.id,
+            c.control_type.as_str(),
+            c.name
+        ),
+    }
 }
 
 /// `text` as a number, when it is one (`640`, `-2.5`, `1,5` with a decimal
