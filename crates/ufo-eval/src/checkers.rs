@@ -278,6 +278,17 @@ impl Cx<'_> {
         }
     }
 
+    /// The file the result names: a file the getter produced, or a path
+    /// given as text. `None` for JSON or a missing result (OSWorld's
+    /// file-reading metrics score those 0).
+    fn result_path(&self) -> Option<std::path::PathBuf> {
+        match self.result {
+            Got::File(p) => Some(p.clone()),
+            Got::Text(t) => Some(t.into()),
+            Got::Json(_) | Got::Missing => None,
+        }
+    }
+
     /// The rules object a `rule` getter produced (`expected` as JSON).
     fn rules(&self) -> Result<&Value, CheckError> {
         match self.expected {

@@ -163,10 +163,8 @@ fn png_header(bytes: &[u8]) -> Option<(u8, bool)> {
 /// OSWorld's condition reads — the size is that of the box around the
 /// pixels whose alpha is not 0 (0×0 when there are none).
 pub(super) fn check_image_size(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let path = match cx.result {
-        Got::File(p) => p.clone(),
-        Got::Text(t) => t.into(),
-        Got::Json(_) | Got::Missing => return Ok(0.0),
+    let Some(path) = cx.result_path() else {
+        return Ok(0.0);
     };
     let rules = cx.rules()?;
     let bytes = std::fs::read(&path)

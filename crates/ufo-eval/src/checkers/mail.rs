@@ -29,10 +29,8 @@ fn py_space(c: char) -> bool {
 /// `rules.unexpect` record any. A line of a filter before any `name=` is
 /// refused, as OSWorld's function raises on it.
 pub(super) fn check_thunderbird_filter(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let path = match cx.result {
-        Got::File(p) => p.clone(),
-        Got::Text(t) => t.into(),
-        Got::Json(_) | Got::Missing => return Ok(0.0),
+    let Some(path) = cx.result_path() else {
+        return Ok(0.0);
     };
     let rules = cx.rules()?;
     let records = |key: &str| -> Result<Vec<Map<String, Value>>, CheckError> {

@@ -91,10 +91,8 @@ fn py_space(c: char) -> bool {
 /// mode reads them (`\r\n` and `\r` end lines); a blank line of spaces is
 /// refused, as OSWorld's function raises on it.
 pub(super) fn check_config_status(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let path = match cx.result {
-        Got::File(p) => p.clone(),
-        Got::Text(t) => t.into(),
-        Got::Json(_) | Got::Missing => return Ok(0.0),
+    let Some(path) = cx.result_path() else {
+        return Ok(0.0);
     };
     let rules = cx.rules()?;
     let bytes = std::fs::read(&path)
@@ -156,10 +154,8 @@ pub(super) fn check_config_status(cx: &Cx<'_>) -> Result<f64, CheckError> {
 /// `check_json`), and no value of a key of `rules.unexpect` may match its
 /// rule. A value that is not JSON is refused (OSWorld's function raises).
 pub(super) fn check_thunderbird_prefs(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let path = match cx.result {
-        Got::File(p) => p.clone(),
-        Got::Text(t) => t.into(),
-        Got::Json(_) | Got::Missing => return Ok(0.0),
+    let Some(path) = cx.result_path() else {
+        return Ok(0.0);
     };
     let rules = cx.rules()?;
     let section = |key: &str| -> Result<serde_json::Map<String, Value>, CheckError> {
@@ -215,10 +211,8 @@ pub(super) fn check_thunderbird_prefs(cx: &Cx<'_>) -> Result<f64, CheckError> {
 /// there), and `rules.expected` is one of its items (Python `in`: equal
 /// by value). A file that is neither scores 0.
 pub(super) fn check_json_keybindings(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let path = match cx.result {
-        Got::File(p) => p.clone(),
-        Got::Text(t) => t.into(),
-        Got::Json(_) | Got::Missing => return Ok(0.0),
+    let Some(path) = cx.result_path() else {
+        return Ok(0.0);
     };
     let Some(text) = std::fs::read(&path)
         .ok()
