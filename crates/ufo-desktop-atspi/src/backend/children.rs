@@ -292,35 +292,37 @@ impl AtspiBackend {
         let wanted: Vec<(i32, i32)> = (r0..r0 + rows)
             .flat_map(|r| (c0..c0 + cols).map(move |c| (r, c)))
             .collect();
-        // The visible columns' headers first, as a person reads a table (a
-        // click on one sorts by it; the filter names each cell's column
-        // after them): hit-testing down the rows never reaches them.
-        let headers = join_all((c0..c0 + cols).map(|c| {
-            let table = &table;
-            async move {
-                call(h, "GetColumnHeader", table.get_column_header(c))
-                    .await
-                    .ok()
-                    .and_then(&cell_at)
-            }
-        }))
-        .await;
-        let mut refs: Vec<(String, String)> = headers
-            .into_iter()
-            .flatten()
-            .filter_map(|hd| {
-                split_handle(&hd)
-                    .ok()
-                    .map(|(b, p)| (b.to_owned(), p.to_owned()))
-            })
-            .collect();
-        refs.dedup();
+        // The visible columns' headers first, as a person reads a table.
+        let mut refs = self.column_headers(h, &table, c0..c0 + cols).await;
         refs.extend(self.cells_at(h, &table, &wanted).await);
         Ok(Some(Children {
             refs,
             note: None,
             cells: true,
         }))
+    }
+
+    /// The headers of table `h`'s columns `columns`, those it has (a click
+    /// on one sorts by it; the filter names each cell's column after them).
+    /// Hit-testing down a table's rows never reaches them.
+    async fn column_headers(
+        &self,
+        h: &ElementHandle,
+        table: &atspi::proxy::table::TableProxy<'static>,
+        columns: std::ops::Range<i32>,
+    ) -> Vec<(String, String)> {
+        let Ok((bus, own)) = split_handle(h) else {
+            return Vec::new();
+        };
+        let got =
+            join_all(columns.map(|c| call(h, "GetColumnHeader", table.get_column_header(c)))).await;
+        let mut headers: Vec<(String, String)> =
+            refs(bus, got.iter().filter_map(|r| r.as_ref().ok()))
+                .into_iter()
+                .filter(|(_, p)| p != own)
+                .collect();
+        headers.dedup();
+        headers
     }
 
     /// The cells of table `h` at `wanted` (row, column), in that order:
