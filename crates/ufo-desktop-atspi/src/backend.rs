@@ -332,6 +332,8 @@ impl Backend for AtspiBackend {
             && self.x11.screen_rect().intersection(&control.rect) == Some(control.rect);
         let role = control.role.as_str();
         let header = matches!(role, "column header" | "table column header");
+        let button = matches!(role, "push button" | "button" | "toggle button");
+        let menu_item = matches!(role, "menu item" | "check menu item" | "radio menu item");
         on_screen
             && (header
                 || match self.known_toolkit(bus) {
@@ -342,20 +344,8 @@ impl Backend for AtspiBackend {
                     // for good (atk-bridge asks the registry about the key
                     // and waits for an answer its blocked connection never
                     // reads). A click runs the item from GTK's event loop.
-                    Some(Toolkit::Gtk(3)) => {
-                        matches!(
-                            role,
-                            "push button"
-                                | "button"
-                                | "toggle button"
-                                | "menu item"
-                                | "check menu item"
-                                | "radio menu item"
-                        )
-                    }
-                    Some(Toolkit::Gtk(4)) => {
-                        matches!(role, "push button" | "button" | "toggle button")
-                    }
+                    Some(Toolkit::Gtk(3)) => button || menu_item,
+                    Some(Toolkit::Gtk(4)) => button,
                     // Qt runs a menu item's action and leaves its menu open; a
                     // click closes it, as it does for a person. A checkable
                     // button's Toggle action flips its state without running
@@ -364,15 +354,7 @@ impl Backend for AtspiBackend {
                     // check box: the view stayed icons, both views "checked"):
                     // a click does both.
                     Some(Toolkit::Qt) => {
-                        matches!(
-                            role,
-                            "menu item"
-                                | "check menu item"
-                                | "radio menu item"
-                                | "toggle button"
-                                | "check box"
-                                | "radio button"
-                        )
+                        menu_item || matches!(role, "toggle button" | "check box" | "radio button")
                     }
                     _ => false,
                 })

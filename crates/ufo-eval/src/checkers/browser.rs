@@ -66,18 +66,25 @@ pub(super) fn is_expected_url_pattern_match(cx: &Cx<'_>) -> Result<f64, CheckErr
     Ok(1.0)
 }
 
+/// The result and the rules of a check by URL: `None` (a score of 0) when
+/// the result is empty or `rules.type` is not `url`, as OSWorld's tab
+/// checks return 0 then.
+fn url_rules<'c>(cx: &'c Cx<'_>) -> Result<Option<(Value, &'c Value)>, CheckError> {
+    let result = result_value(cx);
+    if !py_truthy(&result) {
+        return Ok(None);
+    }
+    let rules = cx.rules()?;
+    Ok((rule_str(cx, rules, "type")? == Some("url")).then_some((result, rules)))
+}
+
 /// `is_expected_active_tab`: with `rules.type` `url`, the active tab's URL
 /// (a string, or an object's `url`) equals `rules.url` under
 /// `compare_urls`. Another type scores 0; an empty result scores 0.
 pub(super) fn is_expected_active_tab(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let result = result_value(cx);
-    if !py_truthy(&result) {
+    let Some((result, rules)) = url_rules(cx)? else {
         return Ok(0.0);
-    }
-    let rules = cx.rules()?;
-    if rule_str(cx, rules, "type")? != Some("url") {
-        return Ok(0.0);
-    }
+    };
     let expected = rules
         .get("url")
         .ok_or_else(|| cx.bad("rules have no \"url\""))?;
@@ -92,14 +99,9 @@ pub(super) fn is_expected_active_tab(cx: &Cx<'_>) -> Result<f64, CheckError> {
 /// objects with `url`) and `rules.urls` have the same length and each
 /// expected URL equals some open tab's under `compare_urls`.
 pub(super) fn is_expected_tabs(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let result = result_value(cx);
-    if !py_truthy(&result) {
+    let Some((result, rules)) = url_rules(cx)? else {
         return Ok(0.0);
-    }
-    let rules = cx.rules()?;
-    if rule_str(cx, rules, "type")? != Some("url") {
-        return Ok(0.0);
-    }
+    };
     let expected = rules
         .get("urls")
         .and_then(Value::as_array)

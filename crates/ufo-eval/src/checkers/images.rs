@@ -45,6 +45,8 @@ fn open_gray(path: &Path) -> Result<Gray, String> {
         .decode()
         .map_err(|e| e.to_string())?;
     let (w, h) = (img.width() as usize, img.height() as usize);
+    // 16-bit channels: their high bytes, as Pillow reads them.
+    let l48 = |c: &[u16]| l24((c[0] >> 8) as u8, (c[1] >> 8) as u8, (c[2] >> 8) as u8);
     let px: Vec<u8> = match &img {
         DynamicImage::ImageLuma8(i) => i.as_raw().clone(),
         DynamicImage::ImageLumaA8(i) => i.pixels().map(|p| p.0[0]).collect(),
@@ -52,26 +54,8 @@ fn open_gray(path: &Path) -> Result<Gray, String> {
         DynamicImage::ImageRgba8(i) => i.pixels().map(|p| l24(p.0[0], p.0[1], p.0[2])).collect(),
         DynamicImage::ImageLuma16(i) => i.pixels().map(|p| p.0[0].min(255) as u8).collect(),
         DynamicImage::ImageLumaA16(i) => i.pixels().map(|p| (p.0[0] >> 8) as u8).collect(),
-        DynamicImage::ImageRgb16(i) => i
-            .pixels()
-            .map(|p| {
-                l24(
-                    (p.0[0] >> 8) as u8,
-                    (p.0[1] >> 8) as u8,
-                    (p.0[2] >> 8) as u8,
-                )
-            })
-            .collect(),
-        DynamicImage::ImageRgba16(i) => i
-            .pixels()
-            .map(|p| {
-                l24(
-                    (p.0[0] >> 8) as u8,
-                    (p.0[1] >> 8) as u8,
-                    (p.0[2] >> 8) as u8,
-                )
-            })
-            .collect(),
+        DynamicImage::ImageRgb16(i) => i.pixels().map(|p| l48(&p.0)).collect(),
+        DynamicImage::ImageRgba16(i) => i.pixels().map(|p| l48(&p.0)).collect(),
         other => return Err(format!("{:?} images are not supported", other.color())),
     };
     Ok(Gray { w, h, px })
