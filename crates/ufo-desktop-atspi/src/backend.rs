@@ -38,6 +38,7 @@ mod live;
 mod naming;
 mod plan;
 mod popovers;
+mod qt_popups;
 mod read;
 mod toolkit;
 mod walk;
@@ -69,6 +70,10 @@ const SETTLE_FIRST: Duration = Duration::from_millis(100);
 /// After an action, how long an application must be quiet after its last
 /// event for its reaction to count as complete.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
+
+/// How many of the elements an action made appear are checked for a popup
+/// it opened (the newest).
+const SHOWN_CHECKED: usize = 8;
 
 /// At most this many actions of one element are read.
 const MAX_ACTIONS: i32 = 16;
@@ -293,11 +298,19 @@ impl Backend for AtspiBackend {
             .and_then(|w| split_handle(&w.handle).ok())
             .map(|(b, _)| b);
         match (self.events.as_ref().filter(|e| e.is_live()), mark, bus) {
-            (Some(watch), Some(mark), Some(bus)) => Some(
-                watch
+            (Some(watch), Some(mark), Some(bus)) => {
+                let changes = watch
                     .settle(bus, mark, SETTLE_FIRST, SETTLE_QUIET, bound)
-                    .await,
-            ),
+                    .await;
+                // A Qt popup the action opened is known only by its event.
+                if self.known_toolkit(bus) == Some(Toolkit::Qt) {
+                    let shown = watch.shown_since(bus, mark, SHOWN_CHECKED);
+                    if !shown.is_empty() {
+                        self.note_shown_popups(bus, shown).await;
+                    }
+                }
+                Some(changes)
+            }
             // No window: an action at screen coordinates (the operator's),
             // whose receiver is whatever is under the pointer or has the
             // keyboard. Every application must go quiet, for longer.

@@ -168,6 +168,28 @@ impl EventWatch {
         }
     }
 
+    /// The elements of application `bus` that appeared (`showing` or
+    /// `visible` turned on) after `mark` and did not go again, newest
+    /// first, at most `max`.
+    pub(crate) fn shown_since(&self, bus: &str, mark: u64, max: usize) -> Vec<String> {
+        let mut gone: Vec<&str> = Vec::new();
+        let mut out: Vec<String> = Vec::new();
+        let since = self.since(bus, mark);
+        for e in since.changes.iter().rev() {
+            match e.visibility {
+                Some(false) => gone.push(&e.path),
+                Some(true) if !gone.contains(&e.path.as_str()) && !out.contains(&e.path) => {
+                    out.push(e.path.clone());
+                    if out.len() >= max {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// Waits until application `bus` has reacted to an action taken at
     /// `mark`: returns once it has been quiet for `quiet` after its last
     /// report, or — when it reports nothing — `first` after the action, and

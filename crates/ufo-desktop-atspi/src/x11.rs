@@ -23,6 +23,7 @@ use x11rb::wrapper::ConnectionExt as _;
 type Result<T> = std::result::Result<T, DesktopError>;
 
 mod keyboard;
+mod popup_notes;
 use keyboard::KeyMap;
 pub use keyboard::keysym;
 

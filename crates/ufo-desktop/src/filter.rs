@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use ufo_core::States;
 use ufo_core::ui::{DEFAULT_CONTROL_LIST, PromptControl};
 use ufo_core::{Control, ControlType, Rect, Screen, UiNode, UiTree};
+use values::shown_value;
 
 /// Which elements become controls. Deserialises from config with defaults for
 /// missing fields.
@@ -391,33 +392,6 @@ fn hidden_nodes(tree: &UiTree, check_ancestors: bool) -> Vec<bool> {
     hidden
 }
 
-/// The value a control shows the model: a document's or terminal's content
-/// excerpt, else its own value; nothing when it only repeats the name or is
-/// a bare number on a control that shows none.
-fn shown_value(
-    tree: &UiTree,
-    i: usize,
-    node: &UiNode,
-    name: &str,
-    cfg: &FilterConfig,
-) -> Option<String> {
-    let content = is_content(node);
-    let value = match content {
-        true => Some(content_excerpt(tree, i, cfg)),
-        false => node.value.clone(),
-    };
-    let max = match content {
-        true => cfg.max_content_chars,
-        false => cfg.max_value_chars,
-    };
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty() && *v != name)
-        .filter(|v| !(bare_number(v) && numberless(&node.control_type)))
-        .map(|v| truncate(v, max))
-}
-
 /// The picked controls in reading order, numbered 1..N (at most
 /// `max_controls`).
 fn numbered(picked: Vec<(usize, Control)>, cfg: &FilterConfig) -> Vec<Control> {
@@ -566,68 +540,6 @@ fn drop_covered(
     });
 }
 
-/// Documents and terminals: what they hold is content a person reads.
-fn is_content(node: &UiNode) -> bool {
-    node.control_type == ControlType::Document || node.role == "terminal"
-}
-
-/// The content of document `i`: its own text, else the text of the showing
-/// elements below it that are not controls of the list themselves (a PDF
-/// viewer's pages), in tree order, cut at `max_content_chars`.
-fn content_excerpt(tree: &UiTree, i: usize, cfg: &FilterConfig) -> String {
-    let Some(node) = tree.nodes.get(i) else {
-        return String::new();
-    };
-    if let Some(v) = node.value.as_deref().filter(|v| !v.trim().is_empty()) {
-        return v.to_owned();
-    }
-    let mut out = String::new();
-    let mut queue: std::collections::VecDeque<usize> = node.children.iter().copied().collect();
-    let mut seen = 0;
-    while let Some(c) = queue.pop_front() {
-        seen += 1;
-        if seen > 500 || out.chars().count() > cfg.max_content_chars {
-            break;
-        }
-        let Some(n) = tree.nodes.get(c) else { continue };
-        if !n.states.contains(States::SHOWING) && !n.states.contains(States::VISIBLE) {
-            continue;
-        }
-        if cfg.control_types.contains(&n.control_type) && n.control_type != ControlType::Text {
-            // Listed on its own.
-            continue;
-        }
-        if let Some(t) = n.value.as_deref().filter(|t| !t.trim().is_empty()) {
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(t.trim());
-        }
-        queue.extend(n.children.iter().copied());
-    }
-    out
-}
-
-/// A value that is only a number (`"0"`, `"1.5"`).
-fn bare_number(v: &str) -> bool {
-    v.parse::<f64>().is_ok()
-}
-
-/// Types whose numeric value (LibreOffice reports `0` for every button) says
-/// nothing a person sees.
-fn numberless(t: &ControlType) -> bool {
-    matches!(
-        t,
-        ControlType::Button
-            | ControlType::MenuItem
-            | ControlType::TabItem
-            | ControlType::ListItem
-            | ControlType::TreeItem
-            | ControlType::Hyperlink
-            | ControlType::SplitButton
-    )
-}
-
 /// Drops a control when another of the same type and name overlaps it (one
 /// element exposed twice, as LibreOffice does with its menu bar). Of the two,
 /// the one that can be acted on (a named action, or the action interface
@@ -746,3 +658,4 @@ pub fn full_json(controls: &[Control]) -> serde_json::Value {
 mod columns;
 #[cfg(test)]
 mod tests;
+mod values;

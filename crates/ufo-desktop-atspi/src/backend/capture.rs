@@ -114,7 +114,9 @@ impl AtspiBackend {
     }
 
     /// Showing popup top-levels (role window / menu) of the application that
-    /// owns `window`, other than `window` itself.
+    /// owns `window`, other than `window` itself, and the popups of it noted
+    /// as open by whoever heard them open (Qt lists no open popup among its
+    /// application's children; see [`Self::note_shown_popups`]).
     pub(super) async fn open_popups(&self, window: &ElementHandle) -> Vec<(String, String)> {
         let Ok((bus, _)) = split_handle(window) else {
             return Vec::new();
@@ -126,7 +128,7 @@ impl AtspiBackend {
         let Ok(tops) = call(&app, "GetChildren", acc.get_children()).await else {
             return Vec::new();
         };
-        let candidates: Vec<ElementHandle> = tops
+        let mut candidates: Vec<ElementHandle> = tops
             .iter()
             .map(|t| {
                 handle(
@@ -136,21 +138,49 @@ impl AtspiBackend {
             })
             .filter(|h| h != window)
             .collect();
+        for (b, p) in self.x11.noted_popups() {
+            let h = handle(&b, &p);
+            if b == bus && !candidates.contains(&h) {
+                candidates.push(h);
+            }
+        }
         let checks = join_all(candidates.iter().map(|h| async move {
-            let acc = self.accessible(h).await.ok()?;
-            let (role, states) = futures::join!(
-                call(h, "GetRole", acc.get_role()),
-                call(h, "GetState", acc.get_state())
-            );
-            let (role, states) = (role.ok()?, states.ok()?);
-            let popup = matches!(role, Role::Window | Role::Menu | Role::PopupMenu);
-            (popup && states.contains(State::Showing)).then(|| {
+            self.is_open_popup(h).await.then(|| {
                 let (b, p) = split_handle(h).ok()?;
                 Some((b.to_owned(), p.to_owned()))
             })?
         }))
         .await;
         checks.into_iter().flatten().collect()
+    }
+
+    /// Whether `h` is a popup (a window, menu or popup menu) on screen.
+    async fn is_open_popup(&self, h: &ElementHandle) -> bool {
+        let Ok(acc) = self.accessible(h).await else {
+            return false;
+        };
+        let (role, states) = futures::join!(
+            call(h, "GetRole", acc.get_role()),
+            call(h, "GetState", acc.get_state())
+        );
+        let (Ok(role), Ok(states)) = (role, states) else {
+            return false;
+        };
+        matches!(role, Role::Window | Role::Menu | Role::PopupMenu)
+            && states.contains(State::Showing)
+    }
+
+    /// Notes for later captures, in this process and the next, the popups
+    /// among `paths` of application `bus` (elements it reported appearing)
+    /// that are open now: a Qt tool button's menu is found nowhere else.
+    pub(super) async fn note_shown_popups(&self, bus: &str, paths: Vec<String>) {
+        let open = join_all(paths.into_iter().map(|p| async move {
+            let h = handle(bus, &p);
+            self.is_open_popup(&h).await.then(|| (bus.to_owned(), p))
+        }))
+        .await;
+        let open: Vec<(String, String)> = open.into_iter().flatten().collect();
+        self.x11.note_popups(&open);
     }
 
     /// The offset to add to this window's reported extents.
@@ -220,9 +250,11 @@ impl AtspiBackend {
             nodes = nodes.len(),
             "capture: walked"
         );
-        // GTK 4 reports an open popover's contents where it is not drawn.
-        if gtk4 {
-            self.note_popovers(window, &mut nodes);
+        // GTK 4 reports an open popover's contents where it is not drawn,
+        // Qt a popup's shared entries where another menu holds them.
+        match gtk4 {
+            true => self.note_popovers(window, &mut nodes),
+            false => self.place_qt_popup_entries(&mut nodes).await,
         }
         retype_frames_and_submenus(&mut nodes);
         // Unnamed and class-named controls get the name a person would read.
@@ -346,6 +378,11 @@ impl AtspiBackend {
             });
         }
         let (bus, _) = split_handle(h)?;
+        // A Qt menu entry that says it is not showing is measured in another
+        // menu (see `qt_popups`): its rectangle is not where it is drawn.
+        let misplaced = self.known_toolkit(bus) == Some(super::toolkit::Toolkit::Qt)
+            && super::qt_popups::is_entry(raw.role.name())
+            && !raw.states.contains(State::Showing);
         let offset = if self.is_gtk4(bus).await {
             match self.window_of(h).await.and_then(|w| w.native_id) {
                 Some(id) => {
@@ -363,7 +400,11 @@ impl AtspiBackend {
         } else {
             (0, 0)
         };
-        Ok(self.to_node(raw, h.clone(), 0, None, 0, offset))
+        let mut node = self.to_node(raw, h.clone(), 0, None, 0, offset);
+        if misplaced {
+            node.rect = None;
+        }
+        Ok(node)
     }
 
     /// Reads the rectangle of the panel holding each root pane where it was

@@ -38,7 +38,7 @@ impl AtspiBackend {
             .is_some_and(|t| t == super::Toolkit::Gtk(4));
         if states.contains(State::Showing)
             || gtk4
-            || showing_may_be_stale(role, states, self.is_gtk2(h))
+            || showing_may_be_stale(role, states, self.menu_entries_unshown(h))
         {
             max_text
         } else {

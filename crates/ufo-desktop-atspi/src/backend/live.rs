@@ -313,8 +313,17 @@ impl AtspiBackend {
                 node.control_type = old.control_type.clone();
             }
             if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p)) {
-                let gtk2 = self.is_gtk2(&node.handle);
-                super::read::mark_seen_despite_state(role, states, &mut node, parent, gtk2);
+                let unshown = self.menu_entries_unshown(&node.handle);
+                super::read::mark_seen_despite_state(role, states, &mut node, parent, unshown);
+                // Where the capture placed an open popup's entry stays (Qt
+                // reports a shared entry where another menu holds it).
+                if unshown && parent.role == "popup menu" {
+                    node.rect = old.rect;
+                    node.states.set(
+                        ufo_core::States::SHOWING,
+                        old.states.contains(ufo_core::States::SHOWING),
+                    );
+                }
             }
             node.children = std::mem::take(&mut tree.nodes[i].children);
             tree.nodes[i] = node;

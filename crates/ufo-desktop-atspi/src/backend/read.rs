@@ -207,18 +207,19 @@ impl ReadNode {
 /// out "showing" when they are made, before the view lays them out, and
 /// keep it: after the view's model changes (another folder, another
 /// category) every item drawn says visible but not showing. So do the
-/// entries of a GTK 2 menu (`gtk2`), open or closed. Such an item is read in
+/// entries of menus in toolkits whose entries never say they show
+/// (`unshown_entries`: GTK 2, Qt), open or closed. Such an item is read in
 /// full; its rectangle tells (see [`mark_seen_despite_state`]).
-pub(crate) fn showing_may_be_stale(role: Role, states: StateSet, gtk2: bool) -> bool {
-    let unshown = states.contains(State::Visible) && !states.contains(State::Showing);
-    unshown
-        && ((role == Role::Icon && states.contains(State::Selectable))
-            || (gtk2 && is_menu_entry(role)))
+pub(crate) fn showing_may_be_stale(role: Role, states: StateSet, unshown_entries: bool) -> bool {
+    let not_showing = !states.contains(State::Showing);
+    let icon = role == Role::Icon && states.contains(State::Selectable | State::Visible);
+    not_showing && (icon || (unshown_entries && is_menu_entry(role)))
 }
 
-/// An entry of a menu: GTK 2's (gail's) never say they are showing, open
+/// An entry of a menu. GTK 2's (gail's) never say they are showing, open
 /// or closed; an open menu's entries have their rectangles on screen, a
-/// closed one's are at `i32::MIN` (1×1).
+/// closed one's are at `i32::MIN` (1×1). Qt's entries without a submenu
+/// say neither showing nor visible, in an open popup too.
 fn is_menu_entry(role: Role) -> bool {
     matches!(
         role,
@@ -229,16 +230,16 @@ fn is_menu_entry(role: Role) -> bool {
 /// Marks `node` (read from an element of `role` with AT-SPI `states`)
 /// showing when it is drawn although its state says otherwise (see
 /// [`showing_may_be_stale`]): an icon that overlaps its showing parent's
-/// rectangle; a GTK 2 menu entry with a rectangle on screen under a
+/// rectangle; a GTK 2 or Qt menu entry with a rectangle on screen under a
 /// showing parent.
 pub(crate) fn mark_seen_despite_state(
     role: Role,
     states: StateSet,
     node: &mut UiNode,
     parent: &UiNode,
-    gtk2: bool,
+    unshown_entries: bool,
 ) {
-    if !showing_may_be_stale(role, states, gtk2)
+    if !showing_may_be_stale(role, states, unshown_entries)
         || !parent.states.contains(ufo_core::States::SHOWING)
     {
         return;
@@ -338,7 +339,7 @@ impl AtspiBackend {
         if lean
             && !states.contains(State::Showing)
             && !states.contains(State::Defunct)
-            && !showing_may_be_stale(role, states, self.is_gtk2(h))
+            && !showing_may_be_stale(role, states, self.menu_entries_unshown(h))
         {
             let mut raw = RawNode::identity(role, states, ifaces, None, None);
             raw.unseen = true;
@@ -740,6 +741,10 @@ mod tests {
         let visible = StateSet::new(State::Visible);
         assert!(showing_may_be_stale(Role::MenuItem, visible, true));
         assert!(!showing_may_be_stale(Role::MenuItem, visible, false));
+        // Qt's entries say neither showing nor visible in an open popup.
+        let bare = StateSet::new(State::Enabled | State::Sensitive);
+        assert!(showing_may_be_stale(Role::MenuItem, bare, true));
+        assert!(!showing_may_be_stale(Role::Button, bare, true));
         let node = |x, states| UiNode {
             index: 0,
             parent: None,

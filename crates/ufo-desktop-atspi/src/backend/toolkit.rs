@@ -20,6 +20,15 @@ impl AtspiBackend {
             .is_some_and(|(bus, _)| self.known_toolkit(bus) == Some(Toolkit::Gtk(2)))
     }
 
+    /// Whether `h`'s toolkit has menu entries that never say they show, in
+    /// an open menu too: GTK 2 (they say visible) and Qt (entries without
+    /// a submenu say neither).
+    pub(super) fn menu_entries_unshown(&self, h: &ElementHandle) -> bool {
+        split_handle(h).ok().is_some_and(|(bus, _)| {
+            matches!(self.known_toolkit(bus), Some(Toolkit::Gtk(2) | Toolkit::Qt))
+        })
+    }
+
     /// The application's GTK major version, 0 when it is not GTK (asked once
     /// per application; a busy application is asked again next time).
     pub(super) async fn gtk_version(&self, bus_name: &str) -> u8 {

@@ -478,8 +478,9 @@ impl AtspiBackend {
                 && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
             let (role, states) = (raw.role, raw.states);
             let gtk2 = self.is_gtk2(&h);
+            let unshown = self.menu_entries_unshown(&h);
             let mut node = self.to_node(raw, h, idx, Some(parent), depth, ctx.offset);
-            mark_seen_despite_state(role, states, &mut node, &nodes[parent], gtk2);
+            mark_seen_despite_state(role, states, &mut node, &nodes[parent], unshown);
             // What lies under an element that is not showing, while its
             // parent is (the toolkit reports the state), cannot be seen:
             // LibreOffice keeps every closed menu's items in the tree.

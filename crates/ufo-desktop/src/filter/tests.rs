@@ -591,6 +591,40 @@ fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
 }
 
 #[test]
+fn a_combo_without_text_shows_the_item_selected_in_its_list() {
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Win", s, Some((0, 0, 400, 300))),
+            // Gecko: <select> is named by its label; the choice is the
+            // selected item of the closed list below it.
+            (
+                Some(0),
+                "ComboBox",
+                "Color",
+                &format!("{s} expandable"),
+                Some((10, 10, 100, 20)),
+            ),
+            (Some(1), "Menu", "", s, Some((10, 10, 100, 20))),
+            (Some(2), "MenuItem", "", "visible selectable", None),
+            (Some(2), "MenuItem", "Green", &format!("{s} selected"), None),
+            // A combo with text of its own keeps it; one with no selected
+            // item shows none.
+            (Some(0), "ComboBox", "Size", s, Some((10, 40, 100, 20))),
+            (Some(5), "Menu", "", s, Some((10, 40, 100, 20))),
+            (Some(6), "MenuItem", "Small", s, None),
+        ],
+    );
+    let c = label_controls(&t, &FilterConfig::default(), None);
+    let shown: Vec<(&str, Option<&str>)> = c
+        .iter()
+        .map(|c| (c.name.as_str(), c.value.as_deref()))
+        .collect();
+    assert_eq!(shown, [("Color", Some("Green")), ("Size", None)]);
+}
+
+#[test]
 fn a_tables_cells_carry_the_name_of_the_column_header_above_them() {
     let t = tree(
         Some((0, 0, 400, 300)),

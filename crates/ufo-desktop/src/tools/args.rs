@@ -92,7 +92,8 @@ pub const CLICK_ACTIONS: &[&str] = &["click", "press", "activate", "toggle", "ju
 /// The first of [`CLICK_ACTIONS`] the control offers (compared
 /// case-insensitively, also against the part after the last `.` as in GTK4's
 /// `default.activate`), or its only action when it has exactly one and that
-/// one is not namespaced (GTK4's `clipboard.copy` is not a click). Text
+/// one is not namespaced (GTK4's `clipboard.copy` is not a click) nor Qt's
+/// `ShowMenu` (see [`shows_menu`]). Text
 /// controls (`Edit`, `Document`, or editable text other than a combo box's
 /// entry) never use an action: a click there must place the caret, so the
 /// caller clicks at coordinates instead.
@@ -116,9 +117,16 @@ pub fn click_action(control: &Control) -> Option<&str> {
         }
     }
     match control.actions.as_slice() {
-        [only] if !only.contains('.') && !only.trim().is_empty() => Some(only),
+        [only] if !only.contains('.') && !only.trim().is_empty() && !shows_menu(only) => Some(only),
         _ => None,
     }
+}
+
+/// Qt's `ShowMenu`, the only action of a tool button that drops a menu:
+/// run through the accessibility API it opens nothing (Dolphin's "Open
+/// Menu" stayed shut) where a click opens the menu.
+fn shows_menu(action: &str) -> bool {
+    action.eq_ignore_ascii_case("showmenu")
 }
 
 #[cfg(test)]
@@ -263,6 +271,13 @@ mod tests {
             (ControlType::ListItem, vec!["select"], Some("select")),
             (ControlType::Text, vec!["clipboard.copy"], None),
             (ControlType::Button, vec!["a", "b"], None),
+            // Qt's menu-dropping tool button: clicked with the pointer.
+            (ControlType::Button, vec!["ShowMenu"], None),
+            (
+                ControlType::Button,
+                vec!["Press", "ShowMenu"],
+                Some("Press"),
+            ),
             (ControlType::Button, vec![], None),
             (ControlType::Edit, vec!["activate"], None),
             (ControlType::Document, vec!["click"], None),

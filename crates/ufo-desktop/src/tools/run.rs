@@ -277,11 +277,40 @@ pub(super) fn ms(since: Instant) -> f64 {
 
 /// Waits (at most [`super::ToolSettings::action_settle`]) until the
 /// application has reacted to the action taken at `mark`.
-pub(super) async fn settle(b: &dyn Backend, ctx: &ToolContext, mark: Option<u64>) {
+pub(super) async fn settle(b: &dyn Backend, ctx: &ToolContext, mark: Option<u64>) -> Option<usize> {
     let bound = ctx.settings.action_settle;
-    if !bound.is_zero() {
-        b.settle(ctx.window.as_ref(), mark, bound).await;
+    match bound.is_zero() {
+        true => None,
+        false => b.settle(ctx.window.as_ref(), mark, bound).await,
     }
+}
+
+/// What a click is known to have done, in the result's `effect`: the window
+/// it opened, else whether the application reported any change after it
+/// (`changes`, from [`settle`]). A click nothing answered is
+/// `"unverifiable"`, never a bare success.
+fn click_effect(result: &mut Value, changes: Option<usize>) {
+    if result.get("effect").is_some() {
+        return;
+    }
+    let (effect, how) = match (result.get("opened").is_some(), changes) {
+        (true, _) => ("confirmed", "it opened a window"),
+        (false, Some(n)) if n > 0 => ("confirmed", "the application reacted to it"),
+        (false, Some(_)) => (
+            "unverifiable",
+            "the application reported no change after it: observe before clicking again",
+        ),
+        (false, None) => (
+            "unverifiable",
+            "the application's changes cannot be heard here: observe to check its effect",
+        ),
+    };
+    result["effect"] = json!(effect);
+    result[if effect == "confirmed" {
+        "confirmed"
+    } else {
+        "why"
+    }] = json!(how);
 }
 
 /// `click_input`, and for a control that holds a checked state (a check
@@ -386,8 +415,10 @@ async fn click_control(
     {
         match b.do_action(&c.handle, action).await {
             Ok(true) => {
-                settle(b, ctx, mark).await;
-                return Ok(json!({ "method": "action", "action": action }));
+                let changes = settle(b, ctx, mark).await;
+                let mut result = json!({ "method": "action", "action": action });
+                click_effect(&mut result, changes);
+                return Ok(result);
             }
             Ok(false) => tracing::debug!(action, "action refused; clicking at coordinates"),
             Err(DesktopError::Timeout { millis, .. }) => {
@@ -418,7 +449,7 @@ async fn click_control(
     let p = rect.center();
     let before = ctx.window.as_ref().map(|w| w.handle.clone());
     b.click_at(p, button, double).await?;
-    settle(b, ctx, mark).await;
+    let changes = settle(b, ctx, mark).await;
     let mut result = json!({ "method": "click", "point": { "x": p.x, "y": p.y } });
     // A menu item or button that opened a window (a dialog) says which.
     if matches!(c.control_type, ControlType::MenuItem | ControlType::Button)
@@ -430,6 +461,7 @@ async fn click_control(
     {
         result["opened"] = json!(describe(w));
     }
+    click_effect(&mut result, changes);
     Ok(result)
 }
 
