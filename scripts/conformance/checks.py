@@ -13,6 +13,13 @@ import re
 import time
 
 from verify import (  # noqa: E402 (the table's verifications)
+    remember_present,
+    verify_combo_shows,
+    verify_flipped,
+    verify_in_one_column,
+    verify_in_one_row,
+    verify_showing,
+    verify_typed_beside,
     count_states,
     verify_app_answers,
     verify_cell_column,
@@ -44,7 +51,7 @@ from verify import (  # noqa: E402 (the table's verifications)
 )
 
 CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title",
-           "sort", "spin", "modal", "gtk2"]
+           "sort", "spin", "modal", "gtk2", "password", "toggle", "focus", "toolmenu", "chooser", "comboval"]
 
 TOOLKIT = {
     "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
@@ -52,7 +59,8 @@ TOOLKIT = {
     "gnumeric": "GTK 3", "thunar": "GTK 3", "evince": "GTK 3", "zenity": "GTK 3", "abiword": "GTK 3",
     "xfce4-terminal": "GTK 3 + VTE", "gnome-calculator": "GTK 4", "gnome-text-editor": "GTK 4",
     "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
-    "qpdfview": "Qt 5", "qt6ct": "Qt 6", "lo-calc": "LibreOffice (VCL gtk3)",
+    "qpdfview": "Qt 5", "qt6ct": "Qt 6", "kdialog": "Qt 5 / KF5", "dolphin": "Qt 5 / KF5",
+    "kate": "Qt 5 / KF5", "pcmanfm-qt": "Qt 5", "lo-calc": "LibreOffice (VCL gtk3)",
     "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
     "swing": "Java Swing (OpenJDK 17 + ATK wrapper)",
 }
@@ -66,13 +74,15 @@ PACKAGES = {
     "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
     "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
     "qt6ct": "qt6ct", "lo-calc": "libreoffice-calc", "lo-writer": "libreoffice-writer", "firefox": "firefox-esr",
-    "swing": "openjdk-17-jre",
+    "swing": "openjdk-17-jre", "kdialog": "kdialog", "dolphin": "dolphin", "kate": "kate",
+    "pcmanfm-qt": "pcmanfm-qt",
 }
 
 REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-demo", "gtk-demo", "gpicview", "gtk3-icon-browser", "gtk4-icon-browser", "galculator", "gnumeric", "thunar",
                      "evince", "zenity", "abiword", "xfce4-terminal", "gnome-calculator",
                      "gnome-text-editor", "gtk4-demo", "featherpad", "kcalc",
-                     "qpdfview", "qt6ct", "soffice", "firefox-esr", "java"]
+                     "qpdfview", "qt6ct", "soffice", "firefox-esr", "java",
+                     "kdialog", "dolphin", "kate", "pcmanfm-qt"]
 
 PDF_TEXT = "Conformance page one says hello"
 DOC_TEXT = "The quick brown fox reads conformance text."
@@ -226,6 +236,15 @@ def make_fixtures(work):
         f.write(_pdf(PDF_TEXT))
     with open(os.path.join(work, "form.html"), "w") as f:
         f.write(FORM_HTML)
+    with open(os.path.join(work, "login.html"), "w") as f:
+        f.write(LOGIN_HTML)
+    # A folder of three files and a hidden one (file choosers, file managers).
+    os.makedirs(os.path.join(work, "pick"), exist_ok=True)
+    for name in ("a.txt", "b.txt", "c.txt", HIDDEN):
+        with open(os.path.join(work, "pick", name), "w") as f:
+            f.write(name + "\n")
+    with open(os.path.join(work, "focus.txt"), "w") as f:
+        f.write("first line\n")
     prof = os.path.join(work, "ffprofile")
     os.makedirs(prof, exist_ok=True)
     with open(os.path.join(prof, "user.js"), "w") as f:
@@ -270,6 +289,19 @@ FORM_HTML = """<!doctype html>
 </form></body></html>
 """
 
+# A login form whose search field takes the keyboard on load (autofocus).
+LOGIN_HTML = """<!doctype html>
+<html><head><title>Login</title></head><body>
+<form>
+<label for="user">User</label> <input id="user" type="text"><br>
+<label for="pw">Password</label> <input id="pw" type="password"><br>
+<label for="q">Search</label> <input id="q" type="text" autofocus>
+</form></body></html>
+"""
+
+HIDDEN = ".hidden-note.txt"
+PASSWORD = "s3cret!"
+
 FIREFOX_PREFS = """user_pref("browser.aboutwelcome.enabled", false);
 user_pref("datareporting.policy.dataSubmissionEnabled", false);
 user_pref("datareporting.policy.firstRunURL", "");
@@ -300,6 +332,7 @@ SWING = ["java", "-cp", "/usr/share/java/java-atk-wrapper.jar", "-Djava.library.
          "-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper",
          os.path.join(os.path.dirname(os.path.abspath(__file__)), "swing", "ConformanceForm.java"), "$WORK/swing-out.txt"]
 FF = ["firefox-esr", "--new-instance", "--no-remote", "--profile", "$WORK/ffprofile", "file://$WORK/form.html"]
+FF_LOGIN = FF[:-1] + ["file://$WORK/login.html"]
 TYPED = "conformance typed text"
 
 CHECKS = [
@@ -691,4 +724,72 @@ CHECKS = [
           ["gpicview"],
           [sleep(1)],
           lambda ctx: verify_named_controls(3)(ctx)),
+    # ---- a password goes in once (the application prints what it got)
+    Check("zenity", "password", "set_edit_text a password into zenity --password, click OK → zenity prints it, once",
+          ["zenity", "--password", "--title", "Unlock"],
+          [act("set_edit_text", "Edit", "^Password$", text=PASSWORD, clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(re.escape(PASSWORD))),
+    Check("kdialog", "password", "set_edit_text a password into kdialog --password (KDE's password dialog), click OK → kdialog prints it, once",
+          ["kdialog", "--password", "Unlock the vault"],
+          [act("set_edit_text", "Edit", "^Password$", text=PASSWORD, clear_current_text=True),
+           act("click_input", "Button", "^OK$")],
+          verify_output(re.escape(PASSWORD)), settle=2),
+    # ---- a toolbar's checkable buttons run their command (Qt's Toggle action only flips)
+    Check("pcmanfm-qt", "toggle", "click the toolbar's checkable 'Detailed List' → AT-SPI: the column header 'Name' shows, 'Icon View' is no longer checked",
+          ["pcmanfm-qt", "$WORK/pick"],
+          [act("click_input", "CheckBox", "^Icon View$"), sleep(0.5), act("click_input", "CheckBox", "^Detailed List$")],
+          verify_all(verify_showing("column header|table column header", "^Name$"),
+                     verify_state(None, "^Icon View$", "checked", present=False)), settle=2),
+    Check("dolphin", "toggle", "click the toolbar's checkable 'Icons', then 'Details' → AT-SPI: the files stand in a row, then in one column; 'Icons' is no longer checked",
+          ["dolphin", "$WORK/pick"],
+          [act("click_input", "CheckBox", "^Icons$"), sleep(0.8),
+           run_step(verify_in_one_row("table cell|list item", ["a.txt", "b.txt", "c.txt"])),
+           act("click_input", "CheckBox", "^Details$")],
+          verify_all(verify_in_one_column("table cell|list item", ["a.txt", "b.txt", "c.txt"]),
+                     verify_state("check box", "^Icons$", "checked", present=False)), settle=3),
+    # ---- typing goes where it is meant, whatever holds the keyboard
+    Check("kate", "focus", "open the find bar and type 'findme' there, then set_edit_text into the document → AT-SPI: the document holds the text, the find field still 'findme'",
+          ["kate", "$WORK/focus.txt"],
+          [act("click_input", "Edit", "^focus.txt$"), keys("^f"), sleep(1), keys("findme"), sleep(0.5),
+           act("set_edit_text", "Edit", "^focus.txt$", text="typed into the document")],
+          verify_typed_beside("text", "^focus.txt$", "typed into the document", "findme"), settle=3),
+    Check("firefox", "focus", "the login page's search field holds the keyboard (autofocus); set_edit_text 'ada' into 'User' → AT-SPI: User reads ada, Search stays empty",
+          FF_LOGIN,
+          [act("set_edit_text", "Edit", "^User$", text="ada")],
+          verify_all(verify_text("entry", "^User$", expect="ada"), verify_text("entry", "^Search$", expect="")),
+          settle=3),
+    # ---- a tool button's menu (Qt leaves the open popup out of the tree)
+    Check("dolphin", "toolmenu", "click the tool button 'Open Menu', then its item 'Show Hidden Files' by name → AT-SPI: the hidden file's listing flips",
+          ["dolphin", "$WORK/pick"],
+          [sleep(1), run_step(remember_present("table cell|list item", "^" + re.escape(HIDDEN) + "$")),
+           act("click_input", "Button", "^Open Menu$"), sleep(0.8),
+           act("click_input", "MenuItem", "^Show Hidden Files$")],
+          verify_flipped("table cell|list item", "^" + re.escape(HIDDEN) + "$"), settle=3),
+    Check("kate", "toolmenu", "click the status bar's tool button 'Soft Tabs: 4', then its item 'Tabulators' by name → AT-SPI: the button reads 'Tab Size: 4'",
+          ["kate", "$WORK/focus.txt"],
+          [act("click_input", "Button", "^Soft Tabs"), sleep(0.8), act("click_input", "MenuItem", "^Tabulators$")],
+          verify_showing("push button", "^Tab Size: 4$"), settle=3),
+    # ---- a file chooser's rows, by name
+    Check("zenity", "chooser", "zenity --file-selection in a folder: click the row 'b.txt' by name, click OK → zenity prints its path",
+          ["zenity", "--file-selection", "--filename=$WORK/pick/"],
+          [act("click_input", "DataItem|ListItem", r"^b\.txt$"), act("click_input", "Button", "^OK$")],
+          verify_output(r".*/pick/b\.txt"), settle=1.5),
+    Check("mousepad", "chooser", "mousepad with a.txt open: Ctrl+O, click the row 'c.txt' by name, click Open → a window named c.txt",
+          ["mousepad", "$WORK/pick/a.txt"],
+          [keys("^o"), sleep(1.5), act("click_input", "DataItem|ListItem", r"^c\.txt$"),
+           act("click_input", "Button", "^Open$")],
+          lambda ctx: verify_window_named(ctx, r"c\.txt"), settle=1.5),
+    # ---- a combo box shows its current choice
+    Check("firefox", "comboval", "the select 'Color' is listed with its choice 'Red'; click it, click 'Blue' → ufo lists it with 'Blue', AT-SPI has Blue selected",
+          FF,
+          [run_step(verify_combo_shows("Color", "Red")),
+           act("click_input", "ComboBox", "Color"), sleep(0.8), act("click_input", "MenuItem|ListItem", "^Blue$"), sleep(0.5)],
+          verify_all(verify_state("menu item", "^Blue$", "selected"), verify_combo_shows("Color", "Blue")), settle=3),
+    Check("qt6ct", "comboval", "the style combo is listed with its choice 'Fusion'; click it, click 'Windows' → ufo lists it with 'Windows', AT-SPI too",
+          ["qt6ct"],
+          [run_step(verify_combo_shows(".*", "Fusion")),
+           act("click_input", "ComboBox", "^Fusion$"), sleep(0.8), act("click_input", "ListItem|MenuItem", "^Windows$"), sleep(0.5)],
+          verify_all(verify_text("combo box", "^Windows$", expect="Windows"), verify_combo_shows(".*", "Windows")),
+          settle=1.5),
 ]

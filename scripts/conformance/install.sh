@@ -20,7 +20,7 @@ packages=(
   # GTK 4
   gnome-calculator gnome-text-editor gtk-4-examples
   # Qt 5 (and KDE Frameworks 5)
-  featherpad kcalc qpdfview
+  featherpad kcalc qpdfview kdialog dolphin kate pcmanfm-qt
   # Qt 6
   qt6ct
   # LibreOffice (VCL on GTK 3)

@@ -188,7 +188,7 @@ def main():
                                  description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ufo", help="the ufo binary (default: $UFO_BIN, target/release/ufo, target/debug/ufo, PATH)")
     ap.add_argument("--only", help="comma-separated application keys (see checks.py)")
-    ap.add_argument("--class", dest="cls", help="only this widget class")
+    ap.add_argument("--class", dest="cls", help="only these widget classes (comma-separated)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs/CONFORMANCE.md"))
     ap.add_argument("--evidence", default=os.path.join(ROOT, "target/conformance"))
     ap.add_argument("--keep", action="store_true", help="leave the desktop running at the end")
@@ -219,7 +219,7 @@ def main():
         for chk in C.CHECKS:
             if only and chk.app not in only:
                 continue
-            if a.cls and chk.cls != a.cls:
+            if a.cls and chk.cls not in a.cls.split(","):
                 continue
             results.append(run_check(e, chk))
     finally:

@@ -433,3 +433,103 @@ def verify_named_controls(at_least):
         if len(named) < at_least:
             raise ctx.fail(f"{len(named)} named controls in ufo's list, want at least {at_least}")
     return v
+
+
+# ---------------------------------------------------------------- hands: toggles, menus, focus, combos
+
+def _showing(ctx, role_re, name):
+    """AT-SPI: the showing nodes named /name/ whose role matches `role_re` (a regex)."""
+    return [n for n in ctx.env.atspi_find(ctx.app, name=name, showing=True)
+            if role_re is None or re.fullmatch(role_re, n["role"])]
+
+
+def verify_showing(role_re, name):
+    """AT-SPI: a showing node of a role matching `role_re` is named /name/."""
+    def v(ctx):
+        ok, got = _poll(lambda: (bool(_showing(ctx, role_re, name)), None))
+        if not ok:
+            raise ctx.fail(f"AT-SPI shows no {role_re} named /{name}/")
+    return v
+
+
+def _placed(ctx, role_re, names):
+    """The boxes of the showing nodes named one of `names`, in that order (None when one is missing)."""
+    pattern = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+    boxes = {}
+    for n in _showing(ctx, role_re, pattern):
+        if n.get("extents") and n["extents"][2] > 0:
+            boxes.setdefault(n["name"], n["extents"])
+    return [boxes.get(n) for n in names]
+
+
+def _lined_up(ctx, role_re, names, across):
+    """The named items stand in one row (`across`) or one column, in this order."""
+    def probe():
+        boxes = _placed(ctx, role_re, names)
+        if any(b is None for b in boxes):
+            return False, boxes
+        same, along = (1, 0) if across else (0, 1)
+        level = all(abs(b[same] - boxes[0][same]) <= 8 for b in boxes)
+        ordered = all(boxes[i][along] < boxes[i + 1][along] for i in range(len(boxes) - 1))
+        return level and ordered, boxes
+    ok, got = _poll(probe)
+    if not ok:
+        raise ctx.fail(f"AT-SPI: {names} at {got}, want them in one {'row' if across else 'column'}")
+
+
+def verify_in_one_row(role_re, names):
+    """AT-SPI: the named items stand side by side (an icon view)."""
+    return lambda ctx: _lined_up(ctx, role_re, names, across=True)
+
+
+def verify_in_one_column(role_re, names):
+    """AT-SPI: the named items stand one below the other (a details list)."""
+    return lambda ctx: _lined_up(ctx, role_re, names, across=False)
+
+
+def remember_present(role_re, name):
+    """A step: whether AT-SPI shows a node named /name/ now (for verify_flipped)."""
+    def step(ctx):
+        ctx.vars["present"] = bool(_showing(ctx, role_re, name))
+    return step
+
+
+def verify_flipped(role_re, name):
+    """AT-SPI: a node named /name/ shows now exactly when it did not before the steps."""
+    def v(ctx):
+        before = ctx.vars["present"]
+        ok, _ = _poll(lambda: (bool(_showing(ctx, role_re, name)) != before, None))
+        if not ok:
+            raise ctx.fail(f"AT-SPI: /{name}/ {'still' if before else 'still not'} listed after the pick")
+    return v
+
+
+def verify_typed_beside(role, doc_name, typed, kept):
+    """AT-SPI: the document /doc_name/ holds `typed`, and the field inside a combo box (a find bar)
+    still holds `kept` (nothing typed went there)."""
+    def v(ctx):
+        def probe():
+            docs = [n.get("text") or "" for n in ctx.env.atspi_find(ctx.app, role=role, name=doc_name)]
+            fields = [n.get("text") for n in ctx.env.atspi_find(ctx.app, role=role, showing=True)
+                      if n.get("parent", "").startswith("combo box")]
+            return any(typed in d for d in docs) and kept in fields, (docs, fields)
+        ok, got = _poll(probe)
+        if not ok:
+            raise ctx.fail(f"AT-SPI: document texts {str(got[0])[:120]}, find field {got[1]}; "
+                           f"want {typed!r} in the document and {kept!r} left in the field")
+    return v
+
+
+def verify_combo_shows(name_re, value):
+    """ufo's list: a combo box named /name_re/ shows `value` (as its value, or as its name where
+    the toolkit names a combo by its choice)."""
+    def v(ctx):
+        def probe():
+            combos = [c for c in ctx.controls() if c.get("type") == "ComboBox"
+                      and re.search(name_re, c.get("name") or "")]
+            return any(value in (c.get("value"), c.get("name")) for c in combos), \
+                [(c.get("name"), c.get("value")) for c in combos]
+        ok, got = _poll(probe, timeout=3)
+        if not ok:
+            raise ctx.fail(f"ufo lists the combo boxes /{name_re}/ as {got[:6]}; want one showing {value!r}")
+    return v
