@@ -75,6 +75,9 @@ const SETTLE_QUIET: Duration = Duration::from_millis(30);
 /// it opened (the newest).
 const SHOWN_CHECKED: usize = 8;
 
+/// How often [`Backend::await_popup`] looks again.
+const POPUP_POLL: Duration = Duration::from_millis(25);
+
 /// At most this many actions of one element are read.
 const MAX_ACTIONS: i32 = 16;
 
@@ -324,6 +327,27 @@ impl Backend for AtspiBackend {
                 tokio::time::sleep(bound.min(ufo_desktop::backend::BLIND_SETTLE)).await;
                 None
             }
+        }
+    }
+
+    async fn await_popup(&self, window: &WindowInfo, mark: Option<u64>, bound: Duration) -> bool {
+        let (Some(watch), Some(mark), Ok((bus, _))) = (
+            self.events.as_ref().filter(|e| e.is_live()),
+            mark,
+            split_handle(&window.handle),
+        ) else {
+            return false;
+        };
+        let start = tokio::time::Instant::now();
+        loop {
+            let shown = watch.shown_since(bus, mark, SHOWN_CHECKED);
+            if !shown.is_empty() && self.note_shown_popups(bus, shown).await > 0 {
+                return true;
+            }
+            if start.elapsed() >= bound {
+                return false;
+            }
+            tokio::time::sleep(POPUP_POLL).await;
         }
     }
 

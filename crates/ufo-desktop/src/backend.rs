@@ -259,6 +259,16 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// Waits, at most `bound`, until a popup (a menu) that an action taken
+    /// at `mark` opened on `window`'s application is known, and says
+    /// whether one is. For a control that drops a menu: the first opening of
+    /// a menu the application builds then comes later than the action's
+    /// settling. The default: `false` at once (nothing is heard).
+    async fn await_popup(&self, window: &WindowInfo, mark: Option<u64>, bound: Duration) -> bool {
+        let _ = (window, mark, bound);
+        false
+    }
+
     /// True when a left click on `control` is better synthesised at its
     /// centre than sent as its accessibility action: the toolkit delays the
     /// action's effect (GTK buttons answer `click` 250 ms later, after

@@ -173,7 +173,8 @@ impl AtspiBackend {
     /// Notes for later captures, in this process and the next, the popups
     /// among `paths` of application `bus` (elements it reported appearing)
     /// that are open now: a Qt tool button's menu is found nowhere else.
-    pub(super) async fn note_shown_popups(&self, bus: &str, paths: Vec<String>) {
+    /// Returns how many were.
+    pub(super) async fn note_shown_popups(&self, bus: &str, paths: Vec<String>) -> usize {
         let open = join_all(paths.into_iter().map(|p| async move {
             let h = handle(bus, &p);
             self.is_open_popup(&h).await.then(|| (bus.to_owned(), p))
@@ -181,6 +182,7 @@ impl AtspiBackend {
         .await;
         let open: Vec<(String, String)> = open.into_iter().flatten().collect();
         self.x11.note_popups(&open);
+        open.len()
     }
 
     /// The offset to add to this window's reported extents.

@@ -125,7 +125,7 @@ pub fn click_action(control: &Control) -> Option<&str> {
 /// Qt's `ShowMenu`, the only action of a tool button that drops a menu:
 /// run through the accessibility API it opens nothing (Dolphin's "Open
 /// Menu" stayed shut) where a click opens the menu.
-fn shows_menu(action: &str) -> bool {
+pub(super) fn shows_menu(action: &str) -> bool {
     action.eq_ignore_ascii_case("showmenu")
 }
 

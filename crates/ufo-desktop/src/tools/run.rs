@@ -285,6 +285,9 @@ pub(super) async fn settle(b: &dyn Backend, ctx: &ToolContext, mark: Option<u64>
     }
 }
 
+/// How long a click on a button that drops a menu waits for the menu.
+const MENU_WAIT: Duration = Duration::from_millis(1500);
+
 /// What a click is known to have done, in the result's `effect`: the window
 /// it opened, else whether the application reported any change after it
 /// (`changes`, from [`settle`]). A click nothing answered is
@@ -451,6 +454,28 @@ async fn click_control(
     b.click_at(p, button, double).await?;
     let changes = settle(b, ctx, mark).await;
     let mut result = json!({ "method": "click", "point": { "x": p.x, "y": p.y } });
+    // A button that drops a menu: the menu is looked for, a while (an
+    // application builds a menu the first time it opens it, and Qt offers
+    // `ShowMenu` only once the menu exists: Dolphin's "Open Menu" had no
+    // action before its first click).
+    let shows_menu = |names: &[String]| names.iter().any(|a| super::args::shows_menu(a));
+    let drops_menu = shows_menu(&c.actions)
+        || (c.actions.is_empty()
+            && c.capabilities.action
+            && c.control_type == ControlType::Button
+            && b.action_names(&c.handle).await.is_ok_and(|n| shows_menu(&n)));
+    if drops_menu && let Some(w) = ctx.window.clone() {
+        match b.await_popup(&w, mark, MENU_WAIT).await {
+            true => {
+                result["effect"] = json!("confirmed");
+                result["confirmed"] = json!("its menu opened: observe to see its items");
+            }
+            false => {
+                result["effect"] = json!("unverifiable");
+                result["why"] = json!("no menu was seen opening: observe before clicking again");
+            }
+        }
+    }
     // A menu item or button that opened a window (a dialog) says which.
     if matches!(c.control_type, ControlType::MenuItem | ControlType::Button)
         && follow_app(b, ctx).await.is_ok()
