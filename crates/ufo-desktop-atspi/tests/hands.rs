@@ -7,7 +7,8 @@
 //! another field has the keyboard; GTK 2 applications join the
 //! accessibility bus; a table's cells carry their column and a header click
 //! sorts; a GTK 3 menu item that runs a modal dialog leaves the application
-//! answering keys; a Qt checkable tool button runs its command.
+//! answering keys; a Qt checkable tool button runs its command; a Qt
+//! context menu (left out of the tree by Qt) is listed and clicked by name.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -602,5 +603,58 @@ for a in pyatspi.Registry.getDesktop(0):
         seen.contains("header") && !seen.contains("icons checked"),
         "{seen:?}: {r}"
     );
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_qt_context_menu_is_listed_and_its_item_clicked_by_name() {
+    // Qt leaves an open popup out of its application's children: before,
+    // FeatherPad's context menu was drawn and not one of its items listed.
+    let _serial = SERIAL.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("note.txt");
+    std::fs::write(&file, "hello world\n").unwrap();
+    let d = ufo_testkit::start_desktop("qt-popup").await;
+    ufo_testkit::launch(&d, &["featherpad", file.to_str().unwrap()]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "FeatherPad", "note.txt").await;
+    let mut ctx = context(w);
+    look(&b, &mut ctx).await;
+    let text = editable(&ctx);
+    ok(
+        &b,
+        &mut ctx,
+        "click_input",
+        on(&text, json!({"button": "right"})),
+    )
+    .await;
+    let all = wait_for(&b, &mut ctx, ControlType::MenuItem, "Select All").await;
+    // (Its place cannot be read by another process: the popup is in no
+    // tree. The click landing on it is what tells.)
+    ok(&b, &mut ctx, "click_input", on(&all, json!({}))).await;
+    // The editor's selection, read by another process, is the whole text.
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if c.getRoleName() == "text" and c.getState().contains(pyatspi.STATE_MULTI_LINE):
+            t = c.queryText()
+            for i in range(t.getNSelections()):
+                s, e = t.getSelection(i)
+                print(repr(t.getText(s, e)))
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "FeatherPad":
+        walk(a)
+"#;
+    let mut seen = String::new();
+    for _ in 0..30 {
+        seen = pyatspi(&d, code);
+        if seen.contains("hello world") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(seen.contains("hello world"), "selected: {seen:?}");
     d.stop().unwrap();
 }

@@ -463,7 +463,9 @@ async fn click_control(
         || (c.actions.is_empty()
             && c.capabilities.action
             && c.control_type == ControlType::Button
-            && b.action_names(&c.handle).await.is_ok_and(|n| shows_menu(&n)));
+            && b.action_names(&c.handle)
+                .await
+                .is_ok_and(|n| shows_menu(&n)));
     if drops_menu && let Some(w) = ctx.window.clone() {
         match b.await_popup(&w, mark, MENU_WAIT).await {
             true => {
