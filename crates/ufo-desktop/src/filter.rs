@@ -139,7 +139,7 @@ pub fn label_controls(
     }
     drop_covered(tree, &mut picked, &picker.popups);
     drop_empty_cells(tree, &mut picked, cfg.max_empty_cells);
-    numbered(picked, cfg)
+    numbered(tree, picked, &picker.popups, cfg)
 }
 
 /// Which states a tree reports at all: a toolkit that reports no node
@@ -393,14 +393,46 @@ fn hidden_nodes(tree: &UiTree, check_ancestors: bool) -> Vec<bool> {
 }
 
 /// The picked controls in reading order, numbered 1..N (at most
-/// `max_controls`).
-fn numbered(picked: Vec<(usize, Control)>, cfg: &FilterConfig) -> Vec<Control> {
+/// `max_controls`); the items of each open popup (a menu, a submenu) are
+/// numbered together where the first of them comes, in their own reading
+/// order, not interleaved with the controls beside the menu (LibreOffice's
+/// Format menu ran "Text", "Bold", "Sort Descending", "Align Text"...).
+fn numbered(
+    tree: &UiTree,
+    picked: Vec<(usize, Control)>,
+    popups: &[(usize, Rect<Screen>)],
+    cfg: &FilterConfig,
+) -> Vec<Control> {
     let order = reading_order(
         &picked.iter().map(|(_, c)| c.rect).collect::<Vec<_>>(),
         cfg.row_tolerance,
     );
-    let mut out: Vec<Control> = Vec::with_capacity(order.len().min(cfg.max_controls));
-    for idx in order.into_iter().take(cfg.max_controls) {
+    // The innermost open popup holding each control (the deepest node; a
+    // submenu's own item belongs to the menu it is in, not to its submenu).
+    let group: Vec<Option<usize>> = picked
+        .iter()
+        .map(|(i, _)| {
+            popups
+                .iter()
+                .filter(|(p, _)| p != i && within(tree, *i, *p))
+                .max_by_key(|(p, _)| tree.nodes.get(*p).map_or(0, |n| n.depth))
+                .map(|(p, _)| *p)
+        })
+        .collect();
+    let mut sequence: Vec<usize> = Vec::with_capacity(order.len());
+    let mut emitted: Vec<usize> = Vec::new();
+    for &idx in &order {
+        match group.get(idx).copied().flatten() {
+            None => sequence.push(idx),
+            Some(g) if !emitted.contains(&g) => {
+                emitted.push(g);
+                sequence.extend(order.iter().filter(|&&j| group.get(j) == Some(&Some(g))));
+            }
+            Some(_) => {}
+        }
+    }
+    let mut out: Vec<Control> = Vec::with_capacity(sequence.len().min(cfg.max_controls));
+    for idx in sequence.into_iter().take(cfg.max_controls) {
         if let Some((_, c)) = picked.get(idx) {
             let mut c = c.clone();
             c.id = u32::try_from(out.len() + 1).unwrap_or(u32::MAX);

@@ -552,8 +552,35 @@ fn an_open_submenu_hides_what_it_covers() {
             (Some(0), "ListItem", "Free row", s, Some((200, 30, 120, 20))),
         ],
     );
+    // The open menu's items are numbered together, after the bar.
     let names = listed_names(&t);
-    assert_eq!(names, ["File", "Edit", "New", "Free row", "Quit"]);
+    assert_eq!(names, ["File", "Edit", "New", "Quit", "Free row"]);
+}
+
+#[test]
+fn an_open_menus_items_are_numbered_together_not_between_the_controls_beside_it() {
+    // LibreOffice's Format menu hangs beside the toolbar: read row by row,
+    // its items ran between the toolbar's buttons.
+    let s = "showing visible enabled";
+    let t = tree(
+        Some((0, 0, 600, 300)),
+        &[
+            (None, "Window", "Calc", s, Some((0, 0, 600, 300))),
+            (Some(0), "MenuBar", "", s, Some((0, 0, 600, 20))),
+            (Some(1), "MenuItem", "Format", s, Some((0, 0, 60, 20))),
+            (Some(2), "Menu", "", s, Some((0, 20, 150, 60))),
+            (Some(3), "MenuItem", "Text", s, Some((0, 20, 150, 20))),
+            (Some(3), "MenuItem", "Rows", s, Some((0, 40, 150, 20))),
+            (Some(3), "MenuItem", "Columns", s, Some((0, 60, 150, 20))),
+            (Some(0), "Button", "Sort", s, Some((300, 20, 40, 20))),
+            (Some(0), "Button", "Chart", s, Some((300, 42, 40, 20))),
+        ],
+    );
+    let names = listed_names(&t);
+    assert_eq!(
+        names,
+        ["Format", "Text", "Rows", "Columns", "Sort", "Chart"]
+    );
 }
 
 #[test]
