@@ -29,6 +29,7 @@ use zbus::proxy::CacheProperties;
 mod cache;
 mod capture;
 mod children;
+mod choices;
 mod close;
 mod content;
 mod dbus;

@@ -249,6 +249,20 @@ impl Picker<'_> {
             && self.reported.is_shown(node, self.cfg)
             && self.reported.is_enabled(node, self.cfg)
             && !self.hidden.get(i).copied().unwrap_or(false)
+            && !self.holds_its_text_in_labels(node)
+    }
+
+    /// A paragraph whose words are named labels of its own (Chromium's
+    /// `paragraph` over a `static`): the labels are listed, the paragraph
+    /// would say their text a second time as an unnamed document.
+    /// (Gecko's and LibreOffice's paragraphs hold their text themselves.)
+    fn holds_its_text_in_labels(&self, node: &UiNode) -> bool {
+        node.role == "paragraph"
+            && node.children.iter().any(|&c| {
+                self.tree.nodes.get(c).is_some_and(|n| {
+                    n.control_type == ControlType::Text && !n.name.trim().is_empty()
+                })
+            })
     }
 
     /// The part of node `i` that can be seen (clipped to the visible area,

@@ -258,6 +258,7 @@ impl AtspiBackend {
             true => self.note_popovers(window, &mut nodes),
             false => self.place_qt_popup_entries(&mut nodes).await,
         }
+        self.read_closed_choices(&mut nodes).await;
         retype_frames_and_submenus(&mut nodes);
         // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());

@@ -2,7 +2,7 @@
 //! the accessibility registry, including single-instance hand-over.
 
 use super::error::{HeadlessError, Result, io_err};
-use super::processes::{marked_pids, process_has_var, signal};
+use super::processes::{descends_from, marked_pids, process_has_var, signal};
 use super::{
     DESKTOP_ID_VAR, HeadlessDesktop, LAUNCH_ID_VAR, LaunchedApp, log_tail, open_log, random_id,
     which,
@@ -72,12 +72,11 @@ impl HeadlessDesktop {
             if let Ok(apps) = apps
                 && let Some(app) = apps.into_iter().find(|a| {
                     a.windows > 0
-                        && (a
-                            .pid
-                            .is_some_and(|p| process_has_var(p, LAUNCH_ID_VAR, &launch_id))
-                            || (handed_over
-                                && a.windows
-                                    > windows_before.get(&a.bus_name).copied().unwrap_or(0)))
+                        && (a.pid.is_some_and(|p| {
+                            process_has_var(p, LAUNCH_ID_VAR, &launch_id)
+                                || descends_from(p, launcher_pid)
+                        }) || (handed_over
+                            && a.windows > windows_before.get(&a.bus_name).copied().unwrap_or(0)))
                 })
             {
                 if let Ok(mut c) = self.children.lock() {

@@ -23,6 +23,34 @@ pub(super) fn process_has_var(pid: u32, var: &str, value: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// True when `pid` is `ancestor` or its descendant (at most [`ANCESTRY`]
+/// generations up). For a process that rewrites its environment's memory
+/// to show a title (Chromium), where its launch marker can no longer be read.
+pub(super) fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut cur = pid;
+    for _ in 0..ANCESTRY {
+        if cur == ancestor {
+            return true;
+        }
+        match parent_of(cur) {
+            Some(p) if p > 1 => cur = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Generations looked up by [`descends_from`].
+const ANCESTRY: usize = 8;
+
+/// The parent of `pid`, from `/proc/PID/stat` (its fourth field, after the
+/// command name in parentheses, which may itself hold spaces or ')').
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
 pub(super) fn process_has_marker(pid: u32, id: &str) -> bool {
     process_has_var(pid, DESKTOP_ID_VAR, id)
 }
@@ -67,4 +95,25 @@ pub(super) fn kill_marked(id: &str, grace: Duration) -> usize {
         std::thread::sleep(Duration::from_millis(25));
     }
     pids.len()
+}
+
+#[cfg(test)]
+mod ancestry_tests {
+    use super::descends_from;
+
+    #[test]
+    fn a_process_descends_from_itself_and_its_parents_not_from_a_child() {
+        let me = std::process::id();
+        let parent = std::os::unix::process::parent_id();
+        assert!(descends_from(me, me));
+        assert!(descends_from(me, parent));
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        assert!(descends_from(child.id(), me));
+        assert!(!descends_from(me, child.id()));
+        child.kill().unwrap();
+        let _ = child.wait();
+    }
 }

@@ -584,6 +584,32 @@ fn an_open_menus_items_are_numbered_together_not_between_the_controls_beside_it(
 }
 
 #[test]
+fn a_paragraph_made_of_labels_is_not_listed_again_as_a_document() {
+    let s = "showing visible enabled";
+    let mut t = tree(
+        Some((0, 0, 400, 300)),
+        &[
+            (None, "Window", "Page", s, Some((0, 0, 400, 300))),
+            // Chromium: a paragraph over a static text.
+            (Some(0), "Document", "", s, Some((0, 10, 400, 20))),
+            (Some(1), "Text", "First words.", s, Some((0, 10, 120, 20))),
+            // Gecko: a paragraph holding its text itself.
+            (Some(0), "Document", "", s, Some((0, 40, 400, 20))),
+        ],
+    );
+    for i in [1, 3] {
+        t.nodes[i].role = "paragraph".into();
+    }
+    t.nodes[3].value = Some("Own words.".into());
+    let c = label_controls(&t, &FilterConfig::default(), None);
+    let shown: Vec<(&str, Option<&str>)> = c
+        .iter()
+        .map(|c| (c.name.as_str(), c.value.as_deref()))
+        .collect();
+    assert_eq!(shown, [("First words.", None), ("", Some("Own words."))]);
+}
+
+#[test]
 fn closed_combo_items_and_a_closed_list_that_says_it_shows_are_left_out() {
     let s = "showing visible enabled";
     let t = tree(

@@ -1,0 +1,74 @@
+//! The choice a closed combo box shows, where the tree does not say it.
+//!
+//! Chromium's `<select>` is a combo box named by its label ("Color") whose
+//! text is only the placeholder of its list, and the list is not showing
+//! while closed, so the capture does not read its items. The list's
+//! selection says which item the combo shows: it is asked once per such
+//! combo, and the item's name becomes the combo's value.
+
+use super::{AtspiBackend, call, handle, split_handle};
+use futures::future::join_all;
+use ufo_core::{States, UiNode};
+
+/// Most combo boxes asked about in one capture.
+const MAX_ASKED: usize = 32;
+
+impl AtspiBackend {
+    /// Gives every showing combo box that has no value of its own and no
+    /// selected item read below it the name of the item its list has
+    /// selected (see the module docs).
+    pub(super) async fn read_closed_choices(&self, nodes: &mut [UiNode]) {
+        let asked: Vec<(usize, usize)> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                n.role == "combo box"
+                    && n.states.contains(States::SHOWING)
+                    && n.value.as_deref().is_none_or(|v| v.trim().is_empty())
+            })
+            .filter_map(|(i, n)| {
+                let list = n.children.iter().copied().find(|&c| {
+                    nodes.get(c).is_some_and(|l| {
+                        l.capabilities.selection
+                            && l.children.is_empty()
+                            && !l.states.contains(States::SHOWING)
+                    })
+                })?;
+                Some((i, list))
+            })
+            .take(MAX_ASKED)
+            .collect();
+        if asked.is_empty() {
+            return;
+        }
+        let names = join_all(asked.iter().map(|&(_, list)| {
+            let h = nodes[list].handle.clone();
+            async move { self.selected_item_name(&h).await }
+        }))
+        .await;
+        for ((combo, _), name) in asked.into_iter().zip(names) {
+            if let Some(name) = name {
+                nodes[combo].value = Some(name);
+            }
+        }
+    }
+
+    /// The name of the first selected child of `h` (a list with the
+    /// Selection interface), when it has one with a name.
+    async fn selected_item_name(&self, h: &ufo_core::ElementHandle) -> Option<String> {
+        let sel = self.selection(h).await.ok()?;
+        let child = call(h, "GetSelectedChild", sel.get_selected_child(0))
+            .await
+            .ok()?;
+        let (bus, _) = split_handle(h).ok()?;
+        let path = child.path_as_str();
+        if path == "/org/a11y/atspi/null" {
+            return None;
+        }
+        let from = child.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
+        let item = handle(from, path);
+        let acc = self.accessible(&item).await.ok()?;
+        let name = call(&item, "Name", acc.name()).await.ok()?;
+        Some(name.trim().to_owned()).filter(|n| !n.is_empty())
+    }
+}
