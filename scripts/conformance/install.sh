@@ -25,8 +25,8 @@ packages=(
   qt6ct
   # LibreOffice (VCL on GTK 3)
   libreoffice-calc libreoffice-writer libreoffice-gtk3
-  # a browser
-  firefox-esr
+  # browsers
+  firefox-esr chromium
   # Java Swing with the ATK bridge (the suite's own form, scripts/conformance/swing)
   openjdk-17-jdk libatk-wrapper-java libatk-wrapper-java-jni
 )

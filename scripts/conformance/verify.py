@@ -533,3 +533,17 @@ def verify_combo_shows(name_re, value):
         if not ok:
             raise ctx.fail(f"ufo lists the combo boxes /{name_re}/ as {got[:6]}; want one showing {value!r}")
     return v
+
+
+def verify_said_once(text):
+    """ufo's list says `text` (a fixture's, known independently) once: as one control's name or
+    value, not again by a container that repeats it."""
+    def v(ctx):
+        def probe():
+            saying = [(c.get("type"), c.get("name")) for c in ctx.controls()
+                      if text in (c.get("name") or "") or text in (c.get("value") or "")]
+            return len(saying) == 1, saying
+        ok, got = _poll(probe, timeout=4)
+        if not ok:
+            raise ctx.fail(f"ufo says {text!r} {len(got)} times: {got[:4]}")
+    return v
