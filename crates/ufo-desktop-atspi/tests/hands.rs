@@ -24,12 +24,18 @@ use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 /// The current values of the showing spin buttons of `app`, read by a
 /// pyatspi process.
 fn spin_values(d: &HeadlessDesktop, app: &str) -> Vec<f64> {
+    values_of(d, app, "spin button")
+}
+
+/// The current values of `app`'s showing elements of `role`, read by a
+/// pyatspi process.
+fn values_of(d: &HeadlessDesktop, app: &str, role: &str) -> Vec<f64> {
     let code = format!(
         r#"
 def walk(n, depth=0):
     for c in n:
         if c is None: continue
-        if c.getRoleName() == "spin button" and c.getState().contains(pyatspi.STATE_SHOWING):
+        if c.getRoleName() == {role:?} and c.getState().contains(pyatspi.STATE_SHOWING):
             print(c.queryValue().currentValue)
         if depth < 30: walk(c, depth + 1)
 for a in pyatspi.Registry.getDesktop(0):
@@ -656,5 +662,45 @@ for a in pyatspi.Registry.getDesktop(0):
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(seen.contains("hello world"), "selected: {seen:?}");
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slider_holds_the_number_set_and_refuses_typing() {
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("slider").await;
+    ufo_testkit::launch(&d, &["gtk3-widget-factory"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "gtk3-widget-factory", "").await;
+    let mut ctx = observe(&b, &w).await;
+    ctx.app_window = ctx.window.clone();
+    let slider = find(
+        &ctx,
+        |c| c.control_type == ControlType::Slider && c.capabilities.value,
+        "slider",
+    )
+    .clone();
+    let before = values_of(&d, "gtk3-widget-factory", "slider");
+    let want = if before.contains(&30.0) { 70.0 } else { 30.0 };
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(&slider, json!({"text": format!("{want}")})),
+    )
+    .await;
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    let now = values_of(&d, "gtk3-widget-factory", "slider");
+    assert!(now.contains(&want), "{before:?} -> {now:?}: {r}");
+    // Words are not a slider's value: refused, nothing typed.
+    let r = run(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(&slider, json!({"text": "loud"})),
+    )
+    .await;
+    assert!(r.error.is_some(), "{r:?}");
+    assert_eq!(values_of(&d, "gtk3-widget-factory", "slider"), now);
     d.stop().unwrap();
 }

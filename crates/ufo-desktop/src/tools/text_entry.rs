@@ -30,13 +30,29 @@ pub(super) async fn set_edit_text(
     let clear = a.clear_current_text && kind != TextKind::Terminal;
     let h = &c.handle;
     let mark = b.event_mark();
-    // A spin button holds a number its entry's text is not yet: the value
-    // is set and read back as a number.
-    if c.control_type == ControlType::Spinner
+    // A spin button holds a number its entry's text is not yet, a slider
+    // one it shows no text for: the value is set and read back as a number.
+    if matches!(c.control_type, ControlType::Spinner | ControlType::Slider)
         && c.capabilities.value
         && let Some(n) = number(&text)
     {
         return set_number(b, ctx, &c, &text, n, mark).await;
+    }
+    if c.control_type == ControlType::Slider {
+        // Keys typed "into" a slider move it, or go nowhere.
+        return Err(DesktopError::BadArguments {
+            tool: "set_edit_text".into(),
+            detail: format!(
+                "slider {} ({:?}) takes a number (its value{}), not {text:?}; nothing was typed",
+                c.id,
+                c.name,
+                if c.capabilities.value {
+                    ""
+                } else {
+                    ", which it does not let be set: drag it or use the arrow keys"
+                },
+            ),
+        });
     }
     // A password field is write-only: typed once, never again.
     if kind == TextKind::Masked {
@@ -193,11 +209,12 @@ fn same_number(got: f64, want: f64) -> bool {
     (got - want).abs() <= 1e-6 * want.abs().max(1.0)
 }
 
-/// A spin button: its value set through the Value interface (what the
-/// application holds, committed), read back as a number. Where the toolkit
-/// refuses the value, the text is typed and committed with Tab, as a person
-/// does (GTK keeps typed text uncommitted until the entry is activated or
-/// loses focus: GIMP made 1920×1080 of a typed 640×480).
+/// A spin button or a slider: its value set through the Value interface
+/// (what the application holds, committed), read back as a number. Where
+/// the toolkit refuses the value, a spin button's text is typed and
+/// committed with Tab, as a person does (GTK keeps typed text uncommitted
+/// until the entry is activated or loses focus: GIMP made 1920×1080 of a
+/// typed 640×480); a slider, which takes no text, says so.
 async fn set_number(
     b: &dyn Backend,
     ctx: &mut ToolContext,
@@ -218,6 +235,22 @@ async fn set_number(
         "value" => read_value_until(b, h, ctx.settings.verify_timeout, &holds).await?,
         _ => None,
     };
+    let kind = match c.control_type {
+        ControlType::Slider => "slider",
+        _ => "spin button",
+    };
+    if c.control_type == ControlType::Slider && got.is_none_or(|g| !holds(&g)) {
+        return Err(DesktopError::VerificationFailed(format!(
+            "slider {} ({:?}) {} after {} was set through the accessibility API: drag it, or focus it and use the arrow keys",
+            c.id,
+            c.name,
+            got.map_or("says no value".to_owned(), |g| format!(
+                "holds {}",
+                format_number(g)
+            )),
+            format_number(n),
+        )));
+    }
     if got.is_none_or(|g| !holds(&g)) {
         method = "typed";
         type_into(b, ctx, c, text, true).await?;
@@ -230,18 +263,18 @@ async fn set_number(
             Ok(json!({
                 "text": text, "value": g, "method": method, "verified": true,
                 "effect": "confirmed",
-                "confirmed": format!("the spin button holds {}", format_number(g)),
+                "confirmed": format!("the {kind} holds {}", format_number(g)),
             }))
         }
         Some(g) => Err(DesktopError::VerificationFailed(format!(
-            "spin button {} ({:?}) holds {} after setting {}: the value is outside its range or steps; observe its limits",
+            "{kind} {} ({:?}) holds {} after setting {}: the value is outside its range or steps; observe its limits",
             c.id,
             c.name,
             format_number(g),
             format_number(n),
         ))),
         None => Err(DesktopError::VerificationFailed(format!(
-            "spin button {} ({:?}) does not say which value it holds after {text:?} was entered; observe it before going on",
+            "{kind} {} ({:?}) does not say which value it holds after {text:?} was entered; observe it before going on",
             c.id, c.name
         ))),
     }
