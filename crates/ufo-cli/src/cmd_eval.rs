@@ -15,6 +15,7 @@ use ufo_eval::fetch::Fetcher;
 use ufo_eval::report;
 use ufo_eval::run::{EvalMode, EvalOptions, run_tasks};
 use ufo_eval::suite::Filter;
+use ufo_eval::task::TaskFile;
 
 /// Arguments of `ufo eval`.
 #[derive(Debug, Args)]
@@ -103,29 +104,9 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             "use 1 to 16",
         ));
     }
-    let (tasks, errors) = ufo_eval::suite::load_suite(&tasks_path);
-    for e in &errors {
-        eprintln!("{}", e.report().rendered_warning());
-    }
-    let filter = Filter {
-        domains: args.domain.clone(),
-        ids: args.ids.clone(),
-    };
-    let (tasks, unmatched) = filter.apply(tasks);
-    if !unmatched.is_empty() {
-        return Err(bad(
-            "--domain/--ids",
-            format!("no task matches {}", unmatched.join(", ")),
-            "`ufo eval --tasks DIR --list` shows the tasks and their domains",
-        ));
-    }
-    if args.list {
-        for t in &tasks {
-            outln!("{}\t{}", t.key(), t.path.display());
-        }
-        outln!("{} tasks, {} files not read", tasks.len(), errors.len());
+    let Some(tasks) = select(&args, &tasks_path)? else {
         return Ok(ExitCode::SUCCESS);
-    }
+    };
     let config = load_config(args.config.as_ref(), args.lenient)?;
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
     if tasks.is_empty() {
@@ -197,6 +178,35 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     outln!("results: {}", args.out.join("results.json").display());
     outln!("report: {}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tasks of `--tasks` that `--domain` and `--ids` pick (unreadable
+/// files warned about); `None` when `--list` printed them and the run ends.
+fn select(args: &EvalArgs, tasks_path: &Path) -> Result<Option<Vec<TaskFile>>, ErrorReport> {
+    let (tasks, errors) = ufo_eval::suite::load_suite(tasks_path);
+    for e in &errors {
+        eprintln!("{}", e.report().rendered_warning());
+    }
+    let filter = Filter {
+        domains: args.domain.clone(),
+        ids: args.ids.clone(),
+    };
+    let (tasks, unmatched) = filter.apply(tasks);
+    if !unmatched.is_empty() {
+        return Err(bad(
+            "--domain/--ids",
+            format!("no task matches {}", unmatched.join(", ")),
+            "`ufo eval --tasks DIR --list` shows the tasks and their domains",
+        ));
+    }
+    if args.list {
+        for t in &tasks {
+            outln!("{}\t{}", t.key(), t.path.display());
+        }
+        outln!("{} tasks, {} files not read", tasks.len(), errors.len());
+        return Ok(None);
+    }
+    Ok(Some(tasks))
 }
 
 /// `--compare A B`: the two runs side by side.

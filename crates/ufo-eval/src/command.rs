@@ -252,7 +252,8 @@ fn application_dirs() -> Vec<std::path::PathBuf> {
     dirs
 }
 
-/// Whether `dir` has an entry `<base>.desktop` or one whose `Exec` runs `base`.
+/// Whether `dir` has an entry `<base>.desktop` or one whose `Exec` runs
+/// `base` (not in a terminal).
 fn has_entry(dir: &Path, base: &str) -> bool {
     if dir.join(format!("{base}.desktop")).is_file() {
         return true;
@@ -264,12 +265,14 @@ fn has_entry(dir: &Path, base: &str) -> bool {
         let p = e.path();
         p.extension().is_some_and(|x| x == "desktop")
             && std::fs::read_to_string(&p).is_ok_and(|text| {
-                text.lines().any(|l| {
-                    l.strip_prefix("Exec=")
-                        .and_then(|cmd| cmd.split_whitespace().next())
-                        .and_then(|w| Path::new(w).file_name())
-                        .is_some_and(|n| n == base)
-                })
+                // A terminal program's entry (vim, python) opens a terminal.
+                !text.lines().any(|l| l.trim() == "Terminal=true")
+                    && text.lines().any(|l| {
+                        l.strip_prefix("Exec=")
+                            .and_then(|cmd| cmd.split_whitespace().next())
+                            .and_then(|w| Path::new(w).file_name())
+                            .is_some_and(|n| n == base)
+                    })
             })
     })
 }

@@ -14,7 +14,6 @@
 
 use crate::command::{Cmd, installed, launch_words};
 use crate::fetch::Fetcher;
-use crate::run::RunStatus;
 use crate::task::{Places, Step, TaskFile};
 use serde_json::{Map, Value};
 
@@ -33,8 +32,19 @@ pub const APPS: &[(&str, &[&str])] = &[
     ("libreoffice_impress", &["soffice"]),
 ];
 
-/// The status and reason of a task that cannot run here, or `None`.
-pub async fn check(task: &TaskFile, fetcher: &Fetcher) -> Option<(RunStatus, String)> {
+/// Why a task cannot run here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocked {
+    /// It needs an account (Google Drive, a login).
+    NeedsAccount,
+    /// An application it works on is not installed.
+    AppMissing,
+    /// A file it downloads cannot be had.
+    Unavailable,
+}
+
+/// Why a task cannot run here, and the reason in words; `None` when it can.
+pub async fn check(task: &TaskFile, fetcher: &Fetcher) -> Option<(Blocked, String)> {
     let t = &task.task;
     let steps: Vec<&Step> = t.config.iter().chain(&t.evaluator.postconfig).collect();
     let getters = getters(task);
@@ -48,14 +58,14 @@ pub async fn check(task: &TaskFile, fetcher: &Fetcher) -> Option<(RunStatus, Str
     }
     if !account.is_empty() {
         return Some((
-            RunStatus::NeedsAccount,
+            Blocked::NeedsAccount,
             format!("needs a Google account: {}", account.join(", ")),
         ));
     }
     let missing = missing_programs(task, &steps);
     if !missing.is_empty() {
         return Some((
-            RunStatus::AppMissing,
+            Blocked::AppMissing,
             format!("not installed: {}", missing.join(", ")),
         ));
     }
@@ -67,7 +77,7 @@ pub async fn check(task: &TaskFile, fetcher: &Fetcher) -> Option<(RunStatus, Str
     }
     match gone.is_empty() {
         true => None,
-        false => Some((RunStatus::Unavailable, gone.join("\n"))),
+        false => Some((Blocked::Unavailable, gone.join("\n"))),
     }
 }
 

@@ -85,14 +85,14 @@ pub fn status_name(s: RunStatus) -> &'static str {
 /// The per-task table for the terminal.
 pub fn table(results: &[TaskResult]) -> String {
     let mut s = format!(
-        "{:<36} {:>5} {:<13} {:>5} {:>8} {:>8} {:>8}\n",
+        "{:<56} {:>5} {:<13} {:>5} {:>8} {:>8} {:>8}\n",
         "task", "score", "status", "steps", "time s", "cost $", "tokens"
     );
     for r in results {
         let _ = writeln!(
             s,
-            "{:<36} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
-            r.id.chars().take(36).collect::<String>(),
+            "{:<56} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
+            r.id.chars().take(56).collect::<String>(),
             r.score,
             status_name(r.status),
             r.steps,
@@ -222,12 +222,12 @@ pub fn compare(a: &[TaskResult], b: &[TaskResult], names: (&str, &str)) -> Strin
     let mut ids: Vec<&str> = am.keys().chain(bm.keys()).copied().collect();
     ids.sort();
     ids.dedup();
-    let mut s = format!("{:<36} {:>10} {:>10}\n", "task", names.0, names.1);
+    let mut s = format!("{:<56} {:>10} {:>10}\n", "task", names.0, names.1);
     let cell = |r: Option<&&TaskResult>| r.map_or("-".to_owned(), |r| format!("{:.2}", r.score));
     for id in &ids {
         let _ = writeln!(
             s,
-            "{:<36} {:>10} {:>10}",
+            "{:<56} {:>10} {:>10}",
             id,
             cell(am.get(id)),
             cell(bm.get(id))
@@ -239,7 +239,7 @@ pub fn compare(a: &[TaskResult], b: &[TaskResult], names: (&str, &str)) -> Strin
     };
     let _ = writeln!(
         s,
-        "{:<36} {:>9.1}% {:>9.1}%",
+        "{:<56} {:>9.1}% {:>9.1}%",
         "success",
         rate(&am),
         rate(&bm)

@@ -6,6 +6,7 @@
 use crate::checkers::{CheckError, Got, check};
 use crate::fetch::Fetcher;
 use crate::getters::{GetContext, GetError, get};
+use crate::preflight::Blocked;
 use crate::score::{Conj, combine, task_score};
 use crate::setup::{Failed, Started, StepContext, run_step};
 use crate::task::{Places, Step, TaskFile};
@@ -227,8 +228,12 @@ pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
 /// Everything of one task; fills `result` as it goes, so a timeout keeps
 /// what was learnt.
 async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut TaskResult) {
-    if let Some((status, message)) = crate::preflight::check(task, &opts.fetcher).await {
-        result.status = status;
+    if let Some((blocked, message)) = crate::preflight::check(task, &opts.fetcher).await {
+        result.status = match blocked {
+            Blocked::NeedsAccount => RunStatus::NeedsAccount,
+            Blocked::AppMissing => RunStatus::AppMissing,
+            Blocked::Unavailable => RunStatus::Unavailable,
+        };
         result.error = Some(message);
         return;
     }

@@ -305,21 +305,36 @@ async fn open(cx: &StepContext<'_>, p: &Map<String, Value>, path: &Path) -> Resu
             .await
             .map(|_| ())
             .map_err(|e| Why::new(format!("cannot open {} in {}", path.display(), words[0]), e)),
-        // The opener hands the file to the default application and exits.
-        false => {
-            let out = run(
-                cx.desktop,
-                cx.places,
-                &Cmd::Words(words.clone()),
-                COMMAND_TIMEOUT,
-            )
-            .await?;
-            match out.code {
-                0 => Ok(()),
-                c => Err(
-                    format!("{} exited with {c}: {}", words.join(" "), out.stderr.trim()).into(),
-                ),
-            }
+        // The opener hands the file to the default application; as
+        // OSWorld's `Popen`, it is not waited for, beyond 5 s to see it fail
+        // at once (no application for the type).
+        false => opener(cx, &Cmd::Words(words)).await,
+    }
+}
+
+/// Starts the desktop's opener and keeps it; its error output goes to
+/// `open.log` in the task's cache folder and is quoted when it fails.
+async fn opener(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
+    let log = cx.cache.join("open.log");
+    let err = std::fs::create_dir_all(cx.cache)
+        .and_then(|()| std::fs::File::create(&log))
+        .map_err(|e| Why::new(format!("cannot write {}", log.display()), e))?;
+    let mut child = process(cx.desktop, cx.places, cmd)
+        .stdout(std::process::Stdio::null())
+        .stderr(err)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| Why::new(format!("cannot start {}", cmd.display()), e))?;
+    match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
+        Ok(Ok(status)) if !status.success() => {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            Err(format!("{} failed ({status}): {}", cmd.display(), said.trim()).into())
+        }
+        Ok(Err(e)) => Err(Why::new(format!("{} failed", cmd.display()), e)),
+        Ok(Ok(_)) => Ok(()),
+        Err(_) => {
+            cx.started.keep(child);
+            Ok(())
         }
     }
 }
@@ -362,7 +377,11 @@ async fn execute(
         let Some(u) = until else {
             return match out.code {
                 0 => Ok(()),
-                c => Err(format!("exit code {c}: {}", out.stderr.trim()).into()),
+                c => Err(match out.stderr.trim() {
+                    "" => format!("exit code {c}"),
+                    err => format!("exit code {c}: {err}"),
+                }
+                .into()),
             };
         };
         let holds = u.get("returncode").and_then(Value::as_i64) == Some(i64::from(out.code))
