@@ -109,7 +109,7 @@ impl Fetcher {
                 Some(e.into()),
             )
         })?;
-        let resp = self
+        let mut resp = self
             .client
             .get(parsed)
             .send()
@@ -119,16 +119,17 @@ impl Fetcher {
         if !status.is_success() {
             return Err(err(format!("the server answered {status}"), None));
         }
-        let body = resp
-            .bytes()
+        let write = |e: std::io::Error| err("cannot write to the cache".into(), Some(e.into()));
+        let mut part = tempfile::NamedTempFile::new_in(&self.cache).map_err(write)?;
+        // Streamed to the file: a video is not held in memory.
+        while let Some(chunk) = resp
+            .chunk()
             .await
-            .map_err(|e| err("the download broke off".into(), Some(e.into())))?;
-        let part = tempfile::NamedTempFile::new_in(&self.cache)
-            .map_err(|e| err("cannot write to the cache".into(), Some(e.into())))?;
-        std::fs::write(part.path(), &body)
-            .map_err(|e| err("cannot write to the cache".into(), Some(e.into())))?;
-        part.persist(&cached)
-            .map_err(|e| err("cannot write to the cache".into(), Some(e.into())))?;
+            .map_err(|e| err("the download broke off".into(), Some(e.into())))?
+        {
+            std::io::Write::write_all(&mut part, &chunk).map_err(write)?;
+        }
+        part.persist(&cached).map_err(|e| write(e.error))?;
         Ok(cached)
     }
 }

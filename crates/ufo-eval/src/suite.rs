@@ -180,8 +180,8 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The tasks that pass, in order, and the filter values that matched no
-    /// task (a typo should be seen, not silently run nothing).
+    /// The tasks that pass both filters, in order, and the filter values no
+    /// task has (a typo should be seen, not silently run nothing).
     pub fn apply(&self, tasks: Vec<TaskFile>) -> (Vec<TaskFile>, Vec<String>) {
         let mut used: HashSet<&str> = HashSet::new();
         let mut kept = Vec::new();
@@ -199,9 +199,10 @@ impl Filter {
                 .map(String::as_str);
             let pass_domain = self.domains.is_empty() || domain.is_some();
             let pass_id = self.ids.is_empty() || id.is_some();
+            // A value is used when some task has it, whatever the other filter says.
+            used.extend(domain);
+            used.extend(id);
             if pass_domain && pass_id {
-                used.extend(domain);
-                used.extend(id);
                 kept.push(t);
             }
         }
@@ -281,6 +282,13 @@ mod tests {
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].key(), "chrome/same");
         assert_eq!(unmatched, ["vlc"]);
+        // `other` is an id (of chrome's), though not of a kept task.
+        let f = Filter {
+            domains: vec!["thunderbird".into()],
+            ids: vec!["same".into(), "other".into()],
+        };
+        let (kept, unmatched) = f.apply(tasks.clone());
+        assert_eq!((kept.len(), unmatched.len()), (1, 0));
         let f = Filter {
             domains: vec![],
             ids: vec!["thunderbird/same".into()],
