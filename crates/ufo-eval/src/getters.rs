@@ -2,7 +2,7 @@
 //!
 //! | type | parameters | gives |
 //! |---|---|---|
-//! | `vm_file` | `path`, `dest` | a copy of the file in the task's output folder (missing: scores 0) |
+//! | `vm_file` | `path`, `dest`, `multi`, `gives` | a copy of the file in the task's output folder (missing: scores 0); with `multi`, each file copied and the one `gives` names returned |
 //! | `vm_command_line`, `vm_command_error` | `command`, `shell` | the command's standard output (error), whatever its exit code; nothing when it cannot run or takes over 120 s (as OSWorld) |
 //! | `rule` | `rules` | the rules object |
 //! | `accessibility_tree` | | every window's accessibility tree as XML (elements named by role, with `name` and `states` attributes, values as text) |
@@ -60,20 +60,7 @@ pub async fn get(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, 
             .map(|s| cx.places.expand(s))
     };
     Ok(match kind {
-        "vm_file" => {
-            let Some(path) = text("path") else {
-                return Err(unsupported(
-                    "vm_file needs `path` (the list form `multi` is not supported yet)".into(),
-                ));
-            };
-            let src = Path::new(&path);
-            let dest = cx.out.join(dest_name(text("dest"), src));
-            let _ = std::fs::create_dir_all(cx.out);
-            match std::fs::copy(src, &dest) {
-                Ok(_) => Got::File(dest),
-                Err(_) => Got::Missing,
-            }
-        }
+        "vm_file" => vm_file(cx, spec)?,
         "cloud_file" => cloud_file(cx, spec).await?,
         "local_file" => match text("path") {
             Some(p) if Path::new(&p).is_file() => Got::File(p.into()),
@@ -123,11 +110,11 @@ fn dest_name(dest: Option<String>, src: &Path) -> PathBuf {
     PathBuf::from(Path::new(&name).file_name().unwrap_or_default())
 }
 
-/// `cloud_file`: a URL (or, with `multi`, several) fetched into the task's
-/// output as `dest`; a `$SUITE` path is a fixture of the suite. With
-/// `multi`, every file is fetched and the one `gives` names is returned
-/// (checkers take one file; several `gives` are unsupported).
-async fn cloud_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+/// `path` and `dest` (one each, or lists with `multi`) and the index of
+/// the one `gives` names (default 0). Checkers take one file, so several
+/// `gives` are unsupported.
+fn files(spec: &Map<String, Value>) -> Result<(Vec<String>, Vec<String>, usize), GetError> {
+    let kind = spec.get("type").and_then(Value::as_str).unwrap_or_default();
     let list = |k: &str| -> Vec<String> {
         match spec.get(k) {
             Some(Value::Array(a)) => a
@@ -141,7 +128,7 @@ async fn cloud_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Go
     };
     let (paths, dests) = (list("path"), list("dest"));
     if paths.is_empty() {
-        return Err(GetError::Unsupported("cloud_file needs `path`".into()));
+        return Err(GetError::Unsupported(format!("{kind} needs `path`")));
     }
     let gives: Vec<usize> = match spec.get("gives").and_then(Value::as_array) {
         Some(g) => g
@@ -153,10 +140,40 @@ async fn cloud_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Go
     };
     let [give] = gives[..] else {
         return Err(GetError::Unsupported(format!(
-            "cloud_file gives {} files at once; the checkers take one",
+            "{kind} gives {} files at once; the checkers take one",
             gives.len()
         )));
     };
+    Ok((paths, dests, give))
+}
+
+/// `vm_file`: copies of the task's files in its output folder, as `dest`;
+/// the one `gives` names is returned (missing: [`Got::Missing`]).
+fn vm_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+    let (paths, dests, give) = files(spec)?;
+    let _ = std::fs::create_dir_all(cx.out);
+    let mut given = Got::Missing;
+    for (i, path) in paths.iter().enumerate() {
+        let src = cx.places.path(path);
+        let dest = cx
+            .out
+            .join(dest_name(dests.get(i).map(|d| cx.places.expand(d)), &src));
+        let got = match std::fs::copy(&src, &dest) {
+            Ok(_) => Got::File(dest),
+            Err(_) => Got::Missing,
+        };
+        if i == give {
+            given = got;
+        }
+    }
+    Ok(given)
+}
+
+/// `cloud_file`: a URL (or, with `multi`, several) fetched into the task's
+/// output as `dest`; a `$SUITE` path is a fixture of the suite. Every file
+/// is fetched; the one `gives` names is returned.
+async fn cloud_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+    let (paths, dests, give) = files(spec)?;
     let mut given = Got::Missing;
     for (i, path) in paths.iter().enumerate() {
         let got = match Fetcher::is_remote(path) {
@@ -282,6 +299,27 @@ fn escape(s: &str) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_lists_give_one_file() {
+        let spec = |v: Value| v.as_object().unwrap().clone();
+        let (p, d, g) = files(&spec(json!({"type": "vm_file", "path": ["/a", "/b"],
+            "dest": ["a", "b"], "multi": true, "gives": [1]})))
+        .unwrap();
+        assert_eq!((p.len(), d[1].as_str(), g), (2, "b", 1));
+        let (p, _, g) =
+            files(&spec(json!({"type": "vm_file", "path": "/a", "dest": "a"}))).unwrap();
+        assert_eq!((p, g), (vec!["/a".to_owned()], 0));
+        assert_eq!(
+            files(&spec(
+                json!({"type": "vm_file", "path": ["/a", "/b"], "gives": [0, 1]})
+            )),
+            Err(GetError::Unsupported(
+                "vm_file gives 2 files at once; the checkers take one".into()
+            ))
+        );
+        assert!(files(&spec(json!({"type": "cloud_file"}))).is_err());
+    }
 
     #[test]
     fn roles_become_element_names_and_text_is_escaped() {

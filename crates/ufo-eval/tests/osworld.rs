@@ -205,7 +205,7 @@ async fn tasks_that_cannot_run_here_say_why() {
 /// On a real private desktop: a shell string runs verbatim (`"shell":
 /// "true"`), a helper is launched and left running without waiting for a
 /// window, failed steps are passed over and recorded, downloads come from
-/// the mirror, and the task is scored.
+/// the mirror (for a getter too), and the task is scored.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn setup_runs_as_osworld_runs_it() {
     let root = tempfile::tempdir().unwrap();
@@ -234,9 +234,14 @@ async fn setup_runs_as_osworld_runs_it() {
     let rule = |t: &str| json!({"type": "rule", "rules": {"expected": t}});
     let t = json!({"id": "setup", "instruction": "Nothing.", "source": "ufo-rs", "related_apps": ["os"],
         "config": config_steps,
-        "evaluator": {"func": ["exact_match", "exact_match", "exact_match"],
-            "result": [cat("~/shell.txt"), cat("~/dl/b.txt"), cat("~/launched.txt")],
-            "expected": [rule("a  b|work\nsecond\n"), rule("mirrored"), rule("started\n")]}});
+        "evaluator": {"func": ["exact_match", "exact_match", "exact_match", "compare_text_file"],
+            "result": [cat("~/shell.txt"), cat("~/dl/b.txt"), cat("~/launched.txt"),
+                // The list form: the file `gives` names (the second), not the first.
+                {"type": "vm_file", "multi": true, "path": ["~/shell.txt", "~/dl/b.txt"],
+                 "dest": ["s.txt", "b.txt"], "gives": [1]}],
+            "expected": [rule("a  b|work\nsecond\n"), rule("mirrored"), rule("started\n"),
+                {"type": "cloud_file", "path": "https://files.example/a/b.txt?id=1&export=download",
+                 "dest": "b-expected.txt"}]}});
     write(&root.path().join("tasks/os/setup.json"), &t);
     let (tasks, errors) = load_suite(&root.path().join("tasks"));
     assert!(errors.is_empty(), "{errors:?}");
