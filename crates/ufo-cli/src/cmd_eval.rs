@@ -59,7 +59,7 @@ pub(crate) struct EvalArgs {
     /// normal (HostAgent + AppAgents), single (the AppAgent on the task's
     /// first related app), operator (a computer-use model from the config's
     /// OPERATOR section, by coordinates on the whole desktop) or follower
-    /// (replay `--plans DIR/<id>.json`).
+    /// (replay `--plans DIR/<domain>/<id>.json`, else `DIR/<id>.json`).
     #[arg(long, default_value = "normal")]
     mode: String,
     /// The plans of follower mode (default: `plans/` beside the tasks).
