@@ -11,15 +11,39 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use ufo_core::{Diagnostic, ErrorReport};
+use ufo_eval::fetch::Fetcher;
 use ufo_eval::report;
 use ufo_eval::run::{EvalMode, EvalOptions, run_tasks};
+use ufo_eval::suite::Filter;
+use ufo_eval::task::TaskFile;
 
 /// Arguments of `ufo eval`.
 #[derive(Debug, Args)]
 pub(crate) struct EvalArgs {
-    /// A task file or a folder of them (OSWorld's JSON format).
+    /// OSWorld's `evaluation_examples/` as it is (its `test_all.json` lists
+    /// the tasks), a list like `test_small.json`, a folder of task files or
+    /// one task file. Tasks are named `<domain>/<id>`, the domain being the
+    /// task's folder.
     #[arg(long, required_unless_present = "compare")]
     tasks: Option<PathBuf>,
+    /// Only these domains (comma-separated; OSWorld's folders: chrome, gimp, ...).
+    #[arg(long, value_delimiter = ',')]
+    domain: Vec<String>,
+    /// Only these tasks (comma-separated ids, or `<domain>/<id>`).
+    #[arg(long, value_delimiter = ',')]
+    ids: Vec<String>,
+    /// List the tasks found (and the files that could not be read) and stop.
+    #[arg(long)]
+    list: bool,
+    /// Serve every download from this folder instead of the network:
+    /// `https://host/a/b.xlsx` is `DIR/host/a/b.xlsx` (a query stays part of
+    /// the name, as `wget -x` saves it).
+    #[arg(long, value_name = "DIR")]
+    mirror: Option<PathBuf>,
+    /// Where downloads are kept between runs (default:
+    /// `~/.cache/ufo/downloads`).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     /// Config file (models, SAFE_GUARD, ...), as for `ufo run`.
     #[arg(long, env = "UFO_CONFIG")]
     config: Option<PathBuf>,
@@ -35,7 +59,7 @@ pub(crate) struct EvalArgs {
     /// normal (HostAgent + AppAgents), single (the AppAgent on the task's
     /// first related app), operator (a computer-use model from the config's
     /// OPERATOR section, by coordinates on the whole desktop) or follower
-    /// (replay `--plans DIR/<id>.json`).
+    /// (replay `--plans DIR/<domain>/<id>.json`, else `DIR/<id>.json`).
     #[arg(long, default_value = "normal")]
     mode: String,
     /// The plans of follower mode (default: `plans/` beside the tasks).
@@ -80,12 +104,11 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             "use 1 to 16",
         ));
     }
+    let Some(tasks) = select(&args, &tasks_path)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
     let config = load_config(args.config.as_ref(), args.lenient)?;
     let prompts = ufo_agent::PromptSet::load(&config.prompts).map_err(|e| e.report())?;
-    let (tasks, errors) = ufo_eval::task::load_suite(&tasks_path);
-    for e in &errors {
-        eprintln!("{}", e.report().rendered_warning());
-    }
     if tasks.is_empty() {
         return Err(bad(
             "--tasks",
@@ -110,6 +133,10 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
         max_steps: args.max_steps,
         mode,
         task_timeout: Duration::from_secs(args.task_timeout.max(1)),
+        fetcher: Arc::new(Fetcher::new(
+            args.cache.clone().unwrap_or_else(Fetcher::default_cache),
+            args.mirror.clone(),
+        )),
     };
     let bar = indicatif::ProgressBar::new(tasks.len() as u64);
     bar.set_style(
@@ -151,6 +178,35 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     outln!("results: {}", args.out.join("results.json").display());
     outln!("report: {}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tasks of `--tasks` that `--domain` and `--ids` pick (unreadable
+/// files warned about); `None` when `--list` printed them and the run ends.
+fn select(args: &EvalArgs, tasks_path: &Path) -> Result<Option<Vec<TaskFile>>, ErrorReport> {
+    let (tasks, errors) = ufo_eval::suite::load_suite(tasks_path);
+    for e in &errors {
+        eprintln!("{}", e.report().rendered_warning());
+    }
+    let filter = Filter {
+        domains: args.domain.clone(),
+        ids: args.ids.clone(),
+    };
+    let (tasks, unmatched) = filter.apply(tasks);
+    if !unmatched.is_empty() {
+        return Err(bad(
+            "--domain/--ids",
+            format!("no task matches {}", unmatched.join(", ")),
+            "`ufo eval --tasks DIR --list` shows the tasks and their domains",
+        ));
+    }
+    if args.list {
+        for t in &tasks {
+            outln!("{}\t{}", t.key(), t.path.display());
+        }
+        outln!("{} tasks, {} files not read", tasks.len(), errors.len());
+        return Ok(None);
+    }
+    Ok(Some(tasks))
 }
 
 /// `--compare A B`: the two runs side by side.

@@ -13,9 +13,13 @@
 //! `ufo run` does, and reads only what a user could check afterwards.
 
 pub mod checkers;
+pub mod command;
+pub mod fetch;
 pub mod getters;
+pub mod preflight;
 pub mod report;
 pub mod run;
 pub mod score;
 pub mod setup;
+pub mod suite;
 pub mod task;

@@ -7,6 +7,38 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// Every status, in the order the per-domain tables show them.
+pub const STATUSES: [RunStatus; 9] = [
+    RunStatus::Scored,
+    RunStatus::Unavailable,
+    RunStatus::NeedsAccount,
+    RunStatus::AppMissing,
+    RunStatus::SetupFailed,
+    RunStatus::Unsupported,
+    RunStatus::CheckerError,
+    RunStatus::Timeout,
+    RunStatus::Error,
+];
+
+/// Per domain, how many tasks ended in each status (in [`STATUSES`]'
+/// order) and their mean time in seconds.
+pub fn statuses_by_domain(results: &[TaskResult]) -> Vec<(String, [usize; 9], f64)> {
+    let mut m: BTreeMap<String, ([usize; 9], f64)> = BTreeMap::new();
+    for r in results {
+        let e = m.entry(r.domain.clone()).or_default();
+        if let Some(i) = STATUSES.iter().position(|s| *s == r.status) {
+            e.0[i] += 1;
+        }
+        e.1 += r.time_s;
+    }
+    m.into_iter()
+        .map(|(d, (c, t))| {
+            let n = c.iter().sum::<usize>().max(1);
+            (d, c, t / n as f64)
+        })
+        .collect()
+}
+
 /// Success per domain: `(domain, tasks, summed score)`.
 pub fn by_domain(results: &[TaskResult]) -> Vec<(String, usize, f64)> {
     let mut m: BTreeMap<String, (usize, f64)> = BTreeMap::new();
@@ -35,13 +67,17 @@ pub fn headline(results: &[TaskResult], max_steps: Option<usize>) -> String {
     )
 }
 
-fn status_name(s: RunStatus) -> &'static str {
+/// A status as the tables and `results.json` write it.
+pub fn status_name(s: RunStatus) -> &'static str {
     match s {
         RunStatus::Scored => "scored",
-        RunStatus::SetupFailed => "setup failed",
+        RunStatus::SetupFailed => "setup_failed",
+        RunStatus::Unavailable => "unavailable",
+        RunStatus::NeedsAccount => "needs_account",
+        RunStatus::AppMissing => "app_missing",
         RunStatus::Timeout => "timeout",
         RunStatus::Unsupported => "unsupported",
-        RunStatus::CheckerError => "checker error",
+        RunStatus::CheckerError => "checker_error",
         RunStatus::Error => "error",
     }
 }
@@ -49,14 +85,14 @@ fn status_name(s: RunStatus) -> &'static str {
 /// The per-task table for the terminal.
 pub fn table(results: &[TaskResult]) -> String {
     let mut s = format!(
-        "{:<36} {:>5} {:<13} {:>5} {:>8} {:>8} {:>8}\n",
+        "{:<56} {:>5} {:<13} {:>5} {:>8} {:>8} {:>8}\n",
         "task", "score", "status", "steps", "time s", "cost $", "tokens"
     );
     for r in results {
         let _ = writeln!(
             s,
-            "{:<36} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
-            r.id.chars().take(36).collect::<String>(),
+            "{:<56} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
+            r.id.chars().take(56).collect::<String>(),
             r.score,
             status_name(r.status),
             r.steps,
@@ -67,6 +103,27 @@ pub fn table(results: &[TaskResult]) -> String {
     }
     for (d, n, total) in by_domain(results) {
         let _ = writeln!(s, "  {d}: {:.1}% of {n}", 100.0 * total / n as f64);
+    }
+    s.push('\n');
+    s.push_str(&status_table(results));
+    s
+}
+
+/// The per-domain table of statuses (markdown): tasks per status, mean time.
+pub fn status_table(results: &[TaskResult]) -> String {
+    let mut s = String::from("| domain |");
+    for st in STATUSES {
+        let _ = write!(s, " {} |", status_name(st));
+    }
+    s.push_str(" time s |\n|---|");
+    s.push_str(&"---|".repeat(STATUSES.len() + 1));
+    s.push('\n');
+    for (d, counts, time) in statuses_by_domain(results) {
+        let _ = write!(s, "| {d} |");
+        for c in counts {
+            let _ = write!(s, " {c} |");
+        }
+        let _ = writeln!(s, " {time:.1} |");
     }
     s
 }
@@ -116,6 +173,8 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
     for (d, n, total) in by_domain(results) {
         let _ = writeln!(md, "| {d} | {n} | {:.1}% |", 100.0 * total / n as f64);
     }
+    md.push_str("\n## Statuses per domain\n\n");
+    md.push_str(&status_table(results));
     md.push_str("\n## Tasks\n\n| task | score | status | steps | time s | cost $ | first | last | logs |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in results {
         let (first, last) = r
@@ -148,6 +207,10 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
             let e = e.replace('|', "/").replace("\n  ", "; ").replace('\n', " ");
             let _ = writeln!(md, "|  | error: {e} | | | | | | | |");
         }
+        for p in &r.step_problems {
+            let p = p.replace('|', "/").replace("\n  ", "; ").replace('\n', " ");
+            let _ = writeln!(md, "|  | passed over: {p} | | | | | | | |");
+        }
     }
     md
 }
@@ -159,12 +222,12 @@ pub fn compare(a: &[TaskResult], b: &[TaskResult], names: (&str, &str)) -> Strin
     let mut ids: Vec<&str> = am.keys().chain(bm.keys()).copied().collect();
     ids.sort();
     ids.dedup();
-    let mut s = format!("{:<36} {:>10} {:>10}\n", "task", names.0, names.1);
+    let mut s = format!("{:<56} {:>10} {:>10}\n", "task", names.0, names.1);
     let cell = |r: Option<&&TaskResult>| r.map_or("-".to_owned(), |r| format!("{:.2}", r.score));
     for id in &ids {
         let _ = writeln!(
             s,
-            "{:<36} {:>10} {:>10}",
+            "{:<56} {:>10} {:>10}",
             id,
             cell(am.get(id)),
             cell(bm.get(id))
@@ -176,7 +239,7 @@ pub fn compare(a: &[TaskResult], b: &[TaskResult], names: (&str, &str)) -> Strin
     };
     let _ = writeln!(
         s,
-        "{:<36} {:>9.1}% {:>9.1}%",
+        "{:<56} {:>9.1}% {:>9.1}%",
         "success",
         rate(&am),
         rate(&bm)
@@ -214,6 +277,7 @@ mod tests {
             tokens: 10,
             error: None,
             log_dir: None,
+            step_problems: Vec::new(),
         }
     }
 
@@ -235,6 +299,21 @@ mod tests {
         assert!(table(&a).contains("gedit: 50.0% of 2"));
         let md = markdown(&a, None, Path::new("/out"));
         assert!(md.contains("| t2 | 0.00 | scored |"), "{md}");
+        // Statuses per domain: counts in STATUSES' order and mean time.
+        let mut gone = r("t6", "calc", 0.0);
+        gone.status = RunStatus::Unavailable;
+        gone.time_s = 0.5;
+        let table = status_table(&[a[2].clone(), gone]);
+        assert!(
+            table.contains("| calc | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1.0 |"),
+            "{table}"
+        );
+        assert!(
+            table.starts_with(
+                "| domain | scored | unavailable | needs_account | app_missing | setup_failed |"
+            ),
+            "{table}"
+        );
         let mut failed = r("t5", "calc", 0.0);
         failed.error = Some("error[ufo::x]: a|b\n  caused by: c\n  help: d".into());
         let md = markdown(&[failed], None, Path::new("/out"));

@@ -4,9 +4,11 @@
 //! on; a task with a `result.json` in the output folder is not run again.
 
 use crate::checkers::{CheckError, Got, check};
-use crate::getters::{GetContext, get};
+use crate::fetch::Fetcher;
+use crate::getters::{GetContext, GetError, get};
+use crate::preflight::Blocked;
 use crate::score::{Conj, combine, task_score};
-use crate::setup::{StepContext, StepError, run_step};
+use crate::setup::{Failed, Started, StepContext, run_step};
 use crate::task::{Places, Step, TaskFile};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -50,6 +52,8 @@ pub struct EvalOptions {
     pub mode: EvalMode,
     /// The longest a task may take, setup to scoring.
     pub task_timeout: Duration,
+    /// Downloads: the cache, or the mirror of an offline run.
+    pub fetcher: Arc<Fetcher>,
 }
 
 /// How a task's run ended.
@@ -58,8 +62,16 @@ pub struct EvalOptions {
 pub enum RunStatus {
     /// Scored.
     Scored,
-    /// Setup failed; scored 0.
+    /// A setup step OSWorld's harness stops at failed (a malformed step,
+    /// a local file to copy that is missing); scored 0.
     SetupFailed,
+    /// A file the task downloads could not be had (the error names the
+    /// URL); not run, scored 0.
+    Unavailable,
+    /// The task needs an account (Google Drive, a login); not run.
+    NeedsAccount,
+    /// An application the task works on is not installed; not run.
+    AppMissing,
     /// The task took longer than its timeout; scored 0.
     Timeout,
     /// A checker or getter this build lacks; scored 0.
@@ -73,9 +85,9 @@ pub enum RunStatus {
 /// One task's result (a line of `results.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskResult {
-    /// The task id.
+    /// The task's name in the run, `<domain>/<id>` ([`TaskFile::key`]).
     pub id: String,
-    /// Its domain (first related app).
+    /// Its domain: OSWorld's, the task's folder ([`TaskFile::domain`]).
     pub domain: String,
     /// 0..=1.
     pub score: f64,
@@ -100,13 +112,17 @@ pub struct TaskResult {
     /// The session's log folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_dir: Option<PathBuf>,
+    /// Setup and postconfig steps that failed and were passed over, as
+    /// OSWorld's harness passes over them (rendered errors).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub step_problems: Vec<String>,
 }
 
 impl TaskResult {
     fn new(task: &TaskFile) -> Self {
         Self {
-            id: task.task.id.clone(),
-            domain: task.task.domain().to_owned(),
+            id: task.key(),
+            domain: task.domain().to_owned(),
             score: 0.0,
             status: RunStatus::Error,
             session_status: None,
@@ -116,8 +132,21 @@ impl TaskResult {
             tokens: 0,
             error: None,
             log_dir: None,
+            step_problems: Vec::new(),
         }
     }
+}
+
+/// The output folder of `task`: `<out>/<domain>/<id>` for a task in a
+/// folder, `<out>/<id>` for one at the top.
+pub fn task_dir(out: &Path, task: &TaskFile) -> PathBuf {
+    let mut dir = out.to_path_buf();
+    if let Some(f) = &task.folder {
+        for part in f.split('/') {
+            dir.push(safe_name(part));
+        }
+    }
+    dir.join(safe_name(&task.task.id))
 }
 
 /// A name safe for folders and desktop names.
@@ -167,7 +196,7 @@ pub async fn run_tasks(
 
 /// One task, resumable: a stored result is returned as it is.
 pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
-    let dir = opts.out.join(safe_name(&task.task.id));
+    let dir = task_dir(&opts.out, task);
     let stored = dir.join("result.json");
     if let Some(r) = std::fs::read_to_string(&stored)
         .ok()
@@ -199,6 +228,15 @@ pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
 /// Everything of one task; fills `result` as it goes, so a timeout keeps
 /// what was learnt.
 async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut TaskResult) {
+    if let Some((blocked, message)) = crate::preflight::check(task, &opts.fetcher).await {
+        result.status = match blocked {
+            Blocked::NeedsAccount => RunStatus::NeedsAccount,
+            Blocked::AppMissing => RunStatus::AppMissing,
+            Blocked::Unavailable => RunStatus::Unavailable,
+        };
+        result.error = Some(message);
+        return;
+    }
     let work = dir.join("work");
     let _ = std::fs::remove_dir_all(&work);
     if let Err(e) = std::fs::create_dir_all(&work) {
@@ -214,7 +252,7 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
             .unwrap_or_default(),
     };
     let desktop = match HeadlessDesktop::start(DesktopOptions {
-        name: desktop_name(&task.task.id),
+        name: desktop_name(&task.key()),
         state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
         stop_with_process: true,
         // The task's folder is its applications' home: `~` in the task means
@@ -241,14 +279,17 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
             return;
         }
     };
+    let cache = dir.join("cache");
+    let started = Started::default();
     let steps = StepContext {
         desktop,
         backend: backend.as_ref(),
         places: &places,
+        fetcher: &opts.fetcher,
+        cache: &cache,
+        started: &started,
     };
-    if let Err(e) = run_steps(&steps, &task.task.config).await {
-        result.status = RunStatus::SetupFailed;
-        result.error = Some(render(&e));
+    if !run_steps(&steps, &task.task.config, result).await {
         return;
     }
     let report = match session(opts, task, dir, backend.clone()).await {
@@ -265,14 +306,19 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     result.log_dir = Some(report.log_dir.clone());
     // The agent gave up (FAIL by its own decision, not a limit or an error).
     let gave_up = report.status == SessionStatus::Fail && report.error.is_none();
-    if let Err(e) = run_steps(&steps, &task.task.evaluator.postconfig).await {
-        result.error = Some(format!("postconfig: {}", render(&e)));
+    if !run_steps(&steps, &task.task.evaluator.postconfig, result).await {
+        if let Some(e) = result.error.as_mut() {
+            *e = format!("postconfig: {e}");
+        }
+        return;
     }
     let gets = GetContext {
         desktop,
         backend: backend.as_ref(),
         places: &places,
         out: &dir.join("files"),
+        fetcher: &opts.fetcher,
+        cache: &cache,
     };
     let mut problem: Option<(RunStatus, String)> = None;
     let metrics = metric_scores(task, &gets, &mut problem).await;
@@ -319,11 +365,28 @@ fn uid() -> u32 {
         .unwrap_or(0)
 }
 
-async fn run_steps(cx: &StepContext<'_>, steps: &[Step]) -> Result<(), StepError> {
+/// Runs `steps` as OSWorld's harness does: a step that fails on the
+/// desktop is recorded in `result.step_problems` and the next one runs; one
+/// OSWorld stops at sets the task's status and error. Whether the task
+/// goes on.
+async fn run_steps(cx: &StepContext<'_>, steps: &[Step], result: &mut TaskResult) -> bool {
     for (i, s) in steps.iter().enumerate() {
-        run_step(cx, i + 1, s).await?;
+        let (status, e) = match run_step(cx, i + 1, s).await {
+            Ok(()) => continue,
+            Err(Failed::Logged(e)) => {
+                tracing::info!(task = %result.id, "passed over: {e}");
+                result.step_problems.push(render(&e));
+                continue;
+            }
+            Err(Failed::Fatal(e)) => (RunStatus::SetupFailed, e),
+            Err(Failed::Unavailable(e)) => (RunStatus::Unavailable, e),
+            Err(Failed::Unsupported(e)) => (RunStatus::Unsupported, e),
+        };
+        result.status = status;
+        result.error = Some(render(&e));
+        return false;
     }
-    Ok(())
+    true
 }
 
 async fn session(
@@ -346,7 +409,13 @@ async fn session(
             Some(single_tier_app(task, &backend).await),
         ),
         EvalMode::Follower(plans) => {
-            let p = plans.join(format!("{}.json", task.task.id));
+            // `plans/<domain>/<id>.json`, else `plans/<id>.json`.
+            let flat = plans.join(format!("{}.json", task.task.id));
+            let p = match &task.folder {
+                Some(f) => plans.join(format!("{f}/{}.json", task.task.id)),
+                None => flat.clone(),
+            };
+            let p = if p.is_file() { p } else { flat };
             if !p.is_file() {
                 return Err(format!("no plan {} for this task", p.display()));
             }
@@ -396,7 +465,7 @@ async fn single_tier_app(task: &TaskFile, backend: &AtspiBackend) -> String {
             .find(|w| w.focused)
             .or(windows.first())
             .map(|w| w.app_name.clone())
-            .unwrap_or_else(|| task.task.domain().to_owned()),
+            .unwrap_or_else(|| task.task.app_domain().to_owned()),
     }
 }
 
@@ -459,13 +528,17 @@ async fn one_metric(
     ev: &crate::task::Evaluator,
     gets: &GetContext<'_>,
 ) -> Result<f64, (RunStatus, String)> {
-    let unsupported = |m: String| (RunStatus::Unsupported, m);
+    let status = |e: GetError| match e {
+        GetError::Unsupported(m) => (RunStatus::Unsupported, m),
+        GetError::Unavailable(m) => (RunStatus::Unavailable, m),
+        GetError::NeedsAccount(m) => (RunStatus::NeedsAccount, m),
+    };
     let result = match nth(ev.result.as_ref(), i) {
-        Some(spec) => get(gets, &spec).await.map_err(unsupported)?,
+        Some(spec) => get(gets, &spec).await.map_err(status)?,
         None => Got::Missing,
     };
     let expected = match nth(ev.expected.as_ref(), i) {
-        Some(spec) => Some(get(gets, &spec).await.map_err(unsupported)?),
+        Some(spec) => Some(get(gets, &spec).await.map_err(status)?),
         None => None,
     };
     let options = nth(ev.options.as_ref(), i).unwrap_or_default();

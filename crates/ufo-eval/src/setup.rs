@@ -1,19 +1,31 @@
-//! Setup and postconfig steps on a task's private desktop: the OSWorld types
-//! that make sense on one machine.
+//! Setup and postconfig steps on a task's private desktop, with OSWorld's
+//! semantics (`desktop_env/controllers/setup.py` and the VM's server).
 //!
-//! | type | parameters |
-//! |---|---|
-//! | `launch` | `command` (list, or a string split into words), `shell` (the task file's own choice; never the model's) |
-//! | `open` | `path`, optional `app` (else chosen by the file's extension) |
-//! | `execute`, `command` | `command`, `shell`, `timeout` (s, default 60): runs to completion; a non-zero exit fails the step |
-//! | `sleep` | `seconds` |
-//! | `activate_window` | `window_name`, `strict` (exact title instead of a substring), `timeout` (s, default 30: waits for the window, e.g. a document still loading) |
-//! | `close_window` | `window_name`, `strict`, `timeout` |
-//! | `download` | `files`: `[{url, path}]`, `url` a local path or `file://` (no network) |
+//! | type | parameters | here |
+//! |---|---|---|
+//! | `launch` | `command`, `shell` | an application (see [`is_application`]) is launched on the desktop's accessibility bus and its window waited for (at most 60 s); any other program (`socat`, `pkill`) or a shell script is started and left running until the task ends, as OSWorld's `Popen` |
+//! | `open` | `path` | the desktop's default opener, as OSWorld's `xdg-open PATH` (any file type or a folder): `xdg-open`, else `gio open`, else the application of a few known extensions (`.xlsx` → `localc`, ...), else the step fails (logged); `app` (ours) names the application |
+//! | `execute`, `command` | `command`, `shell`, `until`, `stdout`, `stderr`, `timeout` (ours) | runs to completion, at most 120 s; a non-zero exit is logged; `until` (`returncode`, `stdout`, `stderr`) repeats it every 0.3 s until it holds or 5 runs failed; `stdout`/`stderr` name files in the task's cache folder that get the output |
+//! | `sleep` | `seconds` | |
+//! | `activate_window` | `window_name`, `strict`, `timeout` (ours, 30 s: waits for the window) | |
+//! | `close_window` | `window_name`, `strict`, `timeout` | activates it and sends Alt+F4 (OSWorld: `wmctrl -c`) |
+//! | `download` | `files`: `[{url, path}]` | `url` over http(s) through the cache or the mirror ([`crate::fetch`]), or a local path / `file://` |
+//!
+//! As in OSWorld, a step that fails on the desktop (a program that does not
+//! start, a file to open that is missing, a command that fails or times
+//! out, a window not found) is logged in the task's result and the setup
+//! goes on ([`Failed::Logged`]); a step OSWorld's harness raises on stops
+//! it: a malformed step, a download that fails, a type this build lacks.
+//! Commands follow [`crate::command`] (why a task file may run a shell).
 
+use crate::command::{
+    COMMAND_TIMEOUT, Cmd, command, installed, is_application, launch_words, process, run,
+};
+use crate::fetch::{FetchError, Fetcher};
 use crate::task::{Places, Step};
 use serde_json::{Map, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 use ufo_core::BoxError;
 use ufo_desktop::Backend;
@@ -88,6 +100,39 @@ impl From<&str> for Why {
     }
 }
 
+impl From<(String, Option<BoxError>)> for Why {
+    fn from((message, source): (String, Option<BoxError>)) -> Self {
+        Self { message, source }
+    }
+}
+
+/// A step that did not go as written, and what it means for the task.
+#[derive(Debug)]
+pub enum Failed {
+    /// Logged in the task's result; the setup goes on (OSWorld's server
+    /// answers an error, its harness logs it and goes on).
+    Logged(StepError),
+    /// The setup stops and the task is `setup_failed` (OSWorld raises).
+    Fatal(StepError),
+    /// A file to download could not be had: the task is `unavailable`.
+    Unavailable(StepError),
+    /// A step type this build does not run: the task is `unsupported`.
+    Unsupported(StepError),
+}
+
+/// Programs a task started and left running; ended with the task (their
+/// handles kill them when dropped).
+#[derive(Debug, Default)]
+pub struct Started(Mutex<Vec<tokio::process::Child>>);
+
+impl Started {
+    fn keep(&self, child: tokio::process::Child) {
+        if let Ok(mut c) = self.0.lock() {
+            c.push(child);
+        }
+    }
+}
+
 /// What a step runs against.
 pub struct StepContext<'a> {
     /// The task's desktop.
@@ -96,44 +141,27 @@ pub struct StepContext<'a> {
     pub backend: &'a dyn Backend,
     /// `$WORK` and `$SUITE`.
     pub places: &'a Places,
+    /// Downloads.
+    pub fetcher: &'a Fetcher,
+    /// The task's cache folder (`execute`'s `stdout`/`stderr` files, OSWorld's `cache_file`).
+    pub cache: &'a Path,
+    /// Programs started and left running.
+    pub started: &'a Started,
 }
 
-/// The application that opens a file with this extension.
+/// The application that opens a file with this extension, when the desktop
+/// has no default opener.
 fn app_for(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
     Some(match ext.as_str() {
         "ods" | "xlsx" | "xls" | "csv" => "localc",
         "odt" | "docx" | "doc" | "rtf" => "lowriter",
+        "odp" | "pptx" | "ppt" => "loimpress",
         "txt" | "md" | "log" | "json" | "py" | "conf" | "ini" => "mousepad",
         "html" | "htm" => "firefox-esr",
+        "pdf" => "evince",
         _ => return None,
     })
-}
-
-/// The command words of `parameters.command` (a list, or a string split as
-/// a shell would quote it), with `$WORK`/`$SUITE` expanded.
-fn command_words(p: &Map<String, Value>, places: &Places) -> Result<Vec<String>, String> {
-    let words = match p.get("command") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|w| match w {
-                Value::String(s) => Ok(s.clone()),
-                other => Ok(other.to_string()),
-            })
-            .collect::<Result<Vec<_>, String>>()?,
-        Some(Value::String(s)) => {
-            shlex::split(s).ok_or_else(|| format!("cannot split the command {s:?}"))?
-        }
-        _ => return Err("`command` is missing (a list of words or a string)".into()),
-    };
-    if words.is_empty() {
-        return Err("`command` is empty".into());
-    }
-    Ok(words.iter().map(|w| places.expand(w)).collect())
-}
-
-fn shell(p: &Map<String, Value>) -> bool {
-    p.get("shell").and_then(Value::as_bool).unwrap_or(false)
 }
 
 fn seconds(p: &Map<String, Value>, key: &str, default: f64) -> Result<Duration, String> {
@@ -147,57 +175,6 @@ fn seconds(p: &Map<String, Value>, key: &str, default: f64) -> Result<Duration, 
     }
 }
 
-/// A process on the desktop's display and buses, run in `$WORK`.
-fn process(
-    desktop: &HeadlessDesktop,
-    places: &Places,
-    words: &[String],
-    sh: bool,
-) -> tokio::process::Command {
-    let mut cmd = match sh {
-        true => {
-            let mut c = tokio::process::Command::new("sh");
-            c.arg("-c").arg(words.join(" "));
-            c
-        }
-        false => {
-            let mut c = tokio::process::Command::new(&words[0]);
-            c.args(&words[1..]);
-            c
-        }
-    };
-    cmd.envs(desktop.state().env())
-        .current_dir(&places.work)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    cmd
-}
-
-/// Runs `words` to completion (at most `timeout`); its stdout, or why not.
-pub(crate) async fn run_command(
-    desktop: &HeadlessDesktop,
-    places: &Places,
-    words: &[String],
-    sh: bool,
-    timeout: Duration,
-) -> Result<(i32, String, String), Why> {
-    let mut cmd = process(desktop, places, words, sh);
-    cmd.stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd
-        .spawn()
-        .map_err(|e| Why::new(format!("cannot start {:?}", words[0]), e))?;
-    match tokio::time::timeout(timeout, child.wait_with_output()).await {
-        Ok(Ok(out)) => Ok((
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )),
-        Ok(Err(e)) => Err(Why::new(format!("{:?} failed", words[0]), e)),
-        Err(_) => Err(format!("{:?} did not finish within {timeout:?}", words[0]).into()),
-    }
-}
-
 async fn find_window(
     backend: &dyn Backend,
     p: &Map<String, Value>,
@@ -205,7 +182,7 @@ async fn find_window(
     let name = p
         .get("window_name")
         .and_then(Value::as_str)
-        .ok_or("`window_name` is missing")?;
+        .unwrap_or_default();
     let strict = p.get("strict").and_then(Value::as_bool).unwrap_or(false);
     let deadline = tokio::time::Instant::now() + seconds(p, "timeout", 30.0)?;
     loop {
@@ -227,121 +204,267 @@ async fn find_window(
     }
 }
 
-/// Runs one step.
-pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result<(), StepError> {
-    perform(cx, step)
-        .await
-        .map_err(|w| w.of_step(index, &step.kind))
-}
-
-async fn perform(cx: &StepContext<'_>, step: &Step) -> Result<(), Why> {
+/// Runs one step; `index` is its place (1-based) in its list.
+pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result<(), Failed> {
     let p = &step.parameters;
+    let at = |w: Why| w.of_step(index, &step.kind);
+    // What OSWorld's harness raises on: the step is malformed.
+    let fatal = |m: String| Failed::Fatal(at(m.into()));
     match step.kind.as_str() {
         "launch" => {
-            let words = command_words(p, cx.places)?;
-            if shell(p) {
-                process(cx.desktop, cx.places, &words, true)
-                    .spawn()
-                    .map_err(|e| Why::new("cannot start it", e))?;
-            } else {
-                cx.desktop
-                    .launch(&words, Duration::from_secs(60))
-                    .await
-                    .map_err(|e| Why::new(format!("cannot launch {:?}", words[0]), e))?;
-            }
+            let cmd = launch_words(p, cx.places).map_err(fatal)?;
+            launch(cx, &cmd).await.map_err(|w| Failed::Logged(at(w)))
         }
-        "open" => open(cx, p).await?,
-        "execute" | "command" => {
-            let words = command_words(p, cx.places)?;
-            let timeout = seconds(p, "timeout", 60.0)?;
-            let (code, _, err) =
-                run_command(cx.desktop, cx.places, &words, shell(p), timeout).await?;
-            if code != 0 {
-                return Err(format!("exit code {code}: {}", err.trim()).into());
-            }
-        }
-        "sleep" => tokio::time::sleep(seconds(p, "seconds", 1.0)?).await,
-        "activate_window" => {
-            let w = find_window(cx.backend, p).await?;
-            activate(cx.backend, &w).await?;
-        }
-        "close_window" => {
-            let w = find_window(cx.backend, p).await?;
-            activate(cx.backend, &w).await?;
-            let keys = ufo_desktop::keyparse::parse_keys("%{F4}")
-                .map_err(|e| Why::new("cannot make Alt+F4", e))?;
-            cx.backend
-                .send_keys(&keys)
+        "open" => {
+            let path = p.get("path").and_then(Value::as_str).filter(|s| !s.is_empty());
+            let path = path.ok_or_else(|| fatal("`path` is missing".into()))?;
+            open(cx, p, &cx.places.path(path))
                 .await
-                .map_err(|e| Why::new(format!("cannot close {:?}", w.title), e))?;
+                .map_err(|w| Failed::Logged(at(w)))
         }
-        "download" => download(cx.places, p)?,
-        other => {
-            return Err(format!(
-                "step type {other:?} is not supported (launch, open, execute, command, sleep, activate_window, close_window, download)"
-            )
-            .into());
+        "execute" | "command" => {
+            let cmd = command(p, cx.places).map_err(fatal)?;
+            let timeout = seconds(p, "timeout", COMMAND_TIMEOUT.as_secs_f64()).map_err(fatal)?;
+            execute(cx, p, &cmd, timeout)
+                .await
+                .map_err(|w| Failed::Logged(at(w)))
+        }
+        "sleep" => {
+            let d = seconds(p, "seconds", 1.0).map_err(fatal)?;
+            tokio::time::sleep(d).await;
+            Ok(())
+        }
+        "activate_window" | "close_window" => {
+            if p.get("window_name").and_then(Value::as_str).is_none_or(str::is_empty) {
+                return Err(fatal("`window_name` is missing".into()));
+            }
+            window(cx, p, step.kind == "close_window")
+                .await
+                .map_err(|w| Failed::Logged(at(w)))
+        }
+        "download" => download(cx.fetcher, cx.places, p)
+            .await
+            .map_err(|(f, w)| f(at(w))),
+        other => Err(Failed::Unsupported(at(format!(
+            "step type {other:?} is not supported (launch, open, execute, command, sleep, activate_window, close_window, download)"
+        )
+        .into()))),
+    }
+}
+
+/// `launch`: an application through the desktop (accessibility bus, its
+/// window waited for); anything else started and left running.
+async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
+    match cmd {
+        Cmd::Words(words) if is_application(&words[0]) => {
+            cx.desktop
+                .launch(words, Duration::from_secs(60))
+                .await
+                .map_err(|e| Why::new(format!("cannot launch {:?}", words[0]), e))?;
+        }
+        _ => {
+            let child = process(cx.desktop, cx.places, cmd)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| Why::new(format!("cannot start {}", cmd.display()), e))?;
+            cx.started.keep(child);
         }
     }
     Ok(())
 }
 
-async fn activate(backend: &dyn Backend, w: &ufo_core::WindowInfo) -> Result<(), Why> {
-    backend
-        .activate_window(w)
-        .await
-        .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e))
+/// `open`: `app` when the task names one, else the desktop's default
+/// opener (`xdg-open`, `gio open`), else the application of the extension.
+async fn open(cx: &StepContext<'_>, p: &Map<String, Value>, path: &Path) -> Result<(), Why> {
+    if !path.exists() {
+        return Err(format!("{} does not exist", path.display()).into());
+    }
+    let file = path.display().to_string();
+    let app = p.get("app").and_then(Value::as_str).map(str::to_owned);
+    let words: Vec<String> = match app {
+        Some(a) => vec![a, file],
+        None if installed("xdg-open") => vec!["xdg-open".into(), file],
+        None if installed("gio") => vec!["gio".into(), "open".into(), file],
+        None => match app_for(path) {
+            Some(a) => vec![a.into(), file],
+            None => {
+                return Err(format!(
+                    "no default opener (neither xdg-open nor gio is installed) and no application known for {}; install xdg-utils or give `app`",
+                    path.display()
+                )
+                .into());
+            }
+        },
+    };
+    match is_application(&words[0]) {
+        true => cx
+            .desktop
+            .launch(&words, Duration::from_secs(90))
+            .await
+            .map(|_| ())
+            .map_err(|e| Why::new(format!("cannot open {} in {}", path.display(), words[0]), e)),
+        // The opener hands the file to the default application; as
+        // OSWorld's `Popen`, it is not waited for, beyond 5 s to see it fail
+        // at once (no application for the type).
+        false => opener(cx, &Cmd::Words(words)).await,
+    }
 }
 
-/// `open`: the file in `app`, or in the application of its extension.
-async fn open(cx: &StepContext<'_>, p: &Map<String, Value>) -> Result<(), Why> {
-    let path = p
-        .get("path")
-        .and_then(Value::as_str)
-        .map(|s| cx.places.path(s))
-        .ok_or("`path` is missing")?;
-    let app = match p.get("app").and_then(Value::as_str) {
-        Some(a) => a.to_owned(),
-        None => app_for(&path)
-            .ok_or_else(|| format!("no application known for {}; give `app`", path.display()))?
-            .to_owned(),
-    };
-    let words = vec![app, path.display().to_string()];
-    cx.desktop
-        .launch(&words, Duration::from_secs(90))
+/// Starts the desktop's opener and keeps it; its error output goes to
+/// `open.log` in the task's cache folder and is quoted when it fails.
+async fn opener(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
+    let log = cx.cache.join("open.log");
+    let err = std::fs::create_dir_all(cx.cache)
+        .and_then(|()| std::fs::File::create(&log))
+        .map_err(|e| Why::new(format!("cannot write {}", log.display()), e))?;
+    let mut child = process(cx.desktop, cx.places, cmd)
+        .stdout(std::process::Stdio::null())
+        .stderr(err)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| Why::new(format!("cannot start {}", cmd.display()), e))?;
+    match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
+        Ok(Ok(status)) if !status.success() => {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            Err(format!("{} failed ({status}): {}", cmd.display(), said.trim()).into())
+        }
+        Ok(Err(e)) => Err(Why::new(format!("{} failed", cmd.display()), e)),
+        Ok(Ok(_)) => Ok(()),
+        Err(_) => {
+            cx.started.keep(child);
+            Ok(())
+        }
+    }
+}
+
+/// `execute`: to completion, repeated while `until` does not hold.
+async fn execute(
+    cx: &StepContext<'_>,
+    p: &Map<String, Value>,
+    cmd: &Cmd,
+    timeout: Duration,
+) -> Result<(), Why> {
+    let until = p
+        .get("until")
+        .and_then(Value::as_object)
+        .filter(|u| !u.is_empty());
+    let mut failures = 0;
+    loop {
+        let out = match run(cx.desktop, cx.places, cmd, timeout).await {
+            Ok(out) => out,
+            Err(e) if until.is_none() => return Err(e.into()),
+            Err(e) => {
+                failures += 1;
+                if failures >= 5 {
+                    return Err(e.into());
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                continue;
+            }
+        };
+        for (key, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            if let Some(name) = p.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                let dest = cx
+                    .cache
+                    .join(Path::new(name).file_name().unwrap_or_default());
+                std::fs::create_dir_all(cx.cache)
+                    .and_then(|()| std::fs::write(&dest, text))
+                    .map_err(|e| Why::new(format!("cannot write {}", dest.display()), e))?;
+            }
+        }
+        let Some(u) = until else {
+            return match out.code {
+                0 => Ok(()),
+                c => Err(match out.stderr.trim() {
+                    "" => format!("exit code {c}"),
+                    err => format!("exit code {c}: {err}"),
+                }
+                .into()),
+            };
+        };
+        let holds = u.get("returncode").and_then(Value::as_i64) == Some(i64::from(out.code))
+            || u.get("stdout")
+                .and_then(Value::as_str)
+                .is_some_and(|s| out.stdout.contains(s))
+            || u.get("stderr")
+                .and_then(Value::as_str)
+                .is_some_and(|s| out.stderr.contains(s));
+        if holds {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+async fn window(cx: &StepContext<'_>, p: &Map<String, Value>, close: bool) -> Result<(), Why> {
+    let w = find_window(cx.backend, p).await?;
+    cx.backend
+        .activate_window(&w)
         .await
-        .map_err(|e| Why::new(format!("cannot open {} in {}", path.display(), words[0]), e))?;
+        .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e))?;
+    if close {
+        let keys = ufo_desktop::keyparse::parse_keys("%{F4}")
+            .map_err(|e| Why::new("cannot make Alt+F4", e))?;
+        cx.backend
+            .send_keys(&keys)
+            .await
+            .map_err(|e| Why::new(format!("cannot close {:?}", w.title), e))?;
+    }
     Ok(())
 }
 
-/// `download`: copies each `{url, path}`, `url` a local path or `file://`.
-fn download(places: &Places, p: &Map<String, Value>) -> Result<(), Why> {
-    let files = p
-        .get("files")
-        .and_then(Value::as_array)
-        .ok_or("`files` is missing (a list of {url, path})")?;
+type Classify = fn(StepError) -> Failed;
+
+/// `download`: each `{url, path}`; a URL through the fetcher (a file it
+/// cannot have makes the task `unavailable`), a local path or `file://`
+/// copied (a missing one stops the setup).
+async fn download(
+    fetcher: &Fetcher,
+    places: &Places,
+    p: &Map<String, Value>,
+) -> Result<(), (Classify, Why)> {
+    let fatal: Classify = Failed::Fatal;
+    let files = p.get("files").and_then(Value::as_array).ok_or((
+        fatal,
+        Why::from("`files` is missing (a list of {url, path})"),
+    ))?;
     for f in files {
         let url = f.get("url").and_then(Value::as_str).unwrap_or_default();
         let dest = f.get("path").and_then(Value::as_str).unwrap_or_default();
-        if url.starts_with("http://") || url.starts_with("https://") {
-            return Err(format!(
-                "{url} is on the network; ship the file with the suite and give its local path"
-            )
-            .into());
+        if url.is_empty() || dest.is_empty() {
+            return Err((
+                fatal,
+                format!("invalid url ({url:?}) or path ({dest:?})").into(),
+            ));
         }
-        let src = places.path(url.strip_prefix("file://").unwrap_or(url));
-        let dest = places.path(dest);
-        if let Some(dir) = dest.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| Why::new(format!("cannot create {}", dir.display()), e))?;
-        }
-        std::fs::copy(&src, &dest).map_err(|e| {
-            Why::new(
-                format!("cannot copy {} to {}", src.display(), dest.display()),
-                e,
-            )
-        })?;
+        let src: PathBuf = match Fetcher::is_remote(url) {
+            true => fetcher.fetch(url).await.map_err(|e: FetchError| {
+                let why = Why {
+                    message: e.to_string(),
+                    source: e.source,
+                };
+                (Failed::Unavailable as Classify, why)
+            })?,
+            false => places.path(url.strip_prefix("file://").unwrap_or(url)),
+        };
+        copy(&src, &places.path(dest)).map_err(|w| (fatal, w))?;
     }
+    Ok(())
+}
+
+fn copy(src: &Path, dest: &Path) -> Result<(), Why> {
+    if let Some(dir) = dest.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Why::new(format!("cannot create {}", dir.display()), e))?;
+    }
+    std::fs::copy(src, dest).map_err(|e| {
+        Why::new(
+            format!("cannot copy {} to {}", src.display(), dest.display()),
+            e,
+        )
+    })?;
     Ok(())
 }
 
@@ -350,47 +473,87 @@ fn download(places: &Places, p: &Map<String, Value>) -> Result<(), Why> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn commands_are_words_with_places_expanded() {
-        let places = Places {
-            work: "/w".into(),
-            suite: "/s".into(),
-        };
-        let p = |v: Value| v.as_object().unwrap().clone();
-        assert_eq!(
-            command_words(
-                &p(serde_json::json!({"command": ["cat", "$WORK/a b.txt"]})),
-                &places
-            )
-            .unwrap(),
-            ["cat", "/w/a b.txt"]
-        );
-        assert_eq!(
-            command_words(
-                &p(serde_json::json!({"command": "cp '$SUITE/x y' ~/z"})),
-                &places
-            )
-            .unwrap(),
-            ["cp", "/s/x y", "/w/z"]
-        );
-        assert!(command_words(&p(serde_json::json!({})), &places).is_err());
-        assert_eq!(app_for(Path::new("/a/b.ODS")), Some("localc"));
-        assert_eq!(app_for(Path::new("/a/b")), None);
+    fn kind(r: &Result<(), (Classify, Why)>) -> &'static str {
+        let Err((f, _)) = r else { return "ok" };
+        match f(StepError {
+            index: 0,
+            kind: String::new(),
+            message: String::new(),
+            source: None,
+        }) {
+            Failed::Logged(_) => "logged",
+            Failed::Fatal(_) => "fatal",
+            Failed::Unavailable(_) => "unavailable",
+            Failed::Unsupported(_) => "unsupported",
+        }
     }
 
-    /// A setup step that fails on an OS error: rendered with the error as
-    /// its cause, under the step's code and help.
-    #[test]
-    fn a_failed_download_step_renders_its_cause() {
+    /// Local copies, the mirror, and what each failure means: a missing
+    /// local file stops the setup (rendered with its OS cause), a URL the
+    /// mirror lacks makes the task unavailable, naming the URL.
+    #[tokio::test]
+    async fn downloads_copy_local_files_and_mirrored_urls() {
         let dir = tempfile::tempdir().unwrap();
         let places = Places {
             work: dir.path().join("work"),
             suite: dir.path().join("suite"),
         };
-        let p = serde_json::json!({"files": [{"url": "file://$SUITE/missing.txt", "path": "$WORK/a.txt"}]});
-        let e = download(&places, p.as_object().unwrap())
-            .unwrap_err()
-            .of_step(2, "download");
+        let mirror = dir.path().join("mirror");
+        std::fs::create_dir_all(mirror.join("host/a")).unwrap();
+        std::fs::write(mirror.join("host/a/b.xlsx"), "sheet").unwrap();
+        let fetcher = Fetcher::new(dir.path().join("cache"), Some(mirror));
+        let p = |v: Value| v.as_object().unwrap().clone();
+
+        let ok = download(
+            &fetcher,
+            &places,
+            &p(serde_json::json!({"files": [
+            {"url": "https://host/a/b.xlsx", "path": "~/Desktop/b.xlsx"}]})),
+        )
+        .await;
+        assert_eq!(kind(&ok), "ok");
+        assert_eq!(
+            std::fs::read_to_string(places.work.join("Desktop/b.xlsx")).unwrap(),
+            "sheet"
+        );
+
+        let gone = download(
+            &fetcher,
+            &places,
+            &p(serde_json::json!({"files": [
+            {"url": "https://host/a/gone.pptx", "path": "~/x.pptx"}]})),
+        )
+        .await;
+        assert_eq!(kind(&gone), "unavailable");
+        let Err((_, why)) = gone else { unreachable!() };
+        let e = why.of_step(1, "download");
+        assert!(
+            e.to_string().starts_with(
+                "download step 1: https://host/a/gone.pptx is unavailable: not in the mirror"
+            ),
+            "{e}"
+        );
+
+        let bad = download(
+            &fetcher,
+            &places,
+            &p(serde_json::json!({"files": [{"url": "", "path": "x"}]})),
+        )
+        .await;
+        assert_eq!(kind(&bad), "fatal");
+
+        let missing = download(
+            &fetcher,
+            &places,
+            &p(serde_json::json!({"files": [
+            {"url": "file://$SUITE/missing.txt", "path": "$WORK/a.txt"}]})),
+        )
+        .await;
+        assert_eq!(kind(&missing), "fatal");
+        let Err((_, why)) = missing else {
+            unreachable!()
+        };
+        let e = why.of_step(2, "download");
         let os = std::fs::read("/nonexistent/ufo-eval").unwrap_err();
         let (suite, work) = (places.suite.display(), places.work.display());
         assert_eq!(
@@ -402,11 +565,7 @@ mod tests {
                  run its command by hand on a private desktop (`ufo desktop start`) to see why it fails"
             )
         );
-        // A refusal without an error underneath has no cause line.
-        let p = serde_json::json!({"files": [{"url": "https://example.com/a", "path": "a"}]});
-        let e = download(&places, p.as_object().unwrap())
-            .unwrap_err()
-            .of_step(1, "download");
-        assert!(!ufo_core::render(&e).contains("caused by"), "{e}");
+        assert_eq!(app_for(Path::new("/a/b.PPTX")), Some("loimpress"));
+        assert_eq!(app_for(Path::new("/a/b")), None);
     }
 }

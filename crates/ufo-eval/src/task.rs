@@ -33,6 +33,12 @@ pub enum OneOrMany<T> {
     One(T),
 }
 
+impl<T> Default for OneOrMany<T> {
+    fn default() -> Self {
+        OneOrMany::Many(Vec::new())
+    }
+}
+
 impl<T: Clone> OneOrMany<T> {
     /// The items in order.
     pub fn items(&self) -> Vec<T> {
@@ -75,9 +81,9 @@ pub struct Task {
     /// The VM snapshot OSWorld would restore (informational here).
     #[serde(default)]
     pub snapshot: String,
-    /// Where the task comes from.
+    /// Where the task comes from: one text or several (OSWorld writes both).
     #[serde(default)]
-    pub source: String,
+    pub source: OneOrMany<String>,
     /// The applications involved; the first names the task's domain.
     #[serde(default)]
     pub related_apps: Vec<String>,
@@ -92,8 +98,9 @@ pub struct Task {
 }
 
 impl Task {
-    /// The task's domain (its first related app, else its snapshot).
-    pub fn domain(&self) -> &str {
+    /// The task's first related app, else its snapshot: the domain of a
+    /// task file that lies in no folder of its own ([`TaskFile::domain`]).
+    pub fn app_domain(&self) -> &str {
         self.related_apps
             .first()
             .map(String::as_str)
@@ -118,6 +125,29 @@ pub struct TaskFile {
     pub task: Task,
     /// Its file.
     pub path: PathBuf,
+    /// The folder it belongs to, as OSWorld names its domains
+    /// (`examples/chrome/<id>.json` is in `chrome`), when it lies in one
+    /// below the folder given; `None` for a file at the top of it.
+    pub folder: Option<String>,
+}
+
+impl TaskFile {
+    /// The task's domain: its folder (OSWorld's domain), else its first
+    /// related app.
+    pub fn domain(&self) -> &str {
+        self.folder
+            .as_deref()
+            .unwrap_or_else(|| self.task.app_domain())
+    }
+
+    /// The task's name in a run: `<folder>/<id>`, or the bare id of a task
+    /// that lies in no folder. The same id in two domains is two tasks.
+    pub fn key(&self) -> String {
+        match &self.folder {
+            Some(f) => format!("{f}/{}", self.task.id),
+            None => self.task.id.clone(),
+        }
+    }
 }
 
 /// Why a task file could not be read.
@@ -158,59 +188,8 @@ pub fn load(path: &Path) -> Result<TaskFile, TaskError> {
     Ok(TaskFile {
         task,
         path: path.to_path_buf(),
+        folder: None,
     })
-}
-
-/// Every task under `dir` (`*.json`, recursively, sorted by path; folders
-/// named `plans` or `fixtures` hold no tasks), or the single file `dir`.
-/// Bad files are returned as errors beside the good ones: one broken task
-/// does not stop a run.
-pub fn load_suite(dir: &Path) -> (Vec<TaskFile>, Vec<TaskError>) {
-    let mut files = Vec::new();
-    if dir.is_file() {
-        files.push(dir.to_path_buf());
-    } else {
-        collect(dir, &mut files);
-    }
-    files.sort();
-    let mut tasks = Vec::new();
-    let mut errors = Vec::new();
-    for f in files {
-        match load(&f) {
-            Ok(t) => tasks.push(t),
-            Err(e) => errors.push(e),
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    tasks.retain(|t| {
-        let fresh = seen.insert(t.task.id.clone());
-        if !fresh {
-            errors.push(TaskError {
-                path: t.path.display().to_string(),
-                message: format!("id {:?} is used by another task; skipped", t.task.id),
-                source: None,
-            });
-        }
-        fresh
-    });
-    (tasks, errors)
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        let name = e.file_name().to_string_lossy().to_string();
-        if p.is_dir() {
-            if !matches!(name.as_str(), "plans" | "fixtures") && !name.starts_with('.') {
-                collect(&p, out);
-            }
-        } else if p.extension().is_some_and(|x| x == "json") {
-            out.push(p);
-        }
-    }
 }
 
 /// Where a task's `$WORK` and `$SUITE` point.
@@ -233,6 +212,13 @@ impl Places {
             out = format!("{work}{rest}");
         }
         out
+    }
+
+    /// `s` with `$WORK` and `$SUITE` replaced, `~` left alone (a shell
+    /// script's own `~` is the task's `$HOME` already).
+    pub fn expand_vars(&self, s: &str) -> String {
+        s.replace("$WORK", &self.work.display().to_string())
+            .replace("$SUITE", &self.suite.display().to_string())
     }
 
     /// A path parameter, expanded.
@@ -260,56 +246,24 @@ mod tests {
                           "options": {}}
         }))
         .unwrap();
-        assert_eq!(t.domain(), "gedit");
+        assert_eq!(t.app_domain(), "gedit");
         assert_eq!(t.evaluator.func.items().len(), 2);
         assert_eq!(t.evaluator.result.as_ref().unwrap().items().len(), 2);
         assert_eq!(t.evaluator.expected.as_ref().unwrap().items().len(), 1);
         assert!(t.extra.contains_key("trajectory"));
         assert!(!t.infeasible());
+        // `source` as OSWorld also writes it: a list.
+        let t: Task = serde_json::from_value(serde_json::json!({
+            "id": "a2", "instruction": "x", "source": ["https://a", "https://b"],
+            "evaluator": {"func": "infeasible"}
+        }))
+        .unwrap();
+        assert_eq!(t.source.items().len(), 2);
         let places = Places {
             work: "/w".into(),
             suite: "/s".into(),
         };
         assert_eq!(places.expand("~/a.txt"), "/w/a.txt");
         assert_eq!(places.expand("$SUITE/fixtures/x"), "/s/fixtures/x");
-    }
-
-    #[test]
-    fn a_suite_keeps_good_tasks_beside_bad_ones() {
-        let dir = tempfile::tempdir().unwrap();
-        let good = r#"{"id": "g", "instruction": "x", "evaluator": {"func": "infeasible"}}"#;
-        std::fs::write(dir.path().join("a.json"), good).unwrap();
-        std::fs::write(dir.path().join("b.json"), "{not json").unwrap();
-        std::fs::write(dir.path().join("c.json"), good).unwrap();
-        std::fs::create_dir(dir.path().join("plans")).unwrap();
-        std::fs::write(dir.path().join("plans/g.json"), "{}").unwrap();
-        let (tasks, errors) = load_suite(dir.path());
-        assert_eq!(tasks.len(), 1);
-        assert!(tasks[0].task.infeasible());
-        assert_eq!(errors.len(), 2, "{errors:?}");
-        assert!(
-            errors
-                .iter()
-                .any(|e| e.message.contains("used by another task"))
-        );
-        // The broken file: the parser's error is the cause.
-        let bad = errors.iter().find(|e| e.path.ends_with("b.json")).unwrap();
-        let text = ufo_core::render(bad);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(
-            lines[0],
-            format!(
-                "error[ufo::eval::task]: task {}: not an OSWorld task",
-                bad.path
-            )
-        );
-        assert!(
-            lines[1].starts_with("  caused by: key must be a string at line 1"),
-            "{text}"
-        );
-        assert!(
-            lines[2].starts_with("  help: a task file is OSWorld's JSON"),
-            "{text}"
-        );
     }
 }
