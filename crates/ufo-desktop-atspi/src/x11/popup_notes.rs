@@ -20,7 +20,7 @@ const KEPT: usize = 16;
 
 impl X11 {
     /// Notes popups `(bus, path)` as open (newest last; older notes beyond
-    /// [`KEPT`] are dropped).
+    /// the 16 newest are dropped).
     pub fn note_popups(&self, popups: &[(String, String)]) {
         if popups.is_empty() {
             return;

@@ -93,7 +93,7 @@ pub const CLICK_ACTIONS: &[&str] = &["click", "press", "activate", "toggle", "ju
 /// case-insensitively, also against the part after the last `.` as in GTK4's
 /// `default.activate`), or its only action when it has exactly one and that
 /// one is not namespaced (GTK4's `clipboard.copy` is not a click) nor Qt's
-/// `ShowMenu` (see [`shows_menu`]). Text
+/// `ShowMenu`, which opens nothing when run through the API. Text
 /// controls (`Edit`, `Document`, or editable text other than a combo box's
 /// entry) never use an action: a click there must place the caret, so the
 /// caller clicks at coordinates instead.
