@@ -399,12 +399,12 @@ async fn click_control(
     // A capture reads no action names (a click needs them of one control
     // only): they are asked now.
     let mut c = c;
-    if button == MouseButton::Left
+    let asked = button == MouseButton::Left
         && !double
         && c.actions.is_empty()
         && c.capabilities.action
-        && !b.prefers_pointer_click(&c)
-    {
+        && !b.prefers_pointer_click(&c);
+    if asked {
         match b.action_names(&c.handle).await {
             Ok(names) => c.actions = names,
             Err(e @ DesktopError::StaleElement { .. }) => return Err(e),
@@ -460,8 +460,8 @@ async fn click_control(
     // action before its first click).
     let shows_menu = |names: &[String]| names.iter().any(|a| super::args::shows_menu(a));
     let drops_menu = shows_menu(&c.actions)
-        || (c.actions.is_empty()
-            && c.capabilities.action
+        || (asked
+            && c.actions.is_empty()
             && c.control_type == ControlType::Button
             && b.action_names(&c.handle)
                 .await
