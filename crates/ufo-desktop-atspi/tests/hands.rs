@@ -27,6 +27,20 @@ fn spin_values(d: &HeadlessDesktop, app: &str) -> Vec<f64> {
     values_of(d, app, "spin button")
 }
 
+/// What pyatspi snippet `code` prints, read again (at most 3 s) until
+/// `done` accepts it; the last reading.
+async fn pyatspi_until(d: &HeadlessDesktop, code: &str, done: impl Fn(&str) -> bool) -> String {
+    let mut seen = String::new();
+    for _ in 0..30 {
+        seen = pyatspi(d, code);
+        if done(&seen) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    seen
+}
+
 /// The current values of `app`'s showing elements of `role`, read by a
 /// pyatspi process.
 fn values_of(d: &HeadlessDesktop, app: &str, role: &str) -> Vec<f64> {
@@ -597,14 +611,10 @@ for a in pyatspi.Registry.getDesktop(0):
     if a is not None and a.name == "pcmanfm-qt":
         walk(a)
 "#;
-    let mut seen = String::new();
-    for _ in 0..30 {
-        seen = pyatspi(&d, code);
-        if seen.contains("header") && !seen.contains("icons checked") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let seen = pyatspi_until(&d, code, |s| {
+        s.contains("header") && !s.contains("icons checked")
+    })
+    .await;
     assert!(
         seen.contains("header") && !seen.contains("icons checked"),
         "{seen:?}: {r}"
@@ -653,14 +663,7 @@ for a in pyatspi.Registry.getDesktop(0):
     if a is not None and a.name == "FeatherPad":
         walk(a)
 "#;
-    let mut seen = String::new();
-    for _ in 0..30 {
-        seen = pyatspi(&d, code);
-        if seen.contains("hello world") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let seen = pyatspi_until(&d, code, |s| s.contains("hello world")).await;
     assert!(seen.contains("hello world"), "selected: {seen:?}");
     d.stop().unwrap();
 }

@@ -14,16 +14,20 @@ use ufo_core::{States, UiNode};
 const MAX_ASKED: usize = 32;
 
 impl AtspiBackend {
-    /// Gives every showing combo box that has no value of its own and no
-    /// selected item read below it the name of the item its list has
-    /// selected (see the module docs).
+    /// Gives every showing combo box whose text is empty once its list's
+    /// placeholder is left out, and whose closed list was not read, the
+    /// name of the item that list has selected (see the module docs).
     pub(super) async fn read_closed_choices(&self, nodes: &mut [UiNode]) {
         let asked: Vec<(usize, usize)> = nodes
             .iter()
             .enumerate()
+            // Only a combo whose text holds nothing but its list's
+            // placeholder: GTK's and Qt's combos have no text (their name
+            // is the choice), and are not asked on every capture.
             .filter(|(_, n)| {
                 n.role == "combo box"
                     && n.states.contains(States::SHOWING)
+                    && n.capabilities.text
                     && n.value.as_deref().is_none_or(|v| v.trim().is_empty())
             })
             .filter_map(|(i, n)| {
