@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::config;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -29,15 +31,6 @@ fn options(config: UfoConfig, out: &Path, mode: EvalMode, timeout: u64) -> EvalO
         task_timeout: Duration::from_secs(timeout),
         fetcher: Arc::new(ufo_eval::fetch::Fetcher::new(out.join("downloads"), None)),
     }
-}
-
-fn config(extra: &str) -> UfoConfig {
-    UfoConfig::parse(
-        &format!("EVA_SESSION: false\nSAFE_GUARD: false\nSLEEP_TIME: 0\n{extra}"),
-        Path::new("."),
-        &|_| None,
-    )
-    .unwrap()
 }
 
 /// A scripted model whose every HostAgent/AppAgent reply is `reply`, and

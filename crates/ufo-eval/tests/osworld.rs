@@ -6,6 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::config;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -41,15 +43,6 @@ async fn server() -> (String, Arc<AtomicUsize>) {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     (format!("http://{addr}"), hits)
-}
-
-fn config(extra: &str) -> UfoConfig {
-    UfoConfig::parse(
-        &format!("EVA_SESSION: false\nSAFE_GUARD: false\nSLEEP_TIME: 0\n{extra}"),
-        Path::new("."),
-        &|_| None,
-    )
-    .unwrap()
 }
 
 fn options(config: UfoConfig, out: &Path, fetcher: Fetcher) -> EvalOptions {
