@@ -340,10 +340,15 @@ impl Backend for AtspiBackend {
             return false;
         };
         let start = tokio::time::Instant::now();
+        let mut checked: Vec<String> = Vec::new();
         loop {
+            // Checked again only when what appeared has changed.
             let shown = watch.shown_since(bus, mark, SHOWN_CHECKED);
-            if !shown.is_empty() && self.note_shown_popups(bus, shown).await > 0 {
-                return true;
+            if shown != checked {
+                checked.clone_from(&shown);
+                if self.note_shown_popups(bus, shown).await > 0 {
+                    return true;
+                }
             }
             if start.elapsed() >= bound {
                 return false;
