@@ -207,9 +207,15 @@ impl AtspiBackend {
         }
         let mut out = Vec::new();
         for mut app in answered.into_iter().filter_map(Result::ok).flatten() {
-            for w in std::mem::take(&mut app.windows).into_iter().flatten() {
-                out.extend(window_info(&app, w, &x));
-            }
+            let listed: Vec<(WindowInfo, bool)> = std::mem::take(&mut app.windows)
+                .into_iter()
+                .flatten()
+                .filter_map(|w| {
+                    let unnamed = w.1.trim().is_empty();
+                    Some((window_info(&app, w, &x)?, unnamed))
+                })
+                .collect();
+            out.extend(without_pieces(listed));
         }
         Ok(out)
     }
@@ -355,6 +361,28 @@ fn window_info(app: &AppWindows, w: WindowRead, x: &XSide) -> Option<WindowInfo>
     })
 }
 
+/// The windows of one application (each with whether the toolkit left it
+/// unnamed) without the pieces of another: an unnamed top-level inside a
+/// named one of the same X window is part of that window, not a window of
+/// its own (Chromium's two 720×88 frames under its main one, which
+/// `ufo windows` listed as three "Signup - Chromium").
+fn without_pieces(listed: Vec<(WindowInfo, bool)>) -> Vec<WindowInfo> {
+    let is_piece = |(w, unnamed): &(WindowInfo, bool)| {
+        *unnamed && w.native_id.is_some() && listed.iter().any(|(o, o_unnamed)| {
+            !o_unnamed
+                && o.native_id == w.native_id
+                && matches!((o.rect, w.rect), (Some(a), Some(b)) if a.intersection(&b) == Some(b))
+        })
+    };
+    let pieces: Vec<bool> = listed.iter().map(is_piece).collect();
+    listed
+        .into_iter()
+        .zip(pieces)
+        .filter(|(_, piece)| !piece)
+        .map(|((w, _), _)| w)
+        .collect()
+}
+
 /// A top-level as read: handle, title, states, role, extents.
 type WindowRead = (
     ElementHandle,
@@ -381,5 +409,60 @@ fn window_rect(
         (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
         (Some(x), _) => Some(x.rect),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(title: &str, native: u64, rect: (i32, i32, i32, i32)) -> WindowInfo {
+        WindowInfo {
+            id: format!("{native:#x}"),
+            title: title.into(),
+            native_id: Some(native),
+            rect: Some(Rect::new(rect.0, rect.1, rect.2, rect.3)),
+            app_name: "app".into(),
+            pid: Some(7),
+            focused: false,
+            handle: ElementHandle(format!(":1.1|/w{native}")),
+            dialog: false,
+            modal: false,
+            owner: None,
+        }
+    }
+
+    #[test]
+    fn an_unnamed_frame_inside_a_named_one_of_its_x_window_is_a_piece_of_it() {
+        let main = window("Signup - Chromium", 0x40_0002, (10, 10, 1050, 1004));
+        let listed = vec![
+            (main.clone(), false),
+            (
+                window("Signup - Chromium", 0x40_0002, (109, 35, 720, 88)),
+                true,
+            ),
+            (
+                window("Signup - Chromium", 0x40_0002, (109, 35, 720, 89)),
+                true,
+            ),
+        ];
+        assert_eq!(without_pieces(listed), vec![main]);
+    }
+
+    #[test]
+    fn unnamed_windows_of_their_own_stay_listed() {
+        let main = window("Editor", 1, (0, 0, 800, 600));
+        // Its own X window, or reaching outside the named one, or no named
+        // window beside it: a window of its own.
+        let own_x = window("Editor", 2, (10, 10, 100, 100));
+        let outside = window("Editor", 1, (700, 500, 200, 200));
+        let listed = vec![
+            (main.clone(), false),
+            (own_x.clone(), true),
+            (outside.clone(), true),
+        ];
+        assert_eq!(without_pieces(listed), vec![main, own_x, outside]);
+        let alone = window("Tool", 3, (0, 0, 50, 50));
+        assert_eq!(without_pieces(vec![(alone.clone(), true)]), vec![alone]);
     }
 }
