@@ -30,7 +30,7 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # the applications the tests and the demo drive: GTK 3, GTK 4, Qt 5,
           # LibreOffice (VCL on GTK 3) and Firefox
           gedit gnome-calculator gtk-3-examples mousepad gnome-text-editor featherpad
-          libreoffice-calc libreoffice-writer libreoffice-gtk3 firefox-esr
+          libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 firefox-esr
           # widget classes on applications outside the original four
           # (crates/ufo-desktop-atspi/tests/classes.rs): a calculator with
           # animated keys, a file manager's rows and menus, a PDF viewer, a

@@ -24,7 +24,7 @@ packages=(
   # Qt 6
   qt6ct
   # LibreOffice (VCL on GTK 3)
-  libreoffice-calc libreoffice-writer libreoffice-gtk3
+  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3
   # browsers
   firefox-esr chromium
   # Java Swing with the ATK bridge (the suite's own form, scripts/conformance/swing)

@@ -37,6 +37,7 @@ mod details;
 mod identity;
 mod live;
 mod naming;
+mod placeholders;
 mod plan;
 mod popovers;
 mod qt_popups;
@@ -522,7 +523,16 @@ impl Backend for AtspiBackend {
             Some(o) => o,
             None => {
                 let t = self.text(h).await?;
-                call(h, "CharacterCount", t.character_count()).await?
+                let n = call(h, "CharacterCount", t.character_count()).await?;
+                // After a slide's placeholder is after nothing: the text
+                // replaces it, as it does when a person types in the box.
+                if n > 0
+                    && let Ok(shown) = call(h, "GetText", t.get_text(0, n)).await
+                    && self.holds_placeholder(h, &shown).await
+                {
+                    return self.set_text(h, text).await;
+                }
+                n
             }
         };
         let e = self.editable(h).await?;
@@ -547,7 +557,12 @@ impl Backend for AtspiBackend {
             if n <= 0 {
                 return Ok(String::new());
             }
-            return call(h, "GetText", t.get_text(0, n)).await;
+            let text = call(h, "GetText", t.get_text(0, n)).await?;
+            // A slide's empty box shows a placeholder, which is no text.
+            if self.holds_placeholder(h, &text).await {
+                return Ok(String::new());
+            }
+            return Ok(text);
         }
         if ifaces.contains(Interface::Value) {
             let v = self.value(h).await?;

@@ -707,3 +707,60 @@ async fn a_slider_holds_the_number_set_and_refuses_typing() {
     assert_eq!(values_of(&d, "gtk3-widget-factory", "slider"), now);
     d.stop().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slide_s_placeholder_is_no_text_and_typed_text_replaces_it() {
+    // Impress shows "Click to add Title" in an empty title box, readable as
+    // the box's text: before, it was listed as the title's value and text
+    // entered after it stayed behind it ("Click to add TitleQuarterly
+    // Review"), while the tool said it was confirmed.
+    let _serial = SERIAL.lock().await;
+    let d = ufo_testkit::start_desktop("impress").await;
+    let profile = tempfile::tempdir().unwrap();
+    let env = ufo_desktop_atspi::headless::office_profile(profile.path()).unwrap();
+    ufo_testkit::launch(
+        &d,
+        &["soffice", &env, "--impress", "--norestore", "--nologo"],
+    )
+    .await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "soffice", "LibreOffice Impress").await;
+    let mut ctx = context(w);
+    let title = wait_for(&b, &mut ctx, ControlType::Document, "Click to add Title").await;
+    assert_eq!(
+        title.value,
+        None,
+        "the placeholder is no value: {}",
+        listing(&ctx)
+    );
+    // Appended, as a model that does not clear the box would ask.
+    let r = ok(
+        &b,
+        &mut ctx,
+        "set_edit_text",
+        on(&title, json!({"text": "Quarterly Review"})),
+    )
+    .await;
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    assert_eq!(r["text"], "Quarterly Review", "{r}");
+    // The slide's title, read by another process, is the text alone.
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if (c.name or "").startswith("PresentationTitle"):
+            for p in c:
+                print(repr(p.queryText().getText(0, -1)))
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "soffice":
+        walk(a)
+"#;
+    let seen = pyatspi_until(&d, code, |s| s.contains("Quarterly")).await;
+    assert_eq!(
+        seen.trim(),
+        "'Quarterly Review'",
+        "the title holds {seen:?}"
+    );
+    d.stop().unwrap();
+}

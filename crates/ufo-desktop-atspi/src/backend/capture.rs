@@ -259,6 +259,7 @@ impl AtspiBackend {
             false => self.place_qt_popup_entries(&mut nodes).await,
         }
         self.read_closed_choices(&mut nodes).await;
+        super::placeholders::list_placeholders_as_names(&mut nodes);
         retype_frames_and_submenus(&mut nodes);
         // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());

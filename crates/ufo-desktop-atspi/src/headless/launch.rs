@@ -218,8 +218,9 @@ fn is_office(program: &str) -> bool {
 }
 
 /// Writes a LibreOffice user profile into `dir` that starts without the tip
-/// of the day and the first-run information, and returns the argument that
-/// makes `soffice` use it (`-env:UserInstallation=file://…`). A profile of
+/// of the day, the first-run information and Impress's template chooser,
+/// and returns the argument that makes `soffice` use it
+/// (`-env:UserInstallation=file://…`). A profile of
 /// its own also keeps another running LibreOffice from taking the launch over.
 pub fn office_profile(dir: &Path) -> std::io::Result<String> {
     let user = dir.join("user");
@@ -230,6 +231,7 @@ pub fn office_profile(dir: &Path) -> std::io::Result<String> {
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 "#,
     )?;
