@@ -231,6 +231,13 @@ pub(crate) fn label_beside(
     node: &UiNode,
     texts: &[(ufo_core::Rect<ufo_core::Screen>, String)],
 ) -> Option<String> {
+    // A button beside a label ending in a colon is the field that label
+    // names: LibreOffice's sidebar lists ("Format: [Screen 16:9 ▾]") are
+    // toggle buttons whose choice is drawn, not exposed. Only the label on
+    // its left counts: what is above a button is a heading.
+    if node.control_type == ControlType::Button {
+        return colon_label_left_of(node, texts);
+    }
     // Fields only: a text view (multi-line) is a document, and what sits
     // above it is a heading or a window title, not its label.
     if !matches!(
@@ -266,6 +273,77 @@ pub(crate) fn label_beside(
     };
     let (_, name) = left.or_else(above)?;
     Some(name.trim_end_matches(':').trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+/// The label ending in a colon on `node`'s line, ending at most 120 px
+/// before its left edge (the nearest), without the colon.
+fn colon_label_left_of(
+    node: &UiNode,
+    texts: &[(ufo_core::Rect<ufo_core::Screen>, String)],
+) -> Option<String> {
+    let r = node.rect?;
+    let cy = r.y + r.height / 2;
+    texts
+        .iter()
+        .filter(|(_, name)| name.trim_end().ends_with(':'))
+        .filter_map(|(t, name)| {
+            let gap = r.x - t.right();
+            ((t.y..=t.bottom()).contains(&cy) && (-2..=120).contains(&gap)).then_some((gap, name))
+        })
+        .min_by_key(|(gap, _)| *gap)
+        .map(|(_, name)| name.trim_end().trim_end_matches(':').trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// The name a button that has none takes from what wraps it alone: the
+/// nearest of up to two ancestors, each holding only it and no more than
+/// twice its size, with a name or a tooltip (without its key shortcut).
+/// LibreOffice's sidebar tabs are unnamed toggle buttons, each alone in a
+/// panel described "Properties (Ctrl+Alt+1)" inside a tool bar named
+/// "Properties"; its deck's tools are in panels named "More Options".
+pub(crate) fn wrapper_name(nodes: &[UiNode], i: usize) -> Option<String> {
+    let n = nodes.get(i)?;
+    if n.control_type != ControlType::Button {
+        return None;
+    }
+    let area = |r: ufo_core::Rect<ufo_core::Screen>| i64::from(r.width) * i64::from(r.height);
+    let mut inner = n;
+    for _ in 0..2 {
+        let p = nodes.get(inner.parent?)?;
+        let snug = match (n.rect, p.rect) {
+            (Some(a), Some(b)) => b.intersection(&a) == Some(a) && area(b) <= 2 * area(a),
+            // A layout box is not measured (see `backend::plan`).
+            (_, None) => true,
+            (None, Some(_)) => false,
+        };
+        if !snug || p.children.len() != 1 {
+            return None;
+        }
+        let named = [p.name.trim(), without_shortcut(p.description.trim())]
+            .into_iter()
+            .find(|t| !t.is_empty() && !needs_name(t) && t.chars().count() <= 80);
+        if let Some(t) = named {
+            return Some(t.to_owned());
+        }
+        inner = p;
+    }
+    None
+}
+
+/// A tooltip without the key shortcut it ends with ("Properties
+/// (Ctrl+Alt+1)" is "Properties").
+fn without_shortcut(tip: &str) -> &str {
+    match tip.rsplit_once(" (") {
+        Some((head, tail))
+            if tail.ends_with(')')
+                && ["Ctrl+", "Alt+", "Shift+", "F"]
+                    .iter()
+                    .any(|k| tail.starts_with(k)) =>
+        {
+            head.trim()
+        }
+        _ => tip,
+    }
 }
 
 /// The text a person reads on a control that has no name: its labels (up to
@@ -361,6 +439,75 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn unnamed_buttons_take_a_colon_label_beside_or_their_wrapper_s_tooltip() {
+        use ufo_core::{ElementHandle, Rect, States, ui::Capabilities};
+        let node = |i: usize,
+                    parent: Option<usize>,
+                    t: ControlType,
+                    name: &str,
+                    r: (i32, i32, i32, i32)| UiNode {
+            index: i,
+            parent,
+            children: Vec::new(),
+            depth: 0,
+            handle: ElementHandle(format!(":1.1|/{i}")),
+            role: String::new(),
+            control_type: t,
+            name: name.into(),
+            description: String::new(),
+            value: None,
+            states: States::SHOWING | States::VISIBLE,
+            rect: Some(Rect::new(r.0, r.1, r.2, r.3)),
+            actions: Vec::new(),
+            capabilities: Capabilities::default(),
+        };
+        // Impress's sidebar: "Format:" left of its list; a heading above a
+        // button and a label with no colon name nothing.
+        let mut nodes = vec![
+            node(0, None, ControlType::Pane, "", (843, 155, 329, 795)),
+            node(1, Some(0), ControlType::Text, "Format:", (902, 203, 50, 34)),
+            node(2, Some(0), ControlType::Button, "", (958, 203, 184, 34)),
+            node(
+                3,
+                Some(0),
+                ControlType::Text,
+                "Layouts",
+                (958, 240, 184, 17),
+            ),
+            node(4, Some(0), ControlType::Button, "", (958, 260, 184, 34)),
+            node(5, Some(0), ControlType::Text, "Zoom", (880, 300, 50, 34)),
+            node(6, Some(0), ControlType::Button, "", (958, 300, 34, 34)),
+            node(7, Some(0), ControlType::Pane, "", (1176, 200, 37, 35)),
+            node(8, Some(7), ControlType::Button, "", (1176, 200, 37, 35)),
+            // A tool bar named "Styles" around an unmeasured box around it.
+            node(
+                9,
+                Some(0),
+                ControlType::ToolBar,
+                "Styles",
+                (1172, 238, 44, 42),
+            ),
+            node(10, Some(9), ControlType::Pane, "", (0, 0, 0, 0)),
+            node(11, Some(10), ControlType::Button, "", (1176, 242, 37, 35)),
+        ];
+        nodes[0].children = vec![1, 2, 3, 4, 5, 6, 7, 9];
+        nodes[7].children = vec![8];
+        nodes[7].description = "Properties (Ctrl+Alt+1)".into();
+        nodes[9].children = vec![10];
+        nodes[10].children = vec![11];
+        nodes[10].rect = None;
+        let texts = texts_on_screen(&nodes);
+        assert_eq!(label_beside(&nodes[2], &texts).as_deref(), Some("Format"));
+        assert_eq!(label_beside(&nodes[4], &texts), None);
+        assert_eq!(label_beside(&nodes[6], &texts), None);
+        assert_eq!(wrapper_name(&nodes, 8).as_deref(), Some("Properties"));
+        assert_eq!(wrapper_name(&nodes, 11).as_deref(), Some("Styles"));
+        assert_eq!(wrapper_name(&nodes, 2), None, "a pane larger than it");
+        assert_eq!(without_shortcut("Undo (Ctrl+Z)"), "Undo");
+        assert_eq!(without_shortcut("Size (in points)"), "Size (in points)");
+    }
 
     #[test]
     fn ids_placeholders_and_markup() {

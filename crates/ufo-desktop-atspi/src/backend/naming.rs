@@ -5,7 +5,7 @@
 use super::{AtspiBackend, call, handle, split_handle};
 use crate::labels::{
     is_class_name, is_id_name, label_beside, needs_name, texts_on_screen, visible_text, wants_name,
-    without_markup,
+    without_markup, wrapper_name,
 };
 use atspi::RelationType;
 use atspi::proxy::accessible::AccessibleProxy;
@@ -147,13 +147,14 @@ impl AtspiBackend {
             }
             let shown_text = visible_text(nodes, i);
             let beside = label_beside(&nodes[i], &field_labels);
+            let wrapper = wrapper_name(nodes, i);
             let node = &mut nodes[i];
             // A label that is itself no name (GTK 4's menu button is
             // labelled by its own wrapper, "GtkMenuButton") is not taken.
             let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
             let described = Some(node.description.trim().to_owned())
                 .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
-            match labelled.or(shown_text).or(beside).or(described) {
+            match labelled.or(shown_text).or(beside).or(described).or(wrapper) {
                 Some(n) => node.name = without_markup(&n).into_owned(),
                 // A placeholder is at least a word; a class name or id is not.
                 None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),

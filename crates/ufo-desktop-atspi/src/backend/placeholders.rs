@@ -100,7 +100,7 @@ impl AtspiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ufo_core::{Capabilities, ControlType, ElementHandle, States};
+    use ufo_core::{ControlType, ElementHandle, States, ui::Capabilities};
 
     fn node(
         i: usize,
