@@ -801,6 +801,10 @@ CHECKS = [
           [run_step(verify_combo_shows("Color", "Red")),
            act("click_input", "ComboBox", "Color"), sleep(0.8), act("click_input", "MenuItem|ListItem", "^Blue$"), sleep(0.5)],
           verify_all(verify_state("menu item", "^Blue$", "selected"), verify_combo_shows("Color", "Blue")), settle=4),
+    Check("zenity", "comboval", "a form's combo: click it, click the item 'colorful' by name → ufo lists it by its label, 'Theme' = 'colorful' (GTK names a combo by its choice: it read 'colorful' alone)",
+          ["zenity", "--forms", "--title", "Prefs", "--add-combo", "Theme", "--combo-values", "light|dark|colorful"],
+          [act("click_input", "ComboBox", "^Theme$"), sleep(0.8), act("click_input", "MenuItem", "^colorful$"), sleep(0.5)],
+          verify_combo_shows("^Theme$", "colorful"), settle=1.5),
     Check("chromium", "read", "the page's paragraph is said once, by the text it is (not again by an unnamed document)",
           CHR, [sleep(0.5)], verify_said_once("Conformance web page paragraph."), settle=4),
 ]

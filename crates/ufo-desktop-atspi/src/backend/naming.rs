@@ -81,9 +81,8 @@ impl AtspiBackend {
             // A node read lean (not showing: no rectangle) is never listed.
             .filter(|(_, n)| {
                 (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))
-                    && needs_name(&n.name)
-                    && !shows_its_name(n)
-                    && wants_name(&n.control_type)
+                    && ((needs_name(&n.name) && !shows_its_name(n) && wants_name(&n.control_type))
+                        || named_by_a_word_id(n))
             })
             .map(|(i, _)| i)
             .collect();
@@ -149,6 +148,18 @@ impl AtspiBackend {
             let beside = label_beside(&nodes[i], &field_labels);
             let wrapper = wrapper_name(nodes, i);
             let node = &mut nodes[i];
+            if named_by_a_word_id(node) {
+                // Only a label names it; the word is what it shows.
+                let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
+                if let Some(label) = labelled.or(beside) {
+                    let word =
+                        std::mem::replace(&mut node.name, without_markup(&label).into_owned());
+                    if node.value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+                        node.value = Some(word);
+                    }
+                }
+                continue;
+            }
             // A label that is itself no name (GTK 4's menu button is
             // labelled by its own wrapper, "GtkMenuButton") is not taken.
             let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
@@ -162,6 +173,20 @@ impl AtspiBackend {
             }
         }
     }
+}
+
+/// True when combo box `n` is named by one lower-case word (`light`,
+/// `colorful`): an id from the application's settings or the choice it
+/// shows, not what the label beside it says. Such a combo is named by its
+/// label when it has one, and the word becomes its value.
+fn named_by_a_word_id(n: &UiNode) -> bool {
+    let name = n.name.trim();
+    n.control_type == ControlType::ComboBox
+        && !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
 }
 
 /// True when `n`'s name is the text it shows (a label's, a cell's): what a
