@@ -258,7 +258,11 @@ impl AtspiBackend {
             let n = &kept.tree.nodes[i];
             let (x, y, w, h) = self.extents(&n.handle).await.ok()?;
             let now = Rect::<Screen>::new(x + kept.offset.0, y + kept.offset.1, w, h);
-            Some(n.rect.is_none_or(|r| r == now))
+            let same = n.rect.is_none_or(|r| r == now);
+            if !same {
+                tracing::trace!(role = %n.role, name = %n.name, was = ?n.rect, now = ?now, children = n.children.len(), "container moved");
+            }
+            Some(same)
         }))
         .await;
         reads.into_iter().all(|r| r == Some(true))
