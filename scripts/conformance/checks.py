@@ -52,7 +52,8 @@ from verify import (  # noqa: E402 (the table's verifications)
 )
 
 CLASSES = ["type", "calc", "select", "activate", "rows", "menu", "combo", "read", "checkbox", "dialog", "title",
-           "sort", "spin", "modal", "gtk2", "password", "toggle", "focus", "toolmenu", "chooser", "comboval"]
+           "sort", "spin", "modal", "gtk2", "password", "toggle", "focus", "toolmenu", "chooser", "comboval",
+           "placeholder", "unnamed"]
 
 TOOLKIT = {
     "gedit": "GTK 3", "mousepad": "GTK 3", "gtk3-widget-factory": "GTK 3", "galculator": "GTK 3",
@@ -321,6 +322,7 @@ LO_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
 <item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 
@@ -805,6 +807,20 @@ CHECKS = [
           ["zenity", "--forms", "--title", "Prefs", "--add-combo", "Theme", "--combo-values", "light|dark|colorful"],
           [act("click_input", "ComboBox", "^Theme$"), sleep(0.8), act("click_input", "MenuItem", "^colorful$"), sleep(0.5)],
           verify_combo_shows("^Theme$", "colorful"), settle=1.5),
+    # ---- a slide's placeholder is no text
+    Check("soffice", "placeholder", "Impress: the empty title box is listed as 'Click to add Title' with no value; append 'Quarterly Review' to it → AT-SPI: the title reads 'Quarterly Review' alone (it read 'Click to add TitleQuarterly Review')",
+          LO + ["--impress"],
+          [act("set_edit_text", "Document", "^Click to add Title$", text="Quarterly Review")],
+          verify_text("paragraph", expect="Quarterly Review"), settle=4),
+    # ---- an icon button is named by what a person reads: its tooltip, a label beside
+    Check("soffice", "unnamed", "Impress: the sidebar's icon tab is listed by its tooltip, 'Styles' (it was unnamed); click it by name → AT-SPI: the deck's title reads 'Styles'",
+          LO + ["--impress"],
+          [act("click_input", "Button", "^Styles$")],
+          verify_showing("label", "^Styles$"), settle=4),
+    Check("soffice", "unnamed", "Writer: the sidebar's icon tab 'Page' by its tooltip; click it by name → AT-SPI: the deck's title reads 'Page'",
+          LO + ["--writer"],
+          [act("click_input", "Button", "^Page$")],
+          verify_showing("label", "^Page$"), settle=4),
     Check("chromium", "read", "the page's paragraph is said once, by the text it is (not again by an unnamed document)",
           CHR, [sleep(0.5)], verify_said_once("Conformance web page paragraph."), settle=4),
 ]
