@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Writes a mirror of stand-in files for every URL an OSWorld-format task tree
+downloads, for `ufo eval --mirror DIR` runs without the network.
+
+Usage:
+    scripts/osworld/make_mirror.py TASKS OUT [--force]
+
+TASKS is OSWorld's `evaluation_examples/` (or any folder holding task JSON
+files, searched recursively); OUT is the mirror folder. Each URL of a setup or
+postconfig `download` step and of a `cloud_file` getter gets a small valid file
+of the kind the task saves it as (the extension of its `path` or `dest`: the
+URLs themselves are mostly Google Drive ids without one), at the place
+`ufo eval --mirror` looks: `OUT/host/path/last?query` (as `wget -x` saves it,
+a `/` in the query written `%2F`).
+
+A stand-in is a real file of its format (a workbook with one sheet, a document
+with one paragraph, a presentation with one slide, a 16x16 image, a second of
+silence, ...), so setup steps that open it and checkers that read it work on
+it; its content is not the task's, so no feasible task should score above 0 on
+it untouched. The office formats use openpyxl, python-docx and python-pptx, the
+images Pillow, video ffmpeg, when they are there; without them xlsx, docx, png,
+gif, jpg and wav are written by hand, and the rest is left out and reported
+(its tasks stay `unavailable`).
+
+Prints one line per kind: how many URLs got a stand-in, and which could not.
+Never copies anything of OSWorld's: only the URLs and destination names are
+read from the task files.
+"""
+
+import argparse
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import wave
+import zipfile
+import zlib
+from collections import Counter, defaultdict
+from urllib.parse import urlsplit
+
+TEXT = {
+    ".txt": "Stand-in text file.\n",
+    ".csv": "name,value\nalpha,1\nbeta,2\n",
+    ".json": '{"stand_in": true}\n',
+    ".py": "print('stand-in')\n",
+    ".sh": "#!/bin/sh\necho stand-in\n",
+    ".md": "# Stand-in\n\nA paragraph.\n",
+    ".html": "<!DOCTYPE html><html><head><title>Stand-in</title></head><body><p>Stand-in page.</p></body></html>\n",
+    ".css": "body { color: black; }\n",
+    ".js": "console.log('stand-in');\n",
+    ".cpp": "int main() { return 0; }\n",
+    ".tex": "\\documentclass{article}\\begin{document}Stand-in.\\end{document}\n",
+    ".bib": "@misc{standin, title={Stand-in}}\n",
+    ".srt": "1\n00:00:00,000 --> 00:00:01,000\nStand-in\n",
+    ".code-workspace": '{"folders": [{"path": "."}], "settings": {}}\n',
+    ".eml": "From: a@example.com\nTo: b@example.com\nSubject: Stand-in\n\nStand-in mail.\n",
+    ".xml": '<?xml version="1.0"?><stand-in/>\n',
+    ".svg": '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16"/></svg>\n',
+}
+
+
+def mirror_path(out, url):
+    """Where `ufo eval --mirror OUT` looks for URL (see crates/ufo-eval/src/fetch.rs)."""
+    u = urlsplit(url)
+    host = u.hostname or ""
+    if u.port and u.port not in (80, 443):
+        host = f"{host}:{u.port}"
+    segs = [s for s in u.path.split("/") if s and s not in (".", "..")]
+    last = segs.pop() if segs else "index.html"
+    if u.query:
+        last = f"{last}?{u.query.replace('/', '%2F')}"
+    return os.path.join(out, host, *segs, last)
+
+
+def downloads(task):
+    """(url, destination) pairs of one task's downloads and cloud files."""
+    out = []
+
+    def steps(lst):
+        for s in lst if isinstance(lst, list) else []:
+            if isinstance(s, dict) and s.get("type") == "download":
+                for f in (s.get("parameters") or {}).get("files") or []:
+                    if isinstance(f, dict):
+                        out.append((f.get("url"), f.get("path")))
+
+    def getters(x):
+        if isinstance(x, list):
+            for y in x:
+                getters(y)
+        elif isinstance(x, dict) and x.get("type") == "cloud_file":
+            p, d = x.get("path"), x.get("dest")
+            if isinstance(p, list):
+                ds = d if isinstance(d, list) else [d] * len(p)
+                out.extend(zip(p, ds))
+            else:
+                out.append((p, d))
+
+    steps(task.get("config"))
+    ev = task.get("evaluator")
+    if isinstance(ev, dict):
+        getters(ev.get("expected"))
+        getters(ev.get("result"))
+        steps(ev.get("postconfig"))
+    return [(u, d) for u, d in out if isinstance(u, str) and u.startswith(("http://", "https://"))]
+
+
+def extension(dest):
+    name = os.path.basename(str(dest or "")).lower()
+    for double in (".tar.gz", ".tar.xz"):
+        if name.endswith(double):
+            return double
+    return os.path.splitext(name)[1]
+
+
+# ---- writers: each returns the bytes of a valid file, or None when it cannot
+
+
+def _try(mod):
+    try:
+        return __import__(mod)
+    except ImportError:
+        return None
+
+
+def xlsx():
+    openpyxl = _try("openpyxl")
+    if openpyxl:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.title = "Sheet1"
+        ws.append(["Name", "Value"])
+        ws.append(["alpha", 1])
+        buf = io.BytesIO()
+        wb.save(buf)
+        return buf.getvalue()
+    return _zip({
+        "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+        "xl/worksheets/sheet1.xml": '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c><c r="B1" t="inlineStr"><is><t>Value</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>alpha</t></is></c><c r="B2"><v>1</v></c></row></sheetData></worksheet>',
+    })
+
+
+def docx():
+    docx_mod = _try("docx")
+    if docx_mod:
+        d = docx_mod.Document()
+        d.add_paragraph("Stand-in document.")
+        buf = io.BytesIO()
+        d.save(buf)
+        return buf.getvalue()
+    return _zip({
+        "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+        "word/document.xml": '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Stand-in document.</w:t></w:r></w:p></w:body></w:document>',
+    })
+
+
+def pptx():
+    pptx_mod = _try("pptx")
+    if not pptx_mod:
+        return None
+    p = pptx_mod.Presentation()
+    s = p.slides.add_slide(p.slide_layouts[0])
+    s.shapes.title.text = "Stand-in"
+    buf = io.BytesIO()
+    p.save(buf)
+    return buf.getvalue()
+
+
+def odf(kind):
+    mime = {
+        "odt": ("application/vnd.oasis.opendocument.text", "<office:text><text:p>Stand-in.</text:p></office:text>"),
+        "ods": ("application/vnd.oasis.opendocument.spreadsheet", '<office:spreadsheet><table:table table:name="Sheet1"><table:table-row><table:table-cell office:value-type="string"><text:p>Stand-in</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>'),
+    }[kind]
+    content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+               'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+               'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.2">'
+               f"<office:body>{mime[1]}</office:body></office:document-content>")
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?><manifest:manifest '
+                'xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mime[0]}"/>'
+                '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+                "</manifest:manifest>")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        # The mimetype comes first and is stored, as ODF requires.
+        z.writestr(zipfile.ZipInfo("mimetype"), mime[0], compress_type=zipfile.ZIP_STORED)
+        z.writestr("content.xml", content, compress_type=zipfile.ZIP_DEFLATED)
+        z.writestr("META-INF/manifest.xml", manifest, compress_type=zipfile.ZIP_DEFLATED)
+    return buf.getvalue()
+
+
+def _zip(parts):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, body in parts.items():
+            z.writestr(name, body)
+    return buf.getvalue()
+
+
+def pdf():
+    objs = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        None,
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    stream = b"BT /F1 24 Tf 72 700 Td (Stand-in document.) Tj ET"
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(out.tell())
+        if o is None:
+            out.write(f"{i} 0 obj\n<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream\nendobj\n")
+        else:
+            out.write(f"{i} 0 obj\n{o}\nendobj\n".encode())
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode())
+    for off in offsets:
+        out.write(f"{off:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def image(fmt):
+    pil = _try("PIL.Image")
+    if pil:
+        from PIL import Image
+        im = Image.new("RGB", (16, 16), (200, 60, 60))
+        buf = io.BytesIO()
+        im.save(buf, format={"jpg": "JPEG"}.get(fmt, fmt.upper()))
+        return buf.getvalue()
+    if fmt == "png":
+        raw = b"".join(b"\x00" + b"\xc8\x3c\x3c" * 16 for _ in range(16))
+
+        def chunk(t, d):
+            return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+        return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    if fmt == "gif":
+        # A 1x1 GIF89a.
+        return bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
+    return None
+
+
+def wav():
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"\x00\x00" * 8000)
+    return buf.getvalue()
+
+
+def ffmpeg(ext):
+    if not shutil.which("ffmpeg"):
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x" + ext)
+        args = {
+            ".mp3": ["-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono", "-t", "1"],
+            ".mp4": ["-f", "lavfi", "-i", "color=c=gray:s=64x64:d=1"],
+            ".mov": ["-f", "lavfi", "-i", "color=c=gray:s=64x64:d=1"],
+        }[ext]
+        r = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", *args, out], capture_output=True)
+        if r.returncode != 0:
+            return None
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def archive(kind):
+    if kind == ".zip":
+        return _zip({"stand-in.txt": "Stand-in archive member.\n"})
+    buf = io.BytesIO()
+    mode = {".gz": "w:gz", ".tar.gz": "w:gz", ".xz": "w:xz", ".tar.xz": "w:xz"}[kind]
+    with tarfile.open(fileobj=buf, mode=mode) as t:
+        data = b"Stand-in archive member.\n"
+        info = tarfile.TarInfo("stand-in.txt")
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def stand_in(ext):
+    """The bytes of a stand-in for a file saved with extension `ext`, or None."""
+    if ext in TEXT:
+        return TEXT[ext].encode()
+    makers = {
+        ".xlsx": xlsx, ".docx": docx, ".pptx": pptx, ".pdf": pdf,
+        ".odt": lambda: odf("odt"), ".ods": lambda: odf("ods"),
+        ".png": lambda: image("png"), ".jpg": lambda: image("jpg"), ".jpeg": lambda: image("jpg"),
+        ".gif": lambda: image("gif"), ".webp": lambda: image("webp"),
+        ".wav": wav, ".mp3": lambda: ffmpeg(".mp3"), ".mp4": lambda: ffmpeg(".mp4"),
+        ".mov": lambda: ffmpeg(".mov"),
+        ".zip": lambda: archive(".zip"), ".gz": lambda: archive(".gz"), ".tar.gz": lambda: archive(".tar.gz"),
+        ".xz": lambda: archive(".xz"), ".tar.xz": lambda: archive(".tar.xz"),
+    }
+    make = makers.get(ext)
+    return make() if make else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("tasks", help="OSWorld's evaluation_examples/ or any folder of task JSON files")
+    ap.add_argument("out", help="the mirror folder to write")
+    ap.add_argument("--force", action="store_true", help="write over stand-ins already there")
+    a = ap.parse_args()
+    wanted = {}
+    unreadable = 0
+    for root, _, files in os.walk(a.tasks):
+        for name in sorted(files):
+            if not name.endswith(".json"):
+                continue
+            try:
+                with open(os.path.join(root, name), encoding="utf-8") as f:
+                    task = json.load(f)
+            except (OSError, ValueError):
+                unreadable += 1
+                continue
+            if not isinstance(task, dict):
+                continue
+            for url, dest in downloads(task):
+                wanted.setdefault(url, extension(dest))
+    made, missing = Counter(), defaultdict(list)
+    cache = {}
+    for url, ext in sorted(wanted.items()):
+        path = mirror_path(a.out, url)
+        if os.path.exists(path) and not a.force:
+            made[ext or "(none)"] += 1
+            continue
+        if ext not in cache:
+            cache[ext] = stand_in(ext)
+        body = cache[ext]
+        if body is None:
+            missing[ext or "(none)"].append(url)
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(body)
+        made[ext or "(none)"] += 1
+    for ext, n in sorted(made.items(), key=lambda x: -x[1]):
+        print(f"{ext:18} {n:4} stand-ins")
+    for ext, urls in sorted(missing.items(), key=lambda x: -len(x[1])):
+        print(f"{ext:18} {len(urls):4} left out (no writer for this kind here), e.g. {urls[0]}")
+    total = sum(made.values())
+    print(f"{total} of {len(wanted)} URLs have a stand-in in {a.out}"
+          + (f"; {unreadable} files not read" if unreadable else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
