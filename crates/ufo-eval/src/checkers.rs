@@ -21,7 +21,8 @@
 //! - `settings`: JSON settings files, extension lists, GIMP's config;
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
 //!   as python-docx and python-pptx read them;
-//! - `images`: SSIM of two images, as Pillow and scikit-image compute it.
+//! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
+//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -45,6 +46,7 @@ mod slides;
 mod structured;
 mod table;
 mod text;
+mod vlc;
 mod workbook;
 
 /// What a getter produced (OSWorld's `result` or `expected`).
@@ -124,6 +126,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_config_status",
     "check_csv",
     "check_direct_json_object",
+    "check_global_key_play_pause",
     "check_gnome_favorite_apps",
     "check_image_size",
     "check_include_exclude",
@@ -133,6 +136,11 @@ pub const SUPPORTED: &[&str] = &[
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
+    "check_one_instance_when_started_from_file",
+    "check_qt_bgcone",
+    "check_qt_max_volume",
+    "check_qt_minimal_view",
+    "check_qt_slider_colours",
     "check_structure_sim",
     "check_text_enlarged",
     "check_thunderbird_filter",
@@ -164,6 +172,9 @@ pub const SUPPORTED: &[&str] = &[
     "is_in_list",
     "is_in_vm_clickboard",
     "is_utc_0",
+    "is_vlc_fullscreen",
+    "is_vlc_playing",
+    "is_vlc_recordings_folder",
     "literal_match",
 ];
 
@@ -242,6 +253,17 @@ pub fn check(
         "compare_images" => return images::compare_images(&cx),
         "check_structure_sim" => return images::check_structure_sim(&cx),
         "check_image_size" => return images::check_image_size(&cx),
+        "check_qt_bgcone" => return vlc::check_qt_bgcone(&cx),
+        "check_qt_max_volume" => return vlc::check_qt_max_volume(&cx),
+        "check_qt_minimal_view" => return vlc::check_qt_minimal_view(&cx),
+        "check_qt_slider_colours" => return vlc::check_qt_slider_colours(&cx),
+        "check_global_key_play_pause" => return vlc::check_global_key_play_pause(&cx),
+        "check_one_instance_when_started_from_file" => {
+            return vlc::check_one_instance_when_started_from_file(&cx);
+        }
+        "is_vlc_recordings_folder" => return vlc::is_vlc_recordings_folder(&cx),
+        "is_vlc_fullscreen" => return vlc::is_vlc_fullscreen(&cx),
+        "is_vlc_playing" => return vlc::is_vlc_playing(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

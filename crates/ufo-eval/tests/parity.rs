@@ -22,3 +22,5 @@ mod settings;
 mod slides;
 #[path = "parity/table.rs"]
 mod table;
+#[path = "parity/vlc.rs"]
+mod vlc;
