@@ -22,6 +22,8 @@
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
 //!   as python-docx and python-pptx read them;
 //! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
+//! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
+//!   against the original (brightness, saturation, contrast, mirror, …);
 //! - `vlc`: VLC's `vlcrc` settings, its web status, its window size.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
@@ -36,8 +38,10 @@ mod browser;
 mod cellstyle;
 mod docx;
 mod frame;
+mod gimp;
 mod images;
 mod mail;
+mod pil;
 mod pptx;
 mod selector;
 mod settings;
@@ -123,11 +127,17 @@ fn because(func: &str) -> String {
 /// The checkers this build supports.
 pub const SUPPORTED: &[&str] = &[
     "check_accessibility_tree",
+    "check_brightness_decrease_and_structure_sim",
     "check_config_status",
+    "check_contrast_increase_and_structure_sim",
     "check_csv",
     "check_direct_json_object",
+    "check_file_exists_and_structure_sim",
     "check_global_key_play_pause",
     "check_gnome_favorite_apps",
+    "check_green_background",
+    "check_image_file_size",
+    "check_image_mirror",
     "check_image_size",
     "check_include_exclude",
     "check_json",
@@ -137,20 +147,26 @@ pub const SUPPORTED: &[&str] = &[
     "check_list",
     "check_moved_jpgs",
     "check_one_instance_when_started_from_file",
+    "check_palette_and_structure_sim",
     "check_qt_bgcone",
     "check_qt_max_volume",
     "check_qt_minimal_view",
     "check_qt_slider_colours",
+    "check_saturation_increase_and_structure_sim",
     "check_structure_sim",
+    "check_structure_sim_resized",
     "check_text_enlarged",
+    "check_textbox_on_leftside",
     "check_thunderbird_filter",
     "check_thunderbird_folder",
     "check_thunderbird_prefs",
+    "check_triangle_position",
     "compare_answer",
     "compare_config",
     "compare_csv",
     "compare_docx_files",
     "compare_docx_tables",
+    "compare_image_list",
     "compare_images",
     "compare_line_spacing",
     "compare_pptx_files",
@@ -264,6 +280,26 @@ pub fn check(
         "is_vlc_recordings_folder" => return vlc::is_vlc_recordings_folder(&cx),
         "is_vlc_fullscreen" => return vlc::is_vlc_fullscreen(&cx),
         "is_vlc_playing" => return vlc::is_vlc_playing(&cx),
+        "check_brightness_decrease_and_structure_sim" => {
+            return gimp::check_brightness_decrease_and_structure_sim(&cx);
+        }
+        "compare_image_list" => return gimp::compare_image_list(&cx),
+        "check_saturation_increase_and_structure_sim" => {
+            return gimp::check_saturation_increase_and_structure_sim(&cx);
+        }
+        "check_file_exists_and_structure_sim" => {
+            return gimp::check_file_exists_and_structure_sim(&cx);
+        }
+        "check_triangle_position" => return gimp::check_triangle_position(&cx),
+        "check_structure_sim_resized" => return gimp::check_structure_sim_resized(&cx),
+        "check_palette_and_structure_sim" => return gimp::check_palette_and_structure_sim(&cx),
+        "check_textbox_on_leftside" => return gimp::check_textbox_on_leftside(&cx),
+        "check_contrast_increase_and_structure_sim" => {
+            return gimp::check_contrast_increase_and_structure_sim(&cx);
+        }
+        "check_image_mirror" => return gimp::check_image_mirror(&cx),
+        "check_green_background" => return gimp::check_green_background(&cx),
+        "check_image_file_size" => return gimp::check_image_file_size(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

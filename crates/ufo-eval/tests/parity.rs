@@ -12,6 +12,8 @@ mod browser;
 mod docx;
 #[path = "parity/general.rs"]
 mod general;
+#[path = "parity/gimp.rs"]
+mod gimp;
 #[path = "parity/harness.rs"]
 mod harness;
 #[path = "parity/images.rs"]

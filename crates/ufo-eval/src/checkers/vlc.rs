@@ -59,8 +59,7 @@ fn expected_text(v: &Value) -> Option<String> {
 /// `key`, or `default`.
 fn setting(text: &str, key: &str, default: &str) -> String {
     text.split('\n')
-        .filter(|line| line.contains(key))
-        .last()
+        .rfind(|line| line.contains(key))
         .map_or(default, |line| {
             py_strip(line.rsplit('=').next().unwrap_or(""))
         })

@@ -204,7 +204,8 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
         };
         let agree = match (t.get("score").and_then(Value::as_f64), mine) {
             (Some(t), Some(m)) => (t - m).abs() <= bound,
-            (Some(_), None) => false,
+            // A known difference may be a refusal where OSWorld's scores.
+            (Some(_), None) => case.known.is_some(),
             // A known difference may be a score where OSWorld's raises.
             (None, m) => case.known.is_some() || m.is_none_or(|m| m == 0.0),
         };

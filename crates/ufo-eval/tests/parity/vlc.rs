@@ -211,12 +211,10 @@ fn status(state: Option<&str>, infos: &[(&str, &str, &str)]) -> String {
     )
 }
 
-#[test]
-fn is_vlc_playing() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let url = "https://streams.example.org/live/channel1/index.m3u8";
-    let statuses: Vec<(&str, String)> = vec![
+/// VLC web statuses: playing, paused, stopped, files, streams, codecs,
+/// malformed.
+fn statuses(url: &str) -> Vec<(&'static str, String)> {
+    vec![
         (
             "playing a file",
             status(
@@ -319,7 +317,15 @@ fn is_vlc_playing() {
             "namespaced",
             "<root xmlns='urn:x'><state>playing</state></root>".to_owned(),
         ),
-    ];
+    ]
+}
+
+#[test]
+fn is_vlc_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let url = "https://streams.example.org/live/channel1/index.m3u8";
+    let statuses = statuses(url);
     let rules = [
         json!({"type": "file_name", "file_name": "song.mp3"}),
         json!({"type": "file_name", "file_name": "ong.mp3"}),
