@@ -20,7 +20,8 @@
 //! - `browser`: tab URLs (regexes, OSWorld's URL normalisation);
 //! - `settings`: JSON settings files, extension lists, GIMP's config;
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
-//!   as python-docx and python-pptx read them;
+//!   as python-docx and python-pptx read them; `wordfmt`: Word formatting
+//!   (fonts, tab stops, colours, footers, …);
 //! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
 //! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
 //!   against the original (brightness, saturation, contrast, mirror, …);
@@ -51,6 +52,8 @@ mod structured;
 mod table;
 mod text;
 mod vlc;
+mod wordfmt;
+mod wordlayout;
 mod workbook;
 
 /// What a getter produced (OSWorld's `result` or `expected`).
@@ -140,6 +143,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_image_mirror",
     "check_image_size",
     "check_include_exclude",
+    "check_italic_font_size_14",
     "check_json",
     "check_json_keybindings",
     "check_json_settings",
@@ -155,6 +159,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_saturation_increase_and_structure_sim",
     "check_structure_sim",
     "check_structure_sim_resized",
+    "check_tabstops",
     "check_text_enlarged",
     "check_textbox_on_leftside",
     "check_thunderbird_filter",
@@ -163,21 +168,32 @@ pub const SUPPORTED: &[&str] = &[
     "check_triangle_position",
     "compare_answer",
     "compare_config",
+    "compare_contains_image",
     "compare_csv",
     "compare_docx_files",
+    "compare_docx_files_and_ignore_new_lines",
+    "compare_docx_lines",
     "compare_docx_tables",
+    "compare_font_names",
     "compare_image_list",
     "compare_images",
     "compare_line_spacing",
     "compare_pptx_files",
     "compare_python_pure_text",
+    "compare_references",
+    "compare_subscript_contains",
     "compare_table",
     "compare_terminal_and_txt",
     "compare_text_file",
+    "contains_page_break",
     "diff_text_file",
+    "evaluate_colored_words_in_tables",
+    "evaluate_strike_through_last_paragraph",
     "exact_match",
     "file_contains",
+    "find_default_font",
     "fuzzy_match",
+    "has_page_numbers_in_footers",
     "is_expected_active_tab",
     "is_expected_bookmarks",
     "is_expected_installed_extensions",
@@ -185,6 +201,7 @@ pub const SUPPORTED: &[&str] = &[
     "is_expected_tabs",
     "is_expected_url_pattern_match",
     "is_extension_installed",
+    "is_first_line_centered",
     "is_in_list",
     "is_in_vm_clickboard",
     "is_utc_0",
@@ -300,6 +317,26 @@ pub fn check(
         "check_image_mirror" => return gimp::check_image_mirror(&cx),
         "check_green_background" => return gimp::check_green_background(&cx),
         "check_image_file_size" => return gimp::check_image_file_size(&cx),
+        "compare_font_names" => return wordfmt::compare_font_names(&cx),
+        "compare_subscript_contains" => return wordfmt::compare_subscript_contains(&cx),
+        "has_page_numbers_in_footers" => return wordfmt::has_page_numbers_in_footers(&cx),
+        "is_first_line_centered" => return wordfmt::is_first_line_centered(&cx),
+        "contains_page_break" => return wordfmt::contains_page_break(&cx),
+        "compare_contains_image" => return wordfmt::compare_contains_image(&cx),
+        "evaluate_strike_through_last_paragraph" => {
+            return wordfmt::evaluate_strike_through_last_paragraph(&cx);
+        }
+        "check_italic_font_size_14" => return wordfmt::check_italic_font_size_14(&cx),
+        "compare_docx_lines" => return wordfmt::compare_docx_lines(&cx),
+        "compare_docx_files_and_ignore_new_lines" => {
+            return wordfmt::compare_docx_files_and_ignore_new_lines(&cx);
+        }
+        "compare_references" => return wordfmt::compare_references(&cx),
+        "find_default_font" => return wordfmt::find_default_font(&cx),
+        "evaluate_colored_words_in_tables" => {
+            return wordlayout::evaluate_colored_words_in_tables(&cx);
+        }
+        "check_tabstops" => return wordlayout::check_tabstops(&cx),
         other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })

@@ -26,3 +26,5 @@ mod slides;
 mod table;
 #[path = "parity/vlc.rs"]
 mod vlc;
+#[path = "parity/wordfmt.rs"]
+mod wordfmt;
