@@ -28,3 +28,5 @@ mod table;
 mod vlc;
 #[path = "parity/wordfmt.rs"]
 mod wordfmt;
+#[path = "parity/wordlayout.rs"]
+mod wordlayout;
