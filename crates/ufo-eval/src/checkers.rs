@@ -20,7 +20,8 @@
 //! - `browser`: tab URLs (regexes, OSWorld's URL normalisation);
 //! - `settings`: JSON settings files, extension lists, GIMP's config;
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
-//!   as python-docx and python-pptx read them; `wordfmt`: Word formatting
+//!   as python-docx and python-pptx read them; `impress`: Impress's
+//!   settings, transitions, orientation, backgrounds; `wordfmt`: Word formatting
 //!   (fonts, tab stops, colours, footers, …);
 //! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
 //! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
@@ -41,6 +42,7 @@ mod docx;
 mod frame;
 mod gimp;
 mod images;
+mod impress;
 mod mail;
 mod pil;
 mod pptx;
@@ -130,6 +132,7 @@ fn because(func: &str) -> String {
 /// The checkers this build supports.
 pub const SUPPORTED: &[&str] = &[
     "check_accessibility_tree",
+    "check_auto_saving_time",
     "check_brightness_decrease_and_structure_sim",
     "check_config_status",
     "check_contrast_increase_and_structure_sim",
@@ -147,16 +150,20 @@ pub const SUPPORTED: &[&str] = &[
     "check_json",
     "check_json_keybindings",
     "check_json_settings",
+    "check_left_panel",
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
     "check_one_instance_when_started_from_file",
+    "check_page_number_colors",
     "check_palette_and_structure_sim",
+    "check_presenter_console_disable",
     "check_qt_bgcone",
     "check_qt_max_volume",
     "check_qt_minimal_view",
     "check_qt_slider_colours",
     "check_saturation_increase_and_structure_sim",
+    "check_slide_orientation_Portrait",
     "check_structure_sim",
     "check_structure_sim_resized",
     "check_tabstops",
@@ -165,6 +172,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_thunderbird_filter",
     "check_thunderbird_folder",
     "check_thunderbird_prefs",
+    "check_transition",
     "check_triangle_position",
     "compare_answer",
     "compare_config",
@@ -188,6 +196,7 @@ pub const SUPPORTED: &[&str] = &[
     "contains_page_break",
     "diff_text_file",
     "evaluate_colored_words_in_tables",
+    "evaluate_presentation_fill_to_rgb_distance",
     "evaluate_strike_through_last_paragraph",
     "exact_match",
     "file_contains",
@@ -286,60 +295,76 @@ pub fn check(
         "compare_images" => return images::compare_images(&cx),
         "check_structure_sim" => return images::check_structure_sim(&cx),
         "check_image_size" => return images::check_image_size(&cx),
-        "check_qt_bgcone" => return vlc::check_qt_bgcone(&cx),
-        "check_qt_max_volume" => return vlc::check_qt_max_volume(&cx),
-        "check_qt_minimal_view" => return vlc::check_qt_minimal_view(&cx),
-        "check_qt_slider_colours" => return vlc::check_qt_slider_colours(&cx),
-        "check_global_key_play_pause" => return vlc::check_global_key_play_pause(&cx),
-        "check_one_instance_when_started_from_file" => {
-            return vlc::check_one_instance_when_started_from_file(&cx);
+        other => {
+            return apps(other, &cx)
+                .unwrap_or_else(|| Err(CheckError::Unsupported(other.to_owned())));
         }
-        "is_vlc_recordings_folder" => return vlc::is_vlc_recordings_folder(&cx),
-        "is_vlc_fullscreen" => return vlc::is_vlc_fullscreen(&cx),
-        "is_vlc_playing" => return vlc::is_vlc_playing(&cx),
-        "check_brightness_decrease_and_structure_sim" => {
-            return gimp::check_brightness_decrease_and_structure_sim(&cx);
-        }
-        "compare_image_list" => return gimp::compare_image_list(&cx),
-        "check_saturation_increase_and_structure_sim" => {
-            return gimp::check_saturation_increase_and_structure_sim(&cx);
-        }
-        "check_file_exists_and_structure_sim" => {
-            return gimp::check_file_exists_and_structure_sim(&cx);
-        }
-        "check_triangle_position" => return gimp::check_triangle_position(&cx),
-        "check_structure_sim_resized" => return gimp::check_structure_sim_resized(&cx),
-        "check_palette_and_structure_sim" => return gimp::check_palette_and_structure_sim(&cx),
-        "check_textbox_on_leftside" => return gimp::check_textbox_on_leftside(&cx),
-        "check_contrast_increase_and_structure_sim" => {
-            return gimp::check_contrast_increase_and_structure_sim(&cx);
-        }
-        "check_image_mirror" => return gimp::check_image_mirror(&cx),
-        "check_green_background" => return gimp::check_green_background(&cx),
-        "check_image_file_size" => return gimp::check_image_file_size(&cx),
-        "compare_font_names" => return wordfmt::compare_font_names(&cx),
-        "compare_subscript_contains" => return wordfmt::compare_subscript_contains(&cx),
-        "has_page_numbers_in_footers" => return wordfmt::has_page_numbers_in_footers(&cx),
-        "is_first_line_centered" => return wordfmt::is_first_line_centered(&cx),
-        "contains_page_break" => return wordfmt::contains_page_break(&cx),
-        "compare_contains_image" => return wordfmt::compare_contains_image(&cx),
-        "evaluate_strike_through_last_paragraph" => {
-            return wordfmt::evaluate_strike_through_last_paragraph(&cx);
-        }
-        "check_italic_font_size_14" => return wordfmt::check_italic_font_size_14(&cx),
-        "compare_docx_lines" => return wordfmt::compare_docx_lines(&cx),
-        "compare_docx_files_and_ignore_new_lines" => {
-            return wordfmt::compare_docx_files_and_ignore_new_lines(&cx);
-        }
-        "compare_references" => return wordfmt::compare_references(&cx),
-        "find_default_font" => return wordfmt::find_default_font(&cx),
-        "evaluate_colored_words_in_tables" => {
-            return wordlayout::evaluate_colored_words_in_tables(&cx);
-        }
-        "check_tabstops" => return wordlayout::check_tabstops(&cx),
-        other => return Err(CheckError::Unsupported(other.to_owned())),
     }?;
     Ok(if passed { 1.0 } else { 0.0 })
+}
+
+/// The checkers of single applications' files and settings (GIMP, VLC,
+/// Word formatting, Impress); `None` for another name.
+fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
+    Some(match func {
+        "check_qt_bgcone" => vlc::check_qt_bgcone(cx),
+        "check_qt_max_volume" => vlc::check_qt_max_volume(cx),
+        "check_qt_minimal_view" => vlc::check_qt_minimal_view(cx),
+        "check_qt_slider_colours" => vlc::check_qt_slider_colours(cx),
+        "check_global_key_play_pause" => vlc::check_global_key_play_pause(cx),
+        "check_one_instance_when_started_from_file" => {
+            vlc::check_one_instance_when_started_from_file(cx)
+        }
+        "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(cx),
+        "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(cx),
+        "is_vlc_playing" => vlc::is_vlc_playing(cx),
+        "check_brightness_decrease_and_structure_sim" => {
+            gimp::check_brightness_decrease_and_structure_sim(cx)
+        }
+        "compare_image_list" => gimp::compare_image_list(cx),
+        "check_saturation_increase_and_structure_sim" => {
+            gimp::check_saturation_increase_and_structure_sim(cx)
+        }
+        "check_file_exists_and_structure_sim" => gimp::check_file_exists_and_structure_sim(cx),
+        "check_triangle_position" => gimp::check_triangle_position(cx),
+        "check_structure_sim_resized" => gimp::check_structure_sim_resized(cx),
+        "check_palette_and_structure_sim" => gimp::check_palette_and_structure_sim(cx),
+        "check_textbox_on_leftside" => gimp::check_textbox_on_leftside(cx),
+        "check_contrast_increase_and_structure_sim" => {
+            gimp::check_contrast_increase_and_structure_sim(cx)
+        }
+        "check_image_mirror" => gimp::check_image_mirror(cx),
+        "check_green_background" => gimp::check_green_background(cx),
+        "check_image_file_size" => gimp::check_image_file_size(cx),
+        "compare_font_names" => wordfmt::compare_font_names(cx),
+        "compare_subscript_contains" => wordfmt::compare_subscript_contains(cx),
+        "has_page_numbers_in_footers" => wordfmt::has_page_numbers_in_footers(cx),
+        "is_first_line_centered" => wordfmt::is_first_line_centered(cx),
+        "contains_page_break" => wordfmt::contains_page_break(cx),
+        "compare_contains_image" => wordfmt::compare_contains_image(cx),
+        "evaluate_strike_through_last_paragraph" => {
+            wordfmt::evaluate_strike_through_last_paragraph(cx)
+        }
+        "check_italic_font_size_14" => wordfmt::check_italic_font_size_14(cx),
+        "compare_docx_lines" => wordfmt::compare_docx_lines(cx),
+        "compare_docx_files_and_ignore_new_lines" => {
+            wordfmt::compare_docx_files_and_ignore_new_lines(cx)
+        }
+        "compare_references" => wordfmt::compare_references(cx),
+        "find_default_font" => wordfmt::find_default_font(cx),
+        "evaluate_colored_words_in_tables" => wordlayout::evaluate_colored_words_in_tables(cx),
+        "check_tabstops" => wordlayout::check_tabstops(cx),
+        "check_presenter_console_disable" => impress::check_presenter_console_disable(cx),
+        "check_auto_saving_time" => impress::check_auto_saving_time(cx),
+        "check_left_panel" => impress::check_left_panel(cx),
+        "check_transition" => impress::check_transition(cx),
+        "check_page_number_colors" => impress::check_page_number_colors(cx),
+        "check_slide_orientation_Portrait" => impress::check_slide_orientation_portrait(cx),
+        "evaluate_presentation_fill_to_rgb_distance" => {
+            impress::evaluate_presentation_fill_to_rgb_distance(cx)
+        }
+        _ => return None,
+    })
 }
 
 /// One call's inputs, shared by the checker implementations.

@@ -18,6 +18,8 @@ mod gimp;
 mod harness;
 #[path = "parity/images.rs"]
 mod images;
+#[path = "parity/impress.rs"]
+mod impress;
 #[path = "parity/settings.rs"]
 mod settings;
 #[path = "parity/slides.rs"]

@@ -117,7 +117,7 @@ pub(super) fn check_global_key_play_pause(cx: &Cx<'_>) -> Result<f64, CheckError
 
 /// Python's `int()` of a string: surrounding whitespace, a sign, ASCII
 /// digits with single underscores between them.
-fn py_int(s: &str) -> Option<i64> {
+pub(super) fn py_int(s: &str) -> Option<i64> {
     let s = py_strip(s);
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     let ok = !digits.is_empty()
