@@ -17,7 +17,8 @@
 //! - `structured`: CSV records and JSON/YAML values checked against rules;
 //! - `table`: spreadsheets (`compare_table`);
 //! - `a11y`: accessibility trees as XML, queried with CSS-like selectors;
-//! - `browser`: tab URLs (regexes, OSWorld's URL normalisation);
+//! - `browser`: tab URLs (regexes, OSWorld's URL normalisation); `chrome`:
+//!   cookies, history, experiments, font size, shortcuts;
 //! - `settings`: JSON settings files, extension lists, GIMP's config;
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
 //!   as python-docx and python-pptx read them; `impress`: Impress's
@@ -38,6 +39,7 @@ use serde_json::{Map, Value};
 mod a11y;
 mod browser;
 mod cellstyle;
+mod chrome;
 mod docx;
 mod frame;
 mod gimp;
@@ -138,10 +140,13 @@ pub const SUPPORTED: &[&str] = &[
     "check_contrast_increase_and_structure_sim",
     "check_csv",
     "check_direct_json_object",
+    "check_enabled_experiments",
     "check_file_exists_and_structure_sim",
+    "check_font_size",
     "check_global_key_play_pause",
     "check_gnome_favorite_apps",
     "check_green_background",
+    "check_history_deleted",
     "check_image_file_size",
     "check_image_mirror",
     "check_image_size",
@@ -203,6 +208,8 @@ pub const SUPPORTED: &[&str] = &[
     "find_default_font",
     "fuzzy_match",
     "has_page_numbers_in_footers",
+    "is_added_to_steam_cart",
+    "is_cookie_deleted",
     "is_expected_active_tab",
     "is_expected_bookmarks",
     "is_expected_installed_extensions",
@@ -213,6 +220,7 @@ pub const SUPPORTED: &[&str] = &[
     "is_first_line_centered",
     "is_in_list",
     "is_in_vm_clickboard",
+    "is_shortcut_on_desktop",
     "is_utc_0",
     "is_vlc_fullscreen",
     "is_vlc_playing",
@@ -304,7 +312,7 @@ pub fn check(
 }
 
 /// The checkers of single applications' files and settings (GIMP, VLC,
-/// Word formatting, Impress); `None` for another name.
+/// Word formatting, Impress, Chrome); `None` for another name.
 fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
     Some(match func {
         "check_qt_bgcone" => vlc::check_qt_bgcone(cx),
@@ -363,6 +371,12 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "evaluate_presentation_fill_to_rgb_distance" => {
             impress::evaluate_presentation_fill_to_rgb_distance(cx)
         }
+        "is_cookie_deleted" => chrome::is_cookie_deleted(cx),
+        "check_history_deleted" => chrome::check_history_deleted(cx),
+        "check_enabled_experiments" => chrome::check_enabled_experiments(cx),
+        "check_font_size" => chrome::check_font_size(cx),
+        "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(cx),
+        "is_added_to_steam_cart" => chrome::is_added_to_steam_cart(cx),
         _ => return None,
     })
 }

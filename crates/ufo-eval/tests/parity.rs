@@ -8,6 +8,8 @@
 
 #[path = "parity/browser.rs"]
 mod browser;
+#[path = "parity/chrome.rs"]
+mod chrome;
 #[path = "parity/docx.rs"]
 mod docx;
 #[path = "parity/general.rs"]

@@ -289,7 +289,7 @@ fn rule_str<'a>(cx: &Cx<'_>, rules: &'a Value, key: &str) -> Result<Option<&'a s
 
 /// OSWorld's `compare_urls` on two JSON values: `None` (null) equals only
 /// `None`; other non-strings are refused (Python raises on them).
-fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckError> {
+pub(super) fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckError> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Ok(a == b),
         (Value::String(x), Value::String(y)) => {
