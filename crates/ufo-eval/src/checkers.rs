@@ -6,7 +6,8 @@
 //! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
 //! a score in `0.0..=1.0` (except `compare_images`, which returns the
 //! structural similarity itself as OSWorld's does, negative for
-//! anti-correlated images; the task score clamps it); a [`Got::Missing`]
+//! anti-correlated images, and `check_tabstops`, negative for tab stops
+//! off by more than the text width; the task score clamps them); a [`Got::Missing`]
 //! input scores `0.0`. Inputs whose
 //! shape the checker cannot take (rules without `expected`, an unknown rule
 //! type, a regex that does not compile) are a [`CheckError::Bad`], never a
