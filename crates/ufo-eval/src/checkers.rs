@@ -186,6 +186,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_csv",
     "compare_docx_files",
     "compare_docx_files_and_ignore_new_lines",
+    "compare_docx_images",
     "compare_docx_lines",
     "compare_docx_tables",
     "compare_font_names",
@@ -195,6 +196,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_pptx_files",
     "compare_python_pure_text",
     "compare_references",
+    "compare_result_files",
     "compare_subscript_contains",
     "compare_table",
     "compare_terminal_and_txt",
@@ -208,6 +210,7 @@ pub const SUPPORTED: &[&str] = &[
     "file_contains",
     "find_default_font",
     "fuzzy_match",
+    "fuzzy_place_math",
     "has_page_numbers_in_footers",
     "is_added_to_steam_cart",
     "is_cookie_deleted",
@@ -378,6 +381,9 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "check_font_size" => chrome::check_font_size(cx),
         "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(cx),
         "is_added_to_steam_cart" => chrome::is_added_to_steam_cart(cx),
+        "fuzzy_place_math" => wordfmt::fuzzy_place_math(cx),
+        "compare_docx_images" => wordfmt::compare_docx_images(cx),
+        "compare_result_files" => text::compare_result_files(cx),
         _ => return None,
     })
 }

@@ -249,10 +249,15 @@ impl Pil {
     /// `Image.open(path)` and its decoding.
     pub(super) fn open(path: &Path) -> Result<Pil, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Pil::decode(&bytes)
+    }
+
+    /// `Image.open(BytesIO(bytes))` and its decoding.
+    pub(super) fn decode(bytes: &[u8]) -> Result<Pil, String> {
         if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            return decode_png(&bytes);
+            return decode_png(bytes);
         }
-        let img = image::ImageReader::new(std::io::Cursor::new(&bytes))
+        let img = image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
             .map_err(|e| e.to_string())?
             .decode()

@@ -28,6 +28,19 @@ pub(super) struct Word {
     pub(super) xml: String,
     /// The footer parts' XML by relationship id.
     footers: Vec<(String, String)>,
+    /// The main part's image relationships' parts, in the relationships'
+    /// order (an error for a linked, external image: python-docx has no
+    /// part for it).
+    images: Vec<Result<Vec<u8>, String>>,
+}
+
+/// A zip member's bytes (`None`: absent or unreadable).
+fn zip_bytes(zip: &mut zip::ZipArchive<std::fs::File>, name: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = zip.by_name(name).ok()?;
+    let mut out = Vec::new();
+    f.read_to_end(&mut out).ok()?;
+    Some(out)
 }
 
 /// Opens a `.docx` as python-docx's `Document` does (`None`: it raises).
@@ -40,6 +53,7 @@ pub(super) fn open(path: &str) -> Option<Word> {
         format!("{dir}/_rels/{file}.rels")
     };
     let mut footers = Vec::new();
+    let mut images = Vec::new();
     if let Ok(Some(rels)) = zip_part(&mut zip, &rels_name)
         && let Ok(doc) = Document::parse(&rels)
     {
@@ -51,20 +65,33 @@ pub(super) fn open(path: &str) -> Option<Word> {
             ) else {
                 continue;
             };
-            if !kind.ends_with("/footer") || r.attribute("TargetMode") == Some("External") {
-                continue;
-            }
+            let external = r.attribute("TargetMode") == Some("External");
             let part = match target.strip_prefix('/') {
                 Some(abs) => abs.to_owned(),
                 None if dir.is_empty() => target.to_owned(),
                 None => format!("{dir}/{target}"),
             };
-            if let Ok(Some(x)) = zip_part(&mut zip, &part) {
+            if kind.contains("image") {
+                if external {
+                    images.push(Err(format!("image {id} is linked, not in the package")));
+                } else {
+                    // python-docx loads every related part: a missing one
+                    // fails `Document()`.
+                    images.push(Ok(zip_bytes(&mut zip, &part)?));
+                }
+            } else if kind.ends_with("/footer")
+                && !external
+                && let Ok(Some(x)) = zip_part(&mut zip, &part)
+            {
                 footers.push((id.to_owned(), x));
             }
         }
     }
-    Some(Word { xml, footers })
+    Some(Word {
+        xml,
+        footers,
+        images,
+    })
 }
 
 /// Parses a part (no DTD, as python-docx's parser).
@@ -548,4 +575,62 @@ fn et_text(node: Node<'_, '_>) -> Option<String> {
         }
     }
     (!text.is_empty()).then_some(text)
+}
+
+/// `fuzzy_place_math`: the body's paragraphs split into words must be
+/// three words; each scores its best rapidfuzz ratio against the answers
+/// `rules.expected`, and the score is their mean. A file python-docx
+/// cannot open is refused (OSWorld's function does not catch it).
+pub(super) fn fuzzy_place_math(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let Some(path) = path_of(Some(cx.result)) else {
+        return Ok(0.0);
+    };
+    let answers: Vec<String> = match cx.rules()?.get("expected") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| cx.bad("rules.expected must be strings"))?,
+        Some(Value::String(s)) => s.chars().map(String::from).collect(),
+        _ => return Err(cx.bad("rules.expected must be a list of answers")),
+    };
+    let word = open(&path).ok_or_else(|| cx.bad(format!("{path} is not a Word document")))?;
+    let doc = parsed(cx, &word.xml)?;
+    let mut scores = Vec::new();
+    for p in paragraphs(&doc) {
+        for w in paragraph_text(p).split(py_space).filter(|w| !w.is_empty()) {
+            let best = answers
+                .iter()
+                .map(|a| indel_ratio(w, a))
+                .fold(0.0, f64::max);
+            scores.push(best);
+        }
+    }
+    if scores.len() != 3 {
+        return Ok(0.0);
+    }
+    Ok(scores.iter().sum::<f64>() / 3.0)
+}
+
+/// `compare_docx_images`: the documents' image parts (the main part's
+/// image relationships, in order) are as many and decode (Pillow's
+/// `tobytes()`) to the same bytes, pair by pair.
+pub(super) fn compare_docx_images(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let Some((a, b)) = open_pair(cx) else {
+        return Ok(0.0);
+    };
+    if a.images.len() != b.images.len() {
+        return Ok(0.0);
+    }
+    let decode = |blob: &Result<Vec<u8>, String>| {
+        let blob = blob.as_ref().map_err(|m| cx.bad(m.clone()))?;
+        super::pil::Pil::decode(blob)
+            .map_err(|m| cx.bad(format!("an image that does not decode: {m}")))
+    };
+    for (x, y) in a.images.iter().zip(&b.images) {
+        if decode(x)?.px != decode(y)?.px {
+            return Ok(0.0);
+        }
+    }
+    Ok(1.0)
 }

@@ -382,3 +382,49 @@ fn diff_text_file_and_check_csv() {
     }
     compare("general", "check_csv", &cases);
 }
+
+#[test]
+fn compare_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let texts = [
+        "42",
+        "42.00003",
+        "42.001",
+        " 42\n",
+        "The answer is 42.",
+        "4_2",
+        "1e3",
+        "1000",
+        "nan",
+        "inf",
+        "forty-two",
+        "",
+        "line\r\nbreak",
+        "line\nbreak",
+    ];
+    let files: Vec<Got> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| write(d, &format!("r{i}.txt"), t))
+        .collect();
+    let mut cases = Vec::new();
+    for (i, a) in files.iter().enumerate() {
+        for (j, b) in files.iter().enumerate() {
+            cases.push(Case::new(
+                format!("{:?} vs {:?}", texts[i], texts[j]),
+                a.clone(),
+                b.clone(),
+            ));
+        }
+    }
+    let latin1 = d.join("latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9").unwrap();
+    cases.push(Case::new("not UTF-8", Got::File(latin1), files[0].clone()));
+    cases.push(Case::new(
+        "missing",
+        Got::File(d.join("absent.txt")),
+        files[0].clone(),
+    ));
+    compare("vscode", "compare_result_files", &cases);
+}

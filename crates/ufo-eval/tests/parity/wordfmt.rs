@@ -688,3 +688,62 @@ fn compare_docx_files_and_ignore_new_lines() {
     }
     compare("docs", "compare_docx_files_and_ignore_new_lines", &cases);
 }
+
+/// A `.docx` of `body` with image parts (name under `word/`, bytes) related
+/// from the main part, and linked images (external targets; `MISSING`
+/// relates to a part the package lacks).
+pub(crate) fn word_with(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    images: &[(&str, Vec<u8>)],
+    links: &[&str],
+) -> Got {
+    const IMAGE: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/image";
+    let path = dir.join(name);
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default();
+    let types = r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>"#;
+    let mut rels = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#,
+    );
+    for (i, (part, _)) in images.iter().enumerate() {
+        rels.push_str(&format!(
+            r#"<Relationship Id="rId{}" Type="{IMAGE}" Target="{part}"/>"#,
+            i + 10
+        ));
+    }
+    for (i, link) in links.iter().enumerate() {
+        if *link == "MISSING" {
+            rels.push_str(&format!(
+                r#"<Relationship Id="rId{}" Type="{IMAGE}" Target="media/missing.png"/>"#,
+                i + 50
+            ));
+        } else {
+            rels.push_str(&format!(
+                r#"<Relationship Id="rId{}" Type="{IMAGE}" Target="{link}" TargetMode="External"/>"#,
+                i + 50
+            ));
+        }
+    }
+    rels.push_str("</Relationships>");
+    let root = r#"<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>"#;
+    let doc = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><w:document {NS}><w:body>{body}</w:body></w:document>"#
+    );
+    let mut parts: Vec<(String, Vec<u8>)> = vec![
+        ("[Content_Types].xml".into(), types.as_bytes().to_vec()),
+        ("_rels/.rels".into(), root.as_bytes().to_vec()),
+        ("word/_rels/document.xml.rels".into(), rels.into_bytes()),
+        ("word/document.xml".into(), doc.into_bytes()),
+    ];
+    for (part, bytes) in images {
+        parts.push((format!("word/{part}"), bytes.clone()));
+    }
+    for (n, c) in parts {
+        zip.start_file(n, opts).unwrap();
+        zip.write_all(&c).unwrap();
+    }
+    zip.finish().unwrap();
+    Got::File(path)
+}

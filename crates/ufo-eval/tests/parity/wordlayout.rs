@@ -6,7 +6,7 @@ use serde_json::json;
 use ufo_eval::checkers::Got;
 
 use crate::harness::{Case, compare};
-use crate::wordfmt::{SECT, all_pairs, bodies, broken, p, r, singles, t};
+use crate::wordfmt::{SECT, all_pairs, bodies, broken, p, r, singles, t, word_with};
 
 #[test]
 fn compare_references() {
@@ -321,4 +321,134 @@ fn find_default_font() {
         json!({}),
     ];
     compare("docs", "find_default_font", &singles(&files, &rules));
+}
+
+#[test]
+fn fuzzy_place_math() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut docs = bodies(
+        d,
+        &[
+            (
+                "three places",
+                [t("Paris"), t("Berlin Rome"), SECT.into()].concat(),
+            ),
+            (
+                "three, misspelt",
+                [t("Pariss Berln Roma"), SECT.into()].concat(),
+            ),
+            ("two", [t("Paris Berlin"), SECT.into()].concat()),
+            (
+                "four",
+                [t("Paris Berlin Rome Madrid"), SECT.into()].concat(),
+            ),
+            (
+                "three with blanks",
+                [t("  Paris  "), t(""), t("Berlin\tRome"), SECT.into()].concat(),
+            ),
+        ],
+    );
+    docs.extend(broken(d));
+    let rules = [
+        json!({"expected": ["Paris", "Berlin", "Rome"]}),
+        json!({"expected": ["Madrid"]}),
+        json!({"expected": []}),
+        json!({"expected": "Paris"}),
+        json!({}),
+    ];
+    compare("general", "fuzzy_place_math", &singles(&docs, &rules));
+}
+
+#[test]
+fn compare_docx_images() {
+    use image::{ImageBuffer, Rgb, RgbImage};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let png = |img: &RgbImage| {
+        let mut out = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    };
+    let grad = |k: u32| -> RgbImage {
+        ImageBuffer::from_fn(12, 8, |x, y| Rgb([(x * 20) as u8, (y * 30) as u8, k as u8]))
+    };
+    let a = png(&grad(0));
+    let b = png(&grad(1));
+    // The same pixels written with another compression: other bytes,
+    // equal pixels.
+    let a2 = {
+        let mut out = Vec::new();
+        let enc = image::codecs::png::PngEncoder::new_with_quality(
+            &mut out,
+            image::codecs::png::CompressionType::Best,
+            image::codecs::png::FilterType::Paeth,
+        );
+        image::ImageEncoder::write_image(
+            enc,
+            grad(0).as_raw(),
+            12,
+            8,
+            image::ExtendedColorType::Rgb8,
+        )
+        .unwrap();
+        out
+    };
+    let body = [t("Figure"), SECT.into()].concat();
+    let docs = vec![
+        (
+            "image a",
+            word_with(d, "a.docx", &body, &[("media/a.png", a.clone())], &[]),
+        ),
+        (
+            "image a recompressed",
+            word_with(d, "a2.docx", &body, &[("media/a.png", a2)], &[]),
+        ),
+        (
+            "image b",
+            word_with(d, "b.docx", &body, &[("media/b.png", b.clone())], &[]),
+        ),
+        (
+            "images a, b",
+            word_with(
+                d,
+                "ab.docx",
+                &body,
+                &[("media/a.png", a.clone()), ("media/b.png", b.clone())],
+                &[],
+            ),
+        ),
+        (
+            "images b, a",
+            word_with(
+                d,
+                "ba.docx",
+                &body,
+                &[("media/b.png", b), ("media/a.png", a.clone())],
+                &[],
+            ),
+        ),
+        ("no images", word_with(d, "n.docx", &body, &[], &[])),
+        (
+            "not an image",
+            word_with(
+                d,
+                "x.docx",
+                &body,
+                &[("media/x.png", b"not a png".to_vec())],
+                &[],
+            ),
+        ),
+        (
+            "a linked image",
+            word_with(d, "l.docx", &body, &[], &["https://example.org/a.png"]),
+        ),
+        (
+            "a missing image part",
+            word_with(d, "m.docx", &body, &[("media/a.png", a)], &["MISSING"]),
+        ),
+    ];
+    let mut docs = docs;
+    docs.extend(broken(d));
+    compare("docs", "compare_docx_images", &all_pairs(&docs));
 }
