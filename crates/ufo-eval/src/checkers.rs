@@ -38,6 +38,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 mod a11y;
+mod archive;
 mod browser;
 mod cellstyle;
 mod chrome;
@@ -201,6 +202,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_table",
     "compare_terminal_and_txt",
     "compare_text_file",
+    "compare_zip_files",
     "contains_page_break",
     "diff_text_file",
     "evaluate_colored_words_in_tables",
@@ -384,6 +386,7 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "fuzzy_place_math" => wordfmt::fuzzy_place_math(cx),
         "compare_docx_images" => wordfmt::compare_docx_images(cx),
         "compare_result_files" => text::compare_result_files(cx),
+        "compare_zip_files" => archive::compare_zip_files(cx),
         _ => return None,
     })
 }
