@@ -42,6 +42,7 @@ mod archive;
 mod browser;
 mod cellstyle;
 mod chrome;
+mod cities;
 mod docx;
 mod frame;
 mod gimp;
@@ -182,6 +183,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_transition",
     "check_triangle_position",
     "compare_answer",
+    "compare_conference_city_in_order",
     "compare_config",
     "compare_contains_image",
     "compare_csv",
@@ -387,6 +389,7 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_docx_images" => wordfmt::compare_docx_images(cx),
         "compare_result_files" => text::compare_result_files(cx),
         "compare_zip_files" => archive::compare_zip_files(cx),
+        "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
         _ => return None,
     })
 }
