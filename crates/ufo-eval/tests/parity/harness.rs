@@ -176,7 +176,10 @@ pub(crate) fn compare(module: &str, func: &str, cases: &[Case]) -> usize {
     std::fs::write(&cases_path, serde_json::to_vec(&input).unwrap()).unwrap();
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/driver.py");
     run(
+        // In the cases' folder: some metrics write scratch files (`temp.pdf`)
+        // into the working directory.
         Command::new(python())
+            .current_dir(dir.path())
             .arg(&driver)
             .arg(&cases_path)
             .arg(&scores_path),
