@@ -6,7 +6,8 @@
 //! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
 //! a score in `0.0..=1.0` (except `compare_images`, which returns the
 //! structural similarity itself as OSWorld's does, negative for
-//! anti-correlated images; the task score clamps it); a [`Got::Missing`]
+//! anti-correlated images, and `check_tabstops`, negative for tab stops
+//! off by more than the text width; the task score clamps them); a [`Got::Missing`]
 //! input scores `0.0`. Inputs whose
 //! shape the checker cannot take (rules without `expected`, an unknown rule
 //! type, a regex that does not compile) are a [`CheckError::Bad`], never a
@@ -17,11 +18,17 @@
 //! - `structured`: CSV records and JSON/YAML values checked against rules;
 //! - `table`: spreadsheets (`compare_table`);
 //! - `a11y`: accessibility trees as XML, queried with CSS-like selectors;
-//! - `browser`: tab URLs (regexes, OSWorld's URL normalisation);
+//! - `browser`: tab URLs (regexes, OSWorld's URL normalisation); `chrome`:
+//!   cookies, history, experiments, font size, shortcuts;
 //! - `settings`: JSON settings files, extension lists, GIMP's config;
 //! - `docx`, `pptx` + `slides`: Word documents and PowerPoint decks, read
-//!   as python-docx and python-pptx read them;
-//! - `images`: SSIM of two images, as Pillow and scikit-image compute it.
+//!   as python-docx and python-pptx read them; `impress`: Impress's
+//!   settings, transitions, orientation, backgrounds; `wordfmt`: Word formatting
+//!   (fonts, tab stops, colours, footers, …);
+//! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
+//! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
+//!   against the original (brightness, saturation, contrast, mirror, …);
+//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -31,12 +38,18 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 mod a11y;
+mod archive;
 mod browser;
 mod cellstyle;
+mod chrome;
+mod cities;
 mod docx;
 mod frame;
+mod gimp;
 mod images;
+mod impress;
 mod mail;
+mod pil;
 mod pptx;
 mod selector;
 mod settings;
@@ -45,6 +58,9 @@ mod slides;
 mod structured;
 mod table;
 mod text;
+mod vlc;
+mod wordfmt;
+mod wordlayout;
 mod workbook;
 
 /// What a getter produced (OSWorld's `result` or `expected`).
@@ -121,39 +137,87 @@ fn because(func: &str) -> String {
 /// The checkers this build supports.
 pub const SUPPORTED: &[&str] = &[
     "check_accessibility_tree",
+    "check_auto_saving_time",
+    "check_brightness_decrease_and_structure_sim",
     "check_config_status",
+    "check_contrast_increase_and_structure_sim",
     "check_csv",
     "check_direct_json_object",
+    "check_enabled_experiments",
+    "check_file_exists_and_structure_sim",
+    "check_font_size",
+    "check_global_key_play_pause",
     "check_gnome_favorite_apps",
+    "check_green_background",
+    "check_history_deleted",
+    "check_image_file_size",
+    "check_image_mirror",
     "check_image_size",
     "check_include_exclude",
+    "check_italic_font_size_14",
     "check_json",
     "check_json_keybindings",
     "check_json_settings",
+    "check_left_panel",
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
+    "check_one_instance_when_started_from_file",
+    "check_page_number_colors",
+    "check_palette_and_structure_sim",
+    "check_presenter_console_disable",
+    "check_qt_bgcone",
+    "check_qt_max_volume",
+    "check_qt_minimal_view",
+    "check_qt_slider_colours",
+    "check_saturation_increase_and_structure_sim",
+    "check_slide_orientation_Portrait",
     "check_structure_sim",
+    "check_structure_sim_resized",
+    "check_tabstops",
     "check_text_enlarged",
+    "check_textbox_on_leftside",
     "check_thunderbird_filter",
     "check_thunderbird_folder",
     "check_thunderbird_prefs",
+    "check_transition",
+    "check_triangle_position",
     "compare_answer",
+    "compare_conference_city_in_order",
     "compare_config",
+    "compare_contains_image",
     "compare_csv",
     "compare_docx_files",
+    "compare_docx_files_and_ignore_new_lines",
+    "compare_docx_images",
+    "compare_docx_lines",
     "compare_docx_tables",
+    "compare_font_names",
+    "compare_image_list",
     "compare_images",
     "compare_line_spacing",
     "compare_pptx_files",
     "compare_python_pure_text",
+    "compare_references",
+    "compare_result_files",
+    "compare_subscript_contains",
     "compare_table",
     "compare_terminal_and_txt",
     "compare_text_file",
+    "compare_zip_files",
+    "contains_page_break",
     "diff_text_file",
+    "evaluate_colored_words_in_tables",
+    "evaluate_presentation_fill_to_rgb_distance",
+    "evaluate_strike_through_last_paragraph",
     "exact_match",
     "file_contains",
+    "find_default_font",
     "fuzzy_match",
+    "fuzzy_place_math",
+    "has_page_numbers_in_footers",
+    "is_added_to_steam_cart",
+    "is_cookie_deleted",
     "is_expected_active_tab",
     "is_expected_bookmarks",
     "is_expected_installed_extensions",
@@ -161,9 +225,14 @@ pub const SUPPORTED: &[&str] = &[
     "is_expected_tabs",
     "is_expected_url_pattern_match",
     "is_extension_installed",
+    "is_first_line_centered",
     "is_in_list",
     "is_in_vm_clickboard",
+    "is_shortcut_on_desktop",
     "is_utc_0",
+    "is_vlc_fullscreen",
+    "is_vlc_playing",
+    "is_vlc_recordings_folder",
     "literal_match",
 ];
 
@@ -242,9 +311,87 @@ pub fn check(
         "compare_images" => return images::compare_images(&cx),
         "check_structure_sim" => return images::check_structure_sim(&cx),
         "check_image_size" => return images::check_image_size(&cx),
-        other => return Err(CheckError::Unsupported(other.to_owned())),
+        other => {
+            return apps(other, &cx)
+                .unwrap_or_else(|| Err(CheckError::Unsupported(other.to_owned())));
+        }
     }?;
     Ok(if passed { 1.0 } else { 0.0 })
+}
+
+/// The checkers of single applications' files and settings (GIMP, VLC,
+/// Word formatting, Impress, Chrome); `None` for another name.
+fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
+    Some(match func {
+        "check_qt_bgcone" => vlc::check_qt_bgcone(cx),
+        "check_qt_max_volume" => vlc::check_qt_max_volume(cx),
+        "check_qt_minimal_view" => vlc::check_qt_minimal_view(cx),
+        "check_qt_slider_colours" => vlc::check_qt_slider_colours(cx),
+        "check_global_key_play_pause" => vlc::check_global_key_play_pause(cx),
+        "check_one_instance_when_started_from_file" => {
+            vlc::check_one_instance_when_started_from_file(cx)
+        }
+        "is_vlc_recordings_folder" => vlc::is_vlc_recordings_folder(cx),
+        "is_vlc_fullscreen" => vlc::is_vlc_fullscreen(cx),
+        "is_vlc_playing" => vlc::is_vlc_playing(cx),
+        "check_brightness_decrease_and_structure_sim" => {
+            gimp::check_brightness_decrease_and_structure_sim(cx)
+        }
+        "compare_image_list" => gimp::compare_image_list(cx),
+        "check_saturation_increase_and_structure_sim" => {
+            gimp::check_saturation_increase_and_structure_sim(cx)
+        }
+        "check_file_exists_and_structure_sim" => gimp::check_file_exists_and_structure_sim(cx),
+        "check_triangle_position" => gimp::check_triangle_position(cx),
+        "check_structure_sim_resized" => gimp::check_structure_sim_resized(cx),
+        "check_palette_and_structure_sim" => gimp::check_palette_and_structure_sim(cx),
+        "check_textbox_on_leftside" => gimp::check_textbox_on_leftside(cx),
+        "check_contrast_increase_and_structure_sim" => {
+            gimp::check_contrast_increase_and_structure_sim(cx)
+        }
+        "check_image_mirror" => gimp::check_image_mirror(cx),
+        "check_green_background" => gimp::check_green_background(cx),
+        "check_image_file_size" => gimp::check_image_file_size(cx),
+        "compare_font_names" => wordfmt::compare_font_names(cx),
+        "compare_subscript_contains" => wordfmt::compare_subscript_contains(cx),
+        "has_page_numbers_in_footers" => wordfmt::has_page_numbers_in_footers(cx),
+        "is_first_line_centered" => wordfmt::is_first_line_centered(cx),
+        "contains_page_break" => wordfmt::contains_page_break(cx),
+        "compare_contains_image" => wordfmt::compare_contains_image(cx),
+        "evaluate_strike_through_last_paragraph" => {
+            wordfmt::evaluate_strike_through_last_paragraph(cx)
+        }
+        "check_italic_font_size_14" => wordfmt::check_italic_font_size_14(cx),
+        "compare_docx_lines" => wordfmt::compare_docx_lines(cx),
+        "compare_docx_files_and_ignore_new_lines" => {
+            wordfmt::compare_docx_files_and_ignore_new_lines(cx)
+        }
+        "compare_references" => wordfmt::compare_references(cx),
+        "find_default_font" => wordfmt::find_default_font(cx),
+        "evaluate_colored_words_in_tables" => wordlayout::evaluate_colored_words_in_tables(cx),
+        "check_tabstops" => wordlayout::check_tabstops(cx),
+        "check_presenter_console_disable" => impress::check_presenter_console_disable(cx),
+        "check_auto_saving_time" => impress::check_auto_saving_time(cx),
+        "check_left_panel" => impress::check_left_panel(cx),
+        "check_transition" => impress::check_transition(cx),
+        "check_page_number_colors" => impress::check_page_number_colors(cx),
+        "check_slide_orientation_Portrait" => impress::check_slide_orientation_portrait(cx),
+        "evaluate_presentation_fill_to_rgb_distance" => {
+            impress::evaluate_presentation_fill_to_rgb_distance(cx)
+        }
+        "is_cookie_deleted" => chrome::is_cookie_deleted(cx),
+        "check_history_deleted" => chrome::check_history_deleted(cx),
+        "check_enabled_experiments" => chrome::check_enabled_experiments(cx),
+        "check_font_size" => chrome::check_font_size(cx),
+        "is_shortcut_on_desktop" => chrome::is_shortcut_on_desktop(cx),
+        "is_added_to_steam_cart" => chrome::is_added_to_steam_cart(cx),
+        "fuzzy_place_math" => wordfmt::fuzzy_place_math(cx),
+        "compare_docx_images" => wordfmt::compare_docx_images(cx),
+        "compare_result_files" => text::compare_result_files(cx),
+        "compare_zip_files" => archive::compare_zip_files(cx),
+        "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
+        _ => return None,
+    })
 }
 
 /// One call's inputs, shared by the checker implementations.

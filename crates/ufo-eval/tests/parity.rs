@@ -8,17 +8,29 @@
 
 #[path = "parity/browser.rs"]
 mod browser;
+#[path = "parity/chrome.rs"]
+mod chrome;
 #[path = "parity/docx.rs"]
 mod docx;
 #[path = "parity/general.rs"]
 mod general;
+#[path = "parity/gimp.rs"]
+mod gimp;
 #[path = "parity/harness.rs"]
 mod harness;
 #[path = "parity/images.rs"]
 mod images;
+#[path = "parity/impress.rs"]
+mod impress;
 #[path = "parity/settings.rs"]
 mod settings;
 #[path = "parity/slides.rs"]
 mod slides;
 #[path = "parity/table.rs"]
 mod table;
+#[path = "parity/vlc.rs"]
+mod vlc;
+#[path = "parity/wordfmt.rs"]
+mod wordfmt;
+#[path = "parity/wordlayout.rs"]
+mod wordlayout;

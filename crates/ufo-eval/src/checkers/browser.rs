@@ -289,7 +289,7 @@ fn rule_str<'a>(cx: &Cx<'_>, rules: &'a Value, key: &str) -> Result<Option<&'a s
 
 /// OSWorld's `compare_urls` on two JSON values: `None` (null) equals only
 /// `None`; other non-strings are refused (Python raises on them).
-fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckError> {
+pub(super) fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckError> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => Ok(a == b),
         (Value::String(x), Value::String(y)) => {
@@ -303,7 +303,7 @@ fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckError> {
 
 /// Python's `str.isspace` for one character (Unicode White_Space and the
 /// ASCII separators U+001C..U+001F).
-fn py_space(c: char) -> bool {
+pub(super) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -338,10 +338,10 @@ fn is_scheme(s: &str) -> bool {
 }
 
 /// Python's `urlparse` result.
-struct Parsed {
+pub(super) struct Parsed {
     scheme: String,
-    netloc: String,
-    path: String,
+    pub(super) netloc: String,
+    pub(super) path: String,
     params: String,
     query: String,
     fragment: String,
@@ -349,7 +349,7 @@ struct Parsed {
 
 /// Python 3.11's `urllib.parse.urlparse(url)` (no default scheme, fragments
 /// allowed).
-fn urlparse(url: &str) -> Result<Parsed, String> {
+pub(super) fn urlparse(url: &str) -> Result<Parsed, String> {
     let url: String = url
         .trim_start_matches(|c: char| c <= ' ')
         .chars()

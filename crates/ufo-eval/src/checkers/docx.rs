@@ -18,7 +18,7 @@ use roxmltree::{Document, Node};
 use super::similarity::indel_ratio;
 use super::{CheckError, Cx, Got, py_truthy};
 
-const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
+pub(super) const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 const REL: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
 const CT: &str = "http://schemas.openxmlformats.org/package/2006/content-types";
 const OFFICE_DOCUMENT: &str =
@@ -44,6 +44,15 @@ pub(super) fn zip_part(
 
 /// The main document part's XML.
 fn main_part(path: &Path) -> Result<String, String> {
+    open_word(path).map(|(_, _, xml)| xml)
+}
+
+/// A Word package as python-docx's `Document(path)` opens it: the zip,
+/// the main document part's name and its XML; an error where python-docx
+/// raises (not a zip, not a Word document).
+pub(super) fn open_word(
+    path: &Path,
+) -> Result<(zip::ZipArchive<std::fs::File>, String, String), String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
     let rels = zip_part(&mut zip, "_rels/.rels")?.ok_or("no package relationships")?;
@@ -86,11 +95,12 @@ fn main_part(path: &Path) -> Result<String, String> {
             "not a Word document (content type {content_type:?})"
         ));
     }
-    zip_part(&mut zip, &name)?.ok_or_else(|| format!("{name} is missing"))
+    let xml = zip_part(&mut zip, &name)?.ok_or_else(|| format!("{name} is missing"))?;
+    Ok((zip, name, xml))
 }
 
 /// The `w:` children of `node` named `name`.
-fn w_children<'a, 'i>(
+pub(super) fn w_children<'a, 'i>(
     node: Node<'a, 'i>,
     name: &'static str,
 ) -> impl Iterator<Item = Node<'a, 'i>> {
@@ -98,7 +108,7 @@ fn w_children<'a, 'i>(
 }
 
 /// A `w:r`'s text.
-fn run_text(r: Node<'_, '_>) -> String {
+pub(super) fn run_text(r: Node<'_, '_>) -> String {
     let mut s = String::new();
     for e in r.children().filter(Node::is_element) {
         if e.tag_name().namespace() != Some(W) {
@@ -119,7 +129,7 @@ fn run_text(r: Node<'_, '_>) -> String {
 }
 
 /// A `w:p`'s text: its runs and its hyperlinks' runs, in order.
-fn paragraph_text(p: Node<'_, '_>) -> String {
+pub(super) fn paragraph_text(p: Node<'_, '_>) -> String {
     let mut s = String::new();
     for c in p.children().filter(Node::is_element) {
         if c.has_tag_name((W, "r")) {
@@ -260,7 +270,7 @@ fn read_body(path: &Path) -> Result<Body, String> {
 }
 
 /// The path of a file input (`None`: a missing or empty one).
-fn path_of(got: Option<&Got>) -> Option<String> {
+pub(super) fn path_of(got: Option<&Got>) -> Option<String> {
     match got? {
         Got::File(p) => Some(p.display().to_string()),
         Got::Text(t) if !t.is_empty() => Some(t.clone()),
@@ -269,12 +279,12 @@ fn path_of(got: Option<&Got>) -> Option<String> {
 }
 
 /// Python's `str.isspace` for one character.
-fn py_space(c: char) -> bool {
+pub(super) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// `re.sub(r'\s+', ' ', s).strip()` as Python does it on `str`.
-fn squash(s: &str) -> String {
+pub(super) fn squash(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_space = false;
     for c in s.chars() {
@@ -309,7 +319,7 @@ pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
 }
 
 /// `compare_docx_files` with the options `opt` gives.
-fn docx_files(cx: &Cx<'_>, opt: impl Fn(&str, bool) -> bool) -> Result<f64, CheckError> {
+pub(super) fn docx_files(cx: &Cx<'_>, opt: impl Fn(&str, bool) -> bool) -> Result<f64, CheckError> {
     let ignore_blanks = opt("ignore_blanks", true);
     let ignore_case = opt("ignore_case", false);
     let ignore_order = opt("ignore_order", false);

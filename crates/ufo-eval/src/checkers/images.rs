@@ -22,18 +22,17 @@ use std::path::Path;
 
 use image::DynamicImage;
 
+use super::pil::{Filter, l24, resample};
 use super::{CheckError, Cx, Got};
 
 /// A grayscale image: `w × h` bytes, row by row.
-struct Gray {
-    w: usize,
-    h: usize,
-    px: Vec<u8>,
-}
-
-/// Pillow's RGB to L.
-fn l24(r: u8, g: u8, b: u8) -> u8 {
-    ((u32::from(r) * 19595 + u32::from(g) * 38470 + u32::from(b) * 7471 + 0x8000) >> 16) as u8
+pub(super) struct Gray {
+    /// Width.
+    pub(super) w: usize,
+    /// Height.
+    pub(super) h: usize,
+    /// The samples, row by row.
+    pub(super) px: Vec<u8>,
 }
 
 /// Opens an image as Pillow's `convert("L")` would have it.
@@ -185,141 +184,9 @@ pub(super) fn check_image_size(cx: &Cx<'_>) -> Result<f64, CheckError> {
     Ok(f64::from(u8::from(same("height", h) && same("width", w))))
 }
 
-/// Pillow's Lanczos kernel (support 3).
-fn lanczos(x: f64) -> f64 {
-    fn sinc(x: f64) -> f64 {
-        if x == 0.0 {
-            1.0
-        } else {
-            let x = x * std::f64::consts::PI;
-            x.sin() / x
-        }
-    }
-    if (-3.0..3.0).contains(&x) {
-        sinc(x) * sinc(x / 3.0)
-    } else {
-        0.0
-    }
-}
-
-/// Pillow's 22-bit fixed-point precision for 8-bit images.
-const PRECISION_BITS: u32 = 32 - 8 - 2;
-
-/// Pillow's `precompute_coeffs` + `normalize_coeffs_8bpc`: for each output
-/// index, the first input index and the fixed-point weights.
-fn coefficients(in_size: usize, out_size: usize) -> Vec<(usize, Vec<i32>)> {
-    let scale = in_size as f64 / out_size as f64;
-    let filterscale = scale.max(1.0);
-    let support = 3.0 * filterscale;
-    (0..out_size)
-        .map(|xx| {
-            let center = (xx as f64 + 0.5) * scale;
-            let ss = 1.0 / filterscale;
-            let xmin = ((center - support + 0.5) as i64).max(0) as usize;
-            let xmax = ((center + support + 0.5) as i64).min(in_size as i64) as usize;
-            let n = xmax.saturating_sub(xmin);
-            let mut k: Vec<f64> = (0..n)
-                .map(|x| lanczos(((x + xmin) as f64 - center + 0.5) * ss))
-                .collect();
-            let ww: f64 = k.iter().sum();
-            if ww != 0.0 {
-                for v in &mut k {
-                    *v /= ww;
-                }
-            }
-            let one = f64::from(1u32 << PRECISION_BITS);
-            let fixed = k
-                .iter()
-                .map(|&v| {
-                    if v < 0.0 {
-                        (-0.5 + v * one) as i32
-                    } else {
-                        (0.5 + v * one) as i32
-                    }
-                })
-                .collect();
-            (xmin, fixed)
-        })
-        .collect()
-}
-
-/// Pillow's `clip8`.
-fn clip8(v: i64) -> u8 {
-    if v >= (1i64 << PRECISION_BITS << 8) {
-        255
-    } else if v <= 0 {
-        0
-    } else {
-        (v >> PRECISION_BITS) as u8
-    }
-}
-
-/// Pillow's `Image.resize(size, LANCZOS)` on an 8-bit grayscale image.
-fn resize(img: &Gray, w: usize, h: usize) -> Gray {
-    if (img.w, img.h) == (w, h) {
-        return Gray {
-            w,
-            h,
-            px: img.px.clone(),
-        };
-    }
-    let horiz = coefficients(img.w, w);
-    let vert = coefficients(img.h, h);
-    let need_h = w != img.w;
-    let need_v = h != img.h;
-    let mut cur = Gray {
-        w: img.w,
-        h: img.h,
-        px: img.px.clone(),
-    };
-    let mut first_row = 0;
-    if need_h {
-        // Only the rows the vertical pass reads.
-        let (y0, _) = vert[0];
-        let (yl, kl) = &vert[h - 1];
-        let y1 = yl + kl.len();
-        let mut out = vec![0u8; w * (y1 - y0)];
-        for (oy, y) in (y0..y1).enumerate() {
-            let row = &img.px[y * img.w..(y + 1) * img.w];
-            for (xx, (xmin, k)) in horiz.iter().enumerate() {
-                let mut ss: i64 = 1 << (PRECISION_BITS - 1);
-                for (i, kv) in k.iter().enumerate() {
-                    ss += i64::from(row[xmin + i]) * i64::from(*kv);
-                }
-                out[oy * w + xx] = clip8(ss);
-            }
-        }
-        cur = Gray {
-            w,
-            h: y1 - y0,
-            px: out,
-        };
-        first_row = y0;
-    }
-    if need_v {
-        let mut out = vec![0u8; cur.w * h];
-        for (yy, (ymin, k)) in vert.iter().enumerate() {
-            let ymin = ymin - first_row;
-            for xx in 0..cur.w {
-                let mut ss: i64 = 1 << (PRECISION_BITS - 1);
-                for (i, kv) in k.iter().enumerate() {
-                    ss += i64::from(cur.px[(ymin + i) * cur.w + xx]) * i64::from(*kv);
-                }
-                out[yy * cur.w + xx] = clip8(ss);
-            }
-        }
-        cur = Gray {
-            w: cur.w,
-            h,
-            px: out,
-        };
-    }
-    cur
-}
-
 /// scikit-image's `structural_similarity` with its defaults on two 8-bit
 /// images of one size.
-fn ssim(a: &Gray, b: &Gray) -> Result<f64, String> {
+pub(super) fn ssim(a: &Gray, b: &Gray) -> Result<f64, String> {
     const WIN: usize = 7;
     if a.w < WIN || a.h < WIN {
         return Err("win_size exceeds image extent (images must be at least 7×7)".into());
@@ -408,7 +275,10 @@ pub(super) fn compare_images(cx: &Cx<'_>) -> Result<f64, CheckError> {
     if w == 0 || h == 0 {
         return Err(cx.bad("an empty image"));
     }
-    let (a, b) = (resize(&a, w, h), resize(&b, w, h));
+    let (a, b) = (
+        resample(&a, w, h, Filter::Lanczos),
+        resample(&b, w, h, Filter::Lanczos),
+    );
     let s = ssim(&a, &b).map_err(|m| cx.bad(m))?;
     Ok(match base {
         None => s,

@@ -676,3 +676,76 @@ fn bullets(doc: &Document<'_>) -> Option<Vec<Bullet>> {
     }
     Some(out)
 }
+
+/// A background's fill as python-pptx types it (`background.fill.type`).
+pub(super) enum BgFill {
+    /// `MSO_FILL.SOLID`, with the colour's RGB when it is an `a:srgbClr`
+    /// (python-pptx has no `.rgb` for other colours).
+    Solid(Option<[u8; 3]>),
+    /// `MSO_FILL.BACKGROUND`: "no fill", or no background at all (which
+    /// python-pptx replaces with "no fill").
+    NoFill,
+    /// Another fill type, or none.
+    Other,
+}
+
+/// A deck's slide size (`p:sldSz`) and each slide's background fill with
+/// its master's.
+pub(super) struct Backgrounds {
+    /// `presentation.slide_width`.
+    pub(super) width: Option<i64>,
+    /// `presentation.slide_height`.
+    pub(super) height: Option<i64>,
+    /// (slide fill, master fill) per slide, in `p:sldIdLst` order.
+    pub(super) slides: Vec<(BgFill, BgFill)>,
+}
+
+/// A background fill of a slide or master.
+fn bg_fill(doc: &Document<'_>) -> BgFill {
+    match fill_of(doc) {
+        Fill::Solid(c) => BgFill::Solid(c.ok().and_then(|hex| {
+            let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+            Some([byte(0)?, byte(2)?, byte(4)?])
+        })),
+        Fill::Nothing => BgFill::NoFill,
+        Fill::Other => BgFill::Other,
+    }
+}
+
+/// Reads a deck's size and backgrounds.
+pub(super) fn backgrounds(path: &Path) -> Py<Backgrounds> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
+    let mut pkg = Package { zip };
+    let pres = pkg
+        .related("", "officeDocument")?
+        .ok_or("no presentation part")?;
+    let pres_xml = pkg.part(&pres)?;
+    let pres_doc = parse(&pres_xml)?;
+    let size = child(pres_doc.root_element(), P, "sldSz");
+    let dim = |name: &str| size.and_then(|s| s.attribute(name)?.parse::<i64>().ok());
+    let rels = pkg.rels(&pres)?;
+    let mut slides = Vec::new();
+    if let Some(list) = child(pres_doc.root_element(), P, "sldIdLst") {
+        for id in list.children().filter(|n| n.has_tag_name((P, "sldId"))) {
+            let rid = id.attribute((R, "id")).ok_or("a slide id without r:id")?;
+            let (_, part) = rels.get(rid).ok_or("a slide id naming no relationship")?;
+            let part = part.clone();
+            let xml = pkg.part(&part)?;
+            let slide = bg_fill(&parse(&xml)?);
+            let layout = pkg
+                .related(&part, "slideLayout")?
+                .ok_or("a slide without a layout")?;
+            let master = pkg
+                .related(&layout, "slideMaster")?
+                .ok_or("a layout without a master")?;
+            let master_xml = pkg.part(&master)?;
+            slides.push((slide, bg_fill(&parse(&master_xml)?)));
+        }
+    }
+    Ok(Backgrounds {
+        width: dim("cx"),
+        height: dim("cy"),
+        slides,
+    })
+}

@@ -336,6 +336,57 @@ pub(super) fn is_in_vm_clickboard(cx: &Cx<'_>) -> Result<bool, CheckError> {
     }
 }
 
+/// Python's `float()` of a string: white space around, underscores only
+/// between digits, then Rust's parse (which, like Python, takes `inf`,
+/// `nan`, exponents and a sign).
+fn py_float(s: &str) -> Option<f64> {
+    let t = s.trim_matches(super::browser::py_space);
+    let b = t.as_bytes();
+    for (i, c) in b.iter().enumerate() {
+        if *c == b'_' {
+            let digit = |j: Option<usize>| j.and_then(|j| b.get(j)).is_some_and(u8::is_ascii_digit);
+            if !digit(i.checked_sub(1)) || !digit(Some(i + 1)) {
+                return None;
+            }
+        }
+    }
+    t.replace('_', "").parse().ok()
+}
+
+/// `compare_result_files`: the two files' stripped texts; when the
+/// expected one is a number, the result scores 1 if it contains the
+/// expected text or is a number within 1e-4 of it; otherwise they must be
+/// equal. Files that cannot be read as UTF-8 are refused.
+pub(super) fn compare_result_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let read = |g: Option<&Got>| -> Result<Option<String>, CheckError> {
+        let path: std::path::PathBuf = match g {
+            Some(Got::File(p)) => p.clone(),
+            Some(Got::Text(t)) if !t.is_empty() => t.into(),
+            _ => return Ok(None),
+        };
+        let bytes = std::fs::read(&path)
+            .map_err(|e| cx.bad_because(format!("cannot read {}", path.display()), e))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| cx.bad_because(format!("{} is not UTF-8", path.display()), e))?;
+        // Text mode: universal newlines.
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        Ok(Some(text.trim_matches(super::browser::py_space).to_owned()))
+    };
+    let (Some(src), Some(tgt)) = (read(Some(cx.result))?, read(cx.expected)?) else {
+        return Ok(0.0);
+    };
+    let Some(want) = py_float(&tgt) else {
+        return Ok(f64::from(u8::from(src == tgt)));
+    };
+    if src.contains(&tgt) {
+        return Ok(1.0);
+    }
+    let Some(got) = py_float(&src) else {
+        return Ok(f64::from(u8::from(src == tgt)));
+    };
+    Ok(f64::from(u8::from((got - want).abs() < 1e-4)))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {

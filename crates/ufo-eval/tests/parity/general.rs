@@ -382,3 +382,163 @@ fn diff_text_file_and_check_csv() {
     }
     compare("general", "check_csv", &cases);
 }
+
+#[test]
+fn compare_result_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let texts = [
+        "42",
+        "42.00003",
+        "42.001",
+        " 42\n",
+        "The answer is 42.",
+        "4_2",
+        "1e3",
+        "1000",
+        "nan",
+        "inf",
+        "forty-two",
+        "",
+        "line\r\nbreak",
+        "line\nbreak",
+    ];
+    let files: Vec<Got> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| write(d, &format!("r{i}.txt"), t))
+        .collect();
+    let mut cases = Vec::new();
+    for (i, a) in files.iter().enumerate() {
+        for (j, b) in files.iter().enumerate() {
+            cases.push(Case::new(
+                format!("{:?} vs {:?}", texts[i], texts[j]),
+                a.clone(),
+                b.clone(),
+            ));
+        }
+    }
+    let latin1 = d.join("latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9").unwrap();
+    cases.push(Case::new("not UTF-8", Got::File(latin1), files[0].clone()));
+    cases.push(Case::new(
+        "missing",
+        Got::File(d.join("absent.txt")),
+        files[0].clone(),
+    ));
+    compare("vscode", "compare_result_files", &cases);
+}
+
+#[test]
+fn compare_zip_files() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let zip = |name: &str, members: &[(&str, &[u8])]| {
+        let p = d.join(name);
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&p).unwrap());
+        for (n, c) in members {
+            if n.ends_with('/') {
+                z.add_directory(*n, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+            } else {
+                z.start_file(*n, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                z.write_all(c).unwrap();
+            }
+        }
+        z.finish().unwrap();
+        Got::File(p)
+    };
+    // A PDF PyPDF2 reads (a blank page it writes), and one it cannot.
+    let blank = d.join("blank.pdf");
+    ufo_testkit::deps::run(
+        std::process::Command::new(crate::harness::python()).arg("-c").arg(format!(
+            "from PyPDF2 import PdfWriter\nw = PdfWriter()\nw.add_blank_page(72, 72)\nw.write({:?})",
+            blank.display().to_string()
+        )),
+        "writing a PDF with PyPDF2",
+    );
+    let pdf_bytes = std::fs::read(&blank).unwrap();
+    let pdf: &[u8] = &pdf_bytes;
+    let broken_pdf: &[u8] = b"%PDF-1.4\n%%EOF\n";
+    let archives = [
+        (
+            "a b",
+            zip("ab.zip", &[("a.txt", b"one"), ("b/c.py", b"print(1)\n")]),
+        ),
+        (
+            "b a",
+            zip("ba.zip", &[("b/c.py", b"print(1)\n"), ("a.txt", b"one")]),
+        ),
+        (
+            "a b changed",
+            zip("ab2.zip", &[("a.txt", b"one"), ("b/c.py", b"print(2)\n")]),
+        ),
+        ("a only", zip("a.zip", &[("a.txt", b"one")])),
+        (
+            "a b with a folder",
+            zip(
+                "abd.zip",
+                &[("a.txt", b"one"), ("b/", b""), ("b/c.py", b"print(1)\n")],
+            ),
+        ),
+        ("empty", zip("empty.zip", &[])),
+        (
+            "a b and a PDF",
+            zip(
+                "abp.zip",
+                &[("a.txt", b"one"), ("b/c.py", b"print(1)\n"), ("d.pdf", pdf)],
+            ),
+        ),
+        (
+            "a b changed and a PDF",
+            zip(
+                "abp2.zip",
+                &[("a.txt", b"two"), ("b/c.py", b"print(1)\n"), ("d.pdf", pdf)],
+            ),
+        ),
+        (
+            "a b and a broken PDF",
+            zip(
+                "abq.zip",
+                &[
+                    ("a.txt", b"one"),
+                    ("b/c.py", b"print(1)\n"),
+                    ("d.pdf", broken_pdf),
+                ],
+            ),
+        ),
+        (
+            "a b and another broken PDF",
+            zip(
+                "abr.zip",
+                &[
+                    ("a.txt", b"one"),
+                    ("b/c.py", b"print(1)\n"),
+                    ("d.pdf", b"%PDF-1.4 other"),
+                ],
+            ),
+        ),
+        ("not a zip", write(d, "x.zip", "not a zip")),
+        ("missing", Got::File(d.join("absent.zip"))),
+    ];
+    let mut cases = Vec::new();
+    for (a, x) in &archives {
+        for (b, y) in &archives {
+            let c = Case::new(format!("{a} vs {b}"), x.clone(), y.clone());
+            // PyPDF2 raises on a PDF it cannot read; equal bytes count
+            // as equal here.
+            cases.push(if a == b && a.contains("broken PDF") {
+                c.known(
+                    "identical PDFs PyPDF2 cannot read are equal here; OSWorld raises",
+                    0.0,
+                )
+            } else {
+                c
+            });
+        }
+    }
+    cases.push(Case::new("no result", Got::Missing, archives[0].1.clone()));
+    compare("vscode", "compare_zip_files", &cases);
+}

@@ -12,7 +12,7 @@ use ufo_eval::checkers::Got;
 use crate::harness::{Case, compare};
 
 /// A deterministic picture: gradients, a few blocks and some noise.
-fn picture(w: u32, h: u32, seed: u64, shift: i64) -> RgbImage {
+pub(crate) fn picture(w: u32, h: u32, seed: u64, shift: i64) -> RgbImage {
     let mut x = seed;
     ImageBuffer::from_fn(w, h, |i, j| {
         x = x

@@ -586,3 +586,115 @@ fn compare_table_sheet_fuzzy() {
     }
     compare("table", "compare_table", &cases);
 }
+
+#[test]
+fn compare_conference_city_in_order() {
+    use rust_xlsxwriter::Formula;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    const CITIES: [&str; 21] = [
+        "Vienna",
+        "Paris",
+        "Berlin",
+        "Rome",
+        "Madrid",
+        "Lisbon",
+        "Dublin",
+        "Oslo",
+        "Prague",
+        "Athens",
+        "Warsaw",
+        "Budapest",
+        "Zurich",
+        "Brussels",
+        "Amsterdam",
+        "Helsinki",
+        "Stockholm",
+        "Copenhagen",
+        "Tallinn",
+        "Riga",
+        "Vilnius",
+    ];
+    // A workbook whose active sheet has `cells` in C2 down (None: a
+    // number), a formula at `formula_row`, and an inactive first sheet
+    // when `second_active`.
+    let book =
+        |name: &str, cells: &[Option<&str>], formula_row: Option<u32>, second_active: bool| {
+            let mut wb = Workbook::new();
+            if second_active {
+                let ws = wb.add_worksheet();
+                ws.write_string(1, 2, "Nowhere").unwrap();
+            }
+            let ws = wb.add_worksheet();
+            ws.write_string(0, 2, "City").unwrap();
+            for (i, c) in cells.iter().enumerate() {
+                let row = i as u32 + 1;
+                match c {
+                    Some(c) if formula_row == Some(row) => {
+                        ws.write_formula(row, 2, Formula::new(format!("=\"{c}\"")).set_result(*c))
+                            .unwrap();
+                    }
+                    Some(c) => {
+                        ws.write_string(row, 2, *c).unwrap();
+                    }
+                    None => {
+                        ws.write_number(row, 2, 7.0).unwrap();
+                    }
+                }
+            }
+            if second_active {
+                ws.set_active(true);
+            }
+            let p = d.join(name);
+            wb.save(&p).unwrap();
+            Got::File(p)
+        };
+    let all: Vec<Option<&str>> = CITIES.iter().map(|c| Some(*c)).collect();
+    let mut with_country = all.clone();
+    let paris = "Paris, France";
+    with_country[1] = Some(paris);
+    let mut wrong = all.clone();
+    wrong[5] = Some("Porto");
+    let mut number = all.clone();
+    number[20] = None;
+    let books = [
+        ("all cities", book("a.xlsx", &all, None, false)),
+        ("with a country", book("b.xlsx", &with_country, None, false)),
+        ("one wrong", book("c.xlsx", &wrong, None, false)),
+        ("a number", book("d.xlsx", &number, None, false)),
+        ("a formula", book("e.xlsx", &all, Some(3), false)),
+        ("second sheet active", book("f.xlsx", &all, None, true)),
+        ("twenty rows", book("g.xlsx", &all[..20], None, false)),
+        ("not a workbook", write_text(d, "h.xlsx", "x")),
+    ];
+    let list = |v: &[&str]| Value::from(v.iter().map(|s| Value::from(*s)).collect::<Vec<_>>());
+    let mut alternatives: Vec<Value> = CITIES.iter().map(|c| Value::from(*c)).collect();
+    alternatives[5] = json!(["Lisbon", "Porto"]);
+    let mut bad_entry: Vec<Value> = CITIES.iter().map(|c| Value::from(*c)).collect();
+    bad_entry[0] = json!(3);
+    let rules = [
+        json!({"expected": list(&CITIES)}),
+        json!({"expected": alternatives}),
+        json!({"expected": list(&CITIES[..20])}),
+        json!({"expected": bad_entry}),
+        json!({"expected": list(&["Vien", "Par", "Ber", "Ro", "Ma", "Li", "Du", "Os", "Pr", "At", "Wa", "Bu", "Zu", "Br", "Am", "He", "St", "Co", "Ta", "Ri", "Vi"])}),
+        json!({"cities": list(&CITIES)}),
+    ];
+    let mut cases = Vec::new();
+    for (name, b) in &books {
+        for r in &rules {
+            cases.push(Case::new(
+                format!("{name} {r}"),
+                b.clone(),
+                Got::Json(r.clone()),
+            ));
+        }
+    }
+    compare("table", "compare_conference_city_in_order", &cases);
+}
+
+fn write_text(dir: &Path, name: &str, text: &str) -> Got {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    Got::File(p)
+}
