@@ -16,11 +16,12 @@ a `/` in the query written `%2F`).
 A stand-in is a real file of its format (a workbook with one sheet, a document
 with one paragraph, a presentation with one slide, a 16x16 image, a second of
 silence, ...), so setup steps that open it and checkers that read it work on
-it; its content is not the task's, so no feasible task should score above 0 on
-it untouched. The office formats use openpyxl, python-docx and python-pptx, the
-images Pillow, video ffmpeg, when they are there; without them xlsx, docx, png,
-gif, jpg and wav are written by hand, and the rest is left out and reported
-(its tasks stay `unavailable`).
+it; its content is not the task's and differs from URL to URL (it names a
+digest of the URL), so a task comparing its result with an expected file does
+not find the two equal untouched. The office formats use openpyxl,
+python-docx and python-pptx, the images Pillow, video and MP3 ffmpeg, when
+they are there; without them xlsx, docx, png, gif and wav are written by hand,
+and the rest is left out and reported (its tasks stay `unavailable`).
 
 Prints one line per kind: how many URLs got a stand-in, and which could not.
 Never copies anything of OSWorld's: only the URLs and destination names are
@@ -28,6 +29,7 @@ read from the task files.
 """
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -127,14 +129,14 @@ def _try(mod):
         return None
 
 
-def xlsx():
+def xlsx(tag):
     openpyxl = _try("openpyxl")
     if openpyxl:
         wb = openpyxl.Workbook()
         ws = wb.active
         ws.title = "Sheet1"
         ws.append(["Name", "Value"])
-        ws.append(["alpha", 1])
+        ws.append([tag, 1])
         buf = io.BytesIO()
         wb.save(buf)
         return buf.getvalue()
@@ -143,41 +145,41 @@ def xlsx():
         "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
         "xl/workbook.xml": '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
         "xl/_rels/workbook.xml.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
-        "xl/worksheets/sheet1.xml": '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c><c r="B1" t="inlineStr"><is><t>Value</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>alpha</t></is></c><c r="B2"><v>1</v></c></row></sheetData></worksheet>',
+        "xl/worksheets/sheet1.xml": '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Name</t></is></c><c r="B1" t="inlineStr"><is><t>Value</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>' + tag + '</t></is></c><c r="B2"><v>1</v></c></row></sheetData></worksheet>',
     })
 
 
-def docx():
+def docx(tag):
     docx_mod = _try("docx")
     if docx_mod:
         d = docx_mod.Document()
-        d.add_paragraph("Stand-in document.")
+        d.add_paragraph(f"Stand-in document {tag}.")
         buf = io.BytesIO()
         d.save(buf)
         return buf.getvalue()
     return _zip({
         "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
         "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-        "word/document.xml": '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Stand-in document.</w:t></w:r></w:p></w:body></w:document>',
+        "word/document.xml": '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Stand-in document ' + tag + '.</w:t></w:r></w:p></w:body></w:document>',
     })
 
 
-def pptx():
+def pptx(tag):
     pptx_mod = _try("pptx")
     if not pptx_mod:
         return None
     p = pptx_mod.Presentation()
     s = p.slides.add_slide(p.slide_layouts[0])
-    s.shapes.title.text = "Stand-in"
+    s.shapes.title.text = f"Stand-in {tag}"
     buf = io.BytesIO()
     p.save(buf)
     return buf.getvalue()
 
 
-def odf(kind):
+def odf(kind, tag):
     mime = {
-        "odt": ("application/vnd.oasis.opendocument.text", "<office:text><text:p>Stand-in.</text:p></office:text>"),
-        "ods": ("application/vnd.oasis.opendocument.spreadsheet", '<office:spreadsheet><table:table table:name="Sheet1"><table:table-row><table:table-cell office:value-type="string"><text:p>Stand-in</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>'),
+        "odt": ("application/vnd.oasis.opendocument.text", f"<office:text><text:p>Stand-in {tag}.</text:p></office:text>"),
+        "ods": ("application/vnd.oasis.opendocument.spreadsheet", f'<office:spreadsheet><table:table table:name="Sheet1"><table:table-row><table:table-cell office:value-type="string"><text:p>Stand-in {tag}</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet>'),
     }[kind]
     content = ('<?xml version="1.0" encoding="UTF-8"?><office:document-content '
                'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
@@ -206,7 +208,7 @@ def _zip(parts):
     return buf.getvalue()
 
 
-def pdf():
+def pdf(tag):
     objs = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -214,7 +216,7 @@ def pdf():
         None,
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    stream = b"BT /F1 24 Tf 72 700 Td (Stand-in document.) Tj ET"
+    stream = f"BT /F1 24 Tf 72 700 Td (Stand-in document {tag}.) Tj ET".encode()
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []
@@ -232,16 +234,16 @@ def pdf():
     return out.getvalue()
 
 
-def image(fmt):
+def image(fmt, tag):
     pil = _try("PIL.Image")
     if pil:
         from PIL import Image
-        im = Image.new("RGB", (16, 16), (200, 60, 60))
+        im = Image.new("RGB", (16, 16), _colour(tag))
         buf = io.BytesIO()
         im.save(buf, format={"jpg": "JPEG"}.get(fmt, fmt.upper()))
         return buf.getvalue()
     if fmt == "png":
-        raw = b"".join(b"\x00" + b"\xc8\x3c\x3c" * 16 for _ in range(16))
+        raw = b"".join(b"\x00" + bytes(_colour(tag)) * 16 for _ in range(16))
 
         def chunk(t, d):
             return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
@@ -253,25 +255,25 @@ def image(fmt):
     return None
 
 
-def wav():
+def wav(tag):
     buf = io.BytesIO()
     with wave.open(buf, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(8000)
-        w.writeframes(b"\x00\x00" * 8000)
+        w.writeframes(struct.pack("<h", int(tag[:3], 16)) + b"\x00\x00" * 7999)
     return buf.getvalue()
 
 
-def ffmpeg(ext):
+def ffmpeg(ext, tag):
     if not shutil.which("ffmpeg"):
         return None
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "x" + ext)
         args = {
-            ".mp3": ["-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono", "-t", "1"],
-            ".mp4": ["-f", "lavfi", "-i", "color=c=gray:s=64x64:d=1"],
-            ".mov": ["-f", "lavfi", "-i", "color=c=gray:s=64x64:d=1"],
+            ".mp3": ["-f", "lavfi", "-i", f"sine=frequency={200 + int(tag[:2], 16)}:duration=1"],
+            ".mp4": ["-f", "lavfi", "-i", f"color=c=0x{tag[:6]}:s=64x64:d=1"],
+            ".mov": ["-f", "lavfi", "-i", f"color=c=0x{tag[:6]}:s=64x64:d=1"],
         }[ext]
         r = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", *args, out], capture_output=True)
         if r.returncode != 0:
@@ -280,35 +282,55 @@ def ffmpeg(ext):
             return f.read()
 
 
-def archive(kind):
+def archive(kind, tag):
     if kind == ".zip":
-        return _zip({"stand-in.txt": "Stand-in archive member.\n"})
+        return _zip({"stand-in.txt": f"Stand-in archive member {tag}.\n"})
     buf = io.BytesIO()
     mode = {".gz": "w:gz", ".tar.gz": "w:gz", ".xz": "w:xz", ".tar.xz": "w:xz"}[kind]
     with tarfile.open(fileobj=buf, mode=mode) as t:
-        data = b"Stand-in archive member.\n"
+        data = f"Stand-in archive member {tag}.\n".encode()
         info = tarfile.TarInfo("stand-in.txt")
         info.size = len(data)
         t.addfile(info, io.BytesIO(data))
     return buf.getvalue()
 
 
-def stand_in(ext):
-    """The bytes of a stand-in for a file saved with extension `ext`, or None."""
+def _colour(tag):
+    return (int(tag[0:2], 16), int(tag[2:4], 16), int(tag[4:6], 16))
+
+
+def stand_in(ext, tag):
+    """The bytes of a stand-in for a file saved with extension `ext`, made
+    different from every other by `tag` (hex digits), or None."""
     if ext in TEXT:
-        return TEXT[ext].encode()
+        text = TEXT[ext]
+        # A comment or a trailing line where the format has one.
+        mark = {".json": None, ".csv": f"{tag},0\n", ".html": f"<!-- {tag} -->\n",
+                ".svg": f"<!-- {tag} -->\n", ".xml": f"<!-- {tag} -->\n",
+                ".code-workspace": None}.get(ext, f"{tag}\n")
+        if ext in (".json", ".code-workspace"):
+            text = text.replace("{", '{"stand_in_tag": "' + tag + '", ', 1)
+        elif ext in (".py", ".sh", ".bib", ".tex", ".cpp", ".css", ".js"):
+            prefix = {".py": "#", ".sh": "#", ".bib": "%", ".tex": "%", ".cpp": "//", ".css": "/*",
+                      ".js": "//"}[ext]
+            text = text + f"{prefix} {tag}" + (" */" if ext == ".css" else "") + "\n"
+        else:
+            text = text + mark
+        return text.encode()
     makers = {
         ".xlsx": xlsx, ".docx": docx, ".pptx": pptx, ".pdf": pdf,
-        ".odt": lambda: odf("odt"), ".ods": lambda: odf("ods"),
-        ".png": lambda: image("png"), ".jpg": lambda: image("jpg"), ".jpeg": lambda: image("jpg"),
-        ".gif": lambda: image("gif"), ".webp": lambda: image("webp"),
-        ".wav": wav, ".mp3": lambda: ffmpeg(".mp3"), ".mp4": lambda: ffmpeg(".mp4"),
-        ".mov": lambda: ffmpeg(".mov"),
-        ".zip": lambda: archive(".zip"), ".gz": lambda: archive(".gz"), ".tar.gz": lambda: archive(".tar.gz"),
-        ".xz": lambda: archive(".xz"), ".tar.xz": lambda: archive(".tar.xz"),
+        ".odt": lambda t: odf("odt", t), ".ods": lambda t: odf("ods", t),
+        ".png": lambda t: image("png", t), ".jpg": lambda t: image("jpg", t),
+        ".jpeg": lambda t: image("jpg", t), ".gif": lambda t: image("gif", t),
+        ".webp": lambda t: image("webp", t),
+        ".wav": wav, ".mp3": lambda t: ffmpeg(".mp3", t), ".mp4": lambda t: ffmpeg(".mp4", t),
+        ".mov": lambda t: ffmpeg(".mov", t),
+        ".zip": lambda t: archive(".zip", t), ".gz": lambda t: archive(".gz", t),
+        ".tar.gz": lambda t: archive(".tar.gz", t), ".xz": lambda t: archive(".xz", t),
+        ".tar.xz": lambda t: archive(".tar.xz", t),
     }
     make = makers.get(ext)
-    return make() if make else None
+    return make(tag) if make else None
 
 
 def main():
@@ -334,15 +356,12 @@ def main():
             for url, dest in downloads(task):
                 wanted.setdefault(url, extension(dest))
     made, missing = Counter(), defaultdict(list)
-    cache = {}
     for url, ext in sorted(wanted.items()):
         path = mirror_path(a.out, url)
         if os.path.exists(path) and not a.force:
             made[ext or "(none)"] += 1
             continue
-        if ext not in cache:
-            cache[ext] = stand_in(ext)
-        body = cache[ext]
+        body = stand_in(ext, hashlib.sha256(url.encode()).hexdigest()[:12])
         if body is None:
             missing[ext or "(none)"].append(url)
             continue
