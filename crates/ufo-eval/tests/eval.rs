@@ -11,7 +11,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskResult, run_tasks};
+use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskDesktop, TaskResult, run_tasks};
 use ufo_eval::suite::load_suite;
 use ufo_session::config::UfoConfig;
 use ufo_testkit::scripted::{ScriptedModel, fixed};
@@ -30,6 +30,7 @@ fn options(config: UfoConfig, out: &Path, mode: EvalMode, timeout: u64) -> EvalO
         mode,
         task_timeout: Duration::from_secs(timeout),
         fetcher: Arc::new(ufo_eval::fetch::Fetcher::new(out.join("downloads"), None)),
+        desktop: TaskDesktop::default(),
     }
 }
 
