@@ -3,7 +3,8 @@
 //! task's own fresh folder — at `/home/user` in a private mount namespace.
 //! Two tasks of `tests/task-desktop/` (OSWorld's format) run side by side:
 //! the first writes to `/home/user/...` (a shell step, a download), sets a
-//! GSettings key, launches a GTK 2 application and reads it all back
+//! GSettings key, launches a GTK 2 application (whose window ufo, as root,
+//! reads through the accessibility bus) and reads it all back
 //! through getters, with Python's `Xlib` (as `pyautogui`) on a 1920×1080
 //! screen and a window manager; the second sees none of it.
 
@@ -60,8 +61,10 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
         // 1920×1080 screen, the downloaded file was the account's to
         // change, a window manager runs; the other task saw none of it.
         assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:?}");
-        // gpicview (GTK 2) registered on the accessibility bus: its launch
-        // waits for that and would be a step problem otherwise.
+        // gpicview (GTK 2) registered on the accessibility bus, and ufo
+        // (root) reads its window: its launch and `activate_window` wait
+        // for that and would be step problems otherwise (the accessibility
+        // tree getter checks it too).
         assert!(r.step_problems.is_empty(), "{r:?}");
     }
     // The home is the task's folder, owned by the account; the host's
