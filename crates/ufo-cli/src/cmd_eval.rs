@@ -76,6 +76,12 @@ pub(crate) struct EvalArgs {
     /// for OSWorld's tree when installed, none otherwise).
     #[arg(long, value_name = "NAME")]
     wm: Option<String>,
+    /// The unprivileged account each task's desktop runs as, its home at
+    /// /home/user private to the task (needs root), or `none` to run it as
+    /// yourself (default: `ufo-task` for OSWorld's tree when root, none
+    /// otherwise).
+    #[arg(long, value_name = "NAME")]
+    user: Option<String>,
     /// Where results go; a rerun skips the tasks already there.
     #[arg(long, default_value = "eval-out")]
     out: PathBuf,
@@ -138,7 +144,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
         Some(user) => eprintln!(
             "each task's desktop runs as the account {user:?}, its home at /home/user private to the task"
         ),
-        None if !ufo_eval::suite::is_osworld_tree(&tasks_path) => {}
+        None if !ufo_eval::suite::is_osworld_tree(&tasks_path) || args.user.is_some() => {}
         None => eprintln!(
             "warning: not root: each task's applications run as you, the task's folder their $HOME; absolute /home/user paths are this host's, shared by the tasks (docs/EVAL.md, \"What still differs\")"
         ),
@@ -251,7 +257,7 @@ fn compare(runs: &[PathBuf]) -> Result<ExitCode, ErrorReport> {
 /// The desktop of each task: as OSWorld's VM for OSWorld's tree (its
 /// `evaluation_examples/`, a list in it, or a file under its `examples/`),
 /// else as before (the caller's account, 1280×1024, no window manager);
-/// `--screen` and `--wm` change it.
+/// `--screen`, `--wm` and `--user` change it.
 fn task_desktop(args: &EvalArgs, tasks_path: &Path) -> Result<TaskDesktop, ErrorReport> {
     let mut d = match ufo_eval::suite::is_osworld_tree(tasks_path) {
         true => {
@@ -275,6 +281,18 @@ fn task_desktop(args: &EvalArgs, tasks_path: &Path) -> Result<TaskDesktop, Error
                     "give WIDTHxHEIGHT, e.g. 1920x1080",
                 )
             })?;
+    }
+    match args.user.as_deref() {
+        Some("none") => d.user = None,
+        Some(_) if !ufo_eval::run::is_root() => {
+            return Err(bad(
+                "--user",
+                "running a task's desktop as another account needs root".into(),
+                "run ufo eval as root, or leave --user out",
+            ));
+        }
+        Some(name) => d.user = Some(name.to_owned()),
+        None => {}
     }
     match args.wm.as_deref() {
         Some("none") => d.window_manager = None,
