@@ -301,10 +301,11 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     };
     let places = Places {
         work,
+        // Absolute: a relative path of a task is in its home.
         suite: task
             .path
             .parent()
-            .map(Path::to_path_buf)
+            .and_then(|p| std::path::absolute(p).ok())
             .unwrap_or_default(),
         home: user.as_ref().map(|u| TaskHome {
             at: u.home_at.clone(),
