@@ -175,7 +175,26 @@ pub(super) fn command(sandbox: Option<&Sandbox>, program: &OsStr, dir: Option<&P
         .arg(program)
         .env("USER", &s.user.name)
         .env("LOGNAME", &s.user.name);
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", searchable_by_all(&path));
+    }
     cmd
+}
+
+/// The folders of `path` (a `PATH` value) that any user may search: a
+/// program the account cannot run (root's own, under `/root`) is not
+/// found, rather than found and refused ("Permission denied").
+fn searchable_by_all(path: &OsStr) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let open = |d: &Path| {
+        d.ancestors().all(|a| {
+            std::fs::metadata(a).is_ok_and(|m| m.is_dir() && m.permissions().mode() & 0o001 != 0)
+        })
+    };
+    let dirs: Vec<PathBuf> = std::env::split_paths(path)
+        .filter(|d| d.is_absolute() && open(d))
+        .collect();
+    std::env::join_paths(dirs).unwrap_or_default()
 }
 
 /// Starts the namespace holder of desktop `id` and mounts `host_home` at
@@ -363,6 +382,18 @@ mod tests {
         want.extend_from_slice(b"MIT-MAGIC-COOKIE-1");
         want.extend_from_slice(&[0, 2, 1, 2]);
         assert_eq!(e, want);
+    }
+
+    #[test]
+    fn the_accounts_path_leaves_out_what_it_cannot_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let closed = dir.path().join("closed");
+        std::fs::create_dir(&closed).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path =
+            std::env::join_paths([Path::new("/usr/bin"), &closed, Path::new("rel")]).unwrap();
+        assert_eq!(searchable_by_all(&path), "/usr/bin");
     }
 
     #[test]
