@@ -45,8 +45,16 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # a Qt file manager whose view buttons are checkable tool buttons
           # (tests/hands.rs)
           pcmanfm-qt
-          # an optional window manager (ufo desktop start --wm xfwm4)
+          # an optional window manager (ufo desktop start --wm xfwm4), the one
+          # of `ufo eval`'s OSWorld task desktops
           xfwm4
+          # OSWorld task desktops (tests/task_desktop.rs): GSettings kept by
+          # dconf on the desktop's session bus, Python's Xlib as pyautogui
+          # uses it, util-linux's unshare/nsenter for the private /home/user
+          dconf-gsettings-backend dconf-service libglib2.0-bin python3-xlib
+          util-linux procps
+          # `python` as OSWorld's tasks call it (python3, as on its VM)
+          python-is-python3
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,
           # not a pyenv shim) and node for the npm reference servers
           python3-venv

@@ -13,7 +13,7 @@ use std::time::Duration;
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_eval::fetch::Fetcher;
 use ufo_eval::report;
-use ufo_eval::run::{EvalMode, EvalOptions, run_tasks};
+use ufo_eval::run::{EvalMode, EvalOptions, TaskDesktop, run_tasks};
 use ufo_eval::suite::Filter;
 use ufo_eval::task::TaskFile;
 
@@ -68,6 +68,20 @@ pub(crate) struct EvalArgs {
     /// The longest a task may take, in seconds (setup to scoring).
     #[arg(long, default_value_t = 600)]
     task_timeout: u64,
+    /// Screen size of each task's desktop, WxH (default: 1920x1080 for
+    /// OSWorld's tree or a file in it, as its VM; 1280x1024 otherwise).
+    #[arg(long, value_name = "WxH")]
+    screen: Option<String>,
+    /// Window manager of each task's desktop, or `none` (default: xfwm4
+    /// for OSWorld's tree when installed, none otherwise).
+    #[arg(long, value_name = "NAME")]
+    wm: Option<String>,
+    /// The unprivileged account each task's desktop runs as, its home at
+    /// /home/user private to the task (needs root), or `none` to run it as
+    /// yourself (default: `ufo-task` for OSWorld's tree when root, none
+    /// otherwise).
+    #[arg(long, value_name = "NAME")]
+    user: Option<String>,
     /// Where results go; a rerun skips the tasks already there.
     #[arg(long, default_value = "eval-out")]
     out: PathBuf,
@@ -125,6 +139,16 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     })?;
     // Absolute: setup commands run in each task's own folder.
     let out = std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone());
+    let desktop = task_desktop(&args, &tasks_path)?;
+    match &desktop.user {
+        Some(user) => eprintln!(
+            "each task's desktop runs as the account {user:?}, its home at /home/user private to the task"
+        ),
+        None if !ufo_eval::suite::is_osworld_tree(&tasks_path) || args.user.is_some() => {}
+        None => eprintln!(
+            "warning: not root: each task's applications run as you, the task's folder their $HOME; absolute /home/user paths are this host's, shared by the tasks (docs/EVAL.md, \"What still differs\")"
+        ),
+    }
     let opts = EvalOptions {
         config,
         prompts: Arc::new(prompts),
@@ -137,6 +161,7 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             args.cache.clone().unwrap_or_else(Fetcher::default_cache),
             args.mirror.clone(),
         )),
+        desktop,
     };
     let bar = indicatif::ProgressBar::new(tasks.len() as u64);
     bar.set_style(
@@ -227,6 +252,54 @@ fn compare(runs: &[PathBuf]) -> Result<ExitCode, ErrorReport> {
         report::compare(&a, &b, (&name(&runs[0]), &name(&runs[1])))
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The desktop of each task: as OSWorld's VM for OSWorld's tree (its
+/// `evaluation_examples/`, a list in it, or a file under its `examples/`),
+/// else as before (the caller's account, 1280×1024, no window manager);
+/// `--screen`, `--wm` and `--user` change it.
+fn task_desktop(args: &EvalArgs, tasks_path: &Path) -> Result<TaskDesktop, ErrorReport> {
+    let mut d = match ufo_eval::suite::is_osworld_tree(tasks_path) {
+        true => {
+            let mut d = TaskDesktop::like_osworld();
+            if !ufo_eval::command::installed("xfwm4") {
+                d.window_manager = None;
+            }
+            d
+        }
+        false => TaskDesktop::default(),
+    };
+    if let Some(s) = &args.screen {
+        d.screen = s
+            .split_once(['x', 'X'])
+            .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+            .filter(|&(w, h): &(u32, u32)| (320..=8192).contains(&w) && (200..=8192).contains(&h))
+            .ok_or_else(|| {
+                bad(
+                    "--screen",
+                    format!("{s:?} is not a screen size"),
+                    "give WIDTHxHEIGHT, e.g. 1920x1080",
+                )
+            })?;
+    }
+    match args.user.as_deref() {
+        Some("none") => d.user = None,
+        Some(_) if !ufo_eval::run::is_root() => {
+            return Err(bad(
+                "--user",
+                "running a task's desktop as another account needs root".into(),
+                "run ufo eval as root, or leave --user out",
+            ));
+        }
+        Some(name) => d.user = Some(name.to_owned()),
+        None => {}
+    }
+    match args.wm.as_deref() {
+        Some("none") => d.window_manager = None,
+        Some(wm) => d.window_manager = Some(wm.to_owned()),
+        None => {}
+    }
+    Ok(d)
 }
 
 /// `--mode`, with follower plans beside the tasks unless `--plans` says.

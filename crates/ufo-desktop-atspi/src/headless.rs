@@ -14,15 +14,21 @@
 //! the processes carrying that id, so several desktops can run side by side and
 //! nothing of the user's own session is touched.
 //!
+//! A desktop may run as an unprivileged account whose home, seen at a fixed
+//! path (`/home/user`), is its own folder in a private mount namespace
+//! ([`DesktopOptions::user`], needs root; see `account.rs`).
+//!
 //! A desktop's state (display, bus addresses, pids) is written to
 //! `<state root>/desktops/<name>/state.json`, so `ufo desktop start` in one process
 //! and `ufo desktop launch|env|stop` in another find the same desktop.
 
+mod account;
 mod error;
 mod launch;
 mod processes;
 mod start;
 
+pub use account::{DesktopUser, Sandbox, TASK_ACCOUNT, TASK_HOME};
 pub use error::HeadlessError;
 use error::{Result, io_err};
 pub use launch::office_profile;
@@ -61,8 +67,13 @@ pub struct DesktopOptions {
     /// A home directory of its own for the desktop's applications (`HOME` and
     /// the XDG config, data, cache and state directories under it): their
     /// settings, recent files and profiles stay there instead of the user's.
-    /// `None` keeps the user's home.
+    /// `None` keeps the user's home. Such a desktop's GSettings are
+    /// dconf's, kept in it; `.Xauthority` is written in it.
     pub home: Option<PathBuf>,
+    /// Run every process of the desktop as this unprivileged account, its
+    /// home (`home`, else a folder in the state directory) mounted at
+    /// [`DesktopUser::home_at`] in a private mount namespace. Needs root.
+    pub user: Option<DesktopUser>,
 }
 
 impl Default for DesktopOptions {
@@ -75,6 +86,7 @@ impl Default for DesktopOptions {
             start_timeout: Duration::from_secs(15),
             window_manager: None,
             home: None,
+            user: None,
         }
     }
 }
@@ -116,9 +128,13 @@ pub struct DesktopState {
     pub dbus_pid: u32,
     /// Pid of at-spi-bus-launcher.
     pub launcher_pid: u32,
-    /// The applications' own home directory, when the desktop has one.
+    /// The applications' own home directory, when the desktop has one, as
+    /// they see it (`/home/user` on a desktop run as an account).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home: Option<PathBuf>,
+    /// The account the desktop runs as and its namespace, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<Sandbox>,
 }
 
 /// `HOME` and the XDG base directories inside `home`: where the programs
@@ -137,7 +153,10 @@ fn home_env(home: &Path) -> Vec<(String, String)> {
 }
 
 impl DesktopState {
-    /// The environment a program needs to live on this desktop.
+    /// The environment a program needs to live on this desktop: its
+    /// display and buses, `GTK_MODULES` with `gail:atk-bridge` (GTK 2
+    /// applications join the accessibility bus, as a Debian session's
+    /// Xsession scripts arrange), and the desktop's home when it has one.
     pub fn env(&self) -> Vec<(String, String)> {
         let mut env = vec![
             ("DISPLAY".into(), self.display.clone()),
@@ -147,9 +166,17 @@ impl DesktopState {
                 self.runtime_dir.display().to_string(),
             ),
             ("UFO_DESKTOP".into(), self.name.clone()),
+            (
+                "GTK_MODULES".into(),
+                launch::gtk_modules(std::env::var("GTK_MODULES").ok()),
+            ),
         ];
         if let Some(home) = &self.home {
             env.extend(home_env(home));
+        }
+        if let Some(s) = &self.sandbox {
+            env.push(("USER".into(), s.user.name.clone()));
+            env.push(("LOGNAME".into(), s.user.name.clone()));
         }
         env
     }
@@ -298,19 +325,59 @@ impl HeadlessDesktop {
         let _ = std::fs::remove_dir_all(&state_dir);
         let runtime_dir = state_dir.join("runtime");
         create_private_dir(&runtime_dir)?;
-        if let Some(h) = &opts.home {
-            std::fs::create_dir_all(h).map_err(io_err("creating the desktop's home"))?;
-        }
+        let id = random_id();
+        // A desktop run as an account: its namespace first, every other
+        // process is started into it.
+        let (home, host_home, sandbox, holder) = match &opts.user {
+            Some(user) => {
+                require("unshare", "util-linux")?;
+                require("nsenter", "util-linux")?;
+                let host_home = opts.home.clone().unwrap_or_else(|| state_dir.join("home"));
+                let (holder, sandbox) = account::private_namespace(
+                    &id,
+                    user,
+                    &host_home,
+                    &state_dir,
+                    opts.start_timeout,
+                )?;
+                let home = Some(user.home_at.clone());
+                (home, Some(host_home), Some(sandbox), Some(holder))
+            }
+            None => {
+                if let Some(h) = &opts.home {
+                    std::fs::create_dir_all(h).map_err(io_err("creating the desktop's home"))?;
+                }
+                (opts.home.clone(), opts.home.clone(), None, None)
+            }
+        };
         // The buses start the services applications ask for (xfconfd,
         // dconf): with the desktop's home, so that what they save stays in
         // it, not in the caller's home.
         let run = Starting::new(
-            random_id(),
+            id,
             state_dir.clone(),
             runtime_dir.clone(),
-            opts.home.as_deref().map(home_env).unwrap_or_default(),
+            home.as_deref().map(home_env).unwrap_or_default(),
+            sandbox.clone(),
         );
+        if let Some(s) = &sandbox {
+            s.give(&runtime_dir)
+                .map_err(io_err("giving the runtime directory to the account"))?;
+            // The account reaches its runtime directory and the bus
+            // configuration through the state directories (not listed).
+            for dir in state_dir.ancestors().take(3) {
+                let_traverse(dir)?;
+            }
+            x11_socket_dir()?;
+        }
         let (xvfb_child, display) = run.xvfb(&xvfb, &opts)?;
+        if let Some(h) = &host_home {
+            let file = account::write_xauthority(h, &display)?;
+            if let Some(s) = &sandbox {
+                s.give(&file)
+                    .map_err(io_err("giving .Xauthority to the account"))?;
+            }
+        }
         let (dbus_child, session_bus) =
             run.session_bus(&dbus_daemon, &display, opts.start_timeout)?;
         let launcher_child = run.a11y_launcher(&launcher, &display, &session_bus)?;
@@ -333,7 +400,8 @@ impl HeadlessDesktop {
             xvfb_pid: xvfb_child.id(),
             dbus_pid: dbus_child.id(),
             launcher_pid,
-            home: opts.home.clone(),
+            home,
+            sandbox,
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),
@@ -349,7 +417,12 @@ impl HeadlessDesktop {
         run.done();
         Ok(Self {
             state,
-            children: std::sync::Mutex::new(vec![xvfb_child, dbus_child, launcher_child]),
+            children: std::sync::Mutex::new(
+                [xvfb_child, dbus_child, launcher_child]
+                    .into_iter()
+                    .chain(holder)
+                    .collect(),
+            ),
             _watchdog: watchdog,
         })
     }
@@ -428,6 +501,31 @@ fn create_private_dir(dir: &Path) -> Result<()> {
         .map_err(io_err(format!("creating {}", dir.display())))
 }
 
+/// Lets every user pass through `dir` (search permission, not reading).
+fn let_traverse(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(dir).map_err(io_err(format!("reading {}", dir.display())))?;
+    let mode = meta.permissions().mode();
+    if mode & 0o111 != 0o111 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o111))
+            .map_err(io_err(format!("opening {} to the account", dir.display())))?;
+    }
+    Ok(())
+}
+
+/// `/tmp/.X11-unix`, where an X server run by an account puts its socket:
+/// made as the system makes it (sticky, writable by all) when missing.
+fn x11_socket_dir() -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Path::new("/tmp/.X11-unix");
+    if !dir.is_dir() {
+        std::fs::create_dir_all(dir).map_err(io_err("creating /tmp/.X11-unix"))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o1777))
+            .map_err(io_err("making /tmp/.X11-unix writable"))?;
+    }
+    Ok(())
+}
+
 fn open_log(path: &Path) -> Result<std::fs::File> {
     std::fs::OpenOptions::new()
         .create(true)
@@ -492,6 +590,7 @@ mod tests {
             dbus_pid: 2,
             launcher_pid: 3,
             home: Some("/h".into()),
+            sandbox: None,
         };
         let out = s.shell_exports();
         assert!(out.contains("export DISPLAY=':7'\n"));

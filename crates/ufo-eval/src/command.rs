@@ -134,28 +134,29 @@ fn build(
     }
 }
 
-/// A process of `cmd` on the desktop's display and buses, run in `$WORK`.
+/// A process of `cmd` on the desktop's display and buses, run in `$WORK`
+/// (as the desktop's account, in its namespace, when it has one).
 pub(crate) fn process(
     desktop: &HeadlessDesktop,
     places: &Places,
     cmd: &Cmd,
 ) -> tokio::process::Command {
+    let state = desktop.state();
+    let dir = Some(places.inside());
     let mut c = match cmd {
         Cmd::Shell { script, args } => {
-            let mut c = tokio::process::Command::new("sh");
+            let mut c = state.command("sh", dir);
             c.arg("-c").arg(script).args(args);
             c
         }
         Cmd::Words(w) => {
-            let mut c = tokio::process::Command::new(&w[0]);
+            let mut c = state.command(&w[0], dir);
             c.args(&w[1..]);
             c
         }
     };
-    c.envs(desktop.state().env())
-        .current_dir(&places.work)
-        .stdin(std::process::Stdio::null());
-    c
+    c.envs(state.env()).stdin(std::process::Stdio::null());
+    tokio::process::Command::from(c)
 }
 
 /// What a command that ran left.
@@ -292,6 +293,7 @@ mod tests {
         let places = Places {
             work: "/w".into(),
             suite: "/s".into(),
+            home: None,
         };
         // Words: places expanded, `~/` is the task's home.
         assert_eq!(

@@ -54,10 +54,11 @@ pub enum GetError {
 pub async fn get(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
     let kind = spec.get("type").and_then(Value::as_str).unwrap_or_default();
     let unsupported = |m: String| GetError::Unsupported(m);
+    // A path as this process reads it.
     let text = |k: &str| {
         spec.get(k)
             .and_then(Value::as_str)
-            .map(|s| cx.places.expand(s))
+            .map(|s| cx.places.path(s).display().to_string())
     };
     Ok(match kind {
         "vm_file" => vm_file(cx, spec)?,

@@ -115,6 +115,7 @@ fn missing_programs(task: &TaskFile, steps: &[&Step]) -> Vec<String> {
     let places = Places {
         work: std::path::PathBuf::new(),
         suite: std::path::PathBuf::new(),
+        home: None,
     };
     for s in steps.iter().filter(|s| s.kind == "launch") {
         if let Ok(Cmd::Words(w)) = launch_words(&s.parameters, &places)

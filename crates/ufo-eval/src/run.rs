@@ -9,13 +9,14 @@ use crate::getters::{GetContext, GetError, get};
 use crate::preflight::Blocked;
 use crate::score::{Conj, combine, task_score};
 use crate::setup::{Failed, Started, StepContext, run_step};
-use crate::task::{Places, Step, TaskFile};
+use crate::task::{Places, Step, TaskFile, TaskHome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ufo_core::render;
+use ufo_desktop_atspi::headless::{DesktopUser, TASK_HOME};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use ufo_session::config::UfoConfig;
 use ufo_session::dispatcher::local_dispatcher;
@@ -54,6 +55,51 @@ pub struct EvalOptions {
     pub task_timeout: Duration,
     /// Downloads: the cache, or the mirror of an offline run.
     pub fetcher: Arc<Fetcher>,
+    /// The desktop each task gets.
+    pub desktop: TaskDesktop,
+}
+
+/// The private desktop each task runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskDesktop {
+    /// Screen width and height.
+    pub screen: (u32, u32),
+    /// A window manager to run (`xfwm4`), or none.
+    pub window_manager: Option<String>,
+    /// The unprivileged account the task's desktop runs as (needs root),
+    /// its home (the task's folder) seen at `/home/user` in a private mount
+    /// namespace, as on OSWorld's VM. `None`: the desktop runs as the
+    /// caller, the task's folder its `$HOME`, `/home/user` the host's.
+    pub user: Option<String>,
+}
+
+impl Default for TaskDesktop {
+    /// 1280×1024, no window manager, run as the caller.
+    fn default() -> Self {
+        Self {
+            screen: (1280, 1024),
+            window_manager: None,
+            user: None,
+        }
+    }
+}
+
+impl TaskDesktop {
+    /// As OSWorld's VM: 1920×1080, a window manager, and, as root, the
+    /// account [`ufo_desktop_atspi::headless::TASK_ACCOUNT`] with its home at
+    /// `/home/user` (not root: the caller, see [`TaskDesktop::user`]).
+    pub fn like_osworld() -> Self {
+        Self {
+            screen: (1920, 1080),
+            window_manager: Some("xfwm4".into()),
+            user: is_root().then(|| ufo_desktop_atspi::headless::TASK_ACCOUNT.to_owned()),
+        }
+    }
+}
+
+/// Whether this process runs as root.
+pub fn is_root() -> bool {
+    uid() == 0
 }
 
 /// How a task's run ended.
@@ -243,21 +289,42 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
         result.error = Some(format!("cannot create {}: {e}", work.display()));
         return;
     }
+    let user = match &opts.desktop.user {
+        Some(name) => match DesktopUser::ensure(name, Path::new(TASK_HOME)) {
+            Ok(u) => Some(u),
+            Err(e) => {
+                result.error = Some(render(&e));
+                return;
+            }
+        },
+        None => None,
+    };
     let places = Places {
         work,
+        // Absolute: a relative path of a task is in its home.
         suite: task
             .path
             .parent()
-            .map(Path::to_path_buf)
+            .and_then(|p| std::path::absolute(p).ok())
             .unwrap_or_default(),
+        home: user.as_ref().map(|u| TaskHome {
+            at: u.home_at.clone(),
+            uid: u.uid,
+            gid: u.gid,
+        }),
     };
+    let (w, h) = opts.desktop.screen;
     let desktop = match HeadlessDesktop::start(DesktopOptions {
         name: desktop_name(&task.key()),
         state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
         stop_with_process: true,
         // The task's folder is its applications' home: `~` in the task means
-        // it, and no task sees another's (or the user's) settings and recent files.
+        // it, and no task sees another's (or the user's) settings and recent
+        // files. Run as an account, they see it at /home/user.
         home: Some(places.work.clone()),
+        user,
+        screen: (w, h, 24),
+        window_manager: opts.desktop.window_manager.clone(),
         ..DesktopOptions::default()
     })
     .await

@@ -218,8 +218,7 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
         "open" => {
             let path = p.get("path").and_then(Value::as_str).filter(|s| !s.is_empty());
             let path = path.ok_or_else(|| fatal("`path` is missing".into()))?;
-            open(cx, p, &cx.places.path(path))
-                .await
+            open(cx, p, path).await
                 .map_err(|w| Failed::Logged(at(w)))
         }
         "execute" | "command" => {
@@ -277,10 +276,12 @@ async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
 
 /// `open`: `app` when the task names one, else the desktop's default
 /// opener (`xdg-open`, `gio open`), else the application of the extension.
-async fn open(cx: &StepContext<'_>, p: &Map<String, Value>, path: &Path) -> Result<(), Why> {
-    if !path.exists() {
+async fn open(cx: &StepContext<'_>, p: &Map<String, Value>, given: &str) -> Result<(), Why> {
+    let path = cx.places.desktop_path(given);
+    if !cx.places.path(given).exists() {
         return Err(format!("{} does not exist", path.display()).into());
     }
+    let path = path.as_path();
     let file = path.display().to_string();
     let app = p.get("app").and_then(Value::as_str).map(str::to_owned);
     let words: Vec<String> = match app {
@@ -449,7 +450,17 @@ async fn download(
             })?,
             false => places.path(url.strip_prefix("file://").unwrap_or(url)),
         };
-        copy(&src, &places.path(dest)).map_err(|w| (fatal, w))?;
+        let dest = places.path(dest);
+        copy(&src, &dest).map_err(|w| (fatal, w))?;
+        places.give(&dest).map_err(|e| {
+            (
+                fatal,
+                Why::new(
+                    format!("cannot give {} to the task's account", dest.display()),
+                    e,
+                ),
+            )
+        })?;
     }
     Ok(())
 }
@@ -497,6 +508,7 @@ mod tests {
         let places = Places {
             work: dir.path().join("work"),
             suite: dir.path().join("suite"),
+            home: None,
         };
         let mirror = dir.path().join("mirror");
         std::fs::create_dir_all(mirror.join("host/a")).unwrap();

@@ -79,6 +79,18 @@ pub fn load_suite(path: &Path) -> (Vec<TaskFile>, Vec<TaskError>) {
     (tasks, errors)
 }
 
+/// Whether `path` is OSWorld's tree as [`load_suite`] reads it: its
+/// `evaluation_examples/` (`test_all.json` and `examples/`), a list in it
+/// (`test_small.json`), or a folder or file under an `examples/` folder.
+pub fn is_osworld_tree(path: &Path) -> bool {
+    let tree = |p: &Path| p.join("test_all.json").is_file() && p.join("examples").is_dir();
+    (path.is_dir() && tree(path))
+        || (path.is_file() && as_meta(path).is_some())
+        || path
+            .ancestors()
+            .any(|a| a.file_name().is_some_and(|n| n == "examples"))
+}
+
 /// Reads an OSWorld list (`test_all.json`): domain → ids.
 pub fn read_meta(path: &Path) -> Result<Meta, TaskError> {
     let err = |message: &str, source: Option<ufo_core::BoxError>| TaskError {

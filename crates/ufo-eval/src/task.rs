@@ -195,16 +195,36 @@ pub fn load(path: &Path) -> Result<TaskFile, TaskError> {
 /// Where a task's `$WORK` and `$SUITE` point.
 #[derive(Debug, Clone)]
 pub struct Places {
-    /// The task's working directory.
+    /// The task's working directory (its home), as this process sees it.
     pub work: PathBuf,
     /// The folder of the task file.
     pub suite: PathBuf,
+    /// On a task desktop run as an account: where its programs see
+    /// `work` (`/home/user`) and who owns what is written there.
+    pub home: Option<TaskHome>,
+}
+
+/// The home of a task desktop run as an account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskHome {
+    /// Where the task's programs see it (`/home/user`).
+    pub at: PathBuf,
+    /// The account's user id.
+    pub uid: u32,
+    /// The account's group id.
+    pub gid: u32,
 }
 
 impl Places {
-    /// `s` with `$WORK`, `$SUITE` and a leading `~` replaced.
+    /// What `$WORK` and `~` are to the task's programs.
+    pub fn inside(&self) -> &Path {
+        self.home.as_ref().map_or(&self.work, |h| &h.at)
+    }
+
+    /// `s` with `$WORK`, `$SUITE` and a leading `~` replaced, as the task's
+    /// programs see them.
     pub fn expand(&self, s: &str) -> String {
-        let work = self.work.display().to_string();
+        let work = self.inside().display().to_string();
         let mut out = s
             .replace("$WORK", &work)
             .replace("$SUITE", &self.suite.display().to_string());
@@ -217,13 +237,46 @@ impl Places {
     /// `s` with `$WORK` and `$SUITE` replaced, `~` left alone (a shell
     /// script's own `~` is the task's `$HOME` already).
     pub fn expand_vars(&self, s: &str) -> String {
-        s.replace("$WORK", &self.work.display().to_string())
+        s.replace("$WORK", &self.inside().display().to_string())
             .replace("$SUITE", &self.suite.display().to_string())
     }
 
-    /// A path parameter, expanded.
+    /// A path parameter as the task's programs see it, expanded; a
+    /// relative one is in their home (OSWorld's server runs there).
+    pub fn desktop_path(&self, s: &str) -> PathBuf {
+        self.inside().join(self.expand(s))
+    }
+
+    /// A path parameter as this process reads and writes it: what the
+    /// task's programs see in their home (`/home/user/...`) is in
+    /// [`Places::work`].
     pub fn path(&self, s: &str) -> PathBuf {
-        PathBuf::from(self.expand(s))
+        let p = self.desktop_path(s);
+        match &self.home {
+            Some(h) => match p.strip_prefix(&h.at) {
+                Ok(rest) => self.work.join(rest),
+                Err(_) => p,
+            },
+            None => p,
+        }
+    }
+
+    /// Gives `path`, written by this process in the task's home, and the
+    /// folders between it and the home, to the task's account (its
+    /// programs may change what setup put there).
+    pub fn give(&self, path: &Path) -> std::io::Result<()> {
+        let Some(h) = &self.home else {
+            return Ok(());
+        };
+        let Ok(rest) = path.strip_prefix(&self.work) else {
+            return Ok(());
+        };
+        let mut at = self.work.clone();
+        for part in rest.components() {
+            at.push(part);
+            std::os::unix::fs::lchown(&at, Some(h.uid), Some(h.gid))?;
+        }
+        Ok(())
     }
 }
 
@@ -259,11 +312,31 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(t.source.items().len(), 2);
-        let places = Places {
+        let mut places = Places {
             work: "/w".into(),
             suite: "/s".into(),
+            home: None,
         };
         assert_eq!(places.expand("~/a.txt"), "/w/a.txt");
         assert_eq!(places.expand("$SUITE/fixtures/x"), "/s/fixtures/x");
+        assert_eq!(places.path("a/b.sh"), Path::new("/w/a/b.sh"));
+        // A task desktop run as an account sees its home at /home/user;
+        // this process reads and writes it in `work`.
+        places.home = Some(TaskHome {
+            at: "/home/user".into(),
+            uid: 5,
+            gid: 5,
+        });
+        assert_eq!(places.expand("~/a.txt"), "/home/user/a.txt");
+        assert_eq!(places.expand_vars("cd $WORK"), "cd /home/user");
+        assert_eq!(
+            places.path("/home/user/Desktop/x"),
+            Path::new("/w/Desktop/x")
+        );
+        assert_eq!(places.path("~/x"), Path::new("/w/x"));
+        assert_eq!(places.path("x"), Path::new("/w/x"));
+        assert_eq!(places.desktop_path("x"), Path::new("/home/user/x"));
+        assert_eq!(places.path("/tmp/x"), Path::new("/tmp/x"));
+        assert_eq!(places.path("$SUITE/f"), Path::new("/s/f"));
     }
 }

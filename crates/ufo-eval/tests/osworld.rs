@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use ufo_eval::fetch::Fetcher;
-use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskResult, run_tasks};
+use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskDesktop, TaskResult, run_tasks};
 use ufo_eval::suite::load_suite;
 use ufo_session::config::UfoConfig;
 use ufo_testkit::scripted::{ScriptedModel, fixed};
@@ -55,6 +55,7 @@ fn options(config: UfoConfig, out: &Path, fetcher: Fetcher) -> EvalOptions {
         mode: EvalMode::Normal,
         task_timeout: Duration::from_secs(120),
         fetcher: Arc::new(fetcher),
+        desktop: TaskDesktop::like_osworld(),
     }
 }
 
@@ -224,6 +225,11 @@ async fn setup_runs_as_osworld_runs_it() {
         {"type": "activate_window", "parameters": {"window_name": "b.txt"}}
     ]);
     let cat = |f: &str| json!({"type": "vm_command_line", "command": ["cat", f]});
+    // As root the task's home is /home/user (its account's); else its folder.
+    let home = match ufo_eval::run::is_root() {
+        true => "user",
+        false => "work",
+    };
     let rule = |t: &str| json!({"type": "rule", "rules": {"expected": t}});
     let t = json!({"id": "setup", "instruction": "Nothing.", "source": "ufo-rs", "related_apps": ["os"],
         "config": config_steps,
@@ -232,7 +238,7 @@ async fn setup_runs_as_osworld_runs_it() {
                 // The list form: the file `gives` names (the second), not the first.
                 {"type": "vm_file", "multi": true, "path": ["~/shell.txt", "~/dl/b.txt"],
                  "dest": ["s.txt", "b.txt"], "gives": [1]}],
-            "expected": [rule("a  b|work\nsecond\n"), rule("mirrored"), rule("started\n"),
+            "expected": [rule(&format!("a  b|{home}\nsecond\n")), rule("mirrored"), rule("started\n"),
                 {"type": "cloud_file", "path": "https://files.example/a/b.txt?id=1&export=download",
                  "dest": "b-expected.txt"}]}});
     write(&root.path().join("tasks/os/setup.json"), &t);

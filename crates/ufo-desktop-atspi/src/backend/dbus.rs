@@ -128,6 +128,18 @@ impl AtspiBackend {
     }
 
     pub(super) async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {
+        // An application's private socket admits only its own user: one run
+        // by another account (a task desktop's, read by root) is reached
+        // through the bus.
+        let dbus = zbus::fdo::DBusProxy::new(&self.conn).await.ok()?;
+        let name = zbus::names::BusName::try_from(bus).ok()?;
+        let owner = tokio::time::timeout(CALL_TIMEOUT, dbus.get_connection_unix_user(name))
+            .await
+            .ok()?
+            .ok()?;
+        if owner != nix::unistd::geteuid().as_raw() {
+            return None;
+        }
         let h = handle(bus, "/org/a11y/atspi/accessible/root");
         let app = ApplicationProxy::builder(&self.conn)
             .destination(bus.to_owned())

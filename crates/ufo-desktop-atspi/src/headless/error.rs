@@ -61,6 +61,20 @@ pub enum HeadlessError {
         #[source]
         source: serde_json::Error,
     },
+    /// Something only root may do was asked of a desktop run by another user.
+    #[error("{what} needs root")]
+    NeedsRoot {
+        /// What was asked.
+        what: String,
+    },
+    /// The account a desktop runs as cannot be had.
+    #[error("the account {name:?} cannot be used: {detail}")]
+    Account {
+        /// The account's name.
+        name: String,
+        /// Why.
+        detail: String,
+    },
     /// A file-system or process error.
     #[error("{what}: {source}")]
     Io {
@@ -81,6 +95,8 @@ impl Diagnostic for HeadlessError {
             HeadlessError::LaunchTimeout { .. } => "ufo::headless::launch_timeout",
             HeadlessError::LaunchExited { .. } => "ufo::headless::launch_exited",
             HeadlessError::BadState { .. } => "ufo::headless::bad_state",
+            HeadlessError::NeedsRoot { .. } => "ufo::headless::needs_root",
+            HeadlessError::Account { .. } => "ufo::headless::account",
             HeadlessError::Io { .. } => "ufo::headless::io",
         }
     }
@@ -106,6 +122,12 @@ impl Diagnostic for HeadlessError {
             HeadlessError::BadState { path, .. } => format!(
                 "the desktop was probably stopped uncleanly; remove {} and start a new one",
                 path.parent().unwrap_or(path).display()
+            ),
+            HeadlessError::NeedsRoot { .. } => {
+                "run it as root, or run the desktop as yourself (no account of its own)".into()
+            }
+            HeadlessError::Account { name, .. } => format!(
+                "create it by hand (sudo useradd --system --user-group --no-create-home --home-dir /home/user {name}) or check /etc/passwd"
             ),
             HeadlessError::Io { .. } => {
                 "check permissions of the state directory (UFO_STATE_DIR)".into()

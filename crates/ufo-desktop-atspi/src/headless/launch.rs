@@ -24,10 +24,18 @@ impl HeadlessDesktop {
                 source: None,
             });
         };
-        let program_path = which(program).ok_or_else(|| HeadlessError::MissingProgram {
-            program: program.clone(),
-            package: package_for(program).into(),
-        })?;
+        // Found as this process sees it; run as the desktop sees it (a path
+        // in the home of a desktop run as an account is its folder here).
+        let found = which(&self.state.host_path(Path::new(program)).to_string_lossy()).ok_or_else(
+            || HeadlessError::MissingProgram {
+                program: program.clone(),
+                package: package_for(program).into(),
+            },
+        )?;
+        let program_path = match program.contains('/') {
+            true => Path::new(program).to_path_buf(),
+            false => found,
+        };
         let launch_id = random_id();
         let apps_dir = self.state.state_dir.join("apps");
         std::fs::create_dir_all(&apps_dir).map_err(io_err("creating the apps log directory"))?;
@@ -133,7 +141,7 @@ impl HeadlessDesktop {
         log: &Path,
     ) -> Result<Command> {
         use std::os::unix::process::CommandExt;
-        let mut cmd = Command::new(program_path);
+        let mut cmd = self.state.command(program_path, None);
         // LibreOffice is one process per user profile: launched on a second
         // desktop with the same profile it hands the document to the first
         // desktop's process. Each desktop gets a profile of its own unless
@@ -143,7 +151,15 @@ impl HeadlessDesktop {
             let arg = match dir.join("user").exists() {
                 // Kept as LibreOffice left it.
                 true => format!("-env:UserInstallation=file://{}", dir.display()),
-                false => office_profile(&dir).map_err(io_err("writing the LibreOffice profile"))?,
+                false => {
+                    let arg =
+                        office_profile(&dir).map_err(io_err("writing the LibreOffice profile"))?;
+                    if let Some(s) = &self.state.sandbox {
+                        s.give(&dir)
+                            .map_err(io_err("giving the LibreOffice profile to the account"))?;
+                    }
+                    arg
+                }
             };
             cmd.arg(arg);
         }
@@ -151,7 +167,6 @@ impl HeadlessDesktop {
             .envs(self.state.env())
             .env(DESKTOP_ID_VAR, &self.state.id)
             .env(LAUNCH_ID_VAR, launch_id)
-            .env("GSETTINGS_BACKEND", "memory")
             .env("NO_AT_BRIDGE", "0")
             .env_remove("GTK_A11Y")
             .env_remove("AT_SPI_BUS_ADDRESS")
@@ -168,6 +183,11 @@ impl HeadlessDesktop {
             .stdout(open_log(log)?)
             .stderr(open_log(log)?)
             .process_group(0);
+        // As the desktop's buses: dconf with a home of its own, else memory.
+        match self.state.home.is_some() {
+            true => cmd.env_remove("GSETTINGS_BACKEND"),
+            false => cmd.env("GSETTINGS_BACKEND", "memory"),
+        };
         Ok(cmd)
     }
 }

@@ -3,8 +3,9 @@
 //! until its component answers; a failure anywhere ends every process
 //! started so far (they all carry the desktop's marker).
 
+use super::account::{self, Sandbox};
 use super::error::{HeadlessError, Result, io_err};
-use super::launch::package_for;
+use super::launch::{gtk_modules, package_for};
 use super::processes::kill_marked;
 use super::{DESKTOP_ID_VAR, DesktopOptions, log_tail, open_log, read_line_within, which};
 use crate::bus;
@@ -21,6 +22,8 @@ pub(super) struct Starting {
     pub(super) runtime_dir: PathBuf,
     /// `HOME` and the XDG directories of a desktop with its own home.
     home_env: Vec<(String, String)>,
+    /// The account and namespace of a desktop run as an account.
+    sandbox: Option<Sandbox>,
     armed: bool,
 }
 
@@ -38,12 +41,14 @@ impl Starting {
         state_dir: PathBuf,
         runtime_dir: PathBuf,
         home_env: Vec<(String, String)>,
+        sandbox: Option<Sandbox>,
     ) -> Self {
         Self {
             id,
             state_dir,
             runtime_dir,
             home_env,
+            sandbox,
             armed: true,
         }
     }
@@ -59,12 +64,21 @@ impl Starting {
 
     /// A command for the desktop: marked, in its own process group, with
     /// the desktop's runtime directory and none of the caller's display or
-    /// buses.
+    /// buses; as the desktop's account when it has one. GSettings are
+    /// dconf's (the default backend) on a desktop with a home of its own,
+    /// kept in memory otherwise (the user's own settings stay untouched).
     fn command(&self, program: &Path) -> Command {
-        let mut cmd = Command::new(program);
+        let mut cmd = account::command(self.sandbox.as_ref(), program.as_os_str(), None);
+        match self.home_env.is_empty() {
+            true => cmd.env("GSETTINGS_BACKEND", "memory"),
+            false => cmd.env_remove("GSETTINGS_BACKEND"),
+        };
         cmd.env(DESKTOP_ID_VAR, &self.id)
             .env("XDG_RUNTIME_DIR", &self.runtime_dir)
-            .env("GSETTINGS_BACKEND", "memory")
+            .env(
+                "GTK_MODULES",
+                gtk_modules(std::env::var("GTK_MODULES").ok()),
+            )
             .env("NO_AT_BRIDGE", "0")
             .env_remove("GTK_A11Y")
             .env_remove("DBUS_SESSION_BUS_ADDRESS")
@@ -114,10 +128,22 @@ impl Starting {
         display: &str,
         timeout: Duration,
     ) -> Result<(Child, String)> {
-        let socket = self.log("session_bus");
-        let mut child = self
-            .command(dbus_daemon)
-            .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
+        let mut cmd = self.command(dbus_daemon);
+        // A bus run by an account: its socket in the account's runtime
+        // directory, root (ufo) let in besides the account.
+        let socket = match &self.sandbox {
+            Some(_) => {
+                let conf = account::session_bus_config(&self.state_dir)?;
+                cmd.arg(format!("--config-file={}", conf.display()));
+                self.runtime_dir.join("bus")
+            }
+            None => {
+                cmd.arg("--session");
+                self.log("session_bus")
+            }
+        };
+        let mut child = cmd
+            .args(["--nofork", "--nopidfile", "--print-address=1"])
             .arg(format!("--address=unix:path={}", socket.display()))
             .env("DISPLAY", display)
             .stdout(Stdio::piped())
