@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{Diagnostic, HostAgentStatus, StepStatus};
-use ufo_desktop::designate::Designated;
+use ufo_desktop::designate::{Designated, resolve};
 use ufo_desktop::dispatch::{CommandDispatcher, execute_one};
 use ufo_desktop::encode::decode_data_url;
 use ufo_desktop::tools::Tool;
@@ -75,6 +75,9 @@ pub struct HostAgent {
     third_party: Vec<(String, String)>,
     /// What was retrieved for the current request (queried once per request).
     retrieved: Option<(String, crate::retrieve::Retrieved)>,
+    /// An assignment waiting for its command (the seed's `Bash` beside a
+    /// `ControlLabel`): selected by [`HostAgent::run_shell`] once it ran.
+    after_launch: Option<(HostResponse, HostDecision)>,
 }
 
 /// What the HostAgent may assign a sub-task to: a listed window, or an
@@ -172,6 +175,7 @@ impl HostAgent {
             launchable: Vec::new(),
             third_party: Vec::new(),
             retrieved: None,
+            after_launch: None,
         }
     }
 
@@ -187,9 +191,13 @@ impl HostAgent {
     }
 
     /// Runs the step's pending `run_shell` command when `confirmed` (else
-    /// records that the user declined it) and remembers it.
-    pub async fn run_shell(&mut self, rec: &mut StepRecord, command: &str, confirmed: bool) {
+    /// records that the user declined it) and remembers it. When the step
+    /// also selects an application (the seed's `Bash` beside a
+    /// `ControlLabel`), the application is selected once the command ran,
+    /// and the step's status and assignment are updated.
+    pub async fn run_shell(&mut self, step: &mut HostStep, command: &str, confirmed: bool) {
         let t = Instant::now();
+        let rec = &mut step.record;
         let mut args = Map::new();
         args.insert("bash_command".into(), Value::String(command.to_owned()));
         let r = if confirmed {
@@ -204,6 +212,12 @@ impl HostAgent {
             );
             ufo_core::ActionResult::failure(AgentError::Declined.report())
         };
+        // Why the command did not run, when it did not.
+        let refused = match (&r.error, confirmed) {
+            (_, false) => Some("the user declined it".to_owned()),
+            (Some(e), true) => Some(e.headline()),
+            (None, true) => None,
+        };
         rec.actions.push(ActionLog::new(
             Tool::RunShell.name(),
             &args,
@@ -211,9 +225,91 @@ impl HostAgent {
             StepStatus::Continue,
             r,
         ));
+        let mut status = StepStatus::Continue;
+        if let Some((reply, decision)) = self.after_launch.take() {
+            self.select_launched(step, &reply, &decision, command, refused)
+                .await;
+            status = step.status.into();
+        }
         self.memory
-            .push(MemoryItem::of(rec, StepStatus::Continue, Some(confirmed)));
-        rec.time(Phase::ActionExecution, t);
+            .push(MemoryItem::of(&step.record, status, Some(confirmed)));
+        step.record.time(Phase::ActionExecution, t);
+    }
+
+    /// The application a step selects after its command: the windows are
+    /// listed again and the one the reply names is selected. When none is,
+    /// the step goes back to CONTINUE and its comment says why (the command
+    /// refused or declined, or no such window).
+    async fn select_launched(
+        &self,
+        step: &mut HostStep,
+        reply: &HostResponse,
+        decision: &HostDecision,
+        command: &str,
+        refused: Option<String>,
+    ) {
+        let session_step = step.record.session_step;
+        let targets = match self.list_targets().await {
+            Ok(t) => t,
+            Err(e) => {
+                step.record.comment = e.to_string();
+                step.status = HostAgentStatus::Continue;
+                step.record.status = StepStatus::Continue;
+                return;
+            }
+        };
+        let mut decision = decision.clone();
+        let args = decision
+            .call
+            .as_ref()
+            .map(|c| c.arguments.clone())
+            .unwrap_or_default();
+        let id = args.get("id").and_then(ufo_desktop::tools::parse_id);
+        let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
+        match resolve(&targets, id, Some(name), true) {
+            Ok(t) => {
+                if let Some(call) = decision.call.as_mut() {
+                    call.arguments
+                        .insert("id".into(), Value::String(t.item.id().to_owned()));
+                }
+                let mut status = decision.status;
+                step.assignment = self
+                    .assign(
+                        &mut step.record,
+                        reply,
+                        &decision,
+                        &mut status,
+                        &targets,
+                        session_step,
+                    )
+                    .await;
+                step.status = status;
+                step.record.status = status.into();
+                if let Some(why) = refused {
+                    step.record.comment = format!(
+                        "The command {command:?} did not run ({why}); {:?} was already open and is selected.",
+                        step.record.application
+                    );
+                }
+            }
+            Err(_) => {
+                step.status = HostAgentStatus::Continue;
+                step.record.status = StepStatus::Continue;
+                let listed: Vec<String> = targets
+                    .iter()
+                    .map(|w| format!("{} {:?}", w.id(), w.name()))
+                    .collect();
+                let why = match refused {
+                    Some(why) => format!("its command {command:?} did not run ({why})"),
+                    None => format!("no window of it is listed after {command:?} ran"),
+                };
+                step.record.comment = format!(
+                    "The application {name:?} (ControlLabel {}) was not selected: {why}. The windows are {}.",
+                    args.get("id").map(Value::to_string).unwrap_or_default(),
+                    listed.join(", ")
+                );
+            }
+        }
     }
 
     /// Records the user's answers to the model's questions.
@@ -255,6 +351,11 @@ impl HostAgent {
         let launch = decision.shell_command().map(str::to_owned);
         let mut status = decision.status;
         let assignment = match status {
+            // Selected once the command ran (`run_shell`).
+            HostAgentStatus::Assign if decision.selects_after_launch() => {
+                self.after_launch = Some((reply.clone(), decision.clone()));
+                None
+            }
             HostAgentStatus::Assign => {
                 self.assign(
                     &mut rec,
@@ -291,25 +392,12 @@ impl HostAgent {
     /// after the windows) and, in visual mode, the desktop's screenshot.
     async fn observe(&self, rec: &mut StepRecord, session_step: usize) -> Result<Seen, AgentError> {
         let t = Instant::now();
-        let r = execute_one(
-            self.dispatcher.as_ref(),
-            Tool::GetDesktopAppInfo.command(json!({})),
-        )
-        .await;
+        let targets = self.list_targets().await?;
         rec.time(Phase::DataCollection, t);
-        let windows: Vec<WindowEntry> = match (r.is_success(), r.error) {
-            (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
-            (false, e) => {
-                return Err(AgentError::Observation(e.unwrap_or_else(|| {
-                    ufo_desktop::dispatch::DispatchError::NoResult {
-                        tool: Tool::GetDesktopAppInfo.name().to_owned(),
-                    }
-                    .report()
-                })));
-            }
-        };
-        rec.control_count = windows.len();
-        let targets = targets(&windows, &self.third_party);
+        rec.control_count = targets
+            .iter()
+            .filter(|t| matches!(t, Target::Window(_)))
+            .count();
         let t = Instant::now();
         let desktop = match self.settings.visual_mode {
             true => desktop_screenshot(self.dispatcher.as_ref()).await,
@@ -329,6 +417,27 @@ impl HostAgent {
             desktop,
             image_names,
         })
+    }
+
+    /// The listed windows, then the third-party agents.
+    async fn list_targets(&self) -> Result<Vec<Target>, AgentError> {
+        let r = execute_one(
+            self.dispatcher.as_ref(),
+            Tool::GetDesktopAppInfo.command(json!({})),
+        )
+        .await;
+        let windows: Vec<WindowEntry> = match (r.is_success(), r.error) {
+            (true, _) => serde_json::from_value(r.result).unwrap_or_default(),
+            (false, e) => {
+                return Err(AgentError::Observation(e.unwrap_or_else(|| {
+                    ufo_desktop::dispatch::DispatchError::NoResult {
+                        tool: Tool::GetDesktopAppInfo.name().to_owned(),
+                    }
+                    .report()
+                })));
+            }
+        };
+        Ok(targets(&windows, &self.third_party))
     }
 
     /// LLM interaction: experience retrieved once per request, the prompt,

@@ -8,8 +8,10 @@
 //!   `Function`, `Args`, `Status`; its non-visual prompts and experience files
 //!   still use it) → `action: {function, arguments: {id, name, ...}, status}`;
 //!   the legacy HostAgent reply (`ControlLabel`, `ControlText`) → `function:
-//!   select_application_window` with `arguments: {id, name}`, and its `Bash`
-//!   → `run_shell` with `bash_command`;
+//!   select_application_window` with `arguments: {id, name}` (status
+//!   `CONTINUE` read as `ASSIGN`: the legacy HostAgent selects what its label
+//!   names), and its `Bash` → `run_shell` with `bash_command` (kept as `Bash`,
+//!   run before the selection, when the reply also selects);
 //! * `arguments` written as a JSON string → the object it holds.
 //!
 //! Statuses in lower case and a one-element action list need nothing here:
@@ -179,27 +181,59 @@ impl Normalize for crate::response::HostResponse {
                     "$: UFO's legacy ControlLabel/ControlText read as the arguments of {}",
                     Tool::SelectApplicationWindow
                 ));
+                legacy_continue_assigns(m, repairs);
             }
             m.insert("arguments".into(), Value::Object(args));
         }
         m.remove("ControlLabel");
         m.remove("ControlText");
-        // The seed's `Bash` field: a command the HostAgent runs.
-        if let Some(Value::String(cmd)) = m.remove("Bash")
-            && !cmd.trim().is_empty()
-            && m.get("function")
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty)
-        {
-            let mut args = Map::new();
-            args.insert("bash_command".into(), Value::String(cmd));
-            m.insert(
-                "function".into(),
-                Value::String(Tool::RunShell.name().into()),
-            );
-            m.insert("arguments".into(), Value::Object(args));
-            repairs.push(format!("$.Bash: read as {}(bash_command)", Tool::RunShell));
-        }
+        legacy_bash(m, repairs);
+    }
+}
+
+/// UFO's legacy HostAgent selects the application its `ControlLabel` names
+/// with status `CONTINUE` (the seed's own format; ASSIGN came later): that
+/// status is read as ASSIGN.
+fn legacy_continue_assigns(m: &mut Map<String, Value>, repairs: &mut Vec<String>) {
+    let continues = m
+        .get("status")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("CONTINUE"));
+    if continues {
+        m.insert("status".into(), Value::String("ASSIGN".into()));
+        repairs.push(
+            "$.status: CONTINUE with a ControlLabel selects that application (UFO's legacy HostAgent), read as ASSIGN"
+                .into(),
+        );
+    }
+}
+
+/// The seed's `Bash` field: a command the HostAgent runs. Alone it is a
+/// `run_shell` call; beside a selection (`ControlLabel`) it stays as `Bash`,
+/// run before the application is selected.
+fn legacy_bash(m: &mut Map<String, Value>, repairs: &mut Vec<String>) {
+    let Some(Value::String(cmd)) = m.remove("Bash") else {
+        return;
+    };
+    if cmd.trim().is_empty() {
+        return;
+    }
+    let selects = m
+        .get("function")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .unwrap_or_default();
+    if selects.is_empty() {
+        let mut args = Map::new();
+        args.insert("bash_command".into(), Value::String(cmd));
+        m.insert(
+            "function".into(),
+            Value::String(Tool::RunShell.name().into()),
+        );
+        m.insert("arguments".into(), Value::Object(args));
+        repairs.push(format!("$.Bash: read as {}(bash_command)", Tool::RunShell));
+    } else {
+        m.insert("Bash".into(), Value::String(cmd));
     }
 }
 
@@ -301,5 +335,32 @@ mod tests {
         let r = validate_value::<HostResponse>(&v).unwrap();
         assert_eq!(r.function.as_deref(), Some("run_shell"));
         assert_eq!(r.arguments.unwrap()["bash_command"], "featherpad");
+    }
+
+    #[test]
+    fn the_seed_example_continue_with_label_and_bash_selects_after_the_command() {
+        // The seed's own example, with values.
+        let mut v = json!({
+            "Observation": "Desktop screenshot", "Thought": "start the editor, then use it",
+            "Current Sub-Task": "Write hello", "Message": "Message to AppAgent",
+            "ControlLabel": "2", "ControlText": "mousepad",
+            "Plan": ["Sub-task 2"], "Status": "CONTINUE", "Comment": "",
+            "Questions": [], "Bash": "mousepad"
+        });
+        let mut repairs = Vec::new();
+        HostResponse::normalize(&mut v, &mut repairs);
+        let r = validate_value::<HostResponse>(&v).unwrap();
+        assert_eq!(r.status, "ASSIGN");
+        assert_eq!(r.function.as_deref(), Some("select_application_window"));
+        assert_eq!(r.arguments.unwrap()["name"], "mousepad");
+        assert_eq!(r.bash.as_deref(), Some("mousepad"));
+        assert!(
+            repairs.iter().any(|r| r.contains("read as ASSIGN")),
+            "{repairs:?}"
+        );
+        // Other statuses stay as written.
+        let mut v = json!({"Observation": "", "Thought": "", "ControlLabel": "1", "ControlText": "x", "Status": "FINISH"});
+        HostResponse::normalize(&mut v, &mut Vec::new());
+        assert_eq!(v["status"], "FINISH");
     }
 }

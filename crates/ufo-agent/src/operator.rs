@@ -201,6 +201,9 @@ impl OperatorAgent {
         rec.llm_attempts = 1;
         rec.usage.calls = 1;
         rec.usage.usage = turn.usage;
+        // A computer-use turn carries no price: its cost is said to be not
+        // available, never a misleading $0.
+        rec.usage.unpriced_calls = 1;
         rec.thought = turn.text.clone();
         rec.parsed_response = json!({
             "thought": turn.text,

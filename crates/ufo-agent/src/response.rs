@@ -139,6 +139,10 @@ pub struct HostResponse {
     /// The final result.
     #[serde(default)]
     pub result: Option<Value>,
+    /// The seed's `Bash`: a command run before the application the reply
+    /// selects (alone, it is read as a `run_shell` call).
+    #[serde(default, rename = "Bash", skip_serializing_if = "Option::is_none")]
+    pub bash: Option<String>,
 }
 
 /// One judged sub-goal.

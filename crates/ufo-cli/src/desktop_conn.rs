@@ -34,8 +34,9 @@ pub(crate) struct WindowArgs {
     /// The application's name on the accessibility registry (e.g. gnome-calculator).
     #[arg(long, short = 'a')]
     pub(crate) app: Option<String>,
-    /// A window id from `ufo windows` (X id like 0x400007, or a handle), or a title.
-    #[arg(long, short = 'w', conflicts_with = "app")]
+    /// A window id from `ufo windows` (X id like 0x400007, or a handle), or a
+    /// title (part of it); with `--app`, a window of that application.
+    #[arg(long, short = 'w')]
     pub(crate) window: Option<String>,
 }
 
@@ -68,7 +69,9 @@ pub(crate) async fn connect(args: &DesktopArgs) -> Result<PlatformBackend, Error
         .map_err(|e| e.report())
 }
 
-/// Picks the window named by `args`; with neither option, the focused window.
+/// Picks the window named by `args`: `--app`'s foreground window (its open
+/// dialog first), `--window`'s (among `--app`'s windows when both are
+/// given); with neither option, the focused window.
 pub(crate) async fn pick_window(
     backend: &dyn Backend,
     args: &WindowArgs,
@@ -89,19 +92,16 @@ pub(crate) async fn pick_window(
         v.sort_by_key(|w| !w.focused);
         v.first().map(|w| (*w).clone())
     };
+    let of_app = |w: &&WindowInfo| {
+        args.app.as_ref().is_none_or(|app| {
+            ufo_core::app_name_matches(app, &w.app_name)
+                || w.pid
+                    .is_some_and(|p| program_of(p).is_some_and(|c| c == *app))
+        })
+    };
     let found = match (&args.app, &args.window) {
         // An application is shown as a person sees it: its open dialog first.
-        (Some(app), _) => pick(
-            windows
-                .iter()
-                .filter(|w| {
-                    ufo_core::app_name_matches(app, &w.app_name)
-                        || w.pid
-                            .is_some_and(|p| program_of(p).is_some_and(|c| c == *app))
-                })
-                .collect(),
-        )
-        .and_then(|first| {
+        (Some(_), None) => pick(windows.iter().filter(of_app).collect()).and_then(|first| {
             let own: Vec<WindowInfo> = windows
                 .iter()
                 .filter(|w| w.same_app(&first))
@@ -109,20 +109,23 @@ pub(crate) async fn pick_window(
                 .collect();
             ufo_desktop::follow::foreground(&own, &first).cloned()
         }),
-        (None, Some(id)) => windows
-            .iter()
-            .find(|w| &w.id == id || &w.handle.0 == id)
-            .or_else(|| {
-                windows
-                    .iter()
-                    .find(|w| w.title.to_lowercase().contains(&id.to_lowercase()))
-            })
-            .cloned(),
+        // A window pinned by id or title; with --app, among its windows.
+        (_, Some(id)) => {
+            let mine: Vec<&WindowInfo> = windows.iter().filter(of_app).collect();
+            mine.iter()
+                .find(|w| &w.id == id || &w.handle.0 == id)
+                .or_else(|| {
+                    mine.iter()
+                        .find(|w| w.title.to_lowercase().contains(&id.to_lowercase()))
+                })
+                .map(|w| (*w).clone())
+        }
         (None, None) => pick(windows.iter().collect()),
     };
     found.ok_or_else(|| {
         not_found(match (&args.app, &args.window) {
-            (Some(a), _) => format!("--app {a:?}"),
+            (Some(a), Some(w)) => format!("--window {w:?} of --app {a:?}"),
+            (Some(a), None) => format!("--app {a:?}"),
             (None, Some(w)) => format!("--window {w:?}"),
             _ => "(any)".into(),
         })

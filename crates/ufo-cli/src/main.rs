@@ -91,7 +91,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A server and a device say what they do (connections, tasks) unless
-    // UFO_LOG says otherwise; other commands only warn.
+    // UFO_LOG (or, without it, the usual RUST_LOG) says otherwise; other
+    // commands only warn.
     let service = match cli.command {
         #[cfg(not(windows))]
         Command::Serve(_) => true,
@@ -102,6 +103,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("UFO_LOG")
+                .or_else(|_| tracing_subscriber::EnvFilter::try_from_env("RUST_LOG"))
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
         )
         .with_writer(std::io::stderr)

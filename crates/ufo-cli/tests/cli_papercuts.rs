@@ -1,10 +1,11 @@
 //! What a new user trips over first: `UFO_DESKTOP` and `ufo desktop env` in a
-//! shell, a closed pipe, an application that stops answering.
+//! shell, a closed pipe, an application that stops answering, `RUST_LOG`,
+//! `--app` with `--window`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{json, send_signal, start_desktop, ufo};
+use common::{json, launch, send_signal, start_desktop, ufo};
 use std::process::{Command, Stdio};
 
 /// Runs `ufo ARGS` with exactly the environment a shell has after
@@ -258,4 +259,103 @@ fn every_script_the_readme_runs_is_executable() {
             "{s} is run by the README but is not executable"
         );
     }
+}
+
+#[test]
+fn rust_log_shows_diagnostics_and_window_pins_a_window_of_the_app() {
+    let state = tempfile::tempdir().unwrap();
+    let s = state.path();
+    let (_stop, _) = start_desktop(s, "default");
+    launch(s, "default", "gnome-calculator");
+    launch(s, "default", "mousepad");
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ufo"))
+            .args(args)
+            .env("UFO_STATE_DIR", s)
+            .env_remove("DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("UFO_DESKTOP")
+            .env_remove("UFO_LOG")
+            .env_remove("RUST_LOG")
+            .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    };
+    let stderr = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+
+    // Diagnostics follow RUST_LOG, as the README says; UFO_LOG wins when
+    // both are set; by default there are none.
+    let inspect = ["inspect", "--app", "gnome-calculator", "--json"];
+    let debug = ("RUST_LOG", "ufo_desktop_atspi=debug");
+    let out = run(&[debug], &inspect);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("capture: walked"), "{}", stderr(&out));
+    let out = run(&[], &inspect);
+    assert!(
+        !stderr(&out).contains("capture: walked"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[debug, ("UFO_LOG", "warn")], &inspect);
+    assert!(
+        !stderr(&out).contains("capture: walked"),
+        "{}",
+        stderr(&out)
+    );
+
+    // --window with --app: a window of that application.
+    let out = run(
+        &[],
+        &[
+            "inspect",
+            "--app",
+            "gnome-calculator",
+            "--window",
+            "Calculator",
+            "--json",
+        ],
+    );
+    let controls = json(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        controls
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "7" && c["type"] == "Button"),
+        "{controls}"
+    );
+    // Mousepad's window is there, but it is not the calculator's.
+    let out = run(
+        &[],
+        &[
+            "inspect",
+            "--app",
+            "gnome-calculator",
+            "--window",
+            "Mousepad",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("ufo::desktop::window_not_found")
+            && err.contains("--window \"Mousepad\" of --app \"gnome-calculator\""),
+        "{err}"
+    );
+    let out = run(
+        &[],
+        &[
+            "inspect", "--app", "mousepad", "--window", "Mousepad", "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        !json(&out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "7" && c["type"] == "Button"),
+        "the calculator's controls, not mousepad's"
+    );
 }

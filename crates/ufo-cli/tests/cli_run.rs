@@ -27,6 +27,16 @@ fn demo_runs_a_replayed_session_on_the_calculator() {
     );
     assert!(stdout.contains("RECORDED REPLAY"), "{stdout}");
     assert!(stdout.contains("AppAgent/gnome-calculator"), "{stdout}");
+    // The demo shows the agent working, not its repairs: a recorded reply
+    // that no longer matches the control numbering (or any other repair or
+    // re-ask) means the cassettes must be recorded again
+    // (assets/demo/README.md).
+    let repairs: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("repaired:") || l.contains("re-asked:"))
+        .collect();
+    assert!(repairs.is_empty(), "{repairs:#?}\n{stdout}");
+    assert_eq!(stdout.matches("click_input(").count(), 5, "{stdout}");
     assert!(stdout.contains("Evaluation: complete = yes"), "{stdout}");
     // The effect is read back from the calculator, not taken from the replay.
     assert!(

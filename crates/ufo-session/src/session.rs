@@ -286,6 +286,9 @@ struct Session<'a> {
     operator: Option<operator::OperatorSetup>,
     /// The knowledge base, opened on first use (`None` inside: it could not be).
     knowledge: Option<Option<Arc<ufo_knowledge::KnowledgeBase>>>,
+    /// A window was selected by the session itself (a replayed plan's
+    /// HostAgent step, `--app`): there is a window to photograph.
+    window_selected: bool,
 }
 
 impl<'a> Session<'a> {
@@ -306,6 +309,7 @@ impl<'a> Session<'a> {
             allowlist: None,
             operator: None,
             knowledge: None,
+            window_selected: false,
         })
     }
 
@@ -589,6 +593,7 @@ impl<'a> Session<'a> {
         )
         .await;
         if r.is_success() {
+            self.window_selected = true;
             Ok(w.name.clone())
         } else {
             Err(r.error.unwrap_or_else(|| {

@@ -263,6 +263,62 @@ async fn the_seed_plan_with_ufo_legacy_action_names_replays() {
     rig.desktop.stop().unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replayed_actions_plan_is_evaluated_with_its_final_screenshot() {
+    let rig = rig("sess-replay-final", &["gnome-calculator"]).await;
+    let plans = tempfile::tempdir().unwrap();
+    let plan = plans.path().join("final.json");
+    std::fs::write(
+        &plan,
+        serde_json::json!({
+            "request": "Enter 12 in the calculator",
+            "actions": [
+                {"agent": "HostAgent", "action": "select_application_window", "parameters": {"name": "gnome-calculator"}},
+                {"agent": "AppAgent", "action": "click_input", "parameters": {"name": "1"}},
+                {"agent": "AppAgent", "action": "click_input", "parameters": {"name": "2"}}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    // Only the evaluation asks a model.
+    let model = ScriptedModel::start(vec![ufo_testkit::scripted::fixed(
+        serde_json::json!({"reason": "12 is shown", "sub_scores": [], "complete": "yes"})
+            .to_string(),
+    )])
+    .await;
+    let cfg = config(&format!(
+        "SLEEP_TIME: 0\nEVA_SESSION: true\nEVALUATION_AGENT:\n{}",
+        model.agent_yaml()
+    ));
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = run(
+        &rig,
+        cfg,
+        io,
+        Mode::Follower,
+        None,
+        Some(plan),
+        None,
+        "replay-final",
+    )
+    .await;
+    let r = &reports[0];
+    assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(calculator_display(&rig.backend).await, "12");
+    // The replay took its final snapshots, like the other modes.
+    let last = std::fs::read(r.log_dir.join("action_step_final.png")).unwrap();
+    assert!(r.log_dir.join("action_round_0_final.png").exists());
+    // The evaluation was asked with that final screenshot.
+    assert!(r.evaluation.is_some(), "{r:?}");
+    let reqs = model.requests();
+    assert_eq!(reqs.len(), 1);
+    let shown = reqs[0].image_urls();
+    let final_url = ufo_desktop::encode::data_url("image/png", &last);
+    assert_eq!(shown.last(), Some(&final_url), "{} images", shown.len());
+    rig.desktop.stop().unwrap();
+}
+
 /// The names of the applications with a window on the desktop, once
 /// `gone` is no longer among them or after ten looks a second apart (an
 /// application's registry entry may outlive its last window briefly).

@@ -181,13 +181,8 @@ async fn the_responses_api_operator_computes_12_times_7_by_coordinates() {
     replies.push(responses_done(keys.len(), "12*7 = 84"));
     let model = ScriptedModel::start(replies).await;
     let cfg = base_config(&model, &operator_yaml(&model, "operator"));
-    let reports = on_calculator(
-        &rig,
-        cfg,
-        Arc::new(ScriptedIo::new(Vec::<String>::new())),
-        "op-responses",
-    )
-    .await;
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = on_calculator(&rig, cfg, io.clone(), "op-responses").await;
     let r = &reports[0];
     assert_eq!(r.status, SessionStatus::Finish, "{r:?}");
     assert_eq!(calculator_display(&rig.backend).await, "84");
@@ -211,6 +206,19 @@ async fn the_responses_api_operator_computes_12_times_7_by_coordinates() {
         md.contains("- **Steps:** 6 (0 HostAgent, 0 AppAgent, 6 operator)"),
         "{md}"
     );
+    // A computer-use turn has no price: the console and output.md both say
+    // so, for every operator step and the session, and never print $0.
+    let shown = io.transcript().join("\n");
+    assert_eq!(
+        shown.matches("  cost is not available · ").count(),
+        6,
+        "{shown}"
+    );
+    assert!(shown.contains("Total cost is not available"), "{shown}");
+    assert!(!shown.contains("$0.0000"), "{shown}");
+    assert_eq!(md.matches("· **Cost** is not available").count(), 6, "{md}");
+    assert!(md.contains("- **Cost** is not available ("), "{md}");
+    assert!(!md.contains("$0.0000"), "{md}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

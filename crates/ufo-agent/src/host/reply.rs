@@ -20,18 +20,33 @@ pub(super) struct HostDecision {
     pub(super) status: HostAgentStatus,
     /// The call, when the reply names a tool.
     pub(super) call: Option<Call>,
+    /// The seed's `Bash` beside a selection: run first, then the
+    /// application is selected.
+    pub(super) bash: Option<String>,
 }
 
 impl HostDecision {
-    /// The command of a `run_shell` call (`bash_command`), when the reply
-    /// makes one.
+    /// The command the step runs: a `run_shell` call's `bash_command`, or
+    /// the `Bash` run before the selection.
     pub(super) fn shell_command(&self) -> Option<&str> {
         self.call
             .as_ref()
             .filter(|c| c.tool.is(Tool::RunShell))
             .and_then(|c| c.arguments.get("bash_command"))
             .and_then(Value::as_str)
+            .or(self.bash.as_deref())
     }
+
+    /// An assignment whose window is selected only once its command ran
+    /// (the window may be the one the command opens).
+    pub(super) fn selects_after_launch(&self) -> bool {
+        self.status == HostAgentStatus::Assign && self.bash.is_some()
+    }
+}
+
+/// The `Bash` of a reply, when it has a command.
+fn bash_of(r: &HostResponse) -> Option<String> {
+    r.bash.clone().filter(|b| !b.trim().is_empty())
 }
 
 /// The call of a reply: its tool (`None` for none or an empty name) and
@@ -89,6 +104,7 @@ pub(super) fn check_host_reply(
         let decision = HostDecision {
             status,
             call: host_call(&r),
+            bash: None,
         };
         check_unassigning_tool(&decision)?;
         return Ok(Checked {
@@ -110,6 +126,8 @@ pub(super) fn check_host_reply(
             args.insert("id".into(), Value::String(r.item.id().to_owned()));
         }
         Ok(_) => {}
+        // The window may be the one its command opens: resolved once it ran.
+        Err(_) if bash_of(&r).is_some() => {}
         Err(_) => {
             let listed: Vec<String> = windows
                 .iter()
@@ -128,11 +146,12 @@ pub(super) fn check_host_reply(
         .as_deref()
         .is_none_or(|s| s.trim().is_empty())
     {
-        return Err("$.current_subtask: an ASSIGN needs the sub-task for the AppAgent".into());
+        return Err("$.current_subtask: an ASSIGN (or a CONTINUE that selects an application by its ControlLabel) needs the sub-task for the AppAgent".into());
     }
     let decision = HostDecision {
         status,
         call: host_call(&r),
+        bash: bash_of(&r),
     };
     Ok(Checked {
         reply: r,

@@ -41,7 +41,7 @@ const ACCEPTED: &[(&str, &str)] = &[
     ),
     (
         "LOG_LEVEL",
-        "ufo-rs's diagnostics follow the RUST_LOG environment variable (e.g. RUST_LOG=debug)",
+        "ufo-rs's diagnostics follow the UFO_LOG environment variable, or RUST_LOG when UFO_LOG is unset (e.g. UFO_LOG=debug)",
     ),
     (
         "CONTROL_BACKEND",

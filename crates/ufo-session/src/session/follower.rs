@@ -106,7 +106,7 @@ impl Session<'_> {
                 .await
                 .ok_or(SessionStatus::Error)?;
             if let Some(command) = h.launch.clone() {
-                self.launch(&mut h.record, &command).await?;
+                self.launch(&mut h, &command).await?;
             }
             let (a, status) = (h.assignment.clone(), h.status);
             self.record(h.record).await?;

@@ -3,7 +3,7 @@
 
 use super::{Session, SessionStatus};
 use crate::error::SessionError;
-use ufo_agent::Assignment;
+use ufo_agent::{Assignment, HostStep};
 use ufo_agent::{StepRecord, SubtaskRecord};
 use ufo_core::{AppAgentStatus, Diagnostic, HostAgentStatus};
 
@@ -102,7 +102,7 @@ impl Session<'_> {
             return State::Host(HostAgentStatus::Error);
         };
         if let Some(command) = h.launch.clone()
-            && let Err(end) = self.launch(&mut h.record, &command).await
+            && let Err(end) = self.launch(&mut h, &command).await
         {
             return State::End(end);
         }
@@ -264,16 +264,18 @@ impl Session<'_> {
     /// The HostAgent's `run_shell`: with SAFE_GUARD the step is written as it
     /// waits and the user confirms; then the command runs (or is declined). A
     /// command that is not allowed goes straight to the tool, which refuses it.
+    /// A step that also selects an application selects it then (`h`'s status
+    /// and assignment are updated).
     pub(super) async fn launch(
         &mut self,
-        rec: &mut StepRecord,
+        h: &mut HostStep,
         command: &str,
     ) -> Result<(), SessionStatus> {
         // A command the tool will refuse is not put to the user.
         let runnable = self.allowlist().parse(command).is_ok();
         let confirmed = match self.s.config.system.safe_guard && runnable {
             true => {
-                self.awaiting(rec)?;
+                self.awaiting(&h.record)?;
                 let prompt = format!(
                     "[HostAgent] The next action starts an application: run_shell(bash_command={command:?}) (SAFE_GUARD: it runs a command). Do you want to proceed?"
                 );
@@ -282,7 +284,7 @@ impl Session<'_> {
             false => true,
         };
         if let Some(host) = self.host.as_mut() {
-            host.run_shell(rec, command, confirmed).await;
+            host.run_shell(h, command, confirmed).await;
         }
         Ok(())
     }

@@ -29,6 +29,8 @@ pub(super) struct StepSummary {
     pub(super) actions: Vec<String>,
     pub(super) status: ufo_core::StepStatus,
     pub(super) cost: f64,
+    /// Model calls of the step without a price.
+    pub(super) unpriced: u32,
     pub(super) total_time: f64,
     pub(super) screenshots: std::collections::BTreeMap<String, String>,
     pub(super) execution_times: Value,
@@ -112,6 +114,7 @@ impl Recorder {
             actions: rec.action_representations(),
             status: rec.status,
             cost: rec.cost,
+            unpriced: rec.usage.unpriced_calls,
             total_time: rec.total_time,
             screenshots: rec.screenshots.clone(),
             execution_times: serde_json::to_value(&rec.execution_times).unwrap_or_default(),
@@ -233,12 +236,13 @@ impl Recorder {
             md.push_str(&format!("- **Request:** {r}\n"));
         }
         md.push_str(&format!(
-            "- **Status:** {}\n- **Steps:** {} ({})\n- **Result:** {}\n- **Cost:** ${:.4} ({} tokens, {} model calls)\n\n",
+            "- **Status:** {}\n- **Steps:** {} ({})\n- **Result:** {}\n- {} ({} tokens, {} model calls)\n\n",
             status.as_str(),
             self.steps.len(),
             self.steps_by_agent(),
             if result.is_empty() { "-" } else { result },
-            self.usage.cost,
+            // The console's words: a cost, or "not available", never $0.
+            crate::console::cost_line("**Cost**", self.usage.cost, self.usage.unpriced_calls, 4),
             self.usage.usage.total_tokens,
             self.usage.calls
         ));
@@ -298,8 +302,10 @@ impl Recorder {
                 md.push_str(&format!("- **Comment:** {}\n", s.comment));
             }
             md.push_str(&format!(
-                "- **Time:** {:.2}s {} · **Cost:** ${:.4}\n\n",
-                s.total_time, s.execution_times, s.cost
+                "- **Time:** {:.2}s {} · {}\n\n",
+                s.total_time,
+                s.execution_times,
+                crate::console::cost_line("**Cost**", s.cost, s.unpriced, 4)
             ));
             for key in [ImageKind::Annotated.key(), ImageKind::Selected.key()] {
                 if let Some(f) = s.screenshots.get(key) {

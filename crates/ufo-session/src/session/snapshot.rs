@@ -21,8 +21,12 @@ impl Session<'_> {
         // Only agents that work on a window leave a window to photograph: a
         // session of command-line agents alone asks nothing of the desktop
         // (a device that runs only the command-line tools has no screenshot
-        // tool, and UFO's does not answer a tool it lacks).
-        if self.host.is_none() && self.apps.values().all(SubAgent::is_third_party) {
+        // tool, and UFO's does not answer a tool it lacks). A replayed plan
+        // has no agent but works on the window it selected.
+        if self.host.is_none()
+            && !self.window_selected
+            && self.apps.values().all(SubAgent::is_third_party)
+        {
             return;
         }
         let (window, desktop, tree) = match round {
