@@ -289,49 +289,10 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
         result.error = Some(format!("cannot create {}: {e}", work.display()));
         return;
     }
-    let user = match &opts.desktop.user {
-        Some(name) => match DesktopUser::ensure(name, Path::new(TASK_HOME)) {
-            Ok(u) => Some(u),
-            Err(e) => {
-                result.error = Some(render(&e));
-                return;
-            }
-        },
-        None => None,
-    };
-    let places = Places {
-        work,
-        // Absolute: a relative path of a task is in its home.
-        suite: task
-            .path
-            .parent()
-            .and_then(|p| std::path::absolute(p).ok())
-            .unwrap_or_default(),
-        home: user.as_ref().map(|u| TaskHome {
-            at: u.home_at.clone(),
-            uid: u.uid,
-            gid: u.gid,
-        }),
-    };
-    let (w, h) = opts.desktop.screen;
-    let desktop = match HeadlessDesktop::start(DesktopOptions {
-        name: desktop_name(&task.key()),
-        state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
-        stop_with_process: true,
-        // The task's folder is its applications' home: `~` in the task means
-        // it, and no task sees another's (or the user's) settings and recent
-        // files. Run as an account, they see it at /home/user.
-        home: Some(places.work.clone()),
-        user,
-        screen: (w, h, 24),
-        window_manager: opts.desktop.window_manager.clone(),
-        ..DesktopOptions::default()
-    })
-    .await
-    {
-        Ok(d) => d,
+    let (places, desktop) = match start_task_desktop(opts, task, work).await {
+        Ok(v) => v,
         Err(e) => {
-            result.error = Some(render(&e));
+            result.error = Some(e);
             return;
         }
     };
@@ -399,6 +360,53 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
         result.score = 0.0;
         result.error = Some(message);
     }
+}
+
+/// The task's places and its desktop, started: as an account with the
+/// task's folder as its `/home/user` when the options name one (see the
+/// README's eval section), else as the caller with that folder as `$HOME`.
+async fn start_task_desktop(
+    opts: &EvalOptions,
+    task: &TaskFile,
+    work: PathBuf,
+) -> std::result::Result<(Places, HeadlessDesktop), String> {
+    let user = match &opts.desktop.user {
+        Some(name) => {
+            Some(DesktopUser::ensure(name, Path::new(TASK_HOME)).map_err(|e| render(&e))?)
+        }
+        None => None,
+    };
+    let places = Places {
+        work,
+        // Absolute: a relative path of a task is in its home.
+        suite: task
+            .path
+            .parent()
+            .and_then(|p| std::path::absolute(p).ok())
+            .unwrap_or_default(),
+        home: user.as_ref().map(|u| TaskHome {
+            at: u.home_at.clone(),
+            uid: u.uid,
+            gid: u.gid,
+        }),
+    };
+    let (w, h) = opts.desktop.screen;
+    let desktop = HeadlessDesktop::start(DesktopOptions {
+        name: desktop_name(&task.key()),
+        state_root: std::env::temp_dir().join(format!("ufo-eval-{}", uid())),
+        stop_with_process: true,
+        // The task's folder is its applications' home: `~` in the task means
+        // it, and no task sees another's (or the user's) settings and recent
+        // files. Run as an account, they see it at /home/user.
+        home: Some(places.work.clone()),
+        user,
+        screen: (w, h, 24),
+        window_manager: opts.desktop.window_manager.clone(),
+        ..DesktopOptions::default()
+    })
+    .await
+    .map_err(|e| render(&e))?;
+    Ok((places, desktop))
 }
 
 /// Stops the task's desktop however the task ends (a timeout drops the

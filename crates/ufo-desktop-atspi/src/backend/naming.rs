@@ -124,54 +124,63 @@ impl AtspiBackend {
         let labels = tokio::time::timeout(limit, reads).await.unwrap_or_default();
         let field_labels = texts_on_screen(nodes);
         for (k, &i) in todo.iter().enumerate() {
-            // A text area inside a named container (LibreOffice's "Input line"
-            // panel around the formula bar's paragraph) is that container; an
-            // empty paragraph is 1 px wide, the container is where to click.
-            if matches!(
-                nodes[i].control_type,
-                ControlType::Edit | ControlType::Document
-            ) && let Some(p) = nodes[i].parent
-                && let Some(parent) = nodes.get(p)
-                && !parent.name.trim().is_empty()
-                && !is_class_name(&parent.name)
-                && matches!(parent.control_type, ControlType::Pane | ControlType::Group)
-            {
-                let (name, rect) = (parent.name.trim().to_owned(), parent.rect);
-                let node = &mut nodes[i];
-                node.name = name;
-                if node.rect.is_none_or(|r| r.width <= 2 || r.height <= 2) {
-                    node.rect = rect;
-                }
-                continue;
-            }
-            let shown_text = visible_text(nodes, i);
-            let beside = label_beside(&nodes[i], &field_labels);
-            let wrapper = wrapper_name(nodes, i);
-            let node = &mut nodes[i];
-            if named_by_a_word_id(node) {
-                // Only a label names it; the word is what it shows.
-                let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
-                if let Some(label) = labelled.or(beside) {
-                    let word =
-                        std::mem::replace(&mut node.name, without_markup(&label).into_owned());
-                    if node.value.as_deref().is_none_or(|v| v.trim().is_empty()) {
-                        node.value = Some(word);
-                    }
-                }
-                continue;
-            }
             // A label that is itself no name (GTK 4's menu button is
             // labelled by its own wrapper, "GtkMenuButton") is not taken.
             let labelled = labels.get(k).cloned().flatten().filter(|l| !needs_name(l));
-            let described = Some(node.description.trim().to_owned())
-                .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
-            match labelled.or(shown_text).or(beside).or(described).or(wrapper) {
-                Some(n) => node.name = without_markup(&n).into_owned(),
-                // A placeholder is at least a word; a class name or id is not.
-                None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),
-                None => {}
+            name_one(nodes, i, labelled, &field_labels);
+        }
+    }
+}
+
+/// Names node `i`, which needs a name, from what the capture holds and
+/// `labelled` (the names of what labels it, from its relations).
+fn name_one(
+    nodes: &mut [UiNode],
+    i: usize,
+    labelled: Option<String>,
+    field_labels: &[(ufo_core::Rect<ufo_core::Screen>, String)],
+) {
+    // A text area inside a named container (LibreOffice's "Input line"
+    // panel around the formula bar's paragraph) is that container; an
+    // empty paragraph is 1 px wide, the container is where to click.
+    if matches!(
+        nodes[i].control_type,
+        ControlType::Edit | ControlType::Document
+    ) && let Some(p) = nodes[i].parent
+        && let Some(parent) = nodes.get(p)
+        && !parent.name.trim().is_empty()
+        && !is_class_name(&parent.name)
+        && matches!(parent.control_type, ControlType::Pane | ControlType::Group)
+    {
+        let (name, rect) = (parent.name.trim().to_owned(), parent.rect);
+        let node = &mut nodes[i];
+        node.name = name;
+        if node.rect.is_none_or(|r| r.width <= 2 || r.height <= 2) {
+            node.rect = rect;
+        }
+        return;
+    }
+    let shown_text = visible_text(nodes, i);
+    let beside = label_beside(&nodes[i], field_labels);
+    let wrapper = wrapper_name(nodes, i);
+    let node = &mut nodes[i];
+    if named_by_a_word_id(node) {
+        // Only a label names it; the word is what it shows.
+        if let Some(label) = labelled.or(beside) {
+            let word = std::mem::replace(&mut node.name, without_markup(&label).into_owned());
+            if node.value.as_deref().is_none_or(|v| v.trim().is_empty()) {
+                node.value = Some(word);
             }
         }
+        return;
+    }
+    let described = Some(node.description.trim().to_owned())
+        .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
+    match labelled.or(shown_text).or(beside).or(described).or(wrapper) {
+        Some(n) => node.name = without_markup(&n).into_owned(),
+        // A placeholder is at least a word; a class name or id is not.
+        None if is_class_name(&node.name) || is_id_name(&node.name) => node.name.clear(),
+        None => {}
     }
 }
 
