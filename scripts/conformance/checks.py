@@ -63,7 +63,7 @@ TOOLKIT = {
     "gtk4-demo": "GTK 4", "featherpad": "Qt 5", "kcalc": "Qt 5 / KF5",
     "qpdfview": "Qt 5", "qt6ct": "Qt 6", "kdialog": "Qt 5 / KF5", "dolphin": "Qt 5 / KF5",
     "kate": "Qt 5 / KF5", "pcmanfm-qt": "Qt 5", "chromium": "Chromium (Blink)", "lo-calc": "LibreOffice (VCL gtk3)",
-    "lo-writer": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
+    "lo-writer": "LibreOffice (VCL gtk3)", "lo-impress": "LibreOffice (VCL gtk3)", "firefox": "Firefox ESR (Gecko)",
     "swing": "Java Swing (OpenJDK 17 + ATK wrapper)",
 }
 
@@ -75,7 +75,8 @@ PACKAGES = {
     "gnumeric": "gnumeric", "thunar": "thunar", "evince": "evince", "zenity": "zenity", "abiword": "abiword",
     "xfce4-terminal": "xfce4-terminal", "gnome-calculator": "gnome-calculator", "gnome-text-editor": "gnome-text-editor",
     "gtk4-demo": "gtk-4-examples", "featherpad": "featherpad", "kcalc": "kcalc", "qpdfview": "qpdfview",
-    "qt6ct": "qt6ct", "lo-calc": "libreoffice-calc", "lo-writer": "libreoffice-writer", "firefox": "firefox-esr",
+    "qt6ct": "qt6ct", "lo-calc": "libreoffice-calc", "lo-writer": "libreoffice-writer", "lo-impress": "libreoffice-impress",
+    "firefox": "firefox-esr",
     "swing": "openjdk-17-jre", "kdialog": "kdialog", "dolphin": "dolphin", "kate": "kate",
     "pcmanfm-qt": "pcmanfm-qt", "chromium": "chromium",
 }
@@ -808,16 +809,16 @@ CHECKS = [
           [act("click_input", "ComboBox", "^Theme$"), sleep(0.8), act("click_input", "MenuItem", "^colorful$"), sleep(0.5)],
           verify_combo_shows("^Theme$", "colorful"), settle=1.5),
     # ---- a slide's placeholder is no text
-    Check("soffice", "placeholder", "Impress: the empty title box is listed as 'Click to add Title' with no value; append 'Quarterly Review' to it → AT-SPI: the title reads 'Quarterly Review' alone (it read 'Click to add TitleQuarterly Review')",
+    Check("lo-impress", "placeholder", "Impress: the empty title box is listed as 'Click to add Title' with no value; append 'Quarterly Review' to it → AT-SPI: the title reads 'Quarterly Review' alone (it read 'Click to add TitleQuarterly Review')",
           LO + ["--impress"],
           [act("set_edit_text", "Document", "^Click to add Title$", text="Quarterly Review")],
           verify_text("paragraph", expect="Quarterly Review"), settle=4),
     # ---- an icon button is named by what a person reads: its tooltip, a label beside
-    Check("soffice", "unnamed", "Impress: the sidebar's icon tab is listed by its tooltip, 'Styles' (it was unnamed); click it by name → AT-SPI: the deck's title reads 'Styles'",
+    Check("lo-impress", "unnamed", "Impress: the sidebar's icon tab is listed by its tooltip, 'Styles' (it was unnamed); click it by name → AT-SPI: the deck's title reads 'Styles'",
           LO + ["--impress"],
           [act("click_input", "Button", "^Styles$")],
           verify_showing("label", "^Styles$"), settle=4),
-    Check("soffice", "unnamed", "Writer: the sidebar's icon tab 'Page' by its tooltip; click it by name → AT-SPI: the deck's title reads 'Page'",
+    Check("lo-writer", "unnamed", "Writer: the sidebar's icon tab 'Page' by its tooltip; click it by name → AT-SPI: the deck's title reads 'Page'",
           LO + ["--writer"],
           [act("click_input", "Button", "^Page$")],
           verify_showing("label", "^Page$"), settle=4),
