@@ -49,6 +49,7 @@ mod gimp;
 mod images;
 mod impress;
 mod mail;
+mod numfmt;
 mod pil;
 mod pptx;
 mod selector;

@@ -8,6 +8,8 @@
 
 #[path = "parity/browser.rs"]
 mod browser;
+#[path = "parity/cellprops.rs"]
+mod cellprops;
 #[path = "parity/chrome.rs"]
 mod chrome;
 #[path = "parity/docx.rs"]

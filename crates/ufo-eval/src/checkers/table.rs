@@ -296,11 +296,6 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
                         .as_ref()
                         .and_then(|(book, name)| cellstyle::read(&book.path, name, coord, p).ok())
                         .unwrap_or(Value::Null),
-                    "number_format" | "font_family" | "hyperlink" | "merge" => {
-                        return Err(
-                            cx.bad(format!("check_cell property {prop:?} is not supported yet"))
-                        );
-                    }
                     // OSWorld's reader raises on other names and reads None.
                     _ => Value::Null,
                 };
