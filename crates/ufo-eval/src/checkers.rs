@@ -54,6 +54,7 @@ mod pil;
 mod pptx;
 mod selector;
 mod settings;
+mod sheetprops;
 mod similarity;
 mod slides;
 mod structured;

@@ -24,6 +24,8 @@ mod harness;
 mod images;
 #[path = "parity/impress.rs"]
 mod impress;
+#[path = "parity/rowsvalid.rs"]
+mod rowsvalid;
 #[path = "parity/settings.rs"]
 mod settings;
 #[path = "parity/slides.rs"]

@@ -55,11 +55,14 @@ pub(super) const PROPS: &[&str] = &[
     "merge",
 ];
 
-fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+pub(super) fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
     n.children().find(|c| c.has_tag_name((S, name)))
 }
 
-fn children<'a, 'i>(n: Node<'a, 'i>, name: &'static str) -> impl Iterator<Item = Node<'a, 'i>> {
+pub(super) fn children<'a, 'i>(
+    n: Node<'a, 'i>,
+    name: &'static str,
+) -> impl Iterator<Item = Node<'a, 'i>> {
     n.children().filter(move |c| c.has_tag_name((S, name)))
 }
 
@@ -88,10 +91,11 @@ fn hyperlink_object() -> Value {
 }
 
 /// A rectangle of cells, `(top-left, bottom-right)` as (row, column).
-struct Area((usize, usize), (usize, usize));
+pub(super) struct Area(pub(super) (usize, usize), pub(super) (usize, usize));
 
 impl Area {
-    fn parse(r: &str) -> Option<Area> {
+    /// `A1` or `A1:B2` (either corner first).
+    pub(super) fn parse(r: &str) -> Option<Area> {
         let (a, b) = r.split_once(':').unwrap_or((r, r));
         let (a, b) = (parse_cell(a)?, parse_cell(b)?);
         Some(Area(
@@ -100,7 +104,8 @@ impl Area {
         ))
     }
 
-    fn contains(&self, (r, c): (usize, usize)) -> bool {
+    /// Whether the cell at (row, column) is inside.
+    pub(super) fn contains(&self, (r, c): (usize, usize)) -> bool {
         (self.0.0..=self.1.0).contains(&r) && (self.0.1..=self.1.1).contains(&c)
     }
 }
@@ -232,7 +237,7 @@ pub(super) fn view(book: &Path, sheet: &str) -> Result<(Option<String>, Value), 
 }
 
 /// The part names of sheet `sheet` and of the styles.
-fn parts(
+pub(super) fn parts(
     zip: &mut zip::ZipArchive<std::fs::File>,
     sheet: &str,
 ) -> Result<(String, Option<String>), String> {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::cellstyle;
 use super::frame::frames_equal;
+use super::sheetprops;
 use super::similarity::{indel_ratio, py_splitlines};
 use super::structured::match_value;
 use super::workbook::{Book, Cell, Grid, cell_at, parse_cell, range_cells};
@@ -116,6 +117,8 @@ const RULE_TYPES: &[&str] = &[
     "sheet_print",
     "sheet_fuzzy",
     "check_cell",
+    "row_props",
+    "data_validation",
 ];
 
 /// `compare_table`: with option `rules` (a list of `{type, …}` checked in
@@ -303,8 +306,53 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
             }
             Ok(ok)
         }
+        "row_props" => row_props(cx, books, r),
+        "data_validation" => data_validation(cx, books, r),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
+}
+
+/// `row_props`: the rows openpyxl keeps a dimension for, with `props`, are
+/// the same in both sheets.
+fn row_props(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    let props: Vec<String> = match r.get("props") {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+            .ok_or_else(|| cx.bad("row_props needs props: a list of strings"))?,
+    };
+    // A sheet openpyxl does not find has no rows.
+    let load = |key: &str| -> Result<_, CheckError> {
+        match books.resolve(cx, r, key)? {
+            Some((b, n)) if b.names.contains(&n) => sheetprops::rows(&b.path, &n, &props)
+                .map_err(|m| cx.bad(format!("{}: {m}", b.path.display()))),
+            _ => Ok(Default::default()),
+        }
+    };
+    Ok(load("sheet_idx0")? == load("sheet_idx1")?)
+}
+
+/// `data_validation`: the sheet's validations against `dv_props`; a sheet
+/// that is not there scores 0.
+fn data_validation(
+    cx: &Cx<'_>,
+    books: &Books<'_>,
+    r: &Map<String, Value>,
+) -> Result<bool, CheckError> {
+    let Some((b, n)) = books.resolve(cx, r, "sheet_idx")? else {
+        return Ok(false);
+    };
+    if !b.names.contains(&n) {
+        return Ok(false);
+    }
+    let dv_props = r
+        .get("dv_props")
+        .and_then(Value::as_array)
+        .ok_or_else(|| cx.bad("data_validation needs dv_props: a list"))?;
+    let dvs = sheetprops::validations(&b.path, &n)
+        .map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))?;
+    sheetprops::data_validation(cx, &dvs, dv_props)
 }
 
 /// The sheet's printed form OSWorld exports next to the workbook as
