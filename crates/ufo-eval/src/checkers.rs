@@ -51,6 +51,7 @@ mod impress;
 mod mail;
 mod numfmt;
 mod pil;
+mod pivot;
 mod pptx;
 mod selector;
 mod settings;

@@ -24,6 +24,8 @@ mod harness;
 mod images;
 #[path = "parity/impress.rs"]
 mod impress;
+#[path = "parity/pivot.rs"]
+mod pivot;
 #[path = "parity/rowsvalid.rs"]
 mod rowsvalid;
 #[path = "parity/settings.rs"]

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::cellstyle;
 use super::frame::frames_equal;
+use super::pivot;
 use super::sheetprops;
 use super::similarity::{indel_ratio, py_splitlines};
 use super::structured::match_value;
@@ -119,6 +120,7 @@ const RULE_TYPES: &[&str] = &[
     "check_cell",
     "row_props",
     "data_validation",
+    "pivot_table",
 ];
 
 /// `compare_table`: with option `rules` (a list of `{type, …}` checked in
@@ -308,6 +310,7 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
         }
         "row_props" => row_props(cx, books, r),
         "data_validation" => data_validation(cx, books, r),
+        "pivot_table" => pivot_table(cx, books, r),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
 }
@@ -326,6 +329,27 @@ fn row_props(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<b
     let load = |key: &str| -> Result<_, CheckError> {
         match books.resolve(cx, r, key)? {
             Some((b, n)) if b.names.contains(&n) => sheetprops::rows(&b.path, &n, &props)
+                .map_err(|m| cx.bad(format!("{}: {m}", b.path.display()))),
+            _ => Ok(Default::default()),
+        }
+    };
+    Ok(load("sheet_idx0")? == load("sheet_idx1")?)
+}
+
+/// `pivot_table`: the two sheets' pivot tables, summarised by
+/// `pivot_props`, are the same.
+fn pivot_table(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    let props: Vec<String> = match r.get("pivot_props") {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+            .ok_or_else(|| cx.bad("pivot_table needs pivot_props: a list of strings"))?,
+    };
+    // A sheet openpyxl does not find has no pivot tables.
+    let load = |key: &str| -> Result<_, CheckError> {
+        match books.resolve(cx, r, key)? {
+            Some((b, n)) if b.names.contains(&n) => pivot::load(&b.path, &n, &props)
                 .map_err(|m| cx.bad(format!("{}: {m}", b.path.display()))),
             _ => Ok(Default::default()),
         }
