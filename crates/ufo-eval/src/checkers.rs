@@ -41,6 +41,7 @@ mod a11y;
 mod archive;
 mod browser;
 mod cellstyle;
+mod charts;
 mod chrome;
 mod cities;
 mod docx;

@@ -10,6 +10,8 @@
 mod browser;
 #[path = "parity/cellprops.rs"]
 mod cellprops;
+#[path = "parity/charts.rs"]
+mod charts;
 #[path = "parity/chrome.rs"]
 mod chrome;
 #[path = "parity/docx.rs"]

@@ -40,9 +40,9 @@ const PROPS: &[&str] = &[
     "data_fields_name",
 ];
 
-type Zip = zip::ZipArchive<std::fs::File>;
+pub(super) type Zip = zip::ZipArchive<std::fs::File>;
 
-fn read_part(zip: &mut Zip, name: &str) -> Result<String, String> {
+pub(super) fn read_part(zip: &mut Zip, name: &str) -> Result<String, String> {
     zip_part(zip, name)?.ok_or_else(|| format!("part {name} is missing"))
 }
 
@@ -67,7 +67,7 @@ fn resolve(dir: &str, target: &str) -> String {
 }
 
 /// The relationships of `part`: (id, type, resolved target) in order.
-fn rels_of(zip: &mut Zip, part: &str) -> Result<Vec<(String, String, String)>, String> {
+pub(super) fn rels_of(zip: &mut Zip, part: &str) -> Result<Vec<(String, String, String)>, String> {
     let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
     let Some(xml) = zip_part(zip, &format!("{dir}/_rels/{file}.rels"))? else {
         return Ok(Vec::new());

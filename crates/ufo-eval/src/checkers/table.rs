@@ -2,11 +2,13 @@
 //!
 //! Sheets are loaded by `workbook`; the rules compare them.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::cellstyle;
+use super::charts;
 use super::frame::frames_equal;
 use super::pivot;
 use super::sheetprops;
@@ -121,6 +123,7 @@ const RULE_TYPES: &[&str] = &[
     "row_props",
     "data_validation",
     "pivot_table",
+    "chart",
 ];
 
 /// `compare_table`: with option `rules` (a list of `{type, …}` checked in
@@ -310,7 +313,8 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
         }
         "row_props" => row_props(cx, books, r),
         "data_validation" => data_validation(cx, books, r),
-        "pivot_table" => pivot_table(cx, books, r),
+        "pivot_table" => objects(cx, books, r, "pivot_props", pivot::load),
+        "chart" => objects(cx, books, r, "chart_props", charts::load),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
 }
@@ -336,25 +340,36 @@ fn row_props(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<b
     Ok(load("sheet_idx0")? == load("sheet_idx1")?)
 }
 
-/// `pivot_table`: the two sheets' pivot tables, summarised by
-/// `pivot_props`, are the same.
-fn pivot_table(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
-    let props: Vec<String> = match r.get("pivot_props") {
+/// A loader of a sheet's pivot tables or charts, summarised by the
+/// properties named.
+type Loader = fn(&Path, &str, &[String]) -> Result<BTreeMap<String, Value>, String>;
+
+/// `pivot_table` and `chart`: the two sheets' pivot tables (charts),
+/// summarised by the properties `key` lists, are the same.
+fn objects(
+    cx: &Cx<'_>,
+    books: &Books<'_>,
+    r: &Map<String, Value>,
+    key: &str,
+    load: Loader,
+) -> Result<bool, CheckError> {
+    let props: Vec<String> = match r.get(key) {
         None => Vec::new(),
         Some(v) => v
             .as_array()
             .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
-            .ok_or_else(|| cx.bad("pivot_table needs pivot_props: a list of strings"))?,
+            .ok_or_else(|| cx.bad(format!("{key} must be a list of strings")))?,
     };
-    // A sheet openpyxl does not find has no pivot tables.
-    let load = |key: &str| -> Result<_, CheckError> {
-        match books.resolve(cx, r, key)? {
-            Some((b, n)) if b.names.contains(&n) => pivot::load(&b.path, &n, &props)
-                .map_err(|m| cx.bad(format!("{}: {m}", b.path.display()))),
-            _ => Ok(Default::default()),
+    // A sheet openpyxl does not find has none.
+    let read = |idx: &str| -> Result<_, CheckError> {
+        match books.resolve(cx, r, idx)? {
+            Some((b, n)) if b.names.contains(&n) => {
+                load(&b.path, &n, &props).map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))
+            }
+            _ => Ok(BTreeMap::new()),
         }
     };
-    Ok(load("sheet_idx0")? == load("sheet_idx1")?)
+    Ok(read("sheet_idx0")? == read("sheet_idx1")?)
 }
 
 /// `data_validation`: the sheet's validations against `dv_props`; a sheet
