@@ -315,6 +315,10 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
         "data_validation" => data_validation(cx, books, r),
         "pivot_table" => objects(cx, books, r, "pivot_props", pivot::load),
         "chart" => objects(cx, books, r, "chart_props", charts::load),
+        "style" => Err(cx.bad(
+            "rule type \"style\" is not supported: OSWorld's evaluates the sheet's conditional \
+             formatting with the `formulas` package's spreadsheet engine, which is not reproduced",
+        )),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
 }
