@@ -8,6 +8,10 @@
 
 #[path = "parity/browser.rs"]
 mod browser;
+#[path = "parity/cellprops.rs"]
+mod cellprops;
+#[path = "parity/charts.rs"]
+mod charts;
 #[path = "parity/chrome.rs"]
 mod chrome;
 #[path = "parity/docx.rs"]
@@ -22,6 +26,10 @@ mod harness;
 mod images;
 #[path = "parity/impress.rs"]
 mod impress;
+#[path = "parity/pivot.rs"]
+mod pivot;
+#[path = "parity/rowsvalid.rs"]
+mod rowsvalid;
 #[path = "parity/settings.rs"]
 mod settings;
 #[path = "parity/slides.rs"]

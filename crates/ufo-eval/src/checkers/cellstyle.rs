@@ -11,7 +11,12 @@
 //! equals no rule's `ref` (its repr is `Values must be of type <class
 //! 'str'>`, which is not a string); a font without a colour gives null. Font properties of an empty cell are null; `bgcolor`/`fgcolor` is
 //! the pattern fill's foreground colour (`00000000` when unset);
-//! `fill_type` is the fill's element name.
+//! `fill_type` is the fill's element name; `number_format` is the format
+//! code of a number cell (not a formula, not under a date format: openpyxl
+//! reads those as dates) and null for others; `font_family` a float;
+//! `hyperlink` a `Hyperlink` object (modelled as an object no rule writes)
+//! or `""`; `merge` whether the cell is a merged range's but not its
+//! top-left one (openpyxl's `MergedCell`: no value, the default style).
 
 use std::path::Path;
 
@@ -19,6 +24,8 @@ use roxmltree::{Document, Node};
 use serde_json::Value;
 
 use super::docx::zip_part;
+use super::numfmt;
+use super::workbook::parse_cell;
 
 const S: &str = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const R: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
@@ -42,13 +49,20 @@ pub(super) const PROPS: &[&str] = &[
     "fill_type",
     "bgcolor",
     "fgcolor",
+    "number_format",
+    "font_family",
+    "hyperlink",
+    "merge",
 ];
 
-fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+pub(super) fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
     n.children().find(|c| c.has_tag_name((S, name)))
 }
 
-fn children<'a, 'i>(n: Node<'a, 'i>, name: &'static str) -> impl Iterator<Item = Node<'a, 'i>> {
+pub(super) fn children<'a, 'i>(
+    n: Node<'a, 'i>,
+    name: &'static str,
+) -> impl Iterator<Item = Node<'a, 'i>> {
     n.children().filter(move |c| c.has_tag_name((S, name)))
 }
 
@@ -68,6 +82,113 @@ fn rel_target(
         Some(abs) => abs.to_owned(),
         None => format!("{dir}/{target}"),
     })
+}
+
+/// What `cell.hyperlink` is when the cell has one: a `Hyperlink` object,
+/// equal to no rule's `ref`, modelled as an object no rule writes.
+fn hyperlink_object() -> Value {
+    serde_json::json!({"openpyxl": "Hyperlink"})
+}
+
+/// A rectangle of cells, `(top-left, bottom-right)` as (row, column).
+pub(super) struct Area(pub(super) (usize, usize), pub(super) (usize, usize));
+
+impl Area {
+    /// `A1` or `A1:B2` (either corner first).
+    pub(super) fn parse(r: &str) -> Option<Area> {
+        let (a, b) = r.split_once(':').unwrap_or((r, r));
+        let (a, b) = (parse_cell(a)?, parse_cell(b)?);
+        Some(Area(
+            (a.0.min(b.0), a.1.min(b.1)),
+            (a.0.max(b.0), a.1.max(b.1)),
+        ))
+    }
+
+    /// Whether the cell at (row, column) is inside.
+    pub(super) fn contains(&self, (r, c): (usize, usize)) -> bool {
+        (self.0.0..=self.1.0).contains(&r) && (self.0.1..=self.1.1).contains(&c)
+    }
+}
+
+/// The sheet's merged ranges (`mergeCells`).
+fn merged_ranges(sheet: Node<'_, '_>) -> Result<Vec<Area>, String> {
+    let Some(list) = child(sheet, "mergeCells") else {
+        return Ok(Vec::new());
+    };
+    children(list, "mergeCell")
+        .filter_map(|m| m.attribute("ref"))
+        .map(|r| Area::parse(r).ok_or_else(|| format!("bad merged range {r:?}")))
+        .collect()
+}
+
+/// Whether openpyxl binds a hyperlink to the cell at `at` (not a merged
+/// one): `None` if not, else whether a link covering it has a target or
+/// location (which an empty cell takes as its value). A range link binds
+/// to each of its cells; a one-cell link to a merged cell binds to the
+/// top-left cell of that merged range.
+fn link_at(
+    zip: &mut zip::ZipArchive<std::fs::File>,
+    sheet_part: &str,
+    sheet: Node<'_, '_>,
+    merges: &[Area],
+    at: (usize, usize),
+) -> Result<Option<bool>, String> {
+    let Some(list) = child(sheet, "hyperlinks") else {
+        return Ok(None);
+    };
+    let (dir, file) = sheet_part.rsplit_once('/').unwrap_or(("", sheet_part));
+    let rels_xml = zip_part(zip, &format!("{dir}/_rels/{file}.rels"))?;
+    let rels = rels_xml
+        .as_deref()
+        .map(Document::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let mut found: Option<bool> = None;
+    for link in children(list, "hyperlink") {
+        let r = link.attribute("ref").ok_or("a hyperlink without ref")?;
+        let target = match link.attribute((R, "id")).filter(|id| !id.is_empty()) {
+            Some(id) => rels
+                .as_ref()
+                .and_then(|d| {
+                    d.root_element().children().find(|n| {
+                        n.has_tag_name((REL, "Relationship")) && n.attribute("Id") == Some(id)
+                    })
+                })
+                .ok_or_else(|| format!("hyperlink relationship {id:?} is missing"))?
+                .attribute("Target")
+                .unwrap_or(""),
+            None => "",
+        };
+        let full = !target.is_empty() || link.attribute("location").is_some_and(|l| !l.is_empty());
+        let area = Area::parse(r).ok_or_else(|| format!("bad hyperlink ref {r:?}"))?;
+        let binds = if r.contains(':') {
+            area.contains(at)
+        } else {
+            let cell = area.0;
+            match merges.iter().find(|m| m.contains(cell) && m.0 != cell) {
+                Some(m) => m.0 == at,
+                None => cell == at,
+            }
+        };
+        if binds {
+            found = Some(found == Some(true) || full);
+        }
+    }
+    Ok(found)
+}
+
+/// Whether openpyxl reads a value (not None) from cell element `c`: a
+/// formula, an inline string, or a non-empty `<v>`.
+fn has_own_value(c: Node<'_, '_>) -> bool {
+    if child(c, "f").is_some() {
+        true
+    } else if c.attribute("t") == Some("inlineStr") {
+        child(c, "is").is_some()
+    } else {
+        child(c, "v")
+            .and_then(|v| v.text())
+            .is_some_and(|t| !t.is_empty())
+    }
 }
 
 /// An openpyxl colour's `.rgb`.
@@ -116,7 +237,7 @@ pub(super) fn view(book: &Path, sheet: &str) -> Result<(Option<String>, Value), 
 }
 
 /// The part names of sheet `sheet` and of the styles.
-fn parts(
+pub(super) fn parts(
     zip: &mut zip::ZipArchive<std::fs::File>,
     sheet: &str,
 ) -> Result<(String, Option<String>), String> {
@@ -145,16 +266,34 @@ pub(super) fn read(book: &Path, sheet: &str, coord: &str, prop: &str) -> Result<
     let sheet_xml = zip_part(&mut zip, &sheet_part)?.ok_or("the sheet part is missing")?;
     let sheet_doc = Document::parse(&sheet_xml).map_err(|e| e.to_string())?;
     let want = coord.to_ascii_uppercase().replace('$', "");
+    let at = parse_cell(&want).ok_or_else(|| format!("bad coordinate {coord:?}"))?;
+    let sheet_root = sheet_doc.root_element();
     let cell = sheet_doc
         .descendants()
         .find(|n| n.has_tag_name((S, "c")) && n.attribute("r") == Some(want.as_str()));
-    let has_value = cell.is_some_and(|c| {
-        child(c, "v").is_some_and(|v| v.text().is_some()) || child(c, "is").is_some()
-    });
-    let style: usize = cell
-        .and_then(|c| c.attribute("s"))
-        .map_or(Ok(0), str::parse)
-        .map_err(|e| format!("style index: {e}"))?;
+    let merges = merged_ranges(sheet_root)?;
+    // openpyxl replaces every cell of a merged range but its top-left one
+    // by a `MergedCell`: no value, default style.
+    let merged = merges.iter().any(|m| m.contains(at) && m.0 != at);
+    let link = if merged {
+        None
+    } else {
+        link_at(&mut zip, &sheet_part, sheet_root, &merges, at)?
+    };
+    let own_value = cell.is_some_and(has_own_value);
+    // Setting a hyperlink on an empty cell gives it the link's target (or
+    // location) as its value.
+    let has_value = !merged && (own_value || link == Some(true));
+    let numeric = !merged
+        && own_value
+        && cell.is_some_and(|c| {
+            child(c, "f").is_none() && matches!(c.attribute("t"), None | Some("n"))
+        });
+    let style: usize = match cell.and_then(|c| c.attribute("s")) {
+        _ if merged => usize::MAX,
+        Some(s) => s.parse().map_err(|e| format!("style index: {e}"))?,
+        None => 0,
+    };
     let styles_xml = match styles_part {
         Some(p) => zip_part(&mut zip, &p)?,
         None => None,
@@ -184,6 +323,29 @@ pub(super) fn read(book: &Path, sheet: &str, coord: &str, prop: &str) -> Result<
     };
     let font_prop = |v: Value| if has_value { v } else { Value::Null };
     Ok(match prop {
+        "merge" => Value::Bool(merged),
+        "hyperlink" => match (has_value, link.is_some()) {
+            (false, _) => Value::Null,
+            (true, true) => hyperlink_object(),
+            (true, false) => Value::String(String::new()),
+        },
+        "font_family" => font_prop(
+            val("family")
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::Null, Value::Number),
+        ),
+        "number_format" => {
+            let (code, date) = match root {
+                Some(r) if style != usize::MAX => numfmt::of_xf(r, style),
+                _ => (Some("General".to_owned()), false),
+            };
+            if numeric && !date {
+                code.map_or(Value::Null, Value::String)
+            } else {
+                Value::Null
+            }
+        }
         "font_name" => font_prop(val("name").map_or(Value::Null, |s| Value::String(s.to_owned()))),
         "font_size" => font_prop(
             val("sz")

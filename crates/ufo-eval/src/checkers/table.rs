@@ -2,12 +2,16 @@
 //!
 //! Sheets are loaded by `workbook`; the rules compare them.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::cellstyle;
+use super::charts;
 use super::frame::frames_equal;
+use super::pivot;
+use super::sheetprops;
 use super::similarity::{indel_ratio, py_splitlines};
 use super::structured::match_value;
 use super::workbook::{Book, Cell, Grid, cell_at, parse_cell, range_cells};
@@ -116,6 +120,10 @@ const RULE_TYPES: &[&str] = &[
     "sheet_print",
     "sheet_fuzzy",
     "check_cell",
+    "row_props",
+    "data_validation",
+    "pivot_table",
+    "chart",
 ];
 
 /// `compare_table`: with option `rules` (a list of `{type, …}` checked in
@@ -296,11 +304,6 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
                         .as_ref()
                         .and_then(|(book, name)| cellstyle::read(&book.path, name, coord, p).ok())
                         .unwrap_or(Value::Null),
-                    "number_format" | "font_family" | "hyperlink" | "merge" => {
-                        return Err(
-                            cx.bad(format!("check_cell property {prop:?} is not supported yet"))
-                        );
-                    }
                     // OSWorld's reader raises on other names and reads None.
                     _ => Value::Null,
                 };
@@ -308,8 +311,91 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
             }
             Ok(ok)
         }
+        "row_props" => row_props(cx, books, r),
+        "data_validation" => data_validation(cx, books, r),
+        "pivot_table" => objects(cx, books, r, "pivot_props", pivot::load),
+        "chart" => objects(cx, books, r, "chart_props", charts::load),
+        "style" => Err(cx.bad(
+            "rule type \"style\" is not supported: OSWorld's evaluates the sheet's conditional \
+             formatting with the `formulas` package's spreadsheet engine, which is not reproduced",
+        )),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
+}
+
+/// `row_props`: the rows openpyxl keeps a dimension for, with `props`, are
+/// the same in both sheets.
+fn row_props(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    let props: Vec<String> = match r.get("props") {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+            .ok_or_else(|| cx.bad("row_props needs props: a list of strings"))?,
+    };
+    // A sheet openpyxl does not find has no rows.
+    let load = |key: &str| -> Result<_, CheckError> {
+        match books.resolve(cx, r, key)? {
+            Some((b, n)) if b.names.contains(&n) => sheetprops::rows(&b.path, &n, &props)
+                .map_err(|m| cx.bad(format!("{}: {m}", b.path.display()))),
+            _ => Ok(Default::default()),
+        }
+    };
+    Ok(load("sheet_idx0")? == load("sheet_idx1")?)
+}
+
+/// A loader of a sheet's pivot tables or charts, summarised by the
+/// properties named.
+type Loader = fn(&Path, &str, &[String]) -> Result<BTreeMap<String, Value>, String>;
+
+/// `pivot_table` and `chart`: the two sheets' pivot tables (charts),
+/// summarised by the properties `key` lists, are the same.
+fn objects(
+    cx: &Cx<'_>,
+    books: &Books<'_>,
+    r: &Map<String, Value>,
+    key: &str,
+    load: Loader,
+) -> Result<bool, CheckError> {
+    let props: Vec<String> = match r.get(key) {
+        None => Vec::new(),
+        Some(v) => v
+            .as_array()
+            .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+            .ok_or_else(|| cx.bad(format!("{key} must be a list of strings")))?,
+    };
+    // A sheet openpyxl does not find has none.
+    let read = |idx: &str| -> Result<_, CheckError> {
+        match books.resolve(cx, r, idx)? {
+            Some((b, n)) if b.names.contains(&n) => {
+                load(&b.path, &n, &props).map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))
+            }
+            _ => Ok(BTreeMap::new()),
+        }
+    };
+    Ok(read("sheet_idx0")? == read("sheet_idx1")?)
+}
+
+/// `data_validation`: the sheet's validations against `dv_props`; a sheet
+/// that is not there scores 0.
+fn data_validation(
+    cx: &Cx<'_>,
+    books: &Books<'_>,
+    r: &Map<String, Value>,
+) -> Result<bool, CheckError> {
+    let Some((b, n)) = books.resolve(cx, r, "sheet_idx")? else {
+        return Ok(false);
+    };
+    if !b.names.contains(&n) {
+        return Ok(false);
+    }
+    let dv_props = r
+        .get("dv_props")
+        .and_then(Value::as_array)
+        .ok_or_else(|| cx.bad("data_validation needs dv_props: a list"))?;
+    let dvs = sheetprops::validations(&b.path, &n)
+        .map_err(|m| cx.bad(format!("{}: {m}", b.path.display())))?;
+    sheetprops::data_validation(cx, &dvs, dv_props)
 }
 
 /// The sheet's printed form OSWorld exports next to the workbook as

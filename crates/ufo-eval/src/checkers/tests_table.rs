@@ -288,10 +288,11 @@ fn compare_table_bad_rules() {
         t,
         &r,
         Some(&e),
-        json!({"rules": [{"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0"}]}),
+        json!({"rules": [{"type": "style", "sheet_idx0": 0, "sheet_idx1": "EI0",
+                          "props": ["bgcolor"]}]}),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("pivot_table"), "{err}");
+    assert!(err.to_string().contains("style"), "{err}");
     assert_bad(t, &r, Some(&e), json!({"rules": [{"sheet_idx0": 0}]}));
     assert_bad(t, &r, Some(&e), json!({"rules": {"type": "sheet_data"}}));
     assert_bad(
@@ -322,11 +323,12 @@ fn compare_table_bad_rules() {
         Some(&e),
         json!({"rules": [{"type": "sheet_fuzzy", "sheet_idx0": 0, "sheet_idx1": "EI0", "rules": [{"range": "A1", "type": "similar"}]}]}),
     );
+    // A chart property not read here is refused, not guessed.
     assert_bad(
         t,
         &r,
         Some(&e),
-        json!({"rules": [{"type": "check_cell", "sheet_idx": 0, "coordinate": "A1", "props": {"number_format": {"method": "eq", "ref": "0"}}}]}),
+        json!({"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["anchor"]}]}),
     );
     assert_eq!(score(t, &text("a,b"), Some(&e), data), 0.0);
 }
