@@ -129,6 +129,9 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
         "compare_videos" => "it compares frames decoded by OpenCV",
+        "compare_table rule style" => {
+            "OSWorld's evaluates the sheet's conditional formatting with the `formulas` package's spreadsheet engine, which is not reproduced"
+        }
         _ => return None,
     })
 }
