@@ -401,24 +401,10 @@ pub(crate) fn visible_text(nodes: &[UiNode], i: usize) -> Option<String> {
 mod tests {
     #[test]
     fn a_label_around_a_check_box_labels_no_field_below_it() {
-        use ufo_core::{ElementHandle, Rect, States, ui::Capabilities};
-        let node =
-            |i: usize, parent: Option<usize>, t: ControlType, name: &str, r: (i32, i32)| UiNode {
-                index: i,
-                parent,
-                children: Vec::new(),
-                depth: 0,
-                handle: ElementHandle(format!(":1.1|/{i}")),
-                role: String::new(),
-                control_type: t,
-                name: name.into(),
-                description: String::new(),
-                value: None,
-                states: States::SHOWING | States::VISIBLE,
-                rect: Some(Rect::new(8, r.0, r.1, 20)),
-                actions: Vec::new(),
-                capabilities: Capabilities::default(),
-            };
+        // (top, width) of a 20 px high row at x = 8.
+        let node = |i: usize, parent: Option<usize>, t: ControlType, name: &str, r: (i32, i32)| {
+            super::tests::node(i, parent, t, name, (8, r.0, r.1, 20))
+        };
         // "Subscribe" wraps its check box; the select below has no label.
         let mut nodes = vec![
             node(0, None, ControlType::Pane, "", (0, 400)),
@@ -440,14 +426,16 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn unnamed_buttons_take_a_colon_label_beside_or_their_wrapper_s_tooltip() {
+    /// A showing node `i` of type `t` at rectangle `r` (x, y, width, height).
+    fn node(
+        i: usize,
+        parent: Option<usize>,
+        t: ControlType,
+        name: &str,
+        r: (i32, i32, i32, i32),
+    ) -> UiNode {
         use ufo_core::{ElementHandle, Rect, States, ui::Capabilities};
-        let node = |i: usize,
-                    parent: Option<usize>,
-                    t: ControlType,
-                    name: &str,
-                    r: (i32, i32, i32, i32)| UiNode {
+        UiNode {
             index: i,
             parent,
             children: Vec::new(),
@@ -462,7 +450,11 @@ mod tests {
             rect: Some(Rect::new(r.0, r.1, r.2, r.3)),
             actions: Vec::new(),
             capabilities: Capabilities::default(),
-        };
+        }
+    }
+
+    #[test]
+    fn unnamed_buttons_take_a_colon_label_beside_or_their_wrapper_s_tooltip() {
         // Impress's sidebar: "Format:" left of its list; a heading above a
         // button and a label with no colon name nothing.
         let mut nodes = vec![

@@ -17,7 +17,7 @@ use roxmltree::{Document, Node};
 use serde_json::{Map, Value};
 
 use super::cellstyle::parts;
-use super::pivot::{Zip, read_part, rels_of};
+use super::pivot::{Zip, open_sheet, read_part, rels_of};
 
 const C: &str = "http://schemas.openxmlformats.org/drawingml/2006/chart";
 const A: &str = "http://schemas.openxmlformats.org/drawingml/2006/main";
@@ -132,13 +132,8 @@ pub(super) fn load(
     sheet: &str,
     props: &[String],
 ) -> Result<BTreeMap<String, Value>, String> {
-    if let Some(p) = props.iter().find(|p| !PROPS.contains(&p.as_str())) {
-        return Err(format!("chart property {p:?} is not read here"));
-    }
+    let (mut zip, sheet_part) = open_sheet(book, sheet, props, PROPS, "chart")?;
     let has = |p: &str| props.iter().any(|q| q == p);
-    let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
-    let (sheet_part, _) = parts(&mut zip, sheet)?;
     let mut out = BTreeMap::new();
     for part in chart_parts(&mut zip, &sheet_part)? {
         let xml = read_part(&mut zip, &part)?;

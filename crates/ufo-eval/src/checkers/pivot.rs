@@ -42,6 +42,24 @@ const PROPS: &[&str] = &[
 
 pub(super) type Zip = zip::ZipArchive<std::fs::File>;
 
+/// The package of workbook `book` and the part of its sheet `sheet`, once
+/// every one of `props` is among `known` (what a `kind` object is read for).
+pub(super) fn open_sheet(
+    book: &Path,
+    sheet: &str,
+    props: &[String],
+    known: &[&str],
+    kind: &str,
+) -> Result<(Zip, String), String> {
+    if let Some(p) = props.iter().find(|p| !known.contains(&p.as_str())) {
+        return Err(format!("{kind} property {p:?} is not read here"));
+    }
+    let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
+    let (sheet_part, _) = parts(&mut zip, sheet)?;
+    Ok((zip, sheet_part))
+}
+
 pub(super) fn read_part(zip: &mut Zip, name: &str) -> Result<String, String> {
     zip_part(zip, name)?.ok_or_else(|| format!("part {name} is missing"))
 }
@@ -154,13 +172,8 @@ pub(super) fn load(
     sheet: &str,
     props: &[String],
 ) -> Result<BTreeMap<String, Value>, String> {
-    if let Some(p) = props.iter().find(|p| !PROPS.contains(&p.as_str())) {
-        return Err(format!("pivot property {p:?} is not read here"));
-    }
+    let (mut zip, sheet_part) = open_sheet(book, sheet, props, PROPS, "pivot")?;
     let has = |p: &str| props.iter().any(|q| q == p);
-    let file = std::fs::File::open(book).map_err(|e| e.to_string())?;
-    let mut zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
-    let (sheet_part, _) = parts(&mut zip, sheet)?;
     let tables: Vec<String> = rels_of(&mut zip, &sheet_part)?
         .into_iter()
         .filter(|(_, t, _)| t.ends_with("/pivotTable"))
