@@ -16,7 +16,6 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 use serde_json::{Map, Value};
 
-use super::cellstyle::parts;
 use super::pivot::{Zip, open_sheet, read_part, rels_of};
 
 const C: &str = "http://schemas.openxmlformats.org/drawingml/2006/chart";
