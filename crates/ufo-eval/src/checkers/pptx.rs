@@ -196,8 +196,8 @@ fn path<'a, 'i>(n: Node<'a, 'i>, steps: &[(&str, &str)]) -> Option<Node<'a, 'i>>
         .try_fold(n, |node, (ns, name)| child(node, ns, name))
 }
 
-/// Reads a deck.
-pub(super) fn read(path: &Path) -> Py<Deck> {
+/// The package at `path`, its presentation part's name and that part's XML.
+fn open_presentation(path: &Path) -> Py<(Package, String, String)> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
     let mut pkg = Package { zip };
@@ -205,6 +205,12 @@ pub(super) fn read(path: &Path) -> Py<Deck> {
         .related("", "officeDocument")?
         .ok_or("no presentation part")?;
     let pres_xml = pkg.part(&pres)?;
+    Ok((pkg, pres, pres_xml))
+}
+
+/// Reads a deck.
+pub(super) fn read(path: &Path) -> Py<Deck> {
+    let (mut pkg, pres, pres_xml) = open_presentation(path)?;
     let pres_doc = parse(&pres_xml)?;
     let rels = pkg.rels(&pres)?;
     let mut slides = Vec::new();
@@ -714,13 +720,7 @@ fn bg_fill(doc: &Document<'_>) -> BgFill {
 
 /// Reads a deck's size and backgrounds.
 pub(super) fn backgrounds(path: &Path) -> Py<Backgrounds> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let zip = zip::ZipArchive::new(file).map_err(|e| e.to_string())?;
-    let mut pkg = Package { zip };
-    let pres = pkg
-        .related("", "officeDocument")?
-        .ok_or("no presentation part")?;
-    let pres_xml = pkg.part(&pres)?;
+    let (mut pkg, pres, pres_xml) = open_presentation(path)?;
     let pres_doc = parse(&pres_xml)?;
     let size = child(pres_doc.root_element(), P, "sldSz");
     let dim = |name: &str| size.and_then(|s| s.attribute(name)?.parse::<i64>().ok());
