@@ -42,6 +42,7 @@ mod plan;
 mod popovers;
 mod qt_popups;
 mod read;
+mod rewalk;
 mod toolkit;
 mod walk;
 mod windows;

@@ -8,12 +8,13 @@ use super::children::Count;
 use super::dbus::call;
 use super::details::Text;
 use super::read::{RawNode, ReadNode};
-use super::walk::WalkContext;
+use super::walk::{Relations, WalkContext};
 use super::{AtspiBackend, NAMING_TIME, Result, handle, split_handle};
 use crate::labels::needs_name;
 use crate::roles;
 use atspi::{Interface, Role, State, StateSet};
 use futures::future::join_all;
+use std::collections::HashSet;
 use std::future::Future;
 use std::time::{Duration, Instant};
 use ufo_core::ui::Capabilities;
@@ -252,21 +253,11 @@ impl AtspiBackend {
             nodes = nodes.len(),
             "capture: walked"
         );
-        // GTK 4 reports an open popover's contents where it is not drawn,
-        // Qt a popup's shared entries where another menu holds them.
-        match gtk4 {
-            true => self.note_popovers(window, &mut nodes),
-            false => self.place_qt_popup_entries(&mut nodes).await,
-        }
-        self.read_closed_choices(&mut nodes).await;
-        super::placeholders::list_placeholders_as_names(&mut nodes);
-        retype_frames_and_submenus(&mut nodes);
-        // Unnamed and class-named controls get the name a person would read.
         let left = budget.deadline.saturating_sub(started.elapsed());
         if let Some(targets) = root_labels {
             relations.insert(window.handle.0.clone(), targets);
         }
-        self.name_unnamed(&mut nodes, &relations, left.min(NAMING_TIME))
+        self.finish_nodes(window, gtk4, &mut nodes, &relations, (left, None))
             .await;
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -290,6 +281,35 @@ impl AtspiBackend {
             truncated: truncated.is_some(),
             truncation: truncated,
         })
+    }
+
+    /// What every capture does once its nodes are read (`nodes`, with the
+    /// `labelled-by` relations read with them): GTK 4's popovers and Qt's
+    /// popup entries placed where they are drawn, closed choices read,
+    /// placeholders and control types set right, and the unnamed controls
+    /// named — all of them, or those of `naming.1` (handles) — within
+    /// `naming.0` (at most [`NAMING_TIME`]).
+    pub(super) async fn finish_nodes(
+        &self,
+        window: &WindowInfo,
+        gtk4: bool,
+        nodes: &mut [UiNode],
+        relations: &Relations,
+        naming: (Duration, Option<&HashSet<String>>),
+    ) {
+        // GTK 4 reports an open popover's contents where it is not drawn,
+        // Qt a popup's shared entries where another menu holds them.
+        match gtk4 {
+            true => self.note_popovers(window, nodes),
+            false => self.place_qt_popup_entries(nodes).await,
+        }
+        self.read_closed_choices(nodes).await;
+        super::placeholders::list_placeholders_as_names(nodes);
+        retype_frames_and_submenus(nodes);
+        // Unnamed and class-named controls get the name a person would read.
+        let (left, only) = naming;
+        self.name_unnamed(nodes, relations, left.min(NAMING_TIME), only)
+            .await;
     }
 
     /// The window, the application's cache and `popups`, in one round. The

@@ -5,14 +5,17 @@
 //! A capture is reused as it is when the application reported nothing since
 //! it was taken and the X window has not moved. When it reported changes to
 //! a few elements' own facts (states, name, value, text, a leaf's extents,
-//! a leaf hidden), only those elements are read again; a container that
+//! a leaf hidden), only those elements are read again. A container that
 //! reported new bounds is checked where it is (GTK reports bounds of
-//! containers that did not move). Anything structural — children added or
-//! removed, a window created or closed, something shown, a container hidden
-//! or moved, more than [`MAX_REFRESH`] elements, a log overflow, a different
-//! budget, a capture cut short by its deadline, or an event stream that
-//! stopped — makes the next observation a full capture, as does a capture
-//! older than [`MAX_AGE`].
+//! containers that did not move); one that moved, and a leaf that grew
+//! children (GTK 4 reports a row added to a list only by the list's
+//! bounds), has its branch read again and put in place (see
+//! [`super::rewalk`]). Anything else structural — children added or
+//! removed, a window created or closed, something shown, a container hidden,
+//! the window itself moved, more than [`MAX_REFRESH`] elements, a log
+//! overflow, a different budget, a capture cut short by its deadline, or an
+//! event stream that stopped — makes the next observation a full capture,
+//! as does a capture older than [`MAX_AGE`].
 
 use super::dbus::call;
 use super::{AtspiBackend, Result, split_handle};
@@ -60,7 +63,7 @@ enum Plan {
     /// were (toolkits report bounds of containers that did not move).
     Reuse { verify: Vec<usize> },
     /// All but these nodes (indices), the containers to verify, and the
-    /// leaves that must still have no children.
+    /// leaves to check for children.
     Refresh {
         nodes: Vec<usize>,
         verify: Vec<usize>,
@@ -121,6 +124,11 @@ fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
                     }
                     _ => {}
                 }
+                // A leaf with new bounds may have grown children: GTK 4
+                // reports a row added to an empty list only so.
+                if (c.change, has_children) == (Change::Bounds, false) && !leaves.contains(&i) {
+                    leaves.push(i);
+                }
                 let list = match (c.change, has_children) {
                     (Change::Bounds, true) => &mut verify,
                     _ => &mut nodes,
@@ -144,6 +152,27 @@ fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
     }
 }
 
+/// Object path → node index, for every node of `tree`.
+fn index_of(tree: &UiTree) -> HashMap<String, usize> {
+    tree.nodes
+        .iter()
+        .filter_map(|n| {
+            let (_, path) = split_handle(&n.handle).ok()?;
+            Some((path.to_owned(), n.index))
+        })
+        .collect()
+}
+
+/// What a kept capture became once brought up to date.
+enum Brought {
+    /// It is true as it is.
+    Unchanged,
+    /// Some of its nodes were read again; its shape is the same.
+    Refreshed(UiTree),
+    /// Branches under moved containers were read again too.
+    Reshaped(UiTree),
+}
+
 impl AtspiBackend {
     /// A capture of `window`, from the kept one when events allow (see the
     /// module docs).
@@ -155,7 +184,7 @@ impl AtspiBackend {
         let Some(watch) = self.events.as_ref().filter(|w| w.is_live()) else {
             return self.capture_settled(window, budget).await;
         };
-        let (bus, _) = split_handle(&window.handle)?;
+        split_handle(&window.handle)?;
         let x_rect = match window.native_id {
             Some(id) => match self.x11.window_rect(id as u32) {
                 Ok(r) => Some(r),
@@ -190,52 +219,39 @@ impl AtspiBackend {
                 .lock()
                 .is_ok_and(|m| m.contains(&window.handle.0))
         {
-            match plan(&kept, watch, bus) {
-                Plan::Reuse { verify } if self.unmoved(&kept, &verify).await => {
+            let brought = self.bring_up_to_date(window, &kept, watch, budget).await;
+            let update = match brought {
+                Some(Brought::Unchanged) => {
                     tracing::trace!(window = %window.title, "tree unchanged: kept capture");
                     kept.mark.store(mark, std::sync::atomic::Ordering::Relaxed);
                     return Ok(kept.tree.clone());
                 }
-                Plan::Refresh {
-                    nodes,
-                    verify,
-                    leaves,
-                } if self.unmoved(&kept, &verify).await
-                    && self.still_leaves(&kept, &leaves).await =>
-                {
-                    if let Some(tree) = self.refresh_kept(&kept, &nodes, budget).await {
-                        tracing::trace!(window = %window.title, n = nodes.len(), "tree refreshed in place");
-                        self.keep(
-                            window,
-                            Kept {
-                                tree: tree.clone(),
-                                mark: mark.into(),
-                                budget: *budget,
-                                x_rect,
-                                offset: kept.offset,
-                                index: kept.index.clone(),
-                                taken: kept.taken,
-                            },
-                        );
-                        return Ok(tree);
-                    }
+                Some(Brought::Refreshed(tree)) => Some((tree, kept.index.clone())),
+                Some(Brought::Reshaped(tree)) => {
+                    let index = Arc::new(index_of(&tree));
+                    Some((tree, index))
                 }
-                Plan::Full(why) => tracing::trace!(window = %window.title, why, "full capture"),
-                _ => {
-                    tracing::trace!(window = %window.title, why = "a container moved", "full capture")
-                }
+                None => None,
+            };
+            if let Some((tree, index)) = update {
+                self.keep(
+                    window,
+                    Kept {
+                        tree: tree.clone(),
+                        mark: mark.into(),
+                        budget: *budget,
+                        x_rect,
+                        offset: kept.offset,
+                        index,
+                        taken: kept.taken,
+                    },
+                );
+                return Ok(tree);
             }
         }
         let tree = self.capture_settled(window, budget).await?;
         let offset = self.extents_offset(window).await.unwrap_or((0, 0));
-        let index = tree
-            .nodes
-            .iter()
-            .filter_map(|n| {
-                let (_, path) = split_handle(&n.handle).ok()?;
-                Some((path.to_owned(), n.index))
-            })
-            .collect();
+        let index = index_of(&tree);
         self.keep(
             window,
             Kept {
@@ -251,9 +267,94 @@ impl AtspiBackend {
         Ok(tree)
     }
 
-    /// True when every container in `verify` is where the kept capture has
-    /// it (GTK reports bounds of containers that did not move).
-    async fn unmoved(&self, kept: &Kept, verify: &[usize]) -> bool {
+    /// `kept` brought up to date from the events of its application (see
+    /// the module docs); `None` when only a full capture will do.
+    async fn bring_up_to_date(
+        &self,
+        window: &WindowInfo,
+        kept: &Kept,
+        watch: &EventWatch,
+        budget: &TreeBudget,
+    ) -> Option<Brought> {
+        let (bus, _) = split_handle(&window.handle).ok()?;
+        let (nodes, verify, leaves) = match plan(kept, watch, bus) {
+            Plan::Reuse { verify } => (Vec::new(), verify, Vec::new()),
+            Plan::Refresh {
+                nodes,
+                verify,
+                leaves,
+            } => (nodes, verify, leaves),
+            Plan::Full(why) => {
+                tracing::trace!(window = %window.title, why, "full capture");
+                return None;
+            }
+        };
+        let (moved, grown) = futures::join!(self.moved(kept, &verify), self.grown(kept, &leaves));
+        let (Some(mut moved), Some(grown)) = (moved, grown) else {
+            tracing::trace!(window = %window.title, why = "an element is gone", "full capture");
+            return None;
+        };
+        // A leaf that has children now is read again with them, as a
+        // container that moved is.
+        moved.extend(grown);
+        if moved.is_empty() && nodes.is_empty() {
+            return Some(Brought::Unchanged);
+        }
+        let tree = match nodes.is_empty() {
+            true => kept.tree.clone(),
+            false => self.refresh_kept(kept, &nodes, budget).await?,
+        };
+        tracing::trace!(window = %window.title, n = nodes.len(), "tree refreshed in place");
+        if moved.is_empty() {
+            return Some(Brought::Refreshed(tree));
+        }
+        let tree = self
+            .reread_moved(window, tree, &moved, (budget, kept.offset))
+            .await;
+        if tree.is_none() {
+            tracing::trace!(window = %window.title, why = "a container moved", "full capture");
+        }
+        tree.map(Brought::Reshaped)
+    }
+
+    /// `tree` with the branches of the `moved` containers read again (see
+    /// [`super::rewalk`]); `None` when one cannot be.
+    async fn reread_moved(
+        &self,
+        window: &WindowInfo,
+        mut tree: UiTree,
+        moved: &[usize],
+        (budget, offset): (&TreeBudget, (i32, i32)),
+    ) -> Option<UiTree> {
+        let at = super::rewalk::branches(&tree.nodes, moved)?;
+        let reads = join_all(
+            at.iter()
+                .map(|&i| self.reread_branch(&tree.nodes, i, budget, offset)),
+        )
+        .await;
+        let mut relations = super::walk::Relations::new();
+        let mut fresh = std::collections::HashSet::new();
+        let mut branches = Vec::with_capacity(at.len());
+        for (&i, read) in at.iter().zip(reads) {
+            let (branch, rel) = read?;
+            tracing::trace!(container = %tree.nodes[i].name, nodes = branch.len(), "branch read again");
+            fresh.extend(branch.iter().map(|n| n.handle.0.clone()));
+            relations.extend(rel);
+            branches.push((i, branch));
+        }
+        tree.nodes = super::rewalk::splice(std::mem::take(&mut tree.nodes), branches);
+        let (bus, _) = split_handle(&window.handle).ok()?;
+        let gtk4 = self.is_gtk4(bus).await;
+        let naming = (super::NAMING_TIME, Some(&fresh));
+        self.finish_nodes(&tree.window, gtk4, &mut tree.nodes, &relations, naming)
+            .await;
+        Some(tree)
+    }
+
+    /// The containers of `verify` that are not where the kept capture has
+    /// them (toolkits also report bounds of containers that did not move);
+    /// `None` when one cannot be read.
+    async fn moved(&self, kept: &Kept, verify: &[usize]) -> Option<Vec<usize>> {
         let reads = join_all(verify.iter().map(|&i| async move {
             let n = &kept.tree.nodes[i];
             let (x, y, w, h) = self.extents(&n.handle).await.ok()?;
@@ -262,21 +363,38 @@ impl AtspiBackend {
             if !same {
                 tracing::trace!(role = %n.role, name = %n.name, was = ?n.rect, now = ?now, children = n.children.len(), "container moved");
             }
-            Some(same)
+            Some((i, same))
         }))
         .await;
-        reads.into_iter().all(|r| r == Some(true))
+        let mut moved = Vec::new();
+        for read in reads {
+            let (i, same) = read?;
+            if !same {
+                moved.push(i);
+            }
+        }
+        Some(moved)
     }
 
-    /// True when every node in `leaves` still has no children.
-    async fn still_leaves(&self, kept: &Kept, leaves: &[usize]) -> bool {
+    /// The nodes of `leaves` that have children now; `None` when one cannot
+    /// be read.
+    async fn grown(&self, kept: &Kept, leaves: &[usize]) -> Option<Vec<usize>> {
         let reads = join_all(leaves.iter().map(|&i| async move {
             let h = &kept.tree.nodes[i].handle;
             let acc = self.accessible(h).await.ok()?;
-            call(h, "ChildCount", acc.child_count()).await.ok()
+            let n = call(h, "ChildCount", acc.child_count()).await.ok()?;
+            Some((i, n))
         }))
         .await;
-        reads.into_iter().all(|n| n == Some(0))
+        let mut grown = Vec::new();
+        for read in reads {
+            let (i, n) = read?;
+            if n > 0 {
+                tracing::trace!(role = %kept.tree.nodes[i].role, children = n, "a leaf grew children");
+                grown.push(i);
+            }
+        }
+        Some(grown)
     }
 
     /// Reads `nodes` of the kept capture again; `None` when one is gone or

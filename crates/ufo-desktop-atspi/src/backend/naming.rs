@@ -43,12 +43,15 @@ impl AtspiBackend {
     /// `labelled-by` targets' names, else the description; a class name that
     /// finds no better name is cleared. Bounded by `limit` as a whole.
     /// `relations` holds the relations already read with the nodes (handle
-    /// → targets); a target in the tree is named by its node.
+    /// → targets); a target in the tree is named by its node. With `only`,
+    /// only the controls whose handles it holds are named (a branch read
+    /// again; the rest were named before).
     pub(crate) async fn name_unnamed(
         &self,
         nodes: &mut [UiNode],
         relations: &HashMap<String, Vec<(String, String)>>,
         limit: Duration,
+        only: Option<&std::collections::HashSet<String>>,
     ) {
         for n in nodes.iter_mut() {
             if let std::borrow::Cow::Owned(clean) = without_markup(&n.name) {
@@ -78,6 +81,7 @@ impl AtspiBackend {
         let todo: Vec<usize> = nodes
             .iter()
             .enumerate()
+            .filter(|(_, n)| only.is_none_or(|o| o.contains(&n.handle.0)))
             // A node read lean (not showing: no rectangle) is never listed.
             .filter(|(_, n)| {
                 (n.rect.is_some() || n.states.contains(ufo_core::States::SHOWING))

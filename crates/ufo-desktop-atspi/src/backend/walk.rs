@@ -43,6 +43,24 @@ pub(super) struct WalkContext<'a> {
     pub(super) plan_children: bool,
 }
 
+/// Where a walk starts.
+#[derive(Clone, Copy)]
+pub(super) struct Start {
+    /// The depth of the node it starts from (0: the window).
+    pub(super) depth: u32,
+    /// That node's children are a table's visible cells (see
+    /// [`Queued::cells`]).
+    pub(super) cells: bool,
+}
+
+impl Start {
+    /// From the window.
+    pub(super) const WINDOW: Start = Start {
+        depth: 0,
+        cells: false,
+    };
+}
+
 /// The children of one node, read together: the rule that hides a branch
 /// looks at a node's siblings.
 struct Group {
@@ -228,6 +246,20 @@ impl AtspiBackend {
         root_children: Vec<(String, String)>,
         ctx: &WalkContext<'_>,
     ) -> (Option<String>, Relations) {
+        self.walk_from(nodes, root_children, ctx, Start::WINDOW)
+            .await
+    }
+
+    /// [`Self::walk`] from `start`: the window, or a container of it read
+    /// again on its own (see `rewalk.rs`), whose `parent` must then be
+    /// `Some` (it is below the window).
+    pub(super) async fn walk_from(
+        &self,
+        nodes: &mut Vec<UiNode>,
+        root_children: Vec<(String, String)>,
+        ctx: &WalkContext<'_>,
+        start: Start,
+    ) -> (Option<String>, Relations) {
         let mut admission = Admission {
             promised: nodes.len(),
             budget: ctx.budget,
@@ -236,8 +268,14 @@ impl AtspiBackend {
             relations: Relations::new(),
         };
         let mut inflight = FuturesUnordered::new();
-        if let Some(mut g) = admission.admit(0, 0, root_children) {
-            g.under_window = true;
+        if let Some(mut g) = admission.admit(0, start.depth, root_children) {
+            match start.depth {
+                0 => g.under_window = true,
+                _ => {
+                    g.lean = nodes[0].states.contains(ufo_core::States::SHOWING);
+                    g.cells = start.cells;
+                }
+            }
             let batch = admission.plan(0, g, ctx);
             inflight.push(self.read_batch(batch, ctx));
         }

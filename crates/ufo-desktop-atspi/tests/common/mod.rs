@@ -12,7 +12,20 @@ use ufo_desktop_atspi::{AtspiBackend, HeadlessDesktop};
 
 /// A fresh desktop with `app` running, and a backend connected to it.
 pub async fn desktop_with(app: &str) -> (HeadlessDesktop, AtspiBackend) {
+    trace_to_stderr();
     ufo_testkit::desktop_with_apps(app, &[app]).await
+}
+
+/// Sends the backend's logs to standard error as `UFO_LOG` says (e.g.
+/// `UFO_LOG=ufo_desktop_atspi::backend::live=trace`), when it is set.
+pub fn trace_to_stderr() {
+    if let Ok(filter) = std::env::var("UFO_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .with_test_writer()
+            .try_init();
+    }
 }
 
 /// The app's main (largest) window.
