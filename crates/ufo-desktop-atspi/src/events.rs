@@ -65,6 +65,9 @@ struct AppLog {
     dropped_upto: u64,
     /// When this application last reported anything, and its number.
     last: Option<(Instant, u64)>,
+    /// The element it last said took the keyboard focus (`focused` turned
+    /// on), by object path.
+    focused: Option<String>,
 }
 
 #[derive(Default)]
@@ -166,6 +169,13 @@ impl EventWatch {
                 .collect(),
             overflowed: log.dropped_upto > mark,
         }
+    }
+
+    /// The element (object path) application `bus` last said took the
+    /// keyboard focus while this watch listened, if it said so.
+    pub(crate) fn focused(&self, bus: &str) -> Option<String> {
+        let s = self.shared.state.lock().ok()?;
+        s.apps.get(bus)?.focused.clone()
     }
 
     /// The elements of application `bus` that appeared (`showing` or
@@ -277,6 +287,7 @@ impl Shared {
         };
         let iface = header.interface().map(|i| i.as_str()).unwrap_or_default();
         let member = member.as_str();
+        let mut focused = None;
         let (change, visibility) = if iface.ends_with("Window") {
             (Change::Window, None)
         } else {
@@ -289,6 +300,9 @@ impl Shared {
                 "BoundsChanged" => (Change::Bounds, None),
                 "StateChanged" => {
                     let (detail, on) = event_detail(msg).unwrap_or_default();
+                    if (detail.as_str(), on) == ("focused", 1) {
+                        focused = Some(path.to_string());
+                    }
                     let shown = match detail.as_str() {
                         "showing" | "visible" => Some(on != 0),
                         "defunct" => Some(false),
@@ -306,6 +320,9 @@ impl Shared {
         let seq = s.seq;
         let log = s.apps.entry(sender.to_string()).or_default();
         log.last = Some((Instant::now(), seq));
+        if focused.is_some() {
+            log.focused = focused;
+        }
         // Repeats of the same change on the same element add nothing.
         if !log
             .entries

@@ -8,7 +8,8 @@
 //! accessibility bus; a table's cells carry their column and a header click
 //! sorts; a GTK 3 menu item that runs a modal dialog leaves the application
 //! answering keys; a Qt checkable tool button runs its command; a Qt
-//! context menu (left out of the tree by Qt) is listed and clicked by name.
+//! context menu (left out of the tree by Qt) is listed and clicked by name;
+//! a wide expander opens when clicked by name and says so.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -762,5 +763,83 @@ for a in pyatspi.Registry.getDesktop(0):
         "'Quarterly Review'",
         "the title holds {seen:?}"
     );
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wide_expander_opens_when_clicked_by_name() {
+    // GTK 3's expander takes clicks only on its arrow and label, drawn at
+    // its left: a click in the middle of its 321 px row did nothing (and
+    // geany's "Replace All", 597 px, the same).
+    let d = ufo_testkit::start_desktop("expander").await;
+    ufo_testkit::launch(&d, &["gtk3-demo", "--run=expander"]).await;
+    let b = backend(&d).await;
+    let w = window_titled(&b, "gtk3-demo", "Error").await;
+    let mut ctx = context(w);
+    let details = wait_for(&b, &mut ctx, ControlType::Button, "Details:").await;
+    let rect = details.rect;
+    assert!(rect.width > 3 * rect.height, "{rect:?}");
+    let r = ok(&b, &mut ctx, "click_input", on(&details, json!({}))).await;
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if c.name == "Details:":
+            print(c.getState().contains(pyatspi.STATE_EXPANDED))
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "gtk3-demo":
+        walk(a)
+"#;
+    let seen = pyatspi_until(&d, code, |s| s.contains("True")).await;
+    assert_eq!(seen.trim(), "True", "the expander opened: {r}");
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    assert_eq!(r["confirmed"], "it is now expanded", "{r}");
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_for_a_qt_view_item_go_to_its_view_not_to_what_holds_the_focus() {
+    // Qt says "focused" of the current item of every view, whichever holds
+    // the keyboard: keys "typed into" DB Browser for SQLite's current cell
+    // went to the cell editor beside it. Here the side pane holds the
+    // focus and the file list's first item says "focused".
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(dir.path().join(f), f).unwrap();
+    }
+    let folder = dir.path().display().to_string();
+    let d = ufo_testkit::start_desktop("qt-view-keys").await;
+    ufo_testkit::launch(&d, &["pcmanfm-qt", folder.as_str()]).await;
+    let b = backend(&d).await;
+    let w = main_window(&b, "pcmanfm-qt").await;
+    let mut ctx = context(w);
+    ctx.app_window = ctx.window.clone();
+    let first = wait_for(&b, &mut ctx, ControlType::ListItem, "a.txt").await;
+    let places = wait_for(&b, &mut ctx, ControlType::DataItem, "Places").await;
+    ok(&b, &mut ctx, "click_input", on(&places, json!({}))).await;
+    look(&b, &mut ctx).await;
+    let r = ok(
+        &b,
+        &mut ctx,
+        "keyboard_input",
+        on(&first, json!({"keys": "{END}"})),
+    )
+    .await;
+    // The file list moved to its last file (read by another process).
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if c.getRoleName() == "list item" and c.getState().contains(pyatspi.STATE_SELECTED):
+            print(c.name)
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "pcmanfm-qt":
+        walk(a)
+"#;
+    let seen = pyatspi_until(&d, code, |s| s.trim() == "c.txt").await;
+    assert_eq!(seen.trim(), "c.txt", "{r}");
+    assert_eq!(r["effect"], "confirmed", "{r}");
     d.stop().unwrap();
 }

@@ -208,6 +208,18 @@ pub trait Backend: Send + Sync {
     /// Gives keyboard focus to an element (and its window).
     async fn focus_element(&self, handle: &ElementHandle) -> Result<()>;
 
+    /// Whether the element holds the keyboard focus; `None` when its
+    /// toolkit does not tell (Qt says "focused" of the current item of
+    /// every view, focused or not). By default, its "focused" state.
+    async fn has_keyboard_focus(&self, handle: &ElementHandle) -> Result<Option<bool>> {
+        Ok(Some(
+            self.refresh_node(handle, 0)
+                .await?
+                .states
+                .contains(ufo_core::States::FOCUSED),
+        ))
+    }
+
     /// Raises a window and gives it keyboard focus, with or without a window
     /// manager.
     async fn activate_window(&self, window: &WindowInfo) -> Result<()>;

@@ -178,7 +178,11 @@ fn name_one(
         }
         return;
     }
-    let described = Some(node.description.trim().to_owned())
+    // A tooltip's first line: what the control does (qalculate's arrow
+    // keys: "Move cursor left or right", then a blank line and
+    // "Right-click: …").
+    let first_line = node.description.trim().lines().next().unwrap_or("");
+    let described = Some(first_line.trim().to_owned())
         .filter(|d| !d.is_empty() && !needs_name(d) && d.chars().count() <= 80);
     match labelled.or(shown_text).or(beside).or(described).or(wrapper) {
         Some(n) => node.name = without_markup(&n).into_owned(),
@@ -207,4 +211,23 @@ fn named_by_a_word_id(n: &UiNode) -> bool {
 fn shows_its_name(n: &UiNode) -> bool {
     let name = n.name.trim();
     !name.is_empty() && n.value.as_deref().map(str::trim) == Some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::walk::tests::node;
+
+    #[test]
+    fn an_unnamed_button_takes_its_tooltip_s_first_line() {
+        let mut nodes = vec![
+            node(0, None, vec![1], "window"),
+            node(1, Some(0), vec![], ""),
+        ];
+        nodes[1].control_type = ControlType::Button;
+        nodes[1].description =
+            "Move cursor left or right\n\nRight-click: Move cursor to beginning or end".into();
+        name_one(&mut nodes, 1, None, &[]);
+        assert_eq!(nodes[1].name, "Move cursor left or right");
+    }
 }

@@ -14,7 +14,7 @@
 //! The words are LibreOffice's English ones (its `STR_PRESOBJ_*` strings);
 //! in another UI language the placeholder reads as text, as before.
 
-use super::{AtspiBackend, call, handle, split_handle};
+use super::{AtspiBackend, call};
 use ufo_core::{ElementHandle, UiNode};
 
 /// LibreOffice's placeholders of a slide's objects (its `STR_PRESOBJ_*`
@@ -72,22 +72,9 @@ impl AtspiBackend {
         if !reads_as_placeholder(text) {
             return false;
         }
-        let Ok(acc) = self.accessible(h).await else {
+        let Ok(ph) = self.parent_of(h).await else {
             return false;
         };
-        let Ok(parent) = call(h, "Parent", acc.parent()).await else {
-            return false;
-        };
-        let Ok((bus, _)) = split_handle(h) else {
-            return false;
-        };
-        let ph = handle(
-            parent
-                .name_as_str()
-                .filter(|n| !n.is_empty())
-                .unwrap_or(bus),
-            parent.path_as_str(),
-        );
         let Ok(pacc) = self.accessible(&ph).await else {
             return false;
         };

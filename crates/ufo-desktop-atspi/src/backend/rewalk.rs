@@ -154,27 +154,7 @@ impl AtspiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ufo_core::ui::Capabilities;
-    use ufo_core::{ControlType, ElementHandle};
-
-    fn node(index: usize, parent: Option<usize>, children: Vec<usize>, name: &str) -> UiNode {
-        UiNode {
-            index,
-            parent,
-            children,
-            depth: 0,
-            handle: ElementHandle(format!(":1.1|/{name}")),
-            role: "panel".into(),
-            control_type: ControlType::Pane,
-            name: name.into(),
-            description: String::new(),
-            value: None,
-            states: States::empty(),
-            rect: None,
-            actions: Vec::new(),
-            capabilities: Capabilities::default(),
-        }
-    }
+    use crate::backend::walk::tests::node;
 
     fn names(nodes: &[UiNode]) -> Vec<&str> {
         nodes.iter().map(|n| n.name.as_str()).collect()

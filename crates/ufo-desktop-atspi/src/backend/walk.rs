@@ -594,12 +594,18 @@ pub(super) fn breadth_first(nodes: Vec<UiNode>) -> Vec<UiNode> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use ufo_core::ui::Capabilities;
     use ufo_core::{ControlType, States};
 
-    fn node(index: usize, parent: Option<usize>, children: Vec<usize>, name: &str) -> UiNode {
+    /// A panel named `name` at `index`, for tests of the tree's shape.
+    pub(in crate::backend) fn node(
+        index: usize,
+        parent: Option<usize>,
+        children: Vec<usize>,
+        name: &str,
+    ) -> UiNode {
         UiNode {
             index,
             parent,

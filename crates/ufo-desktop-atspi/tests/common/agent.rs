@@ -209,7 +209,10 @@ pub async fn save_in_dialog(
     assert_eq!(r["verified"], json!(true), "{r}");
     let save = control(ctx, ControlType::Button, "Save")
         .unwrap_or_else(|| panic!("no Save button: {}", listing(ctx)));
-    ok(b, ctx, "click_input", on(&save, json!({}))).await;
+    let r = ok(b, ctx, "click_input", on(&save, json!({}))).await;
+    // A Save that closes its dialog opened nothing (it said "it opened a
+    // window" of the window it went back to).
+    assert!(r.get("opened").is_none(), "{r}");
     (dialog, wait_file(path).await)
 }
 

@@ -298,6 +298,7 @@ fn click_effect(result: &mut Value, changes: Option<usize>) {
     }
     let (effect, how) = match (result.get("opened").is_some(), changes) {
         (true, _) => ("confirmed", "it opened a window"),
+        _ if result.get("now_on").is_some() => ("confirmed", "its window closed"),
         (false, Some(n)) if n > 0 => ("confirmed", "the application reacted to it"),
         (false, Some(_)) => (
             "unverifiable",
@@ -328,15 +329,25 @@ async fn click_input(
     a: &params::ClickInput,
 ) -> Result<Value> {
     let c = control(ctx, a.id, a.name.as_deref())?;
+    // An expander (a button that can expand) flips "expanded", the others
+    // "checked".
+    let expander = c.control_type == ControlType::Button
+        && c.states.intersects(States::EXPANDABLE | States::EXPANDED);
+    let (flag, words) = match expander {
+        true => (States::EXPANDED, ["expanded", "collapsed"]),
+        false => (States::CHECKED, ["checked", "unchecked"]),
+    };
     let checkable = a.button == MouseButton::Left
         && !a.double
-        && (matches!(
-            c.control_type,
-            ControlType::CheckBox | ControlType::RadioButton
-        ) || matches!(
-            c.role.as_str(),
-            "toggle button" | "check menu item" | "radio menu item"
-        ));
+        && (expander
+            || matches!(
+                c.control_type,
+                ControlType::CheckBox | ControlType::RadioButton
+            )
+            || matches!(
+                c.role.as_str(),
+                "toggle button" | "check menu item" | "radio menu item"
+            ));
     // The state as it is now (the observation may be older than the last
     // click on it).
     let was = match checkable {
@@ -344,7 +355,7 @@ async fn click_input(
             .refresh_node(&c.handle, 0)
             .await
             .map_or(c.states, |n| n.states)
-            .contains(States::CHECKED),
+            .contains(flag),
         false => false,
     };
     let mut result = click_control(b, ctx, a).await?;
@@ -357,19 +368,24 @@ async fn click_input(
                 .refresh_node(&c.handle, 0)
                 .await
                 .ok()
-                .map(|n| n.states.contains(States::CHECKED));
+                .map(|n| n.states.contains(flag));
             if now != Some(was) || start.elapsed() >= ctx.settings.verify_timeout {
                 break now;
             }
             tokio::time::sleep(POLL).await;
         };
-        let word = |on: bool| if on { "checked" } else { "unchecked" };
+        let word = |on: bool| if on { words[0] } else { words[1] };
         match now {
             Some(now) if now != was || c.control_type == ControlType::RadioButton && now => {
                 result["effect"] = json!("confirmed");
                 result["confirmed"] = json!(format!("it is now {}", word(now)));
             }
             Some(now) => {
+                // What the click's events seemed to confirm is not what
+                // counts here.
+                if let Some(r) = result.as_object_mut() {
+                    r.remove("confirmed");
+                }
                 result["effect"] = json!("unverifiable");
                 result["why"] = json!(format!(
                     "it is still {}: the click may not have reached it; observe before clicking again",
@@ -377,6 +393,9 @@ async fn click_input(
                 ));
             }
             None => {
+                if let Some(r) = result.as_object_mut() {
+                    r.remove("confirmed");
+                }
                 result["effect"] = json!("unverifiable");
                 result["why"] = json!("it cannot be read any more (it closed or moved)");
             }
@@ -449,7 +468,7 @@ async fn click_control(
         rect = shifted(rect, moved);
     }
     raise(b, ctx).await;
-    let p = rect.center();
+    let p = aim(&c, rect);
     let before = ctx.window.as_ref().map(|w| w.handle.clone());
     b.click_at(p, button, double).await?;
     let changes = settle(b, ctx, mark).await;
@@ -478,18 +497,43 @@ async fn click_control(
             }
         }
     }
-    // A menu item or button that opened a window (a dialog) says which.
+    // A menu item or button that opened a window (a dialog) says which;
+    // one that closed its own (a dialog's button) says so, and where the
+    // agent is now.
     if matches!(c.control_type, ControlType::MenuItem | ControlType::Button)
         && follow_app(b, ctx).await.is_ok()
         && let Some(w) = ctx
             .window
-            .as_ref()
+            .clone()
             .filter(|w| Some(&w.handle) != before.as_ref())
     {
-        result["opened"] = json!(describe(w));
+        let gone = match &before {
+            Some(h) => !b
+                .refresh_node(h, 0)
+                .await
+                .is_ok_and(|n| n.states.contains(States::SHOWING)),
+            None => false,
+        };
+        result[if gone { "now_on" } else { "opened" }] = json!(describe(&w));
     }
     click_effect(&mut result, changes);
     Ok(result)
+}
+
+/// Where a person clicks control `c`, now at `rect`: its middle, but the
+/// start of a wide expander's title. GTK 3's expander takes clicks only on
+/// its arrow and label, drawn at its left: geany's "Replace All" is 597×17
+/// with its label in the first 95 px, and a click in its middle did
+/// nothing.
+fn aim(c: &Control, rect: Rect<Screen>) -> ufo_core::Point<Screen> {
+    let p = rect.center();
+    let expander = c.control_type == ControlType::Button
+        && c.states.intersects(States::EXPANDABLE | States::EXPANDED)
+        && rect.width > 3 * rect.height;
+    match expander {
+        true => ufo_core::Point::new(rect.x + (2 * rect.height).min(rect.width / 2), p.y),
+        false => p,
+    }
 }
 
 /// The observed window's rectangle where the window is now (see
@@ -669,12 +713,39 @@ async fn keyboard_input(
     // `control_focus` only decides whether the control is focused first.
     let mark = b.event_mark();
     raise(b, ctx).await;
-    if let Some(c) = &target {
-        b.focus_element(&c.handle).await?;
-    }
+    let focus = match &target {
+        // A row or a text field is confirmed to hold the focus before a
+        // single key, clicked into it where asking was not enough (keys
+        // "typed into a cell" went to the cell editor beside DB Browser
+        // for SQLite's table, which kept the focus).
+        Some(c) if is_row(c) || c.capabilities.editable_text => {
+            Some(super::text_entry::take_focus(b, c).await?)
+        }
+        // Others (a button: a click would press it) are only asked.
+        Some(c) => {
+            b.focus_element(&c.handle).await?;
+            None
+        }
+        None => None,
+    };
     b.send_keys(&events).await?;
     settle(b, ctx, mark).await;
-    Ok(json!({ "keys": keys, "focused": target.map(|c| c.id) }))
+    let mut result = json!({ "keys": keys, "focused": target.map(|c| c.id) });
+    match focus {
+        Some(super::text_entry::Focus::Held) => {
+            result["effect"] = json!("confirmed");
+            result["confirmed"] =
+                json!("the control held the keyboard focus when the keys were sent");
+        }
+        Some(super::text_entry::Focus::Untold) => {
+            result["effect"] = json!("unverifiable");
+            result["why"] = json!(
+                "its toolkit does not say which control holds the keyboard focus: the keys went to whichever does; observe to see where they landed"
+            );
+        }
+        None => {}
+    }
+    Ok(result)
 }
 
 async fn wheel_mouse_input(

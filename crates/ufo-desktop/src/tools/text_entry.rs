@@ -427,17 +427,20 @@ async fn type_into(
     b.send_keys(&events).await
 }
 
-/// Whether `h` reports the keyboard focus within [`FOCUS_WAIT`] (or says
-/// it cannot take it, passing it to a field inside).
-async fn has_focus(b: &dyn Backend, h: &ElementHandle) -> Result<bool> {
+/// Whether `h` holds the keyboard focus, read again for a while until it
+/// does: `None` when its toolkit does not tell. A control that says it
+/// cannot take the focus (a wrapper whose inner field does) is trusted to
+/// pass it on.
+async fn has_focus(b: &dyn Backend, h: &ElementHandle) -> Result<Option<bool>> {
     let start = Instant::now();
     loop {
         let n = b.refresh_node(h, 0).await?;
-        if n.states.contains(States::FOCUSED) || !n.states.contains(States::FOCUSABLE) {
-            return Ok(true);
+        if !n.states.contains(States::FOCUSABLE) {
+            return Ok(Some(true));
         }
-        if start.elapsed() >= FOCUS_WAIT {
-            return Ok(false);
+        match b.has_keyboard_focus(h).await? {
+            Some(false) if start.elapsed() < FOCUS_WAIT => {}
+            held => return Ok(held),
         }
         sleep(Duration::from_millis(40)).await;
     }
@@ -446,25 +449,37 @@ async fn has_focus(b: &dyn Backend, h: &ElementHandle) -> Result<bool> {
 /// How long a control is given to report the focus it was given.
 const FOCUS_WAIT: Duration = Duration::from_millis(400);
 
+/// What is known of the keyboard focus a control was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Focus {
+    /// It holds the focus (read back).
+    Held,
+    /// Its toolkit does not tell who holds the focus.
+    Untold,
+}
+
 /// Gives `c` the keyboard focus and confirms it: asked through the
 /// accessibility API, then by a click at its centre as a person would;
 /// a control that can take the focus and still has not is an error, and
-/// nothing is typed. (A control that says it cannot take the focus — a
-/// wrapper whose inner field does — is trusted to pass it on.)
-async fn take_focus(b: &dyn Backend, c: &Control) -> Result<()> {
+/// nothing is typed.
+pub(super) async fn take_focus(b: &dyn Backend, c: &Control) -> Result<Focus> {
     let h = &c.handle;
     if let Err(e) = b.focus_element(h).await {
         tracing::debug!(error = %e, "focusing through the accessibility API failed");
     }
-    if has_focus(b, h).await? {
-        return Ok(());
+    match has_focus(b, h).await? {
+        Some(true) => return Ok(Focus::Held),
+        None => return Ok(Focus::Untold),
+        Some(false) => {}
     }
     let now = b.refresh_node(h, 0).await?.rect.unwrap_or(c.rect);
     if now.width > 0 && now.height > 0 {
         b.click_at(now.center(), crate::backend::MouseButton::Left, false)
             .await?;
-        if has_focus(b, h).await? {
-            return Ok(());
+        match has_focus(b, h).await? {
+            Some(true) => return Ok(Focus::Held),
+            None => return Ok(Focus::Untold),
+            Some(false) => {}
         }
     }
     Err(DesktopError::VerificationFailed(format!(
