@@ -6,8 +6,9 @@
 //! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
 //! a score in `0.0..=1.0` (except `compare_images`, which returns the
 //! structural similarity itself as OSWorld's does, negative for
-//! anti-correlated images, and `check_tabstops`, negative for tab stops
-//! off by more than the text width; the task score clamps them); a [`Got::Missing`]
+//! anti-correlated images, `check_tabstops`, negative for tab stops
+//! off by more than the text width, and `run_sqlite3`, the query's value
+//! as it is; the task score clamps them); a [`Got::Missing`]
 //! input scores `0.0`. Inputs whose
 //! shape the checker cannot take (rules without `expected`, an unknown rule
 //! type, a regex that does not compile) are a [`CheckError::Bad`], never a
@@ -28,7 +29,10 @@
 //! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
 //! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
 //!   against the original (brightness, saturation, contrast, mirror, …);
-//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size.
+//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size;
+//! - `pdfpages`, `mp3meta`, `sqlite`, `html`: a PDF's page count, an MP3's
+//!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
+//!   OSWorld's), two HTML pages' node lists.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -47,10 +51,13 @@ mod cities;
 mod docx;
 mod frame;
 mod gimp;
+mod html;
 mod images;
 mod impress;
 mod mail;
+mod mp3meta;
 mod numfmt;
+mod pdfpages;
 mod pil;
 mod pivot;
 mod pptx;
@@ -59,6 +66,7 @@ mod settings;
 mod sheetprops;
 mod similarity;
 mod slides;
+mod sqlite;
 mod structured;
 mod table;
 mod text;
@@ -169,9 +177,11 @@ pub const SUPPORTED: &[&str] = &[
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
+    "check_mp3_meta",
     "check_one_instance_when_started_from_file",
     "check_page_number_colors",
     "check_palette_and_structure_sim",
+    "check_pdf_pages",
     "check_presenter_console_disable",
     "check_qt_bgcone",
     "check_qt_max_volume",
@@ -200,6 +210,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_docx_lines",
     "compare_docx_tables",
     "compare_font_names",
+    "compare_htmls",
     "compare_image_list",
     "compare_images",
     "compare_line_spacing",
@@ -241,6 +252,7 @@ pub const SUPPORTED: &[&str] = &[
     "is_vlc_playing",
     "is_vlc_recordings_folder",
     "literal_match",
+    "run_sqlite3",
 ];
 
 /// Scores `result` against `expected` (absent for checkers that take rules only
@@ -397,6 +409,10 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_result_files" => text::compare_result_files(cx),
         "compare_zip_files" => archive::compare_zip_files(cx),
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
+        "check_pdf_pages" => pdfpages::check_pdf_pages(cx),
+        "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
+        "run_sqlite3" => sqlite::run_sqlite3(cx),
+        "compare_htmls" => html::compare_htmls(cx),
         _ => return None,
     })
 }

@@ -16,6 +16,8 @@ mod charts;
 mod chrome;
 #[path = "parity/docx.rs"]
 mod docx;
+#[path = "parity/formats.rs"]
+mod formats;
 #[path = "parity/general.rs"]
 mod general;
 #[path = "parity/gimp.rs"]

@@ -12,6 +12,8 @@ use super::*;
 
 #[path = "tests_a11y.rs"]
 mod a11y;
+#[path = "tests_formats.rs"]
+mod formats;
 #[path = "tests_settings.rs"]
 mod settings;
 #[path = "tests_structured.rs"]
