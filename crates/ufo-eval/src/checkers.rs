@@ -30,6 +30,9 @@
 //! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
 //!   against the original (brightness, saturation, contrast, mirror, …);
 //! - `vlc`: VLC's `vlcrc` settings, its web status, its window size;
+//! - `odt`: OpenDocument text as odfpy loads it (`.odt` pairs of
+//!   `compare_docx_files`, `check_highlighted_words`); `slideimage`: a
+//!   picture stretched over its slide;
 //! - `pdfpages`, `mp3meta`, `sqlite`, `html`: a PDF's page count, an MP3's
 //!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
 //!   OSWorld's), two HTML pages' node lists.
@@ -57,6 +60,7 @@ mod impress;
 mod mail;
 mod mp3meta;
 mod numfmt;
+mod odt;
 mod pdfpages;
 mod pil;
 mod pivot;
@@ -65,6 +69,7 @@ mod selector;
 mod settings;
 mod sheetprops;
 mod similarity;
+mod slideimage;
 mod slides;
 mod sqlite;
 mod structured;
@@ -137,6 +142,12 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
         "compare_videos" => "it compares frames decoded by OpenCV",
+        "check_python_file_by_test_suite" => {
+            "it imports and runs a Python test file from the task, and ufo never runs the task's code"
+        }
+        "compare_epub" => {
+            "its score is a diff ratio of each chapter as lxml (libxml2) re-serialises it with pretty_print, which no Rust HTML crate reproduces"
+        }
         "compare_table rule style" => {
             "OSWorld's evaluates the sheet's conditional formatting with the `formulas` package's spreadsheet engine, which is not reproduced"
         }
@@ -164,10 +175,12 @@ pub const SUPPORTED: &[&str] = &[
     "check_global_key_play_pause",
     "check_gnome_favorite_apps",
     "check_green_background",
+    "check_highlighted_words",
     "check_history_deleted",
     "check_image_file_size",
     "check_image_mirror",
     "check_image_size",
+    "check_image_stretch_and_center",
     "check_include_exclude",
     "check_italic_font_size_14",
     "check_json",
@@ -413,6 +426,8 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
         "run_sqlite3" => sqlite::run_sqlite3(cx),
         "compare_htmls" => html::compare_htmls(cx),
+        "check_image_stretch_and_center" => slideimage::check_image_stretch_and_center(cx),
+        "check_highlighted_words" => odt::check_highlighted_words(cx),
         _ => return None,
     })
 }

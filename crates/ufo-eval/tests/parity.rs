@@ -28,6 +28,8 @@ mod harness;
 mod images;
 #[path = "parity/impress.rs"]
 mod impress;
+#[path = "parity/odt.rs"]
+mod odt;
 #[path = "parity/pivot.rs"]
 mod pivot;
 #[path = "parity/rowsvalid.rs"]
