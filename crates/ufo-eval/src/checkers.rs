@@ -6,8 +6,9 @@
 //! [`Got::Json`]) and the evaluator's `options` object. Every checker returns
 //! a score in `0.0..=1.0` (except `compare_images`, which returns the
 //! structural similarity itself as OSWorld's does, negative for
-//! anti-correlated images, and `check_tabstops`, negative for tab stops
-//! off by more than the text width; the task score clamps them); a [`Got::Missing`]
+//! anti-correlated images, `check_tabstops`, negative for tab stops
+//! off by more than the text width, and `run_sqlite3`, the query's value
+//! as it is; the task score clamps them); a [`Got::Missing`]
 //! input scores `0.0`. Inputs whose
 //! shape the checker cannot take (rules without `expected`, an unknown rule
 //! type, a regex that does not compile) are a [`CheckError::Bad`], never a
@@ -28,7 +29,13 @@
 //! - `images`: SSIM of two images, as Pillow and scikit-image compute it;
 //! - `gimp` (on `pil`, images as Pillow holds them): GIMP's edits checked
 //!   against the original (brightness, saturation, contrast, mirror, …);
-//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size.
+//! - `vlc`: VLC's `vlcrc` settings, its web status, its window size;
+//! - `odt`: OpenDocument text as odfpy loads it (`.odt` pairs of
+//!   `compare_docx_files`, `check_highlighted_words`); `slideimage`: a
+//!   picture stretched over its slide;
+//! - `pdfpages`, `mp3meta`, `sqlite`, `html`: a PDF's page count, an MP3's
+//!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
+//!   OSWorld's), two HTML pages' node lists.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -47,10 +54,14 @@ mod cities;
 mod docx;
 mod frame;
 mod gimp;
+mod html;
 mod images;
 mod impress;
 mod mail;
+mod mp3meta;
 mod numfmt;
+mod odt;
+mod pdfpages;
 mod pil;
 mod pivot;
 mod pptx;
@@ -58,7 +69,9 @@ mod selector;
 mod settings;
 mod sheetprops;
 mod similarity;
+mod slideimage;
 mod slides;
+mod sqlite;
 mod structured;
 mod table;
 mod text;
@@ -129,6 +142,12 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
         "compare_videos" => "it compares frames decoded by OpenCV",
+        "check_python_file_by_test_suite" => {
+            "it imports and runs a Python test file from the task, and ufo never runs the task's code"
+        }
+        "compare_epub" => {
+            "its score is a diff ratio of each chapter as lxml (libxml2) re-serialises it with pretty_print, which no Rust HTML crate reproduces"
+        }
         "compare_table rule style" => {
             "OSWorld's evaluates the sheet's conditional formatting with the `formulas` package's spreadsheet engine, which is not reproduced"
         }
@@ -156,10 +175,12 @@ pub const SUPPORTED: &[&str] = &[
     "check_global_key_play_pause",
     "check_gnome_favorite_apps",
     "check_green_background",
+    "check_highlighted_words",
     "check_history_deleted",
     "check_image_file_size",
     "check_image_mirror",
     "check_image_size",
+    "check_image_stretch_and_center",
     "check_include_exclude",
     "check_italic_font_size_14",
     "check_json",
@@ -169,9 +190,11 @@ pub const SUPPORTED: &[&str] = &[
     "check_line_number",
     "check_list",
     "check_moved_jpgs",
+    "check_mp3_meta",
     "check_one_instance_when_started_from_file",
     "check_page_number_colors",
     "check_palette_and_structure_sim",
+    "check_pdf_pages",
     "check_presenter_console_disable",
     "check_qt_bgcone",
     "check_qt_max_volume",
@@ -200,6 +223,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_docx_lines",
     "compare_docx_tables",
     "compare_font_names",
+    "compare_htmls",
     "compare_image_list",
     "compare_images",
     "compare_line_spacing",
@@ -241,6 +265,7 @@ pub const SUPPORTED: &[&str] = &[
     "is_vlc_playing",
     "is_vlc_recordings_folder",
     "literal_match",
+    "run_sqlite3",
 ];
 
 /// Scores `result` against `expected` (absent for checkers that take rules only
@@ -397,6 +422,12 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_result_files" => text::compare_result_files(cx),
         "compare_zip_files" => archive::compare_zip_files(cx),
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
+        "check_pdf_pages" => pdfpages::check_pdf_pages(cx),
+        "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
+        "run_sqlite3" => sqlite::run_sqlite3(cx),
+        "compare_htmls" => html::compare_htmls(cx),
+        "check_image_stretch_and_center" => slideimage::check_image_stretch_and_center(cx),
+        "check_highlighted_words" => odt::check_highlighted_words(cx),
         _ => return None,
     })
 }

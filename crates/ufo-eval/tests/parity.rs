@@ -16,6 +16,8 @@ mod charts;
 mod chrome;
 #[path = "parity/docx.rs"]
 mod docx;
+#[path = "parity/formats.rs"]
+mod formats;
 #[path = "parity/general.rs"]
 mod general;
 #[path = "parity/gimp.rs"]
@@ -26,6 +28,8 @@ mod harness;
 mod images;
 #[path = "parity/impress.rs"]
 mod impress;
+#[path = "parity/odt.rs"]
+mod odt;
 #[path = "parity/pivot.rs"]
 mod pivot;
 #[path = "parity/rowsvalid.rs"]

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
+use super::odt;
 use super::similarity::indel_ratio;
 use super::{CheckError, Cx, Got, py_truthy};
 
@@ -311,9 +312,9 @@ fn opt(cx: &Cx<'_>, key: &str, default: bool) -> bool {
 /// newlines with white space runs squashed must be equal), `ignore_case`,
 /// `ignore_order` (paragraphs sorted), `delete_empty_lines`,
 /// `content_only` and `fuzzy_match` (rapidfuzz ratio of the texts, or the
-/// mean ratio of paired paragraphs). A file that cannot be read, or a pair
-/// that is not both `.docx`, scores 0; two `.odt` files (which OSWorld
-/// reads with odfpy) are refused, not scored.
+/// mean ratio of paired paragraphs). Two `.odt` files are compared by
+/// their paragraphs as odfpy reads them (`odt.rs`). A file that cannot be
+/// read, or a pair that is not both `.docx` or both `.odt`, scores 0.
 pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
     docx_files(cx, |key, default| opt(cx, key, default))
 }
@@ -329,13 +330,17 @@ pub(super) fn docx_files(cx: &Cx<'_>, opt: impl Fn(&str, bool) -> bool) -> Resul
     let (Some(a), Some(b)) = (path_of(Some(cx.result)), path_of(cx.expected)) else {
         return Ok(0.0);
     };
-    if a.ends_with(".odt") && b.ends_with(".odt") {
-        return Err(cx.bad("OpenDocument (.odt) pairs are not supported yet"));
-    }
-    if !(a.ends_with(".docx") && b.ends_with(".docx")) {
-        return Ok(0.0);
-    }
-    let (Ok(da), Ok(db)) = (read_body(Path::new(&a)), read_body(Path::new(&b))) else {
+    let (da, db) = if a.ends_with(".docx") && b.ends_with(".docx") {
+        let (Ok(da), Ok(db)) = (read_body(Path::new(&a)), read_body(Path::new(&b))) else {
+            return Ok(0.0);
+        };
+        (da.paragraphs, db.paragraphs)
+    } else if a.ends_with(".odt") && b.ends_with(".odt") {
+        let (Ok(da), Ok(db)) = (odt::read(Path::new(&a)), odt::read(Path::new(&b))) else {
+            return Ok(0.0);
+        };
+        (da.paragraphs, db.paragraphs)
+    } else {
         return Ok(0.0);
     };
     let prepare = |mut ps: Vec<String>| {
@@ -347,7 +352,7 @@ pub(super) fn docx_files(cx: &Cx<'_>, opt: impl Fn(&str, bool) -> bool) -> Resul
         }
         ps
     };
-    let (pa, pb) = (prepare(da.paragraphs), prepare(db.paragraphs));
+    let (pa, pb) = (prepare(da), prepare(db));
     let lower = |s: String| if ignore_case { s.to_lowercase() } else { s };
     if content_only || ignore_blanks {
         let ta = lower(squash(&pa.join("\n")));

@@ -66,6 +66,8 @@ pub(super) struct Shape {
     pub(super) text: Option<Vec<Paragraph>>,
     /// The table of a table graphic frame.
     pub(super) table: Option<Py<Table>>,
+    /// A `p:pic`'s embedded image relationship (`p:blipFill/a:blip/@r:embed`).
+    pub(super) embed: Option<String>,
 }
 
 /// One text paragraph.
@@ -222,6 +224,65 @@ pub(super) fn read(path: &Path) -> Py<Deck> {
         }
     }
     Ok(Deck { slides })
+}
+
+/// A deck's first slide as `check_image_stretch_and_center` reads it.
+pub(super) struct FirstSlide {
+    /// `prs.slide_width` and `prs.slide_height` (`None` without `p:sldSz`).
+    pub(super) size: (Option<i64>, Option<i64>),
+    /// The slide's shapes, each picture with its image's bytes (an error
+    /// where python-pptx's `image.blob` raises: no embedded image).
+    pub(super) shapes: Vec<(Shape, Py<Vec<u8>>)>,
+}
+
+/// Reads a deck's size and its first slide (an error without slides, as
+/// `prs.slides[0]` raises).
+pub(super) fn first_slide(path: &Path) -> Py<FirstSlide> {
+    let (mut pkg, pres, pres_xml) = open_presentation(path)?;
+    let pres_doc = parse(&pres_xml)?;
+    let size = child(pres_doc.root_element(), P, "sldSz").map_or(Ok((None, None)), |sz| {
+        let dim = |a: &str| -> Py<Option<i64>> {
+            let v = sz
+                .attribute(a)
+                .ok_or_else(|| format!("p:sldSz without {a}"))?;
+            v.parse()
+                .map(Some)
+                .map_err(|_| format!("p:sldSz {a}={v:?}"))
+        };
+        Ok::<_, String>((dim("cx")?, dim("cy")?))
+    })?;
+    let rels = pkg.rels(&pres)?;
+    let first = child(pres_doc.root_element(), P, "sldIdLst")
+        .and_then(|l| l.children().find(|n| n.has_tag_name((P, "sldId"))))
+        .ok_or("the deck has no slides")?;
+    let rid = first
+        .attribute((R, "id"))
+        .ok_or("a slide id without r:id")?;
+    let (_, part) = rels.get(rid).ok_or("a slide id naming no relationship")?;
+    let part = part.clone();
+    let slide = read_slide(&mut pkg, &part)?;
+    let slide_rels = pkg.rels(&part)?;
+    let mut shapes = Vec::new();
+    for shape in slide.shapes {
+        let blob = match &shape.embed {
+            None => Err("no embedded image".to_owned()),
+            Some(rid) => match slide_rels.get(rid) {
+                None => Err(format!("no relationship {rid}")),
+                Some((_, target)) => {
+                    let mut f = pkg
+                        .zip
+                        .by_name(target)
+                        .map_err(|e| format!("{target}: {e}"))?;
+                    let mut bytes = Vec::new();
+                    std::io::Read::read_to_end(&mut f, &mut bytes)
+                        .map_err(|e| format!("{target}: {e}"))?;
+                    Ok(bytes)
+                }
+            },
+        };
+        shapes.push((shape, blob));
+    }
+    Ok(FirstSlide { size, shapes })
 }
 
 /// A layout or master placeholder's position, by idx or type.
@@ -523,6 +584,10 @@ fn read_shape(s: Node<'_, '_>, inherit: &Inherit) -> Shape {
         height: dim(3),
         text: (tag == "sp").then(|| text_frame(s)),
         table,
+        embed: (tag == "pic")
+            .then(|| path(s, &[(P, "blipFill"), (A, "blip")])?.attribute((R, "embed")))
+            .flatten()
+            .map(str::to_owned),
     }
 }
 
