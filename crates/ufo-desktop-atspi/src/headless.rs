@@ -24,6 +24,7 @@
 
 mod account;
 mod error;
+mod gtk_settings;
 mod launch;
 mod processes;
 mod start;
@@ -74,6 +75,9 @@ pub struct DesktopOptions {
     /// home (`home`, else a folder in the state directory) mounted at
     /// [`DesktopUser::home_at`] in a private mount namespace. Needs root.
     pub user: Option<DesktopUser>,
+    /// Keep GTK's animations on (off by default: see
+    /// `headless/gtk_settings.rs`).
+    pub animations: bool,
 }
 
 impl Default for DesktopOptions {
@@ -87,6 +91,7 @@ impl Default for DesktopOptions {
             window_manager: None,
             home: None,
             user: None,
+            animations: false,
         }
     }
 }
@@ -135,6 +140,10 @@ pub struct DesktopState {
     /// The account the desktop runs as and its namespace, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<Sandbox>,
+    /// The configuration folder holding the desktop's GTK settings
+    /// (animations off), added to `XDG_CONFIG_DIRS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gtk_settings: Option<PathBuf>,
 }
 
 /// `HOME` and the XDG base directories inside `home`: where the programs
@@ -173,6 +182,13 @@ impl DesktopState {
         ];
         if let Some(home) = &self.home {
             env.extend(home_env(home));
+        }
+        if let Some(dir) = &self.gtk_settings {
+            let existing = std::env::var("XDG_CONFIG_DIRS").ok();
+            env.push((
+                "XDG_CONFIG_DIRS".into(),
+                gtk_settings::config_dirs(existing, dir),
+            ));
         }
         if let Some(s) = &self.sandbox {
             env.push(("USER".into(), s.user.name.clone()));
@@ -389,6 +405,12 @@ impl HeadlessDesktop {
                 .await?;
         }
         let id = run.id.clone();
+        let gtk_settings = match opts.animations {
+            true => None,
+            false => {
+                Some(gtk_settings::write(&state_dir).map_err(io_err("writing the GTK settings"))?)
+            }
+        };
         let state = DesktopState {
             name: opts.name.clone(),
             id,
@@ -402,6 +424,7 @@ impl HeadlessDesktop {
             launcher_pid,
             home,
             sandbox,
+            gtk_settings,
         };
         let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
             path: state_dir.join("state.json"),
@@ -591,8 +614,11 @@ mod tests {
             launcher_pid: 3,
             home: Some("/h".into()),
             sandbox: None,
+            gtk_settings: Some("/root/desktops/n/xdg".into()),
         };
         let out = s.shell_exports();
+        // GTK's settings (animations off) come after the system's.
+        assert!(out.contains(":/root/desktops/n/xdg'\n"), "{out}");
         assert!(out.contains("export DISPLAY=':7'\n"));
         assert!(out.contains("export UFO_DESKTOP='n'\n"));
         assert!(out.contains("export UFO_STATE_DIR='/root'\n"));

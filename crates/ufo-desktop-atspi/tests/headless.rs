@@ -32,6 +32,19 @@ async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
     );
     assert_eq!(calc.app_name, "gnome-calculator");
     assert_eq!(pad.app_name, "mousepad");
+    // GTK's animations are off for the desktop's applications: their
+    // configuration folders end with the desktop's, whose settings say so.
+    let environ = std::fs::read(format!("/proc/{}/environ", calc.pid)).unwrap();
+    let dirs = environ
+        .split(|&b| b == 0)
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .find_map(|v| v.strip_prefix("XDG_CONFIG_DIRS="))
+        .expect("XDG_CONFIG_DIRS is set")
+        .to_owned();
+    let ours = std::path::Path::new(dirs.rsplit(':').next().unwrap());
+    assert!(ours.starts_with(&a.state().state_dir), "{dirs}");
+    let ini = std::fs::read_to_string(ours.join("gtk-4.0/settings.ini")).unwrap();
+    assert!(ini.contains("gtk-enable-animations=false"), "{ini}");
 
     let on_a = app_names(&a.state().a11y_bus).await;
     let on_b = app_names(&b.state().a11y_bus).await;
