@@ -525,14 +525,18 @@ async fn click_control(
 /// its arrow and label, drawn at its left: geany's "Replace All" is 597×17
 /// with its label in the first 95 px, and a click in its middle did
 /// nothing.
+/// A column header's label is at its top: DB Browser for SQLite's header
+/// sections are 50 px high with a filter field in their lower half, and a
+/// click in the middle of "stock" went into that field (no sort).
 fn aim(c: &Control, rect: Rect<Screen>) -> ufo_core::Point<Screen> {
     let p = rect.center();
     let expander = c.control_type == ControlType::Button
         && c.states.intersects(States::EXPANDABLE | States::EXPANDED)
         && rect.width > 3 * rect.height;
-    match expander {
-        true => ufo_core::Point::new(rect.x + (2 * rect.height).min(rect.width / 2), p.y),
-        false => p,
+    match (expander, c.control_type == ControlType::HeaderItem) {
+        (true, _) => ufo_core::Point::new(rect.x + (2 * rect.height).min(rect.width / 2), p.y),
+        (false, true) => ufo_core::Point::new(p.x, rect.y + (rect.height / 2).min(12)),
+        (false, false) => p,
     }
 }
 
@@ -822,4 +826,50 @@ async fn close_application(b: &dyn Backend, ctx: &mut ToolContext, app: &str) ->
         ctx.controls.clear();
     }
     Ok(json!({ "closed": w.app_name, "was_open": true }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ufo_core::ElementHandle;
+    use ufo_core::ui::Capabilities;
+
+    fn control(t: ControlType, states: States, rect: Rect<Screen>) -> Control {
+        Control {
+            id: 1,
+            name: "x".into(),
+            control_type: t,
+            value: None,
+            column: None,
+            rect,
+            handle: ElementHandle(":1.1|/x".into()),
+            role: String::new(),
+            states,
+            actions: Vec::new(),
+            capabilities: Capabilities::default(),
+        }
+    }
+
+    #[test]
+    fn a_wide_expander_is_aimed_at_its_title_and_a_header_at_its_label() {
+        let wide = Rect::new(244, 321, 321, 17);
+        let expander = control(ControlType::Button, States::EXPANDABLE, wide);
+        let p = aim(&expander, wide);
+        assert_eq!((p.x, p.y), (244 + 34, 321 + 8));
+        // A tall header section (a filter field below its label).
+        let tall = Rect::new(148, 139, 48, 50);
+        let header = control(ControlType::HeaderItem, States::empty(), tall);
+        let p = aim(&header, tall);
+        assert_eq!((p.x, p.y), (172, 151));
+        // A usual header, a button, a narrow expander: their middle.
+        let usual = Rect::new(0, 0, 80, 24);
+        for (t, st) in [
+            (ControlType::HeaderItem, States::empty()),
+            (ControlType::Button, States::empty()),
+            (ControlType::Button, States::EXPANDABLE),
+        ] {
+            let p = aim(&control(t.clone(), st, usual), usual);
+            assert_eq!((p.x, p.y), (40, 12), "{t:?}");
+        }
+    }
 }
