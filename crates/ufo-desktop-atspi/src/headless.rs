@@ -197,6 +197,16 @@ impl DesktopState {
         env
     }
 
+    /// Writes the state to `state.json` in its state directory.
+    fn save(&self) -> Result<()> {
+        let path = self.state_dir.join("state.json");
+        let json = serde_json::to_string_pretty(self).map_err(|e| HeadlessError::BadState {
+            path: path.clone(),
+            source: e,
+        })?;
+        std::fs::write(path, json).map_err(io_err("writing state.json"))
+    }
+
     /// The environment as `export K='V'` lines for a POSIX shell.
     pub fn shell_exports(&self) -> String {
         let mut vars = self.env();
@@ -405,12 +415,8 @@ impl HeadlessDesktop {
                 .await?;
         }
         let id = run.id.clone();
-        let gtk_settings = match opts.animations {
-            true => None,
-            false => {
-                Some(gtk_settings::write(&state_dir).map_err(io_err("writing the GTK settings"))?)
-            }
-        };
+        let gtk_settings = gtk_settings::unless(opts.animations, &state_dir)
+            .map_err(io_err("writing the GTK settings"))?;
         let state = DesktopState {
             name: opts.name.clone(),
             id,
@@ -426,11 +432,7 @@ impl HeadlessDesktop {
             sandbox,
             gtk_settings,
         };
-        let json = serde_json::to_string_pretty(&state).map_err(|e| HeadlessError::BadState {
-            path: state_dir.join("state.json"),
-            source: e,
-        })?;
-        std::fs::write(state_dir.join("state.json"), json).map_err(io_err("writing state.json"))?;
+        state.save()?;
 
         let watchdog = if opts.stop_with_process {
             Some(spawn_watchdog(&state)?)

@@ -28,6 +28,15 @@ pub(super) fn write(state_dir: &Path) -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The folder of the settings written under `state_dir`, unless the
+/// desktop keeps its `animations`.
+pub(super) fn unless(animations: bool, state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
+    match animations {
+        true => Ok(None),
+        false => write(state_dir).map(Some),
+    }
+}
+
 /// `XDG_CONFIG_DIRS` with `dir` after the folders it already names (the
 /// specification's default, `/etc/xdg`, when it names none).
 pub(super) fn config_dirs(existing: Option<String>, dir: &Path) -> String {
