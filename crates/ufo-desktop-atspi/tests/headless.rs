@@ -17,6 +17,35 @@ async fn app_names(a11y: &str) -> Vec<String> {
         .collect()
 }
 
+/// `XDG_CONFIG_DIRS` as process `pid` has it.
+fn config_dirs(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    environ
+        .split(|&b| b == 0)
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .find_map(|v| v.strip_prefix("XDG_CONFIG_DIRS="))
+        .map(str::to_owned)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_desktop_without_animations_gives_its_applications_gtk_settings_saying_so() {
+    let d = ufo_desktop_atspi::HeadlessDesktop::start(ufo_desktop_atspi::DesktopOptions {
+        no_animations: true,
+        ..ufo_testkit::test_options("no-anim")
+    })
+    .await
+    .unwrap();
+    let calc = ufo_testkit::launch(&d, &["gnome-calculator"]).await;
+    // Its configuration folders end with the desktop's, whose settings
+    // turn GTK's animations off.
+    let dirs = config_dirs(calc.pid).expect("XDG_CONFIG_DIRS is set");
+    let ours = std::path::Path::new(dirs.rsplit(':').next().unwrap());
+    assert!(ours.starts_with(&d.state().state_dir), "{dirs}");
+    let ini = std::fs::read_to_string(ours.join("gtk-4.0/settings.ini")).unwrap();
+    assert!(ini.contains("gtk-enable-animations=false"), "{ini}");
+    d.stop().unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
     let (a, b) = tokio::join!(
@@ -32,19 +61,8 @@ async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
     );
     assert_eq!(calc.app_name, "gnome-calculator");
     assert_eq!(pad.app_name, "mousepad");
-    // GTK's animations are off for the desktop's applications: their
-    // configuration folders end with the desktop's, whose settings say so.
-    let environ = std::fs::read(format!("/proc/{}/environ", calc.pid)).unwrap();
-    let dirs = environ
-        .split(|&b| b == 0)
-        .filter_map(|v| std::str::from_utf8(v).ok())
-        .find_map(|v| v.strip_prefix("XDG_CONFIG_DIRS="))
-        .expect("XDG_CONFIG_DIRS is set")
-        .to_owned();
-    let ours = std::path::Path::new(dirs.rsplit(':').next().unwrap());
-    assert!(ours.starts_with(&a.state().state_dir), "{dirs}");
-    let ini = std::fs::read_to_string(ours.join("gtk-4.0/settings.ini")).unwrap();
-    assert!(ini.contains("gtk-enable-animations=false"), "{ini}");
+    // A desktop started as usual leaves GTK's settings alone.
+    assert!(config_dirs(calc.pid).is_none_or(|d| !d.contains("/xdg")));
 
     let on_a = app_names(&a.state().a11y_bus).await;
     let on_b = app_names(&b.state().a11y_bus).await;
