@@ -45,6 +45,7 @@
 //!   has no side effect.
 
 mod args;
+mod click;
 pub mod guard;
 mod name;
 mod operator;
