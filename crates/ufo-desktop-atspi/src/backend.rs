@@ -34,6 +34,7 @@ mod close;
 mod content;
 mod dbus;
 mod details;
+mod focus;
 mod identity;
 mod live;
 mod naming;
@@ -188,20 +189,6 @@ pub(crate) fn handle(bus: &str, path: &str) -> ElementHandle {
 }
 
 impl AtspiBackend {
-    /// The handle of `h`'s parent.
-    pub(crate) async fn parent_of(&self, h: &ElementHandle) -> Result<ElementHandle> {
-        let acc = self.accessible(h).await?;
-        let parent = call(h, "Parent", acc.parent()).await?;
-        let (bus, _) = split_handle(h)?;
-        Ok(handle(
-            parent
-                .name_as_str()
-                .filter(|n| !n.is_empty())
-                .unwrap_or(bus),
-            parent.path_as_str(),
-        ))
-    }
-
     /// Connects to the accessibility bus and X display of `target`.
     pub async fn connect(target: &DesktopTarget) -> Result<Self> {
         let display = target
@@ -641,33 +628,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn has_keyboard_focus(&self, h: &ElementHandle) -> Result<Option<bool>> {
-        let node = self.refresh_node(h, 0).await?;
-        if !node.states.contains(ufo_core::States::FOCUSED) {
-            return Ok(Some(false));
-        }
-        // Qt says "focused" of the current item of every view and tab bar,
-        // focused or not, and of the views themselves says nothing (DB
-        // Browser for SQLite: the current cell of a table that had lost the
-        // keyboard to the cell editor beside it). Such an item holds the
-        // focus when it, or its view, is what the application last said
-        // took the focus; when it said nothing since we listened, no one
-        // can tell.
-        let (bus, path) = split_handle(h)?;
-        let item = matches!(
-            node.role.as_str(),
-            "table cell" | "list item" | "tree item" | "page tab" | "icon"
-        );
-        if !item || self.known_toolkit(bus) != Some(Toolkit::Qt) {
-            return Ok(Some(true));
-        }
-        let Some(last) = self.events.as_ref().and_then(|w| w.focused(bus)) else {
-            return Ok(None);
-        };
-        if last == path {
-            return Ok(Some(true));
-        }
-        let view = self.parent_of(h).await?;
-        Ok(Some(split_handle(&view).is_ok_and(|(_, p)| p == last)))
+        self.keyboard_focus(h).await
     }
 
     async fn focus_element(&self, h: &ElementHandle) -> Result<()> {

@@ -163,6 +163,17 @@ fn index_of(tree: &UiTree) -> HashMap<String, usize> {
         .collect()
 }
 
+/// The indices whose read said yes; `None` when one read failed.
+fn those(reads: Vec<Option<(usize, bool)>>) -> Option<Vec<usize>> {
+    reads.into_iter().try_fold(Vec::new(), |mut picked, read| {
+        let (i, yes) = read?;
+        if yes {
+            picked.push(i);
+        }
+        Some(picked)
+    })
+}
+
 /// What a kept capture became once brought up to date.
 enum Brought {
     /// It is true as it is.
@@ -363,17 +374,10 @@ impl AtspiBackend {
             if !same {
                 tracing::trace!(role = %n.role, name = %n.name, was = ?n.rect, now = ?now, children = n.children.len(), "container moved");
             }
-            Some((i, same))
+            Some((i, !same))
         }))
         .await;
-        let mut moved = Vec::new();
-        for read in reads {
-            let (i, same) = read?;
-            if !same {
-                moved.push(i);
-            }
-        }
-        Some(moved)
+        those(reads)
     }
 
     /// The nodes of `leaves` that have children now; `None` when one cannot
@@ -383,18 +387,13 @@ impl AtspiBackend {
             let h = &kept.tree.nodes[i].handle;
             let acc = self.accessible(h).await.ok()?;
             let n = call(h, "ChildCount", acc.child_count()).await.ok()?;
-            Some((i, n))
-        }))
-        .await;
-        let mut grown = Vec::new();
-        for read in reads {
-            let (i, n) = read?;
             if n > 0 {
                 tracing::trace!(role = %kept.tree.nodes[i].role, children = n, "a leaf grew children");
-                grown.push(i);
             }
-        }
-        Some(grown)
+            Some((i, n > 0))
+        }))
+        .await;
+        those(reads)
     }
 
     /// Reads `nodes` of the kept capture again; `None` when one is gone or
