@@ -2,27 +2,75 @@
 # Sets everything up and runs the whole test suite: system packages (via
 # bootstrap.sh), formatting, lints, and every test. The tests start and stop
 # their own private headless desktops; they never touch your display.
+#
+# Each stage prints its time and the disk left; the table of all stages is
+# printed again at the end, also when a stage fails, so a failed run says
+# where its time and its disk went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+stages=()
+stage_name=""
+stage_start=$(date +%s)
+run_start=$stage_start
+free_gb() { df -BG --output=avail . | tail -1 | tr -dc '0-9'; }
+target_gb() { du -s -BG target 2>/dev/null | cut -f1 | tr -dc '0-9' || echo 0; }
+# Ends the running stage (recording its time and the disk left) and starts
+# the next one, named by $1 ("" at the end).
+stage() {
+  local now
+  now=$(date +%s)
+  if [ -n "$stage_name" ]; then
+    stages+=("$(printf '%-34s %5s s   %4s GB free   target %4s GB' \
+      "$stage_name" "$((now - stage_start))" "$(free_gb)" "$(target_gb)")")
+  fi
+  stage_name="$1"
+  stage_start=$now
+  [ -z "$1" ] || echo "== $1 ($(free_gb) GB free)" >&2
+}
+summary() {
+  local rc=$?
+  stage ""
+  echo "== stages (exit $rc after $(( $(date +%s) - run_start )) s)" >&2
+  printf '   %s\n' "${stages[@]}" >&2
+}
+trap summary EXIT
+
 # System packages first: bootstrap.sh runs `apt-get install` (as root) for Xvfb,
 # D-Bus, AT-SPI, xdotool, xfwm4 and the test applications when any is missing.
+stage "system packages (bootstrap.sh)"
 scripts/bootstrap.sh --no-build
 # A one-shot run gains nothing from incremental caches, which double the disk a
 # clean build takes; CI sets CI=true.
-if [ "${CI:-}" = "true" ]; then export CARGO_INCREMENTAL=0; fi
-echo "== disk before the build: $(df -h --output=avail . | tail -1) free" >&2
-echo "== cargo fmt --check" >&2
+ci=0
+if [ "${CI:-}" = "true" ]; then ci=1; export CARGO_INCREMENTAL=0; fi
+
+stage "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy" >&2
-cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# Lints and docs build in a target folder of their own: CI deletes it once
+# they pass, so the check builds never share the disk with the test build.
+stage "cargo clippy"
+cargo clippy --workspace --all-targets --locked --target-dir target/lint -- -D warnings
 # Public docs: every intra-doc link resolves and none points at a private item.
-echo "== cargo doc" >&2
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+stage "cargo doc"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --target-dir target/lint
+
 # The Windows build: the backend and the binary with every crate it links,
-# linted for that target, and built for the Wine tests (crates/ufo-cli/tests/wine.rs).
-echo "== cargo clippy (x86_64-pc-windows-gnu)" >&2
-cargo clippy --target x86_64-pc-windows-gnu --locked -p ufo-desktop-windows -p ufo-cli -- -D warnings
-echo "== cargo build (x86_64-pc-windows-gnu)" >&2
+# linted for that target, and built for the Wine tests (crates/ufo-cli/tests/wine.rs,
+# which finds the binary at target/x86_64-pc-windows-gnu/debug/ufo.exe).
+stage "cargo clippy (x86_64-pc-windows-gnu)"
+cargo clippy --target x86_64-pc-windows-gnu --locked -p ufo-desktop-windows -p ufo-cli \
+  --target-dir target/lint -- -D warnings
+stage "cargo build (x86_64-pc-windows-gnu)"
 cargo build --target x86_64-pc-windows-gnu --locked -p ufo-cli
-echo "== cargo test" >&2
+if [ "$ci" = 1 ]; then
+  # Only ufo.exe is used from here on: keep it, drop the rest.
+  stage "CI: free the lint and Windows build folders"
+  rm -rf target/lint
+  win=target/x86_64-pc-windows-gnu/debug
+  find "$win" -mindepth 1 -maxdepth 1 ! -name ufo.exe -exec rm -rf {} +
+fi
+
+stage "cargo test"
 cargo test --workspace --locked --no-fail-fast

@@ -2,7 +2,8 @@
 """Conformance suite: ufo's eyes and hands on a corpus of Debian applications.
 
 usage: scripts/conformance/run.py [--ufo PATH] [--only APP[,APP]] [--class CLS] [--desktop NAME]
-                                  [--out docs/CONFORMANCE.md] [--evidence DIR] [--keep]
+                                  [--desktop-args "ARGS"] [--out docs/CONFORMANCE.md]
+                                  [--evidence DIR] [--keep]
 
 For each application x widget class in checks.py, the check's steps run
 THROUGH ufo (`ufo inspect --json` to find a control by name/type, as a model
@@ -165,7 +166,7 @@ def find_ufo(arg):
 
 def start_desktop(e):
     e.ufo_cmd("desktop", "stop", "--name", DESKTOP)
-    rc, out, err = e.ufo_cmd("desktop", "start", "--name", DESKTOP, timeout=60)
+    rc, out, err = e.ufo_cmd("desktop", "start", "--name", DESKTOP, *e.desktop_args, timeout=60)
     if rc != 0:
         sys.exit(f"run.py: ufo desktop start failed: {_first_line(err)}")
     rc, out, err = e.ufo_cmd("desktop", "env", "--name", DESKTOP)
@@ -193,6 +194,7 @@ def main():
     ap.add_argument("--evidence", default=os.path.join(ROOT, "target/conformance"))
     ap.add_argument("--keep", action="store_true", help="leave the desktop running at the end")
     ap.add_argument("--desktop", default="conformance", help="name of the private desktop to start (default conformance)")
+    ap.add_argument("--desktop-args", default="", help="more options for `ufo desktop start`, e.g. --desktop-args=\"--animations --wm xfwm4\" (with =)")
     ap.add_argument("--ufo-source", default="", help="where the binary was built from (recorded in the report)")
     a = ap.parse_args()
 
@@ -205,6 +207,7 @@ def main():
         sys.exit("run.py: /usr/bin/python3 (with python3-pyatspi) is required")
     os.makedirs(a.evidence, exist_ok=True)
     e = Env(ufo, a.evidence)
+    e.desktop_args = a.desktop_args.split()
     e.work = os.path.join(a.evidence, "work")
     shutil.rmtree(e.work, ignore_errors=True)
     os.makedirs(e.work)
