@@ -47,6 +47,7 @@ use serde_json::{Map, Value};
 mod a11y;
 mod archive;
 mod browser;
+pub(crate) use browser::{compare_urls, py_space};
 mod cellstyle;
 mod charts;
 mod chrome;
