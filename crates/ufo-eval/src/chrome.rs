@@ -15,7 +15,9 @@
 //!   port and writes it to the profile's `DevToolsActivePort`, where the
 //!   harness finds it ([`crate::cdp::Cdp::find`]); the task's `socat`
 //!   forwarding of 9222 is left to run and is not used;
-//! - with `--no-sandbox` (the task's account has no user namespaces to
+//! - with `ACCESSIBILITY_ENABLED=1` in its environment (through `env`:
+//!   Chromium joins the accessibility bus only then) and `--no-sandbox`
+//!   (the task's account has no user namespaces to
 //!   sandbox in), `--force-renderer-accessibility` (pages on the
 //!   accessibility bus, as the getters read the address bar there),
 //!   `--password-store=basic`, and without first-run dialogs, background
@@ -96,7 +98,8 @@ pub fn browser_command(cmd: &Cmd, places: &Places) -> (Cmd, Option<String>) {
         return (cmd.clone(), None);
     }
     let runs = program_for(program).to_owned();
-    let mut out = vec![runs.clone()];
+    // Chromium joins the accessibility bus only when told to.
+    let mut out = vec!["env".into(), "ACCESSIBILITY_ENABLED=1".into(), runs.clone()];
     let mut ports = Vec::new();
     for a in args {
         match a.strip_prefix("--remote-debugging-port=") {
@@ -307,9 +310,10 @@ mod tests {
         let (Cmd::Words(w), note) = browser_command(&cmd, &places()) else {
             panic!()
         };
-        assert_eq!(w[0], "chromium");
-        assert_eq!(w[1], "--remote-debugging-port=0");
-        assert_eq!(w[2], "--user-data-dir=/w/.config/google-chrome");
+        assert_eq!(w[..3], ["env", "ACCESSIBILITY_ENABLED=1", "chromium"]);
+        assert_eq!(w[3], "--remote-debugging-port=0");
+        assert_eq!(w[4], "--user-data-dir=/w/.config/google-chrome");
+        assert_eq!(crate::command::program_of(&w), "chromium");
         assert!(w.contains(&"--no-sandbox".to_owned()));
         assert!(note.unwrap().contains("1337"));
         let other = Cmd::Words(vec!["socat".into(), "tcp-listen:9222,fork".into()]);

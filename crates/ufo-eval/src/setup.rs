@@ -20,7 +20,8 @@
 //! Commands follow [`crate::command`] (why a task file may run a shell).
 
 use crate::command::{
-    COMMAND_TIMEOUT, Cmd, command, installed, is_application, launch_words, process, run,
+    COMMAND_TIMEOUT, Cmd, command, installed, is_application, launch_words, process, program_of,
+    run,
 };
 use crate::fetch::{FetchError, Fetcher};
 use crate::task::{Places, Step};
@@ -273,7 +274,7 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
 /// window waited for); anything else started and left running.
 async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
     match cmd {
-        Cmd::Words(words) if is_application(&words[0]) => {
+        Cmd::Words(words) if is_application(program_of(words)) => {
             cx.desktop
                 .launch(words, Duration::from_secs(60))
                 .await

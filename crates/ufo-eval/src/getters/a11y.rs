@@ -62,8 +62,9 @@ pub(crate) struct App {
 /// backend's window order; an application's first window places it).
 pub(crate) async fn capture(backend: &dyn Backend) -> Vec<App> {
     let mut apps: Vec<(Option<u32>, App)> = Vec::new();
+    // OSWorld reads each node's whole text (a terminal's, a document's).
     let budget = TreeBudget {
-        max_nodes: 20_000,
+        max_text_chars: 1_000_000,
         ..TreeBudget::default()
     };
     for w in backend.list_windows().await.unwrap_or_default() {
@@ -234,7 +235,7 @@ mod tests {
             parent: None,
             children,
             depth: 0,
-            handle: ElementHandle::default(),
+            handle: ElementHandle(String::new()),
             role: role.into(),
             control_type: ControlType::Other(role.into()),
             name: name.into(),
@@ -249,12 +250,27 @@ mod tests {
 
     fn chrome(url: &str) -> Vec<App> {
         let active = States::ACTIVE | States::SHOWING | States::VISIBLE;
+        let window = ufo_core::WindowInfo {
+            id: "w1".into(),
+            app_name: "Chromium".into(),
+            pid: None,
+            title: "New Tab - Chromium".into(),
+            rect: None,
+            focused: true,
+            handle: ElementHandle(String::new()),
+            native_id: None,
+            dialog: false,
+            modal: false,
+            owner: None,
+        };
         let tree = UiTree {
+            window,
+            truncated: false,
+            truncation: None,
             nodes: vec![
                 n(0, "frame", "New Tab - Chromium", None, active, vec![1]),
                 n(1, "entry", "Address and search bar", Some(url), States::FOCUSED | States::MULTI_LINE, vec![]),
             ],
-            ..UiTree::default()
         };
         vec![App { name: "Chromium".into(), trees: vec![tree] }]
     }
