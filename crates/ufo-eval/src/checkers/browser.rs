@@ -309,7 +309,7 @@ pub(crate) fn compare_urls(a: &str, b: &str) -> bool {
 
 /// Python's `str.isspace` for one character (Unicode White_Space and the
 /// ASCII separators U+001C..U+001F).
-pub(super) fn py_space(c: char) -> bool {
+pub(crate) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 

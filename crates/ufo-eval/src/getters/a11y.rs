@@ -227,7 +227,8 @@ pub(crate) fn terminal_output(apps: &[App]) -> Option<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use ufo_core::{Capabilities, ControlType, ElementHandle, States};
+    use ufo_core::ui::Capabilities;
+    use ufo_core::{ControlType, ElementHandle, States};
 
     fn n(i: usize, role: &str, name: &str, value: Option<&str>, states: States, children: Vec<usize>) -> UiNode {
         UiNode {

@@ -86,8 +86,11 @@ pub(super) async fn open_tabs_info(cx: &GetContext<'_>) -> Got {
     let mut out = Vec::new();
     for tab in tabs_oldest_first(&cdp).await {
         let title = match Page::open(&tab).await {
-            Ok(mut p) if p.wait_load(LOAD).await => p.eval("document.title").await.ok(),
-            _ => None,
+            Ok(mut p) => match p.wait_load(LOAD).await {
+                true => p.eval("document.title").await.ok(),
+                false => None,
+            },
+            Err(_) => None,
         };
         let title = title.unwrap_or_else(|| json!("Error encountered"));
         out.push(json!({"title": title, "url": tab.url}));
@@ -146,8 +149,11 @@ pub(super) async fn pdf_from_url(cx: &GetContext<'_>, spec: &Map<String, Value>)
     let data = r.get("data").and_then(Value::as_str).unwrap_or_default();
     let _ = std::fs::create_dir_all(cx.out);
     Ok(match base64::engine::general_purpose::STANDARD.decode(data) {
-        Ok(bytes) if std::fs::write(&dest, bytes).is_ok() => Got::File(dest),
-        _ => Got::Missing,
+        Ok(bytes) => match std::fs::write(&dest, bytes) {
+            Ok(()) => Got::File(dest),
+            Err(_) => Got::Missing,
+        },
+        Err(_) => Got::Missing,
     })
 }
 
