@@ -129,10 +129,7 @@ impl Cdp {
             .await
             .map_err(|e| err(format!("{url}: {e}")))?;
         let status = resp.status();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| err(format!("{url}: {e}")))?;
+        let text = resp.text().await.map_err(|e| err(format!("{url}: {e}")))?;
         if !status.is_success() {
             return Err(err(format!("{url}: {status}: {}", text.trim())));
         }
@@ -154,10 +151,11 @@ impl Cdp {
             .unwrap_or_default())
     }
 
-    /// Opens `url` in a new tab (`PUT /json/new?URL`).
+    /// Opens `url` in a new tab (`PUT /json/new?URL`, the URL escaped:
+    /// the browser unescapes it, and would cut it at a bare `&` or `#`).
     pub async fn new_tab(&self, url: &str) -> Result<Tab> {
         let v = self
-            .request(reqwest::Method::PUT, &format!("/json/new?{url}"))
+            .request(reqwest::Method::PUT, &format!("/json/new?{}", escape(url)))
             .await?;
         Tab::parse(&v).ok_or_else(|| err(format!("/json/new answered {v}")))
     }
@@ -175,6 +173,19 @@ impl Cdp {
             .await
             .map(|_| ())
     }
+}
+
+/// `s` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`)
+/// as `%XX`.
+fn escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 type Socket =
@@ -301,14 +312,30 @@ mod tests {
             {"type": "service_worker", "id": "B", "url": "http://b/"},
             {"type": "page", "url": "no id"}
         ]);
-        let tabs: Vec<Tab> = list.as_array().unwrap().iter().filter_map(Tab::parse).collect();
+        let tabs: Vec<Tab> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Tab::parse)
+            .collect();
         assert_eq!(tabs.len(), 1);
-        assert_eq!((tabs[0].id.as_str(), tabs[0].ws.as_str()), ("A", "ws://x/A"));
+        assert_eq!(
+            (tabs[0].id.as_str(), tabs[0].ws.as_str()),
+            ("A", "ws://x/A")
+        );
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(active_port(dir.path()), None);
-        std::fs::write(dir.path().join("DevToolsActivePort"), "40123\n/devtools/browser/x\n").unwrap();
+        std::fs::write(
+            dir.path().join("DevToolsActivePort"),
+            "40123\n/devtools/browser/x\n",
+        )
+        .unwrap();
         assert_eq!(active_port(dir.path()), Some(40123));
         std::fs::write(dir.path().join("DevToolsActivePort"), "junk").unwrap();
+        assert_eq!(
+            escape("http://h/c?q=a+b&l=é#f"),
+            "http%3A%2F%2Fh%2Fc%3Fq%3Da%2Bb%26l%3D%C3%A9%23f"
+        );
         assert_eq!(active_port(dir.path()), None);
     }
 }

@@ -43,8 +43,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The history database OSWorld's `update_browse_history` starts from.
-pub const HISTORY_DB_URL: &str =
-    "https://drive.usercontent.google.com/u/0/uc?id=1Lv74QkJYDWVX0RIgg0Co-DUcoYpVL0oX&export=download";
+pub const HISTORY_DB_URL: &str = "https://drive.usercontent.google.com/u/0/uc?id=1Lv74QkJYDWVX0RIgg0Co-DUcoYpVL0oX&export=download";
 
 /// Chrome's profile folder in a task's home, as OSWorld's tasks name it.
 pub const PROFILE: &str = "~/.config/google-chrome";
@@ -117,7 +116,9 @@ pub fn browser_command(cmd: &Cmd, places: &Places) -> (Cmd, Option<String>) {
     out.extend(FLAGS.iter().map(|f| (*f).to_owned()));
     let mut note = Vec::new();
     if runs != *program {
-        note.push(format!("{program} is not installed: Debian's {runs} runs in its place"));
+        note.push(format!(
+            "{program} is not installed: Debian's {runs} runs in its place"
+        ));
     }
     if !ports.is_empty() {
         note.push(format!(
@@ -306,7 +307,10 @@ mod tests {
 
     #[test]
     fn a_browser_launch_gets_its_profile_a_free_port_and_flags() {
-        let cmd = Cmd::Words(vec!["chromium".into(), "--remote-debugging-port=1337".into()]);
+        let cmd = Cmd::Words(vec![
+            "chromium".into(),
+            "--remote-debugging-port=1337".into(),
+        ]);
         let (Cmd::Words(w), note) = browser_command(&cmd, &places()) else {
             panic!()
         };
@@ -348,11 +352,17 @@ mod tests {
         )
         .unwrap();
         drop(c);
-        let v = Visit { url: "https://a/".into(), title: "A".into(), ago_s: 3600.0 };
+        let v = Visit {
+            url: "https://a/".into(),
+            title: "A".into(),
+            ago_s: 3600.0,
+        };
         add_history(&db, &[v]).unwrap();
         let c = rusqlite::Connection::open(&db).unwrap();
         let (t, url): (i64, i64) = c
-            .query_row("SELECT visit_time, url FROM visits", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row("SELECT visit_time, url FROM visits", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .unwrap();
         assert_eq!(url, 1);
         // 2020-01-01 in Chrome time is 13222310400 s; now is later.

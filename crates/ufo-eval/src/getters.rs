@@ -82,11 +82,16 @@ pub enum GetError {
 /// Why OSWorld's getter `kind` is not done here, when it is one of those.
 pub fn why_unsupported(kind: &str) -> Option<&'static str> {
     Some(match kind {
-        "content_from_vm_file" => "content_from_vm_file types a spreadsheet's last row as pandas' DataFrame.astype(str) does; not reproduced",
-        "gotoRecreationPage_and_get_html_content" => "gotoRecreationPage_and_get_html_content scripts clicks and a popup on the live recreation.gov site",
-        "extensions_installed_from_shop" | "chrome_saved_address" | "number_of_search_results" | "replay" => {
-            "this OSWorld getter is used by no task and not implemented"
+        "content_from_vm_file" => {
+            "content_from_vm_file types a spreadsheet's last row as pandas' DataFrame.astype(str) does; not reproduced"
         }
+        "gotoRecreationPage_and_get_html_content" => {
+            "gotoRecreationPage_and_get_html_content scripts clicks and a popup on the live recreation.gov site"
+        }
+        "extensions_installed_from_shop"
+        | "chrome_saved_address"
+        | "number_of_search_results"
+        | "replay" => "this OSWorld getter is used by no task and not implemented",
         _ => return None,
     })
 }
@@ -183,10 +188,13 @@ async fn command_output(
     kind: &str,
     spec: &Map<String, Value>,
 ) -> Result<Got, GetError> {
-    let cmd = command(spec, cx.places).map_err(|e| GetError::Unsupported(format!("{kind}: {e}")))?;
-    Ok(match run(cx.desktop, cx.places, &cmd, COMMAND_TIMEOUT).await {
-        Ok(out) if kind == "vm_command_line" => Got::Text(out.stdout),
-        Ok(out) => Got::Text(out.stderr),
-        Err(_) => Got::Missing,
-    })
+    let cmd =
+        command(spec, cx.places).map_err(|e| GetError::Unsupported(format!("{kind}: {e}")))?;
+    Ok(
+        match run(cx.desktop, cx.places, &cmd, COMMAND_TIMEOUT).await {
+            Ok(out) if kind == "vm_command_line" => Got::Text(out.stdout),
+            Ok(out) => Got::Text(out.stderr),
+            Err(_) => Got::Missing,
+        },
+    )
 }

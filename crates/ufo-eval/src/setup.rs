@@ -466,7 +466,10 @@ async fn browse_history(
     cx.places.give(&dest).map_err(|e| {
         (
             fatal,
-            Why::new(format!("cannot give {} to the task's account", dest.display()), e),
+            Why::new(
+                format!("cannot give {} to the task's account", dest.display()),
+                e,
+            ),
         )
     })
 }

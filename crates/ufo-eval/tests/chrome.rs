@@ -41,15 +41,13 @@ async fn pages() -> String {
     format!("http://{addr}")
 }
 
-/// A history database with the two tables OSWorld's step writes to.
-fn history_template(path: &Path) {
+/// A history database as Chromium makes it (`fixtures/History.sql`):
+/// one it cannot read, it replaces with an empty one.
+fn history_template(sql: &Path, path: &Path) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let c = rusqlite::Connection::open(path).unwrap();
-    c.execute_batch(
-        "CREATE TABLE urls(id INTEGER PRIMARY KEY AUTOINCREMENT, url LONGVARCHAR, title LONGVARCHAR, visit_count INTEGER DEFAULT 0 NOT NULL, typed_count INTEGER DEFAULT 0 NOT NULL, last_visit_time INTEGER NOT NULL, hidden INTEGER DEFAULT 0 NOT NULL);
-         CREATE TABLE visits(id INTEGER PRIMARY KEY AUTOINCREMENT, url INTEGER NOT NULL, visit_time INTEGER NOT NULL, from_visit INTEGER, transition INTEGER DEFAULT 0 NOT NULL, segment_id INTEGER, visit_duration INTEGER DEFAULT 0 NOT NULL);",
-    )
-    .unwrap();
+    c.execute_batch(&std::fs::read_to_string(sql).unwrap())
+        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,10 +64,17 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
     std::fs::create_dir_all(suite.join("fixtures")).unwrap();
     let task = std::fs::read_to_string(src.join("tabs.json")).unwrap();
     std::fs::write(suite.join("tabs.json"), task.replace("{BASE}", &base)).unwrap();
-    std::fs::copy(src.join("fixtures/Bookmarks"), suite.join("fixtures/Bookmarks")).unwrap();
+    std::fs::copy(
+        src.join("fixtures/Bookmarks"),
+        suite.join("fixtures/Bookmarks"),
+    )
+    .unwrap();
     let mirror = dir.path().join("mirror");
     let url = url::Url::parse(ufo_eval::chrome::HISTORY_DB_URL).unwrap();
-    history_template(&mirror_path(&mirror, &url).unwrap());
+    history_template(
+        &src.join("fixtures/History.sql"),
+        &mirror_path(&mirror, &url).unwrap(),
+    );
 
     let (tasks, errors) = load_suite(&dir.path().join("suite"));
     assert!(errors.is_empty(), "{errors:?}");
@@ -90,7 +95,9 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         desktop: TaskDesktop::like_osworld(),
     };
     let results = run_tasks(&opts, tasks, |_| {}).await;
-    let [r] = &results[..] else { panic!("{results:?}") };
+    let [r] = &results[..] else {
+        panic!("{results:?}")
+    };
     // Every checker held (see the module docs); no setup step failed.
     assert!(r.step_problems.is_empty(), "{r:#?}");
     assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:#?}");
@@ -107,6 +114,11 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         .unwrap();
     assert_eq!(title, "An hour ago");
     assert!(task.join("files/History").is_file());
-    // Chromium kept its profile where OSWorld's tasks look for Chrome's.
-    assert!(task.join("work/.config/google-chrome/Default/Preferences").is_file());
+    // Chromium kept its profile where OSWorld's tasks look for Chrome's,
+    // not in its own default folder.
+    assert!(
+        task.join("work/.config/google-chrome/Default/Cookies")
+            .is_file()
+    );
+    assert!(!task.join("work/.config/chromium").exists());
 }

@@ -72,9 +72,18 @@ pub(crate) async fn capture(backend: &dyn Backend) -> Vec<App> {
             continue;
         };
         let key = (w.pid, w.app_name.clone());
-        match apps.iter_mut().find(|(pid, a)| (*pid, a.name.clone()) == key) {
+        match apps
+            .iter_mut()
+            .find(|(pid, a)| (*pid, a.name.clone()) == key)
+        {
             Some((_, a)) => a.trees.push(tree),
-            None => apps.push((w.pid, App { name: w.app_name.clone(), trees: vec![tree] })),
+            None => apps.push((
+                w.pid,
+                App {
+                    name: w.app_name.clone(),
+                    trees: vec![tree],
+                },
+            )),
         }
     }
     apps.into_iter().map(|(_, a)| a).collect()
@@ -122,8 +131,12 @@ fn tag(role: &str) -> String {
 
 /// The node's text as OSWorld reads it (its Text interface).
 pub(crate) fn text(n: &UiNode) -> Option<String> {
-    (n.capabilities.text || n.capabilities.editable_text)
-        .then(|| n.value.as_deref().unwrap_or_default().replace(['\u{fffc}', '\u{fffd}'], ""))
+    (n.capabilities.text || n.capabilities.editable_text).then(|| {
+        n.value
+            .as_deref()
+            .unwrap_or_default()
+            .replace(['\u{fffc}', '\u{fffd}'], "")
+    })
 }
 
 fn node(tree: &UiTree, i: usize, out: &mut String) {
@@ -133,15 +146,24 @@ fn node(tree: &UiTree, i: usize, out: &mut String) {
     for s in n.states.names() {
         let _ = write!(out, " st:{}=\"true\"", s.replace('-', "_"));
     }
-    let shown = n.states.contains(ufo_core::States::VISIBLE | ufo_core::States::SHOWING);
+    let shown = n
+        .states
+        .contains(ufo_core::States::VISIBLE | ufo_core::States::SHOWING);
     if let (true, Some(r)) = (shown, n.rect.as_ref()) {
-        let _ = write!(out, " cp:screencoord=\"({}, {})\" cp:size=\"({}, {})\"", r.x, r.y, r.width, r.height);
+        let _ = write!(
+            out,
+            " cp:screencoord=\"({}, {})\" cp:size=\"({}, {})\"",
+            r.x, r.y, r.width, r.height
+        );
     }
     if n.capabilities.selection {
         out.push_str(" selection=\"true\"");
     }
     if n.capabilities.value
-        && let Some(v) = n.value.as_deref().and_then(|v| v.trim().parse::<f64>().ok())
+        && let Some(v) = n
+            .value
+            .as_deref()
+            .and_then(|v| v.trim().parse::<f64>().ok())
     {
         let _ = write!(out, " val:value=\"{v:?}\"");
     }
@@ -193,7 +215,10 @@ fn find<'a>(
 /// Chromium's application stands in) with `goto_prefix` (default
 /// `https://`) before it. Nothing when there is no address bar, or the
 /// last one found has no text (as OSWorld); the first one's text is used.
-pub(crate) fn address_bar_url(apps: &[App], spec: &serde_json::Map<String, Value>) -> Option<String> {
+pub(crate) fn address_bar_url(
+    apps: &[App],
+    spec: &serde_json::Map<String, Value>,
+) -> Option<String> {
     let bars = find(
         apps,
         |a| matches!(a, "Google Chrome" | "Chromium"),
@@ -201,7 +226,10 @@ pub(crate) fn address_bar_url(apps: &[App], spec: &serde_json::Map<String, Value
     );
     let (_, last) = bars.last()?;
     text(last).filter(|t| !t.is_empty())?;
-    let prefix = spec.get("goto_prefix").and_then(Value::as_str).unwrap_or("https://");
+    let prefix = spec
+        .get("goto_prefix")
+        .and_then(Value::as_str)
+        .unwrap_or("https://");
     let (_, first) = bars.first()?;
     Some(format!("{prefix}{}", text(first).unwrap_or_default()))
 }
@@ -230,7 +258,14 @@ mod tests {
     use ufo_core::ui::Capabilities;
     use ufo_core::{ControlType, ElementHandle, States};
 
-    fn n(i: usize, role: &str, name: &str, value: Option<&str>, states: States, children: Vec<usize>) -> UiNode {
+    fn n(
+        i: usize,
+        role: &str,
+        name: &str,
+        value: Option<&str>,
+        states: States,
+        children: Vec<usize>,
+    ) -> UiNode {
         UiNode {
             index: i,
             parent: None,
@@ -245,7 +280,10 @@ mod tests {
             states,
             rect: None,
             actions: Vec::new(),
-            capabilities: Capabilities { text: value.is_some(), ..Capabilities::default() },
+            capabilities: Capabilities {
+                text: value.is_some(),
+                ..Capabilities::default()
+            },
         }
     }
 
@@ -270,16 +308,29 @@ mod tests {
             truncation: None,
             nodes: vec![
                 n(0, "frame", "New Tab - Chromium", None, active, vec![1]),
-                n(1, "entry", "Address and search bar", Some(url), States::FOCUSED | States::MULTI_LINE, vec![]),
+                n(
+                    1,
+                    "entry",
+                    "Address and search bar",
+                    Some(url),
+                    States::FOCUSED | States::MULTI_LINE,
+                    vec![],
+                ),
             ],
         };
-        vec![App { name: "Chromium".into(), trees: vec![tree] }]
+        vec![App {
+            name: "Chromium".into(),
+            trees: vec![tree],
+        }]
     }
 
     #[test]
     fn the_tree_has_application_roots_and_namespaced_states() {
         let x = xml(&chrome("a.com/?q=<b>"));
-        assert!(x.starts_with("<desktop-frame xmlns:st=\"uri:deskat:state.at-spi.gnome.org\""), "{x}");
+        assert!(
+            x.starts_with("<desktop-frame xmlns:st=\"uri:deskat:state.at-spi.gnome.org\""),
+            "{x}"
+        );
         assert!(x.contains("<application name=\"Chromium\"><frame name=\"New Tab - Chromium\" st:showing=\"true\" st:visible=\"true\" st:active=\"true\">"), "{x}");
         assert!(x.contains("<entry name=\"Address and search bar\" st:focused=\"true\" st:multi_line=\"true\">a.com/?q=&lt;b&gt;</entry>"), "{x}");
         assert!(roxmltree::Document::parse(&x).is_ok());
@@ -291,10 +342,16 @@ mod tests {
     #[test]
     fn the_address_bar_gives_the_active_url() {
         let spec = serde_json::Map::new();
-        assert_eq!(address_bar_url(&chrome("example.com/a"), &spec).as_deref(), Some("https://example.com/a"));
+        assert_eq!(
+            address_bar_url(&chrome("example.com/a"), &spec).as_deref(),
+            Some("https://example.com/a")
+        );
         let mut spec = serde_json::Map::new();
         spec.insert("goto_prefix".into(), Value::String("http://".into()));
-        assert_eq!(address_bar_url(&chrome("x.org"), &spec).as_deref(), Some("http://x.org"));
+        assert_eq!(
+            address_bar_url(&chrome("x.org"), &spec).as_deref(),
+            Some("http://x.org")
+        );
         assert_eq!(address_bar_url(&chrome(""), &spec), None);
         assert_eq!(address_bar_url(&[], &spec), None);
         assert_eq!(terminal_output(&chrome("x")), None);

@@ -33,7 +33,11 @@ fn xwininfo_size(text: &str) -> Option<(u64, u64)> {
 /// `vm_screen_size`: `{width, height}` of the desktop's screen (X's root
 /// window, as OSWorld's Xlib `width_in_pixels`).
 pub(super) async fn screen_size(cx: &GetContext<'_>) -> Got {
-    match output(cx, &["xwininfo", "-root"]).await.as_deref().and_then(xwininfo_size) {
+    match output(cx, &["xwininfo", "-root"])
+        .await
+        .as_deref()
+        .and_then(xwininfo_size)
+    {
         Some((w, h)) => Got::Json(json!({"width": w, "height": h})),
         None => Got::Missing,
     }
@@ -42,14 +46,23 @@ pub(super) async fn screen_size(cx: &GetContext<'_>) -> Got {
 /// The window ids of `xprop -root _NET_CLIENT_LIST`.
 fn client_ids(text: &str) -> Vec<String> {
     text.split_once('#')
-        .map(|(_, ids)| ids.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+        .map(|(_, ids)| {
+            ids.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// The strings of `xprop -id W WM_CLASS`: `WM_CLASS(STRING) = "a", "B"`.
 fn wm_class(text: &str) -> Vec<String> {
     text.split_once('=')
-        .map(|(_, v)| v.split(',').map(|s| s.trim().trim_matches('"').to_owned()).collect())
+        .map(|(_, v)| {
+            v.split(',')
+                .map(|s| s.trim().trim_matches('"').to_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -70,7 +83,11 @@ pub(super) async fn window_size(
         if !wm_class(&c).iter().any(|n| n.to_lowercase() == class) {
             continue;
         }
-        if let Some((w, h)) = output(cx, &["xwininfo", "-id", &id]).await.as_deref().and_then(xwininfo_size) {
+        if let Some((w, h)) = output(cx, &["xwininfo", "-id", &id])
+            .await
+            .as_deref()
+            .and_then(xwininfo_size)
+        {
             return Ok(Got::Json(json!({"width": w, "height": h})));
         }
     }
@@ -84,7 +101,16 @@ pub(super) async fn wallpaper(
     spec: &Map<String, Value>,
 ) -> Result<Got, GetError> {
     let dest = need(spec, "dest")?;
-    let uri = output(cx, &["gsettings", "get", "org.gnome.desktop.background", "picture-uri"]).await;
+    let uri = output(
+        cx,
+        &[
+            "gsettings",
+            "get",
+            "org.gnome.desktop.background",
+            "picture-uri",
+        ],
+    )
+    .await;
     let Some(path) = uri.map(|u| u.trim().replace("file://", "").replace('\'', "")) else {
         return Ok(Got::Missing);
     };
@@ -101,7 +127,10 @@ pub(super) async fn vlc_status(
     cx: &GetContext<'_>,
     spec: &Map<String, Value>,
 ) -> Result<Got, GetError> {
-    let dest = cx.out.join(super::files::dest_name(Some(need(spec, "dest")?.to_owned()), "".as_ref()));
+    let dest = cx.out.join(super::files::dest_name(
+        Some(need(spec, "dest")?.to_owned()),
+        "".as_ref(),
+    ));
     let client = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(30))
@@ -126,11 +155,48 @@ pub(super) async fn vlc_status(
 /// The video types OSWorld's `get_default_video_player` asks `xdg-mime`
 /// about (its list names each twice but `x-ogm+ogg`).
 const VIDEO_TYPES: &[&str] = &[
-    "3gp", "3gpp", "3gpp2", "avi", "divx", "dv", "fli", "flv", "mp2t", "mp4", "mp4v-es", "mpeg",
-    "mpeg-system", "msvideo", "ogg", "quicktime", "vnd.divx", "vnd.mpegurl", "vnd.rn-realvideo",
-    "webm", "x-anim", "x-avi", "x-flc", "x-fli", "x-flv", "x-m4v", "x-matroska", "x-mpeg",
-    "x-mpeg-system", "x-mpeg2", "x-ms-asf", "x-ms-asf-plugin", "x-ms-asx", "x-ms-wm", "x-ms-wmv",
-    "x-ms-wmx", "x-ms-wvx", "x-msvideo", "x-nsv", "x-ogm", "x-ogm+ogg", "x-theora",
+    "3gp",
+    "3gpp",
+    "3gpp2",
+    "avi",
+    "divx",
+    "dv",
+    "fli",
+    "flv",
+    "mp2t",
+    "mp4",
+    "mp4v-es",
+    "mpeg",
+    "mpeg-system",
+    "msvideo",
+    "ogg",
+    "quicktime",
+    "vnd.divx",
+    "vnd.mpegurl",
+    "vnd.rn-realvideo",
+    "webm",
+    "x-anim",
+    "x-avi",
+    "x-flc",
+    "x-fli",
+    "x-flv",
+    "x-m4v",
+    "x-matroska",
+    "x-mpeg",
+    "x-mpeg-system",
+    "x-mpeg2",
+    "x-ms-asf",
+    "x-ms-asf-plugin",
+    "x-ms-asx",
+    "x-ms-wm",
+    "x-ms-wmv",
+    "x-ms-wmx",
+    "x-ms-wvx",
+    "x-msvideo",
+    "x-nsv",
+    "x-ogm",
+    "x-ogm+ogg",
+    "x-theora",
     "x-theora+ogg",
 ];
 
@@ -144,10 +210,12 @@ fn most_common(answers: &[String]) -> String {
             None => counts.push((a, 1)),
         }
     }
-    let best = counts.iter().fold(None::<(&String, usize)>, |best, &(k, n)| match best {
-        Some((_, m)) if m >= n => best,
-        _ => Some((k, n)),
-    });
+    let best = counts
+        .iter()
+        .fold(None::<(&String, usize)>, |best, &(k, n)| match best {
+            Some((_, m)) if m >= n => best,
+            _ => Some((k, n)),
+        });
     best.map_or_else(|| "unknown".to_owned(), |(k, _)| k.clone())
 }
 
@@ -182,7 +250,10 @@ pub(super) async fn vscode_config(
     let command = need(spec, "vscode_extension_command")?;
     let (path, dest) = (need(spec, "path")?, need(spec, "dest")?);
     let windows = cx.backend.list_windows().await.unwrap_or_default();
-    if let Some(w) = windows.iter().find(|w| w.app_name.to_lowercase().contains("code")) {
+    if let Some(w) = windows
+        .iter()
+        .find(|w| w.app_name.to_lowercase().contains("code"))
+    {
         let escaped: String = command
             .chars()
             .map(|c| match c {
@@ -221,14 +292,20 @@ mod tests {
             vec!["0x1200007", "0x1400003"]
         );
         assert!(client_ids("_NET_CLIENT_LIST:  not found.").is_empty());
-        assert_eq!(wm_class("WM_CLASS(STRING) = \"gimp\", \"Gimp\"\n"), vec!["gimp", "Gimp"]);
+        assert_eq!(
+            wm_class("WM_CLASS(STRING) = \"gimp\", \"Gimp\"\n"),
+            vec!["gimp", "Gimp"]
+        );
     }
 
     #[test]
     fn the_most_common_player_wins_and_ties_go_to_the_first() {
         let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
         assert_eq!(most_common(&s(&["", ""])), "unknown");
-        assert_eq!(most_common(&s(&["vlc.desktop\n", "totem\n", "totem\n"])), "totem\n");
+        assert_eq!(
+            most_common(&s(&["vlc.desktop\n", "totem\n", "totem\n"])),
+            "totem\n"
+        );
         assert_eq!(most_common(&s(&["vlc\n", "totem\n"])), "vlc\n");
     }
 }

@@ -9,8 +9,8 @@
 //! getters whose `except` branch returns it).
 
 use crate::checkers::Got;
-use crate::task::Places;
 use crate::command::truthy;
+use crate::task::Places;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
@@ -64,21 +64,31 @@ fn preference(cx: &Profile<'_>, kind: &str) -> Result<Got, ()> {
             let p = prefs()?;
             let data = get_or_empty(&p, "default_search_provider_data", &empty)?;
             let url = get_or_empty(data, "template_url_data", &empty)?;
-            Ok(got(get(url, "short_name")?.cloned().unwrap_or_else(|| json!("Google"))))
+            Ok(got(get(url, "short_name")?
+                .cloned()
+                .unwrap_or_else(|| json!("Google"))))
         }
         "enabled_experiments" => {
             let s = json_file(cx, "Local State")?;
             let b = get_or_empty(&s, "browser", &empty)?;
-            Ok(Got::Json(get(b, "enabled_labs_experiments")?.cloned().unwrap_or(json!([]))))
+            Ok(Got::Json(
+                get(b, "enabled_labs_experiments")?
+                    .cloned()
+                    .unwrap_or(json!([])),
+            ))
         }
         "chrome_language" => {
             let s = json_file(cx, "Local State")?;
             let intl = get_or_empty(&s, "intl", &empty)?;
-            Ok(got(get(intl, "app_locale")?.cloned().unwrap_or(json!("en-US"))))
+            Ok(got(get(intl, "app_locale")?
+                .cloned()
+                .unwrap_or(json!("en-US"))))
         }
         "profile_name" => {
             let p = prefs()?;
-            Ok(got(get(get_or_empty(&p, "profile", &empty)?, "name")?.cloned().unwrap_or(Value::Null)))
+            Ok(got(get(get_or_empty(&p, "profile", &empty)?, "name")?
+                .cloned()
+                .unwrap_or(Value::Null)))
         }
         "chrome_font_size" => {
             let p = prefs()?;
@@ -89,7 +99,10 @@ fn preference(cx: &Profile<'_>, kind: &str) -> Result<Got, ()> {
         "enable_do_not_track" => Ok(flag(truthy(get(&prefs()?, "enable_do_not_track")?))),
         "enable_enhanced_safety_browsing" => {
             let p = prefs()?;
-            Ok(flag(truthy(get(get_or_empty(&p, "safebrowsing", &empty)?, "enhanced")?)))
+            Ok(flag(truthy(get(
+                get_or_empty(&p, "safebrowsing", &empty)?,
+                "enhanced",
+            )?)))
         }
         "new_startup_page" => {
             let p = prefs()?;
@@ -100,11 +113,15 @@ fn preference(cx: &Profile<'_>, kind: &str) -> Result<Got, ()> {
         }
         "find_unpacked_extension_path" | "find_installed_extension_name" => {
             let p = prefs()?;
-            let settings = get_or_empty(get_or_empty(&p, "extensions", &empty)?, "settings", &empty)?;
+            let settings =
+                get_or_empty(get_or_empty(&p, "extensions", &empty)?, "settings", &empty)?;
             let all = settings.as_object().ok_or(())?;
             let pick = |e: &Value| match kind {
                 "find_unpacked_extension_path" => get(e, "path").ok().flatten().cloned(),
-                _ => get(e, "manifest").ok().flatten().and_then(|m| get(m, "name").ok().flatten().cloned()),
+                _ => get(e, "manifest")
+                    .ok()
+                    .flatten()
+                    .and_then(|m| get(m, "name").ok().flatten().cloned()),
             };
             // A missing key raises (`all_extensions[id]["path"]`).
             let list: Option<Vec<Value>> = all.values().map(pick).collect();
@@ -113,7 +130,9 @@ fn preference(cx: &Profile<'_>, kind: &str) -> Result<Got, ()> {
         "data_delete_automacally" => {
             let p = prefs()?;
             let profile = p.get("profile").ok_or(())?;
-            Ok(flag(get(profile, "default_content_setting_values")?.is_some_and(|v| !v.is_null())))
+            Ok(flag(
+                get(profile, "default_content_setting_values")?.is_some_and(|v| !v.is_null()),
+            ))
         }
         _ => Err(()),
     }
@@ -125,7 +144,9 @@ fn fallback(kind: &str) -> Got {
         "enabled_experiments" => Got::Json(json!([])),
         "chrome_language" => Got::Text("en-US".into()),
         "profile_name" => Got::Missing,
-        "chrome_font_size" => Got::Json(json!({"default_fixed_font_size": 13, "default_font_size": 16})),
+        "chrome_font_size" => {
+            Got::Json(json!({"default_fixed_font_size": 13, "default_font_size": 16}))
+        }
         "enable_do_not_track" => Got::Text("false".into()),
         _ => Got::Text("Google".into()),
     }
@@ -142,7 +163,9 @@ fn rows(cx: &Profile<'_>, files: &[&str], dest: &str, sql: &str) -> Got {
         return Got::Missing;
     };
     let _ = std::fs::create_dir_all(cx.out);
-    let copy: PathBuf = cx.out.join(super::files::dest_name(Some(dest.to_owned()), &src));
+    let copy: PathBuf = cx
+        .out
+        .join(super::files::dest_name(Some(dest.to_owned()), &src));
     if std::fs::copy(&src, &copy).is_err() {
         return Got::Missing;
     }
@@ -226,15 +249,25 @@ mod tests {
     use super::*;
 
     fn spec(kind: &str) -> Map<String, Value> {
-        json!({"type": kind, "dest": "x"}).as_object().unwrap().clone()
+        json!({"type": kind, "dest": "x"})
+            .as_object()
+            .unwrap()
+            .clone()
     }
 
     #[test]
     fn preferences_are_read_with_osworlds_fallbacks() {
         let dir = tempfile::tempdir().unwrap();
-        let places = Places { work: dir.path().join("w"), suite: dir.path().into(), home: None };
+        let places = Places {
+            work: dir.path().join("w"),
+            suite: dir.path().into(),
+            home: None,
+        };
         let out = dir.path().join("out");
-        let cx = Profile { places: &places, out: &out };
+        let cx = Profile {
+            places: &places,
+            out: &out,
+        };
         let get = |k: &str| profile_getter(&cx, &spec(k)).unwrap();
         // No profile at all: OSWorld's except branches.
         assert_eq!(get("default_search_engine"), Got::Text("Google".into()));
@@ -257,33 +290,62 @@ mod tests {
         assert_eq!(get("default_search_engine"), Got::Text("Bing".into()));
         assert_eq!(get("profile_name"), Got::Text("Thomas".into()));
         assert_eq!(get("enable_do_not_track"), Got::Text("true".into()));
-        assert_eq!(get("enable_enhanced_safety_browsing"), Got::Text("false".into()));
+        assert_eq!(
+            get("enable_enhanced_safety_browsing"),
+            Got::Text("false".into())
+        );
         assert_eq!(get("new_startup_page"), Got::Text("false".into()));
         assert_eq!(get("data_delete_automacally"), Got::Text("true".into()));
-        assert_eq!(get("chrome_font_size"), Got::Json(json!({"default_font_size": 20})));
-        assert_eq!(get("find_unpacked_extension_path"), Got::Json(json!(["/home/user/ext"])));
-        assert_eq!(get("find_installed_extension_name"), Got::Json(json!(["Ext"])));
+        assert_eq!(
+            get("chrome_font_size"),
+            Got::Json(json!({"default_font_size": 20}))
+        );
+        assert_eq!(
+            get("find_unpacked_extension_path"),
+            Got::Json(json!(["/home/user/ext"]))
+        );
+        assert_eq!(
+            get("find_installed_extension_name"),
+            Got::Json(json!(["Ext"]))
+        );
         // Chrome's profile wins over Chromium's; a broken file falls back.
         let chrome = places.work.join(".config/google-chrome/Default");
         std::fs::create_dir_all(&chrome).unwrap();
         std::fs::write(chrome.join("Preferences"), "{not json").unwrap();
         assert_eq!(get("default_search_engine"), Got::Text("Google".into()));
         assert_eq!(get("new_startup_page"), Got::Text("Google".into()));
-        std::fs::write(chrome.join("Bookmarks"), r#"{"roots": {"bookmark_bar": {"children": []}}}"#).unwrap();
-        assert_eq!(get("bookmarks"), Got::Json(json!({"bookmark_bar": {"children": []}})));
+        std::fs::write(
+            chrome.join("Bookmarks"),
+            r#"{"roots": {"bookmark_bar": {"children": []}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            get("bookmarks"),
+            Got::Json(json!({"bookmark_bar": {"children": []}}))
+        );
     }
 
     #[test]
     fn databases_are_read_from_a_copy_as_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let places = Places { work: dir.path().join("w"), suite: dir.path().into(), home: None };
+        let places = Places {
+            work: dir.path().join("w"),
+            suite: dir.path().into(),
+            home: None,
+        };
         let out = dir.path().join("out");
-        let cx = Profile { places: &places, out: &out };
+        let cx = Profile {
+            places: &places,
+            out: &out,
+        };
         let prof = places.work.join(".config/google-chrome/Default/Network");
         std::fs::create_dir_all(&prof).unwrap();
         let c = rusqlite::Connection::open(prof.join("Cookies")).unwrap();
-        c.execute_batch("CREATE TABLE cookies(creation_utc INTEGER, host_key TEXT, name TEXT, value BLOB);
-            INSERT INTO cookies VALUES (1, '.example.com', 'a', x'0102');").unwrap();
+        c.execute_batch(
+            "CREATE TABLE cookies(creation_utc INTEGER, host_key TEXT, name TEXT, value BLOB);
+            INSERT INTO cookies VALUES (1, '.example.com', 'a', x'0102');",
+        )
+        .unwrap();
         drop(c);
         assert_eq!(
             profile_getter(&cx, &spec("cookie_data")).unwrap(),

@@ -44,7 +44,9 @@ pub(super) fn files(
             .iter()
             .map(|i| {
                 i.as_u64().map(|i| i as usize).ok_or_else(|| {
-                    GetError::Unsupported(format!("{kind}: `gives` must list file indices, got {i}"))
+                    GetError::Unsupported(format!(
+                        "{kind}: `gives` must list file indices, got {i}"
+                    ))
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -105,7 +107,12 @@ fn with_time_suffix(name: &str, format: &str) -> Result<String, String> {
             Some('M') => date.push_str(&format!("{:02}", now.minute())),
             Some('S') => date.push_str(&format!("{:02}", now.second())),
             Some('%') => date.push('%'),
-            other => return Err(format!("time_format directive %{} is not supported", other.unwrap_or(' '))),
+            other => {
+                return Err(format!(
+                    "time_format directive %{} is not supported",
+                    other.unwrap_or(' ')
+                ));
+            }
         }
     }
     let mut parts = name.split('.');
@@ -269,14 +276,27 @@ mod tests {
             "dest": ["a", "b"], "multi": true, "gives": [1]})))
         .unwrap();
         assert_eq!((p.len(), d[1].as_str(), g), (2, "b", vec![1]));
-        let (p, _, g) = files(&spec(json!({"type": "vm_file", "path": "/a", "dest": "a"}))).unwrap();
+        let (p, _, g) =
+            files(&spec(json!({"type": "vm_file", "path": "/a", "dest": "a"}))).unwrap();
         assert_eq!((p, g), (vec!["/a".to_owned()], vec![0]));
-        let (_, _, g) = files(&spec(json!({"type": "vm_file", "path": ["/a", "/b"], "gives": [1, 0, 1]}))).unwrap();
+        let (_, _, g) = files(&spec(
+            json!({"type": "vm_file", "path": ["/a", "/b"], "gives": [1, 0, 1]}),
+        ))
+        .unwrap();
         assert_eq!(g, vec![0, 1]);
         assert!(files(&spec(json!({"type": "cloud_file"}))).is_err());
-        assert!(files(&spec(json!({"type": "vm_file", "path": "/a", "gives": ["x"]}))).is_err());
+        assert!(
+            files(&spec(
+                json!({"type": "vm_file", "path": "/a", "gives": ["x"]})
+            ))
+            .is_err()
+        );
         let two = given(
-            vec![(0, Got::File("/o/a".into())), (1, Got::Missing), (2, Got::File("/o/c".into()))],
+            vec![
+                (0, Got::File("/o/a".into())),
+                (1, Got::Missing),
+                (2, Got::File("/o/c".into())),
+            ],
             &[0, 1],
         );
         assert_eq!(two, Got::Json(json!(["/o/a", null])));

@@ -56,7 +56,11 @@ fn day(name: &str, now: Date, branch: Branch, from: &str) -> Option<Date> {
             now.checked_add(Duration::days(days))
         }
         ("first monday four months later", Only) => {
-            let year = if u8::from(now.month()) >= 9 { now.year() + 1 } else { now.year() };
+            let year = if u8::from(now.month()) >= 9 {
+                now.year() + 1
+            } else {
+                now.year()
+            };
             // `(month + 4) % 12` is 0 from August: Python raises.
             let m = Month::try_from((u8::from(now.month()) + 4) % 12).ok()?;
             let first = Date::from_calendar_date(year, m, 1).ok()?;
@@ -75,7 +79,10 @@ fn format(pattern: &str, d: Date) -> String {
     let month = Month::try_from(u8::from(d.month())).map_or(String::new(), |m| m.to_string());
     let abbr: String = month.chars().take(3).collect();
     let reps = [
-        ("{DoW}", DOW[usize::from(d.weekday().number_days_from_monday())].to_owned()),
+        (
+            "{DoW}",
+            DOW[usize::from(d.weekday().number_days_from_monday())].to_owned(),
+        ),
         ("{Month}", abbr),
         ("{DayD}", d.day().to_string()),
         ("{Year}", d.year().to_string()),
@@ -153,9 +160,15 @@ mod tests {
         assert_eq!(got["expected"]["from"], "2024-02-05");
         assert_eq!(got["expected"]["to"], "February 9 february");
         let r = json!({"relativeTime": {"from": "10th next month"}, "expected": {"time": "{DayD} {Month}"}});
-        assert_eq!(relative_rules(&r, date!(2024 - 12 - 03)).unwrap().unwrap()["expected"]["time"], "10 Jan");
+        assert_eq!(
+            relative_rules(&r, date!(2024 - 12 - 03)).unwrap().unwrap()["expected"]["time"],
+            "10 Jan"
+        );
         let r = json!({"relativeTime": {"from": "first monday four months later"}, "expected": {"time": "{Day0D}/{Month0D}/{Year}"}});
-        assert_eq!(relative_rules(&r, now).unwrap().unwrap()["expected"]["time"], "06/05/2024");
+        assert_eq!(
+            relative_rules(&r, now).unwrap().unwrap()["expected"]["time"],
+            "06/05/2024"
+        );
         assert_eq!(relative_rules(&r, date!(2024 - 08 - 01)).unwrap(), None);
         let r = json!({"relativeTime": {"from": "this Saturday"}, "expected": {"time": "{DayD}"}});
         assert_eq!(relative_rules(&r, now).unwrap(), None);

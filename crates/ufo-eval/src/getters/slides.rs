@@ -46,7 +46,9 @@ fn part_path(target: &str) -> String {
 fn target(t: &str) -> Option<Target> {
     match t.starts_with("..") {
         true => Some(Target::Part(part_path(t))),
-        false => t.strip_prefix("file://").map(|p| Target::Linked(p.to_owned())),
+        false => t
+            .strip_prefix("file://")
+            .map(|p| Target::Linked(p.to_owned())),
     }
 }
 
@@ -62,7 +64,12 @@ fn find_rel(rels: &str, pick: impl Fn(&str, &str) -> bool) -> Option<Option<Targ
     doc.root_element()
         .children()
         .filter(|n| n.has_tag_name((REL_NS, "Relationship")))
-        .find(|n| pick(n.attribute("Type").unwrap_or_default(), n.attribute("Id").unwrap_or_default()))
+        .find(|n| {
+            pick(
+                n.attribute("Type").unwrap_or_default(),
+                n.attribute("Id").unwrap_or_default(),
+            )
+        })
         .map(|n| target(n.attribute("Target").unwrap_or_default()))
 }
 
@@ -100,11 +107,16 @@ pub(super) fn in_slide(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result
         _ => None,
     }
     .ok_or_else(|| GetError::Unsupported(format!("{kind} needs `slide_index` (a number)")))?;
-    let name = Path::new(deck).file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = Path::new(deck)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     let Got::File(copy) = copy_out(cx, deck, name.as_deref()) else {
         return Ok(Got::Missing);
     };
-    let Some(mut zip) = std::fs::File::open(&copy).ok().and_then(|f| zip::ZipArchive::new(f).ok()) else {
+    let Some(mut zip) = std::fs::File::open(&copy)
+        .ok()
+        .and_then(|f| zip::ZipArchive::new(f).ok())
+    else {
         return Ok(Got::Missing);
     };
     let n = index + 1;
@@ -138,13 +150,22 @@ mod tests {
     #[test]
     fn relationships_and_backgrounds_are_read_as_osworld_does() {
         assert_eq!(part_path("../media/a.wav"), "ppt/media/a.wav");
-        assert_eq!(target("file:///home/user/a.mp3"), Some(Target::Linked("/home/user/a.mp3".into())));
+        assert_eq!(
+            target("file:///home/user/a.mp3"),
+            Some(Target::Linked("/home/user/a.mp3".into()))
+        );
         assert_eq!(target("media/a.wav"), None);
         let rels = format!(
             r#"<Relationships xmlns="{REL_NS}"><Relationship Id="rId1" Type="http://x/image" Target="../media/i.png"/><Relationship Id="rId2" Type="http://x/audio" Target="../media/a.wav"/></Relationships>"#
         );
-        assert_eq!(find_rel(&rels, |t, _| t.contains("audio")), Some(Some(Target::Part("ppt/media/a.wav".into()))));
-        assert_eq!(find_rel(&rels, |t, i| t.contains("image") && i == "rId9"), None);
+        assert_eq!(
+            find_rel(&rels, |t, _| t.contains("audio")),
+            Some(Some(Target::Part("ppt/media/a.wav".into())))
+        );
+        assert_eq!(
+            find_rel(&rels, |t, i| t.contains("image") && i == "rId9"),
+            None
+        );
         let slide = format!(
             r#"<p:sld xmlns:p="{P_NS}" xmlns:a="{A_NS}" xmlns:r="{R_NS}"><p:cSld><p:bg><p:bgPr><a:blipFill><a:blip r:embed="rId1"/></a:blipFill></p:bgPr></p:bg></p:cSld></p:sld>"#
         );

@@ -73,7 +73,11 @@ pub(super) async fn goto(cdp: &Cdp, url: &str) -> Option<Page> {
         return None;
     }
     let href = page.eval("location.href").await.ok()?;
-    (!href.as_str().unwrap_or_default().starts_with("chrome-error://")).then_some(page)
+    (!href
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("chrome-error://"))
+    .then_some(page)
 }
 
 /// `open_tabs_info`: `[{title, url}]` of every tab, each waited for;
@@ -119,7 +123,10 @@ pub(super) async fn active_tab_info(cx: &GetContext<'_>, spec: &Map<String, Valu
 }
 
 /// `page_info`: `url` opened in a new tab, and its `{title, url, content}`.
-pub(super) async fn page_info(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+pub(super) async fn page_info(
+    cx: &GetContext<'_>,
+    spec: &Map<String, Value>,
+) -> Result<Got, GetError> {
     let url = need(spec, "url")?;
     let Some(cdp) = connect_or_launch(cx).await else {
         return Ok(Got::Missing);
@@ -131,10 +138,15 @@ pub(super) async fn page_info(cx: &GetContext<'_>, spec: &Map<String, Value>) ->
 }
 
 /// `pdf_from_url`: the page at `path` printed to `dest`.
-pub(super) async fn pdf_from_url(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+pub(super) async fn pdf_from_url(
+    cx: &GetContext<'_>,
+    spec: &Map<String, Value>,
+) -> Result<Got, GetError> {
     use base64::Engine as _;
     let (url, dest) = (need(spec, "path")?, need(spec, "dest")?);
-    let dest = cx.out.join(super::files::dest_name(Some(dest.to_owned()), "".as_ref()));
+    let dest = cx
+        .out
+        .join(super::files::dest_name(Some(dest.to_owned()), "".as_ref()));
     let Some(cdp) = connect_or_launch(cx).await else {
         return Ok(Got::Missing);
     };
@@ -148,13 +160,15 @@ pub(super) async fn pdf_from_url(cx: &GetContext<'_>, spec: &Map<String, Value>)
     };
     let data = r.get("data").and_then(Value::as_str).unwrap_or_default();
     let _ = std::fs::create_dir_all(cx.out);
-    Ok(match base64::engine::general_purpose::STANDARD.decode(data) {
-        Ok(bytes) => match std::fs::write(&dest, bytes) {
-            Ok(()) => Got::File(dest),
+    Ok(
+        match base64::engine::general_purpose::STANDARD.decode(data) {
+            Ok(bytes) => match std::fs::write(&dest, bytes) {
+                Ok(()) => Got::File(dest),
+                Err(_) => Got::Missing,
+            },
             Err(_) => Got::Missing,
         },
-        Err(_) => Got::Missing,
-    })
+    )
 }
 
 /// Python's `urllib.parse.unquote` (`%XX` decoded as UTF-8, invalid bytes
@@ -181,11 +195,16 @@ pub(super) fn unquote(s: &str) -> String {
 
 /// `active_tab_url_parse`: `parse_keys` of the active URL's query (each
 /// key's first non-empty value, `''` when absent), renamed by `replace`.
-pub(super) async fn url_parse(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+pub(super) async fn url_parse(
+    cx: &GetContext<'_>,
+    spec: &Map<String, Value>,
+) -> Result<Got, GetError> {
     let keys = spec
         .get("parse_keys")
         .and_then(Value::as_array)
-        .ok_or_else(|| GetError::Unsupported("active_tab_url_parse needs `parse_keys` (a list)".into()))?;
+        .ok_or_else(|| {
+            GetError::Unsupported("active_tab_url_parse needs `parse_keys` (a list)".into())
+        })?;
     let Some(url) = active_url(cx, spec).await else {
         return Ok(Got::Missing);
     };
@@ -196,7 +215,10 @@ pub(super) async fn url_parse(cx: &GetContext<'_>, spec: &Map<String, Value>) ->
 /// them; `None` where OSWorld raises (a `replace` key not parsed).
 pub(super) fn parse_query(url: &str, keys: &[Value], replace: Option<&Value>) -> Option<Value> {
     let no_fragment = url.split('#').next().unwrap_or_default();
-    let query = no_fragment.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    let query = no_fragment
+        .split_once('?')
+        .map(|(_, q)| q)
+        .unwrap_or_default();
     let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
         .filter(|(_, v)| !v.is_empty())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -204,7 +226,10 @@ pub(super) fn parse_query(url: &str, keys: &[Value], replace: Option<&Value>) ->
     let mut out = Map::new();
     for k in keys {
         let k = k.as_str()?;
-        let v = pairs.iter().find(|(pk, _)| pk == k).map_or("", |(_, v)| v.as_str());
+        let v = pairs
+            .iter()
+            .find(|(pk, _)| pk == k)
+            .map_or("", |(_, v)| v.as_str());
         out.insert(k.to_owned(), Value::String(v.to_owned()));
     }
     if let Some(Value::Object(r)) = replace {
@@ -219,7 +244,10 @@ pub(super) fn parse_query(url: &str, keys: &[Value], replace: Option<&Value>) ->
 /// `url_dashPart`: the `partIndex`-th `/`-separated part of the active
 /// URL (Python indexing), cut at `?` with `needDeleteId`, as a string or
 /// `{key: part}` (`returnType`).
-pub(super) async fn url_dash_part(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+pub(super) async fn url_dash_part(
+    cx: &GetContext<'_>,
+    spec: &Map<String, Value>,
+) -> Result<Got, GetError> {
     let index = spec
         .get("partIndex")
         .and_then(Value::as_i64)
@@ -233,7 +261,11 @@ pub(super) async fn url_dash_part(cx: &GetContext<'_>, spec: &Map<String, Value>
 /// [`url_dash_part`] on a URL.
 pub(super) fn dash_part(url: &str, index: i64, spec: &Map<String, Value>) -> Got {
     let parts: Vec<&str> = url.split('/').collect();
-    let i = if index < 0 { parts.len() as i64 + index } else { index };
+    let i = if index < 0 {
+        parts.len() as i64 + index
+    } else {
+        index
+    };
     let Some(part) = usize::try_from(i).ok().and_then(|i| parts.get(i)) else {
         return Got::Missing;
     };
@@ -260,15 +292,41 @@ mod tests {
     fn active_urls_are_parsed_as_osworld_does() {
         assert_eq!(unquote("a%20b%2Fc+d%zz%E2%82%AC"), "a b/c+d%zz€");
         let keys = vec![json!("q"), json!("tbm"), json!("none")];
-        let got = parse_query("https://x.com/s?q=rust+lang&tbm=&tbm=isch#frag", &keys, None).unwrap();
+        let got = parse_query(
+            "https://x.com/s?q=rust+lang&tbm=&tbm=isch#frag",
+            &keys,
+            None,
+        )
+        .unwrap();
         assert_eq!(got, json!({"q": "rust lang", "tbm": "isch", "none": ""}));
-        let got = parse_query("https://x.com/?q=a", &[json!("q")], Some(&json!({"q": "query"}))).unwrap();
+        let got = parse_query(
+            "https://x.com/?q=a",
+            &[json!("q")],
+            Some(&json!({"q": "query"})),
+        )
+        .unwrap();
         assert_eq!(got, json!({"query": "a"}));
-        assert_eq!(parse_query("https://x.com/", &[json!("q")], Some(&json!({"z": "y"}))), None);
+        assert_eq!(
+            parse_query("https://x.com/", &[json!("q")], Some(&json!({"z": "y"}))),
+            None
+        );
         let spec = |v: Value| v.as_object().unwrap().clone();
         let url = "https://www.example.com/products/shoes-123?id=9";
-        assert_eq!(dash_part(url, -1, &spec(json!({"needDeleteId": true, "returnType": "string"}))), Got::Text("shoes-123".into()));
-        assert_eq!(dash_part(url, 3, &spec(json!({"returnType": "json", "key": "k"}))), Got::Json(json!({"k": "products"})));
-        assert_eq!(dash_part(url, 9, &spec(json!({"returnType": "string"}))), Got::Missing);
+        assert_eq!(
+            dash_part(
+                url,
+                -1,
+                &spec(json!({"needDeleteId": true, "returnType": "string"}))
+            ),
+            Got::Text("shoes-123".into())
+        );
+        assert_eq!(
+            dash_part(url, 3, &spec(json!({"returnType": "json", "key": "k"}))),
+            Got::Json(json!({"k": "products"}))
+        );
+        assert_eq!(
+            dash_part(url, 9, &spec(json!({"returnType": "string"}))),
+            Got::Missing
+        );
     }
 }
