@@ -197,11 +197,11 @@ fn escape(s: &str) -> String {
 
 /// The nodes of `apps` (with their tree) below an application `app_ok`
 /// accepts, for which `pick` holds.
-fn find<'a>(
-    apps: &'a [App],
+fn find(
+    apps: &[App],
     app_ok: impl Fn(&str) -> bool,
     pick: impl Fn(&UiTree, &UiNode) -> bool,
-) -> Vec<(&'a UiTree, &'a UiNode)> {
+) -> Vec<(&UiTree, &UiNode)> {
     apps.iter()
         .filter(|a| app_ok(&a.name))
         .flat_map(|a| a.trees.iter())

@@ -18,11 +18,12 @@ pub(super) fn dest_name(dest: Option<String>, src: &Path) -> PathBuf {
     PathBuf::from(Path::new(&name).file_name().unwrap_or_default())
 }
 
+/// The `path`s, `dest`s and the indices `gives` names.
+type Files = (Vec<String>, Vec<String>, Vec<usize>);
+
 /// `path` and `dest` (one each, or lists with `multi`) and the indices
 /// `gives` names (default `[0]`), sorted and each once (OSWorld's set).
-pub(super) fn files(
-    spec: &Map<String, Value>,
-) -> Result<(Vec<String>, Vec<String>, Vec<usize>), GetError> {
+pub(super) fn files(spec: &Map<String, Value>) -> Result<Files, GetError> {
     let kind = spec.get("type").and_then(Value::as_str).unwrap_or_default();
     let list = |k: &str| -> Vec<String> {
         match spec.get(k) {
