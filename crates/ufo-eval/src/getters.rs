@@ -31,7 +31,8 @@
 //! | `active_url_from_accessTree`, `active_tab_url_parse`, `url_dashPart` | `goto_prefix`, `parse_keys`, `replace`, `partIndex`, `needDeleteId`, `returnType`, `key` | the address bar's URL in the accessibility tree, and parts of it ([`tabs`]) |
 //! | `active_tab_html_parse`, `info_from_website` | `category`, `class_*Object`, `xpathObject`, `inputObject`; `url`, `infos`, `backups` | elements of a page ([`pages`]) |
 //! | `googledrive_file` | | the task is `needs_account` |
-//! | `content_from_vm_file`, `gotoRecreationPage_and_get_html_content` | | `unsupported` ([`why_unsupported`]) |
+//! | `content_from_vm_file` | `path`, `file_type` (`xlsx`), `file_content` (`last_row`) | the first sheet's last row as pandas' `astype(str)` writes it (a sheet with dates is `unsupported`) |
+//! | `gotoRecreationPage_and_get_html_content` | | `unsupported` ([`why_unsupported`]) |
 
 mod a11y;
 mod apps;
@@ -148,6 +149,7 @@ pub async fn get(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, 
         "url_dashPart" => tabs::url_dash_part(cx, spec).await?,
         "active_tab_html_parse" => pages::html_parse(cx, spec).await?,
         "info_from_website" => pages::info_from_website(cx, spec).await?,
+        "content_from_vm_file" => files::content(cx, spec)?,
         "googledrive_file" => {
             return Err(GetError::NeedsAccount(
                 "the getter googledrive_file reads a Google Drive account".into(),

@@ -238,6 +238,32 @@ pub(super) fn config_file(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Res
     Ok(copy_out(cx, &path, Some(dest)))
 }
 
+/// `content_from_vm_file`: the file copied out, and with `file_type`
+/// `xlsx` and `file_content` `last_row` its last row as strings
+/// ([`crate::checkers::last_row_strings`]); other kinds raise in OSWorld.
+pub(super) fn content(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
+    let path = need(spec, "path")?;
+    let (kind, what) = (need(spec, "file_type")?, need(spec, "file_content")?);
+    if kind != "xlsx" {
+        return Err(GetError::Unsupported(format!(
+            "content_from_vm_file: file type {kind:?} is not supported (OSWorld raises)"
+        )));
+    }
+    let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned());
+    let Got::File(copy) = copy_out(cx, path, name.as_deref()) else {
+        return Ok(Got::Missing);
+    };
+    if what != "last_row" {
+        // OSWorld returns `None` for another `file_content`.
+        return Ok(Got::Missing);
+    }
+    match crate::checkers::last_row_strings(&copy) {
+        Ok(Some(row)) => Ok(Got::Json(Value::Array(row.into_iter().map(Value::String).collect()))),
+        Ok(None) => Ok(Got::Missing),
+        Err(why) => Err(GetError::Unsupported(format!("content_from_vm_file: {why}"))),
+    }
+}
+
 /// `shortcuts_on_desktop`: the text of each `.desktop` file on the task's
 /// desktop folder, by file name (`[]` when OSWorld finds no folder: its
 /// server answers 404 and the getter raises, so nothing).
@@ -312,6 +338,28 @@ mod tests {
         assert!(s.ends_with(".xlsx"));
         assert_eq!(with_time_suffix("noext", "%Y").unwrap(), "noext");
         assert!(with_time_suffix("a.b", "%Q").is_err());
+    }
+
+    #[test]
+    fn a_sheets_last_row_is_written_as_pandas_astype_str() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.xlsx");
+        let mut book = rust_xlsxwriter::Workbook::new();
+        let sheet = book.add_worksheet();
+        for (c, h) in ["name", "n", "x", "ok"].iter().enumerate() {
+            sheet.write_string(0, c as u16, *h).unwrap();
+        }
+        sheet.write_string(1, 0, "a").unwrap();
+        sheet.write_number(1, 1, 1.0).unwrap();
+        sheet.write_number(1, 2, 1.5).unwrap();
+        sheet.write_boolean(1, 3, true).unwrap();
+        sheet.write_string(2, 0, "b").unwrap();
+        sheet.write_number(2, 1, 2.0).unwrap();
+        sheet.write_boolean(2, 3, false).unwrap();
+        book.save(&path).unwrap();
+        let row = crate::checkers::last_row_strings(&path).unwrap().unwrap();
+        assert_eq!(row, vec!["b", "2", "nan", "False"]);
+        assert_eq!(crate::checkers::last_row_strings(&dir.path().join("none.xlsx")).unwrap(), None);
     }
 
     #[test]
