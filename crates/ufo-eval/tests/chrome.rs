@@ -7,7 +7,8 @@
 //! holds only if the getters read the browser back: the open tabs (the
 //! default tab and the closed one gone), the address bar in the
 //! accessibility tree (OSWorld's XML form), the active tab's page, its
-//! query and last path part, the bookmark, the history.
+//! query and last path part, its elements by class and XPath, another
+//! page's content and a PDF of a third, the bookmark, the history.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -114,6 +115,7 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         .unwrap();
     assert_eq!(title, "An hour ago");
     assert!(task.join("files/History").is_file());
+    assert!(std::fs::read(task.join("files/a.pdf")).unwrap().starts_with(b"%PDF"));
     // Chromium kept its profile where OSWorld's tasks look for Chrome's.
     assert!(
         task.join("work/.config/google-chrome/Default/Cookies")
