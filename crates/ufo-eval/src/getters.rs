@@ -7,29 +7,29 @@
 //!
 //! | type | parameters | gives |
 //! |---|---|---|
-//! | `vm_file` | `path`, `dest`, `multi`, `gives`, `time_suffix`, `time_format` | a copy of the file in the task's output folder; with `multi`, each file copied, and the one `gives` names returned, or a list of them (paths, `null` for a missing one) when it names several ([`files`]) |
+//! | `vm_file` | `path`, `dest`, `multi`, `gives`, `time_suffix`, `time_format` | a copy of the file in the task's output folder; with `multi`, each file copied, and the one `gives` names returned, or a list of them (paths, `null` for a missing one) when it names several (`getters/files.rs`) |
 //! | `cloud_file` | `path`, `dest`, `multi`, `gives` | the file at the URL (through the cache or the mirror, [`crate::fetch`]; one that cannot be had makes the task `unavailable`), or a fixture (`$SUITE/...`); several as for `vm_file` |
 //! | `vm_command_line`, `vm_command_error` | `command`, `shell` | the command's standard output (error), whatever its exit code; nothing when it cannot run or takes over 120 s (as OSWorld) |
 //! | `rule` | `rules` | the rules object |
-//! | `rule_relativeTime` | `rules` (`relativeTime`, `expected`) | the rules with today's dates written in ([`relative`]) |
+//! | `rule_relativeTime` | `rules` (`relativeTime`, `expected`) | the rules with today's dates written in (`getters/relative.rs`) |
 //! | `time_diff_range` | `diff_range_in_minutes` | that value |
 //! | `local_file` | `path` (`$SUITE/...`) | a fixture of the suite |
 //! | `cache_file` | `path` | a file in the task's cache folder (`execute`'s `stdout`) |
 //! | `list_directory` | `path` | `{type, name, children}` of the folder, recursively |
-//! | `accessibility_tree` | | every application's windows as OSWorld's XML ([`a11y`]) |
-//! | `vm_terminal_output` | | the focused terminal's text in GNOME Terminal's active window ([`a11y`]) |
+//! | `accessibility_tree` | | every application's windows as OSWorld's XML (`getters/a11y.rs`) |
+//! | `vm_terminal_output` | | the focused terminal's text in GNOME Terminal's active window (`getters/a11y.rs`) |
 //! | `vlc_config`, `gimp_config_file` | `dest` (`file_name`) | `~/.config/vlc/vlcrc`, `~/.config/GIMP/2.10/<file_name>` copied out |
-//! | `vscode_config` | `vscode_extension_command`, `path`, `dest` | the command run in VS Code's palette when its window is open, then `path` copied out ([`apps`]) |
+//! | `vscode_config` | `vscode_extension_command`, `path`, `dest` | the command run in VS Code's palette when its window is open, then `path` copied out (`getters/apps.rs`) |
 //! | `vlc_playing_info` | `dest` | VLC's `status.xml` from `localhost:8080` |
 //! | `default_video_player` | | the desktop file `xdg-mime` names most for video types |
 //! | `vm_screen_size`, `vm_window_size` | (`app_class_name`) | `{width, height}` of the screen, of the first window of that `WM_CLASS` |
 //! | `vm_wallpaper` | `dest` | the file GNOME's `picture-uri` names |
-//! | `audio_in_slide`, `background_image_in_slide` | `ppt_file_path`, `slide_index`, `dest` | the slide's audio / background picture, from the package or the file it links ([`slides`]) |
+//! | `audio_in_slide`, `background_image_in_slide` | `ppt_file_path`, `slide_index`, `dest` | the slide's audio / background picture, from the package or the file it links (`getters/slides.rs`) |
 //! | `shortcuts_on_desktop` | | `{name: text}` of the `.desktop` files in `~/Desktop` |
-//! | `bookmarks`, `history`, `cookie_data`, `default_search_engine`, `enabled_experiments`, `profile_name`, `chrome_language`, `chrome_font_size`, `enable_do_not_track`, `enable_enhanced_safety_browsing`, `new_startup_page`, `find_unpacked_extension_path`, `find_installed_extension_name`, `data_delete_automacally` | (`dest`) | Chrome's profile files, as OSWorld reads them ([`chrome`]) |
-//! | `open_tabs_info`, `active_tab_info`, `page_info`, `pdf_from_url` | (`url`, `path`, `dest`) | the running browser over its DevTools protocol ([`tabs`]) |
-//! | `active_url_from_accessTree`, `active_tab_url_parse`, `url_dashPart` | `goto_prefix`, `parse_keys`, `replace`, `partIndex`, `needDeleteId`, `returnType`, `key` | the address bar's URL in the accessibility tree, and parts of it ([`tabs`]) |
-//! | `active_tab_html_parse`, `info_from_website` | `category`, `class_*Object`, `xpathObject`, `inputObject`; `url`, `infos`, `backups` | elements of a page ([`pages`]) |
+//! | `bookmarks`, `history`, `cookie_data`, `default_search_engine`, `enabled_experiments`, `profile_name`, `chrome_language`, `chrome_font_size`, `enable_do_not_track`, `enable_enhanced_safety_browsing`, `new_startup_page`, `find_unpacked_extension_path`, `find_installed_extension_name`, `data_delete_automacally` | (`dest`) | Chrome's profile files, as OSWorld reads them (`getters/chrome.rs`) |
+//! | `open_tabs_info`, `active_tab_info`, `page_info`, `pdf_from_url` | (`url`, `path`, `dest`) | the running browser over its DevTools protocol (`getters/tabs.rs`) |
+//! | `active_url_from_accessTree`, `active_tab_url_parse`, `url_dashPart` | `goto_prefix`, `parse_keys`, `replace`, `partIndex`, `needDeleteId`, `returnType`, `key` | the address bar's URL in the accessibility tree, and parts of it (`getters/tabs.rs`) |
+//! | `active_tab_html_parse`, `info_from_website` | `category`, `class_*Object`, `xpathObject`, `inputObject`; `url`, `infos`, `backups` | elements of a page (`getters/pages.rs`) |
 //! | `googledrive_file` | | the task is `needs_account` |
 //! | `content_from_vm_file` | `path`, `file_type` (`xlsx`), `file_content` (`last_row`) | the first sheet's last row as pandas' `astype(str)` writes it (a sheet with dates is `unsupported`) |
 //! | `gotoRecreationPage_and_get_html_content` | | `unsupported` ([`why_unsupported`]) |

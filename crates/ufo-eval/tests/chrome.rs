@@ -115,7 +115,11 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         .unwrap();
     assert_eq!(title, "An hour ago");
     assert!(task.join("files/History").is_file());
-    assert!(std::fs::read(task.join("files/a.pdf")).unwrap().starts_with(b"%PDF"));
+    assert!(
+        std::fs::read(task.join("files/a.pdf"))
+            .unwrap()
+            .starts_with(b"%PDF")
+    );
     // Chromium kept its profile where OSWorld's tasks look for Chrome's.
     assert!(
         task.join("work/.config/google-chrome/Default/Cookies")

@@ -217,9 +217,13 @@ pub(crate) fn last_row_strings(path: &std::path::Path) -> Result<Option<Vec<Stri
     if let Ok(mut wb) = calamine::open_workbook_auto(path)
         && let Some(first) = wb.sheet_names().first().cloned()
         && let Ok(range) = wb.worksheet_range(&first)
-        && range.used_cells().any(|(_, _, d)| matches!(d, Data::DateTime(_) | Data::DateTimeIso(_)))
+        && range
+            .used_cells()
+            .any(|(_, _, d)| matches!(d, Data::DateTime(_) | Data::DateTimeIso(_)))
     {
-        return Err("the sheet has dates, which pandas writes as Timestamps; not reproduced".into());
+        return Err(
+            "the sheet has dates, which pandas writes as Timestamps; not reproduced".into(),
+        );
     }
     let Some(book) = super::workbook::Book::load(path) else {
         return Ok(None);

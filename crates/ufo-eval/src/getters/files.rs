@@ -249,7 +249,9 @@ pub(super) fn content(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<
             "content_from_vm_file: file type {kind:?} is not supported (OSWorld raises)"
         )));
     }
-    let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     let Got::File(copy) = copy_out(cx, path, name.as_deref()) else {
         return Ok(Got::Missing);
     };
@@ -258,9 +260,13 @@ pub(super) fn content(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<
         return Ok(Got::Missing);
     }
     match crate::checkers::last_row_strings(&copy) {
-        Ok(Some(row)) => Ok(Got::Json(Value::Array(row.into_iter().map(Value::String).collect()))),
+        Ok(Some(row)) => Ok(Got::Json(Value::Array(
+            row.into_iter().map(Value::String).collect(),
+        ))),
         Ok(None) => Ok(Got::Missing),
-        Err(why) => Err(GetError::Unsupported(format!("content_from_vm_file: {why}"))),
+        Err(why) => Err(GetError::Unsupported(format!(
+            "content_from_vm_file: {why}"
+        ))),
     }
 }
 
@@ -359,7 +365,10 @@ mod tests {
         book.save(&path).unwrap();
         let row = crate::checkers::last_row_strings(&path).unwrap().unwrap();
         assert_eq!(row, vec!["b", "2", "nan", "False"]);
-        assert_eq!(crate::checkers::last_row_strings(&dir.path().join("none.xlsx")).unwrap(), None);
+        assert_eq!(
+            crate::checkers::last_row_strings(&dir.path().join("none.xlsx")).unwrap(),
+            None
+        );
     }
 
     #[test]
