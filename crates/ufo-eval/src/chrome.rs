@@ -23,6 +23,9 @@
 //!   `--password-store=basic`, and without first-run dialogs, background
 //!   networking, component updates or sync.
 //!
+//! A window a task activates or closes by the name `Google Chrome` is
+//! Chromium's then ([`window_names`]).
+//!
 //! ## Setup steps
 //! | type | parameters | here |
 //! |---|---|---|
@@ -128,6 +131,17 @@ pub fn browser_command(cmd: &Cmd, places: &Places) -> (Cmd, Option<String>) {
     }
     let note = (!note.is_empty()).then(|| note.join("; "));
     (Cmd::Words(out), note)
+}
+
+/// The window names that stand for `name` (`activate_window`,
+/// `close_window`): itself, and where Chromium stands in for Chrome,
+/// `Google Chrome` as `Chromium` (its windows are `<title> - Chromium`).
+pub fn window_names(name: &str) -> Vec<String> {
+    let mut names = vec![name.to_owned()];
+    if name.contains("Google Chrome") && program_for("google-chrome") == "chromium" {
+        names.push(name.replace("Google Chrome", "Chromium"));
+    }
+    names
 }
 
 /// The browser's profile folders in the task's home, as this process
@@ -323,6 +337,13 @@ mod tests {
         let other = Cmd::Words(vec!["socat".into(), "tcp-listen:9222,fork".into()]);
         assert_eq!(browser_command(&other, &places()), (other.clone(), None));
         assert_eq!(program_for("gedit"), "gedit");
+        assert_eq!(window_names("gedit"), vec!["gedit"]);
+        if program_for("google-chrome") == "chromium" {
+            assert_eq!(
+                window_names("Google Chrome"),
+                vec!["Google Chrome", "Chromium"]
+            );
+        }
     }
 
     #[test]

@@ -192,9 +192,13 @@ async fn find_window(
             .list_windows()
             .await
             .map_err(|e| Why::new("cannot list the windows", e))?;
-        let found = windows.into_iter().find(|w| match strict {
-            true => w.title == name,
-            false => w.title.contains(name) || w.app_name == name,
+        // "Google Chrome" is Chromium's window where Chromium stands in.
+        let names = crate::chrome::window_names(name);
+        let found = windows.into_iter().find(|w| {
+            names.iter().any(|name| match strict {
+                true => w.title == *name,
+                false => w.title.contains(name.as_str()) || w.app_name == *name,
+            })
         });
         match found {
             Some(w) => return Ok(w),

@@ -3,7 +3,8 @@
 //! Chromium standing in for `google-chrome`. Its setup writes a browsing
 //! history (`update_browse_history`, from a mirrored history database) and
 //! a bookmark, launches the browser as OSWorld's tasks do, opens three
-//! pages of a server started here and closes the first; every checker then
+//! pages of a server started here, activates the window "Google Chrome"
+//! (Chromium's) and closes the first page; every checker then
 //! holds only if the getters read the browser back: the open tabs (the
 //! default tab and the closed one gone), the address bar in the
 //! accessibility tree (OSWorld's XML form), the active tab's page, its
