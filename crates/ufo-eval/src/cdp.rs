@@ -288,6 +288,27 @@ impl Page {
         }
     }
 
+    /// Waits until a new tab opened for `url` has left its first
+    /// `about:blank` (the navigation committed, or failed to an error page)
+    /// and loaded, at most `timeout` (Playwright's `goto`): whether it did.
+    pub async fn wait_navigated(&mut self, url: &str, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let state = self.eval("[location.href, document.readyState]").await;
+            if let Ok(Value::Array(s)) = state
+                && s.get(1).and_then(Value::as_str) == Some("complete")
+                && (s.first().and_then(Value::as_str) != Some("about:blank")
+                    || url == "about:blank")
+            {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     /// `{title, url, content}` of the page (Playwright's `title()`, `url`,
     /// `content()`).
     pub async fn info(&mut self) -> Result<Value> {

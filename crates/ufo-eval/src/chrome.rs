@@ -199,7 +199,7 @@ pub(crate) async fn open_tabs(cx: &StepContext<'_>, urls: &[String]) -> Result<(
     for (i, url) in urls.iter().enumerate() {
         let tab = cdp.new_tab(url).await.map_err(|e| e.to_string())?;
         let loaded = match Page::open(&tab).await {
-            Ok(mut page) => page.wait_load(Duration::from_secs(60)).await,
+            Ok(mut page) => page.wait_navigated(url, Duration::from_secs(60)).await,
             Err(_) => false,
         };
         if !loaded {
@@ -344,6 +344,17 @@ mod tests {
                 vec!["Google Chrome", "Chromium"]
             );
         }
+    }
+
+    #[test]
+    fn tabs_to_close_are_matched_as_osworld_does() {
+        use crate::checkers::compare_urls;
+        assert!(compare_urls(
+            "https://www.tripadvisor.com/",
+            "https://www.tripadvisor.com"
+        ));
+        assert!(compare_urls("http://a.com/x", "http://A.com/x"));
+        assert!(!compare_urls("https://a.com/x", "https://a.com/y"));
     }
 
     #[test]

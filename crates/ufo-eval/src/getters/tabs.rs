@@ -69,7 +69,7 @@ async fn tabs_oldest_first(cdp: &Cdp) -> Vec<Tab> {
 pub(super) async fn goto(cdp: &Cdp, url: &str) -> Option<Page> {
     let tab = cdp.new_tab(url).await.ok()?;
     let mut page = Page::open(&tab).await.ok()?;
-    if !page.wait_load(LOAD).await {
+    if !page.wait_navigated(url, LOAD).await {
         return None;
     }
     let href = page.eval("location.href").await.ok()?;
