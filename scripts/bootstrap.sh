@@ -58,6 +58,10 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # ufo-eval's run_sqlite3 links the system SQLite (rusqlite without
           # its bundled C amalgamation), the one Python's sqlite3 module uses
           libsqlite3-dev pkg-config
+          # OSWorld's Chrome tasks (tests/chrome.rs): Debian's Chromium stands
+          # in for google-chrome, driven over its DevTools protocol; the
+          # tasks launch socat to forward port 9222, as on OSWorld's VM
+          chromium socat
           # MCP tests: a venv for the Python `mcp` client (Debian's python3,
           # not a pyenv shim) and node for the npm reference servers
           python3-venv

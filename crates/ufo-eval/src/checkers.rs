@@ -47,6 +47,8 @@ use serde_json::{Map, Value};
 mod a11y;
 mod archive;
 mod browser;
+pub(crate) use browser::{compare_urls, py_space};
+pub(crate) use frame::last_row_strings;
 mod cellstyle;
 mod charts;
 mod chrome;

@@ -216,6 +216,17 @@ pub fn installed(program: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The program `words` start: the first word, or what a leading `env`
+/// runs (past its `NAME=VALUE` words).
+pub fn program_of(words: &[String]) -> &str {
+    let mut w = words.iter().map(String::as_str);
+    match w.next() {
+        Some("env") => w.find(|x| !x.contains('=')).unwrap_or("env"),
+        Some(first) => first,
+        None => "",
+    }
+}
+
 /// Whether `program` is a desktop application: a `.desktop` entry of the
 /// system or the user is named after it or runs it, or it is one of
 /// LibreOffice's launchers (`localc`, `soffice`, ..., which the entries

@@ -12,7 +12,9 @@
 //! How agents decide: it runs a session through `ufo-session` like
 //! `ufo run` does, and reads only what a user could check afterwards.
 
+pub mod cdp;
 pub mod checkers;
+pub mod chrome;
 pub mod command;
 pub mod fetch;
 pub mod getters;

@@ -8,7 +8,8 @@
 //!    a related app OSWorld names ([`APPS`]) or a program a `launch` step
 //!    starts (not a shell script's).
 //! 3. `unavailable`: a file the task downloads (`download` steps,
-//!    `cloud_file` getters over http(s)) cannot be had; all of them are
+//!    `cloud_file` getters over http(s), the history database of
+//!    `update_browse_history`) cannot be had; all of them are
 //!    fetched now (into the cache, or found in the mirror), so the setup and
 //!    the getters later read them locally.
 
@@ -119,7 +120,7 @@ fn missing_programs(task: &TaskFile, steps: &[&Step]) -> Vec<String> {
     };
     for s in steps.iter().filter(|s| s.kind == "launch") {
         if let Ok(Cmd::Words(w)) = launch_words(&s.parameters, &places)
-            && !installed(&w[0])
+            && !installed(crate::chrome::program_for(&w[0]))
         {
             note(w[0].clone());
         }
@@ -140,6 +141,9 @@ fn urls(steps: &[&Step], getters: &[Map<String, Value>]) -> Vec<String> {
         for f in files.into_iter().flatten() {
             add(f.get("url").and_then(Value::as_str).unwrap_or_default());
         }
+    }
+    if steps.iter().any(|s| s.kind == "update_browse_history") {
+        add(crate::chrome::HISTORY_DB_URL);
     }
     for g in getters.iter().filter(|g| kind(g) == "cloud_file") {
         match g.get("path") {

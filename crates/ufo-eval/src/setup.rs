@@ -10,6 +10,7 @@
 //! | `activate_window` | `window_name`, `strict`, `timeout` (ours, 30 s: waits for the window) | |
 //! | `close_window` | `window_name`, `strict`, `timeout` | activates it and sends Alt+F4 (OSWorld: `wmctrl -c`) |
 //! | `download` | `files`: `[{url, path}]` | `url` over http(s) through the cache or the mirror ([`crate::fetch`]), or a local path / `file://` |
+//! | `chrome_open_tabs`, `chrome_close_tabs`, `update_browse_history` | | Chrome's, through its DevTools protocol and profile: see [`crate::chrome`] (a `launch` of `google-chrome` runs Debian's `chromium` when Chrome is not installed) |
 //!
 //! As in OSWorld, a step that fails on the desktop (a program that does not
 //! start, a file to open that is missing, a command that fails or times
@@ -19,7 +20,8 @@
 //! Commands follow [`crate::command`] (why a task file may run a shell).
 
 use crate::command::{
-    COMMAND_TIMEOUT, Cmd, command, installed, is_application, launch_words, process, run,
+    COMMAND_TIMEOUT, Cmd, command, installed, is_application, launch_words, process, program_of,
+    run,
 };
 use crate::fetch::{FetchError, Fetcher};
 use crate::task::{Places, Step};
@@ -190,9 +192,13 @@ async fn find_window(
             .list_windows()
             .await
             .map_err(|e| Why::new("cannot list the windows", e))?;
-        let found = windows.into_iter().find(|w| match strict {
-            true => w.title == name,
-            false => w.title.contains(name) || w.app_name == name,
+        // "Google Chrome" is Chromium's window where Chromium stands in.
+        let names = crate::chrome::window_names(name);
+        let found = windows.into_iter().find(|w| {
+            names.iter().any(|name| match strict {
+                true => w.title == *name,
+                false => w.title.contains(name.as_str()) || w.app_name == *name,
+            })
         });
         match found {
             Some(w) => return Ok(w),
@@ -213,6 +219,10 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
     match step.kind.as_str() {
         "launch" => {
             let cmd = launch_words(p, cx.places).map_err(fatal)?;
+            let (cmd, note) = crate::chrome::browser_command(&cmd, cx.places);
+            if let Some(note) = note {
+                tracing::warn!("launch step {index}: {note}");
+            }
             launch(cx, &cmd).await.map_err(|w| Failed::Logged(at(w)))
         }
         "open" => {
@@ -244,8 +254,21 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
         "download" => download(cx.fetcher, cx.places, p)
             .await
             .map_err(|(f, w)| f(at(w))),
+        "chrome_open_tabs" => {
+            let urls = crate::chrome::open_tabs_urls(p).map_err(fatal)?;
+            crate::chrome::open_tabs(cx, &urls)
+                .await
+                .map_err(|m| Failed::Logged(at(m.into())))
+        }
+        "chrome_close_tabs" => {
+            let urls = crate::chrome::close_tabs_urls(p).map_err(fatal)?;
+            crate::chrome::close_tabs(cx, &urls)
+                .await
+                .map_err(|m| Failed::Logged(at(m.into())))
+        }
+        "update_browse_history" => browse_history(cx, p).await.map_err(|(f, w)| f(at(w))),
         other => Err(Failed::Unsupported(at(format!(
-            "step type {other:?} is not supported (launch, open, execute, command, sleep, activate_window, close_window, download)"
+            "step type {other:?} is not supported (launch, open, execute, command, sleep, activate_window, close_window, download, chrome_open_tabs, chrome_close_tabs, update_browse_history)"
         )
         .into()))),
     }
@@ -255,7 +278,7 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
 /// window waited for); anything else started and left running.
 async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
     match cmd {
-        Cmd::Words(words) if is_application(&words[0]) => {
+        Cmd::Words(words) if is_application(program_of(words)) => {
             cx.desktop
                 .launch(words, Duration::from_secs(60))
                 .await
@@ -417,6 +440,43 @@ async fn window(cx: &StepContext<'_>, p: &Map<String, Value>, close: bool) -> Re
 }
 
 type Classify = fn(StepError) -> Failed;
+
+/// `update_browse_history`: OSWorld's history database (through the cache
+/// or the mirror; missing, the task is `unavailable`) with the entries
+/// added, as the profile's `Default/History`.
+async fn browse_history(
+    cx: &StepContext<'_>,
+    p: &Map<String, Value>,
+) -> Result<(), (Classify, Why)> {
+    let fatal: Classify = Failed::Fatal;
+    let visits = crate::chrome::history_entries(p).map_err(|m| (fatal, m.into()))?;
+    let url = crate::chrome::HISTORY_DB_URL;
+    let template = cx.fetcher.fetch(url).await.map_err(|e: FetchError| {
+        let why = Why {
+            message: e.to_string(),
+            source: e.source,
+        };
+        (Failed::Unavailable as Classify, why)
+    })?;
+    // OSWorld adds to its cached copy (`history_new.sqlite`), kept for the
+    // task's later steps.
+    let db = cx.cache.join("history_new.sqlite");
+    if !db.is_file() {
+        copy(&template, &db).map_err(|w| (fatal, w))?;
+    }
+    crate::chrome::add_history(&db, &visits).map_err(|m| (fatal, m.into()))?;
+    let dest = crate::chrome::history_path(cx.places);
+    copy(&db, &dest).map_err(|w| (fatal, w))?;
+    cx.places.give(&dest).map_err(|e| {
+        (
+            fatal,
+            Why::new(
+                format!("cannot give {} to the task's account", dest.display()),
+                e,
+            ),
+        )
+    })
+}
 
 /// `download`: each `{url, path}`; a URL through the fetcher (a file it
 /// cannot have makes the task `unavailable`), a local path or `file://`

@@ -301,9 +301,15 @@ pub(super) fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckErr
     }
 }
 
+/// OSWorld's `compare_urls` on two strings (a URL Python's `urlparse`
+/// refuses equals nothing).
+pub(crate) fn compare_urls(a: &str, b: &str) -> bool {
+    matches!((normalize_url(a), normalize_url(b)), (Ok(x), Ok(y)) if x == y)
+}
+
 /// Python's `str.isspace` for one character (Unicode White_Space and the
 /// ASCII separators U+001C..U+001F).
-pub(super) fn py_space(c: char) -> bool {
+pub(crate) fn py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 

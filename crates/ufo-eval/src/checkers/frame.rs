@@ -206,6 +206,43 @@ fn frame(grid: &Grid) -> Frame {
     }
 }
 
+/// `pd.read_excel(path).iloc[-1].astype(str).tolist()` (OSWorld's
+/// `content_from_vm_file` with `last_row`): the first sheet's last row,
+/// each value as its column's dtype writes it (`5`, `5.0`, `nan`, `True`).
+/// `Ok(None)` where pandas raises (no rows, a file it cannot read); an
+/// error for a sheet with dates, which pandas holds as Timestamps
+/// (`2024-01-31 00:00:00`) and this reader as serial numbers.
+pub(crate) fn last_row_strings(path: &std::path::Path) -> Result<Option<Vec<String>>, String> {
+    use calamine::{Data, Reader};
+    if let Ok(mut wb) = calamine::open_workbook_auto(path)
+        && let Some(first) = wb.sheet_names().first().cloned()
+        && let Ok(range) = wb.worksheet_range(&first)
+        && range
+            .used_cells()
+            .any(|(_, _, d)| matches!(d, Data::DateTime(_) | Data::DateTimeIso(_)))
+    {
+        return Err(
+            "the sheet has dates, which pandas writes as Timestamps; not reproduced".into(),
+        );
+    }
+    let Some(book) = super::workbook::Book::load(path) else {
+        return Ok(None);
+    };
+    let Some(grid) = book.sheets.first() else {
+        return Ok(None);
+    };
+    let f = frame(grid);
+    let Some(last) = f.rows.checked_sub(1) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        f.columns
+            .iter()
+            .map(|(_, vals)| vals.get(last).map_or_else(|| "nan".to_owned(), label))
+            .collect(),
+    ))
+}
+
 /// Python's `str()` of a column name.
 fn label(v: &V) -> String {
     match v {
