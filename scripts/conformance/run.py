@@ -320,7 +320,9 @@ def write_report(a, results, version, head, ufo):
              "",
              f"- date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}",
              f"- machine: {platform.node()} ({platform.system()} {platform.release()}, {os.cpu_count()} cores, {_os_release()})",
-             f"- command: `scripts/conformance/run.py --ufo {ufo}`" + (f" --only {a.only}" if a.only else ""),
+             f"- command: `scripts/conformance/run.py --ufo {ufo}"
+             + (f" --desktop-args={a.desktop_args!r}" if a.desktop_args else "") + "`"
+             + (f" --only {a.only}" if a.only else ""),
              f"- ufo: `{version}`" + (f", built from {a.ufo_source}" if a.ufo_source else "") + f"; suite at {head}",
              f"- result: {sum(r['status'] == 'pass' for r in results)} of {len(results)} checks pass",
              "", "## Table", "",
