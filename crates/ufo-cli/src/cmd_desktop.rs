@@ -29,12 +29,10 @@ pub(crate) enum DesktopCommand {
         /// Run a window manager in the desktop (e.g. xfwm4); none by default.
         #[arg(long, value_name = "PROGRAM")]
         wm: Option<String>,
-        /// Keep GTK's animations on. They are off by default: steps do not
-        /// wait for them and screenshots do not catch them half-way.
-        #[arg(long, conflicts_with = "no_animations")]
-        animations: bool,
-        /// Turn GTK's animations off (the default; kept for older scripts).
-        #[arg(long, hide = true)]
+        /// Turn GTK's animations off: steps do not wait for them and
+        /// screenshots do not catch them half-way (see docs/ARCHITECTURE.md
+        /// for what is known to go wrong with them off).
+        #[arg(long)]
         no_animations: bool,
         /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
         #[arg(long)]
@@ -132,8 +130,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             name,
             size,
             wm,
-            animations,
-            no_animations: _,
+            no_animations,
             state_dir,
         } => {
             let (w, h) = parse_size(&size)?;
@@ -142,7 +139,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
                 screen: (w, h, 24),
                 state_root: root(state_dir),
                 window_manager: wm,
-                animations,
+                no_animations,
                 ..DesktopOptions::default()
             })
             .await

@@ -68,6 +68,7 @@ mod pil;
 mod pivot;
 mod pptx;
 mod selector;
+pub(crate) use selector::NAMESPACES;
 mod settings;
 mod sheetprops;
 mod similarity;

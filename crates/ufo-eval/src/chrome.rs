@@ -39,7 +39,6 @@
 
 use crate::cdp::{Cdp, Page};
 use crate::command::{Cmd, installed};
-use crate::setup::StepContext;
 use crate::task::Places;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -190,8 +189,8 @@ pub(crate) fn close_tabs_urls(p: &Map<String, Value>) -> Result<Vec<String>, Str
 /// `chrome_open_tabs`: each URL in a new tab; the tab open before is
 /// closed after the first. Pages that do not load within 60 s are named in
 /// the error (the tabs stay, as OSWorld's).
-pub(crate) async fn open_tabs(cx: &StepContext<'_>, urls: &[String]) -> Result<(), String> {
-    let cdp = Cdp::find(&profiles(cx.places), FIND)
+pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), String> {
+    let cdp = Cdp::find(&profiles(places), FIND)
         .await
         .map_err(|e| e.to_string())?;
     let before = cdp.tabs().await.map_err(|e| e.to_string())?;
@@ -222,9 +221,9 @@ pub(crate) async fn open_tabs(cx: &StepContext<'_>, urls: &[String]) -> Result<(
 }
 
 /// `chrome_close_tabs`: for each URL, the first tab showing it is closed.
-pub(crate) async fn close_tabs(cx: &StepContext<'_>, urls: &[String]) -> Result<(), String> {
+pub(crate) async fn close_tabs(places: &Places, urls: &[String]) -> Result<(), String> {
     tokio::time::sleep(Duration::from_secs(5)).await;
-    let cdp = Cdp::find(&profiles(cx.places), FIND)
+    let cdp = Cdp::find(&profiles(places), FIND)
         .await
         .map_err(|e| e.to_string())?;
     for url in urls {

@@ -256,13 +256,13 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
             .map_err(|(f, w)| f(at(w))),
         "chrome_open_tabs" => {
             let urls = crate::chrome::open_tabs_urls(p).map_err(fatal)?;
-            crate::chrome::open_tabs(cx, &urls)
+            crate::chrome::open_tabs(cx.places, &urls)
                 .await
                 .map_err(|m| Failed::Logged(at(m.into())))
         }
         "chrome_close_tabs" => {
             let urls = crate::chrome::close_tabs_urls(p).map_err(fatal)?;
-            crate::chrome::close_tabs(cx, &urls)
+            crate::chrome::close_tabs(cx.places, &urls)
                 .await
                 .map_err(|m| Failed::Logged(at(m.into())))
         }

@@ -15,8 +15,9 @@
 
 use roxmltree::Node;
 
-/// OSWorld's prefixes for the AT-SPI accessibility tree namespaces.
-const NS_MAP: &[(&str, &str)] = &[
+/// OSWorld's prefixes for the AT-SPI accessibility tree namespaces, as its
+/// checkers bind them (and as the `accessibility_tree` getter writes them).
+pub(crate) const NAMESPACES: &[(&str, &str)] = &[
     ("st", "uri:deskat:state.at-spi.gnome.org"),
     ("attr", "uri:deskat:attributes.at-spi.gnome.org"),
     ("cp", "uri:deskat:component.at-spi.gnome.org"),
@@ -430,7 +431,7 @@ fn parse_nth(arg: &str) -> Option<(i64, i64)> {
 }
 
 fn resolve<'n>(node: Node<'n, '_>, prefix: &str) -> Option<&'n str> {
-    NS_MAP
+    NAMESPACES
         .iter()
         .find(|(p, _)| *p == prefix)
         .map(|(_, uri)| *uri)

@@ -33,22 +33,11 @@
 //! (`attr:id`, `attr:class`, used by some Thunderbird selectors), actions
 //! (`act:`), `image`, and `val:min`/`max`/`step`.
 
+use crate::checkers::NAMESPACES;
 use serde_json::Value;
 use std::fmt::Write as _;
 use ufo_core::{UiNode, UiTree};
 use ufo_desktop::{Backend, TreeBudget};
-
-/// OSWorld's prefixes and the namespaces its checkers bind them to.
-pub(crate) const NAMESPACES: &[(&str, &str)] = &[
-    ("st", "uri:deskat:state.at-spi.gnome.org"),
-    ("attr", "uri:deskat:attributes.at-spi.gnome.org"),
-    ("cp", "uri:deskat:component.at-spi.gnome.org"),
-    ("doc", "uri:deskat:document.at-spi.gnome.org"),
-    ("docattr", "uri:deskat:attributes.document.at-spi.gnome.org"),
-    ("txt", "uri:deskat:text.at-spi.gnome.org"),
-    ("val", "uri:deskat:value.at-spi.gnome.org"),
-    ("act", "uri:deskat:action.at-spi.gnome.org"),
-];
 
 /// One application and its windows' trees.
 pub(crate) struct App {

@@ -248,6 +248,16 @@ pub(super) fn profile_getter(cx: &Profile<'_>, spec: &Map<String, Value>) -> Opt
 mod tests {
     use super::*;
 
+    /// A task's places and output folder inside `dir`.
+    fn places_in(dir: &std::path::Path) -> (Places, std::path::PathBuf) {
+        let places = Places {
+            work: dir.join("w"),
+            suite: dir.into(),
+            home: None,
+        };
+        (places, dir.join("out"))
+    }
+
     fn spec(kind: &str) -> Map<String, Value> {
         json!({"type": kind, "dest": "x"})
             .as_object()
@@ -258,12 +268,7 @@ mod tests {
     #[test]
     fn preferences_are_read_with_osworlds_fallbacks() {
         let dir = tempfile::tempdir().unwrap();
-        let places = Places {
-            work: dir.path().join("w"),
-            suite: dir.path().into(),
-            home: None,
-        };
-        let out = dir.path().join("out");
+        let (places, out) = places_in(dir.path());
         let cx = Profile {
             places: &places,
             out: &out,
@@ -328,12 +333,7 @@ mod tests {
     #[test]
     fn databases_are_read_from_a_copy_as_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let places = Places {
-            work: dir.path().join("w"),
-            suite: dir.path().into(),
-            home: None,
-        };
-        let out = dir.path().join("out");
+        let (places, out) = places_in(dir.path());
         let cx = Profile {
             places: &places,
             out: &out,
