@@ -53,6 +53,8 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # uses it, util-linux's unshare/nsenter for the private /home/user
           dconf-gsettings-backend dconf-service libglib2.0-bin python3-xlib
           util-linux procps
+          # close_window as on OSWorld's VM: wmctrl -c
+          wmctrl
           # `python` as OSWorld's tasks call it (python3, as on its VM)
           python-is-python3
           # ufo-eval's run_sqlite3 links the system SQLite (rusqlite without

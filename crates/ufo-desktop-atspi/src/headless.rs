@@ -28,6 +28,7 @@ mod gtk_settings;
 mod launch;
 mod processes;
 mod start;
+mod sudo;
 
 pub use account::{DesktopUser, Sandbox, TASK_ACCOUNT, TASK_HOME};
 pub use error::HeadlessError;

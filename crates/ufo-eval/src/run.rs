@@ -376,7 +376,7 @@ async fn start_task_desktop(
         }
         None => None,
     };
-    let places = Places {
+    let mut places = Places {
         work,
         // Absolute: a relative path of a task is in its home.
         suite: task
@@ -388,6 +388,7 @@ async fn start_task_desktop(
             at: u.home_at.clone(),
             uid: u.uid,
             gid: u.gid,
+            tmp: None,
         }),
     };
     let (w, h) = opts.desktop.screen;
@@ -406,6 +407,9 @@ async fn start_task_desktop(
     })
     .await
     .map_err(|e| render(&e))?;
+    if let (Some(h), Some(s)) = (&mut places.home, &desktop.state().sandbox) {
+        h.tmp = s.host_tmp.clone();
+    }
     Ok((places, desktop))
 }
 

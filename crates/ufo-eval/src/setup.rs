@@ -8,7 +8,7 @@
 //! | `execute`, `command` | `command`, `shell`, `until`, `stdout`, `stderr`, `timeout` (ours) | runs to completion, at most 120 s; a non-zero exit is logged; `until` (`returncode`, `stdout`, `stderr`) repeats it every 0.3 s until it holds or 5 runs failed; `stdout`/`stderr` name files in the task's cache folder that get the output |
 //! | `sleep` | `seconds` | |
 //! | `activate_window` | `window_name`, `strict`, `timeout` (ours, 30 s: waits for the window) | |
-//! | `close_window` | `window_name`, `strict`, `timeout` | activates it and sends Alt+F4 (OSWorld: `wmctrl -c`) |
+//! | `close_window` | `window_name`, `strict`, `timeout` | as OSWorld's `wmctrl -c`: the window found is asked to close through the window manager (Alt+F4 on it when wmctrl is missing), and confirmed gone within 5 s |
 //! | `download` | `files`: `[{url, path}]` | `url` over http(s) through the cache or the mirror ([`crate::fetch`]), or a local path / `file://` |
 //! | `chrome_open_tabs`, `chrome_close_tabs`, `update_browse_history` | | Chrome's, through its DevTools protocol and profile: see [`crate::chrome`] (a `launch` of `google-chrome` runs Debian's `chromium` when Chrome is not installed) |
 //!
@@ -424,19 +424,65 @@ async fn execute(
 
 async fn window(cx: &StepContext<'_>, p: &Map<String, Value>, close: bool) -> Result<(), Why> {
     let w = find_window(cx.backend, p).await?;
-    cx.backend
-        .activate_window(&w)
-        .await
-        .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e))?;
-    if close {
-        let keys = ufo_desktop::keyparse::parse_keys("%{F4}")
-            .map_err(|e| Why::new("cannot make Alt+F4", e))?;
-        cx.backend
-            .send_keys(&keys)
+    match close {
+        false => cx
+            .backend
+            .activate_window(&w)
             .await
-            .map_err(|e| Why::new(format!("cannot close {:?}", w.title), e))?;
+            .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e)),
+        true => close_window(cx, &w).await,
     }
-    Ok(())
+}
+
+/// `close_window`: as OSWorld's `wmctrl -c`, a polite request through the
+/// window manager (`_NET_CLOSE_WINDOW`; the application may ask to save
+/// first), for the window found; without wmctrl, Alt+F4 on it. Confirmed:
+/// the window is gone within 5 s, or the step says it is still open.
+async fn close_window(cx: &StepContext<'_>, w: &ufo_core::WindowInfo) -> Result<(), Why> {
+    match installed("wmctrl") {
+        // By its X id when known (the title may repeat), else its exact title.
+        true => {
+            let mut words = vec!["wmctrl".to_owned()];
+            match w.native_id {
+                Some(id) => words.extend(["-i".into(), "-c".into(), format!("{id:#x}")]),
+                None => words.extend(["-F".into(), "-c".into(), w.title.clone()]),
+            }
+            let cmd = Cmd::Words(words);
+            let out = run(cx.desktop, cx.places, &cmd, Duration::from_secs(10)).await?;
+            if out.code != 0 {
+                return Err(format!("{} failed ({}): {}", cmd.display(), out.code, out.stderr.trim()).into());
+            }
+        }
+        false => {
+            cx.backend
+                .activate_window(w)
+                .await
+                .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e))?;
+            let keys = ufo_desktop::keyparse::parse_keys("%{F4}")
+                .map_err(|e| Why::new("cannot make Alt+F4", e))?;
+            cx.backend
+                .send_keys(&keys)
+                .await
+                .map_err(|e| Why::new(format!("cannot close {:?} (wmctrl is not installed; Alt+F4)", w.title), e))?;
+        }
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let open = cx
+            .backend
+            .list_windows()
+            .await
+            .map_err(|e| Why::new("cannot list the windows", e))?
+            .iter()
+            .any(|o| o.handle == w.handle);
+        if !open {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!("{:?} is still open 5 s after it was asked to close (a dialog asking to save?)", w.title).into());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 type Classify = fn(StepError) -> Failed;

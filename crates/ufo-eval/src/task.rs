@@ -213,6 +213,8 @@ pub struct TaskHome {
     pub uid: u32,
     /// The account's group id.
     pub gid: u32,
+    /// The host folder that is the desktop's own `/tmp`, once it runs.
+    pub tmp: Option<PathBuf>,
 }
 
 impl Places {
@@ -249,29 +251,36 @@ impl Places {
 
     /// A path parameter as this process reads and writes it: what the
     /// task's programs see in their home (`/home/user/...`) is in
-    /// [`Places::work`].
+    /// [`Places::work`], what they see in `/tmp` in their own `/tmp`
+    /// folder ([`TaskHome::tmp`]).
     pub fn path(&self, s: &str) -> PathBuf {
         let p = self.desktop_path(s);
-        match &self.home {
-            Some(h) => match p.strip_prefix(&h.at) {
-                Ok(rest) => self.work.join(rest),
-                Err(_) => p,
-            },
-            None => p,
+        let Some(h) = &self.home else {
+            return p;
+        };
+        if let Ok(rest) = p.strip_prefix(&h.at) {
+            return self.work.join(rest);
+        }
+        match (&h.tmp, p.strip_prefix("/tmp")) {
+            (Some(tmp), Ok(rest)) => tmp.join(rest),
+            _ => p,
         }
     }
 
-    /// Gives `path`, written by this process in the task's home, and the
-    /// folders between it and the home, to the task's account (its
-    /// programs may change what setup put there).
+    /// Gives `path`, written by this process in the task's home or its
+    /// `/tmp`, and the folders between it and there, to the task's account
+    /// (its programs may change what setup put there).
     pub fn give(&self, path: &Path) -> std::io::Result<()> {
         let Some(h) = &self.home else {
             return Ok(());
         };
-        let Ok(rest) = path.strip_prefix(&self.work) else {
-            return Ok(());
+        let tmp = h.tmp.as_ref().and_then(|t| Some((t, path.strip_prefix(t).ok()?)));
+        let (base, rest) = match (path.strip_prefix(&self.work), tmp) {
+            (Ok(rest), _) => (&self.work, rest),
+            (Err(_), Some((t, rest))) => (t, rest),
+            (Err(_), None) => return Ok(()),
         };
-        let mut at = self.work.clone();
+        let mut at = base.clone();
         for part in rest.components() {
             at.push(part);
             std::os::unix::fs::lchown(&at, Some(h.uid), Some(h.gid))?;
@@ -326,6 +335,7 @@ mod tests {
             at: "/home/user".into(),
             uid: 5,
             gid: 5,
+            tmp: Some("/state/tmp".into()),
         });
         assert_eq!(places.expand("~/a.txt"), "/home/user/a.txt");
         assert_eq!(places.expand_vars("cd $WORK"), "cd /home/user");
@@ -336,7 +346,9 @@ mod tests {
         assert_eq!(places.path("~/x"), Path::new("/w/x"));
         assert_eq!(places.path("x"), Path::new("/w/x"));
         assert_eq!(places.desktop_path("x"), Path::new("/home/user/x"));
-        assert_eq!(places.path("/tmp/x"), Path::new("/tmp/x"));
+        // Its /tmp is its own.
+        assert_eq!(places.path("/tmp/x"), Path::new("/state/tmp/x"));
+        assert_eq!(places.path("/var/x"), Path::new("/var/x"));
         assert_eq!(places.path("$SUITE/f"), Path::new("/s/f"));
     }
 }

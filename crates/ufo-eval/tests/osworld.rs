@@ -222,7 +222,9 @@ async fn setup_runs_as_osworld_runs_it() {
         {"type": "sleep", "parameters": {"seconds": 0.5}},
         // The desktop's default opener, as OSWorld's `xdg-open`.
         {"type": "open", "parameters": {"path": "~/dl/b.txt"}},
-        {"type": "activate_window", "parameters": {"window_name": "b.txt"}}
+        {"type": "activate_window", "parameters": {"window_name": "b.txt"}},
+        // As OSWorld's `wmctrl -c`: the window goes (confirmed, or a problem).
+        {"type": "close_window", "parameters": {"window_name": "b.txt"}}
     ]);
     let cat = |f: &str| json!({"type": "vm_command_line", "command": ["cat", f]});
     // As root the task's home is /home/user (its account's); else its folder.
@@ -233,14 +235,17 @@ async fn setup_runs_as_osworld_runs_it() {
     let rule = |t: &str| json!({"type": "rule", "rules": {"expected": t}});
     let t = json!({"id": "setup", "instruction": "Nothing.", "source": "ufo-rs", "related_apps": ["os"],
         "config": config_steps,
-        "evaluator": {"func": ["exact_match", "exact_match", "exact_match", "compare_text_file"],
+        "evaluator": {"func": ["exact_match", "exact_match", "exact_match", "compare_text_file", "check_include_exclude"],
             "result": [cat("~/shell.txt"), cat("~/dl/b.txt"), cat("~/launched.txt"),
                 // The list form: the file `gives` names (the second), not the first.
                 {"type": "vm_file", "multi": true, "path": ["~/shell.txt", "~/dl/b.txt"],
-                 "dest": ["s.txt", "b.txt"], "gives": [1]}],
+                 "dest": ["s.txt", "b.txt"], "gives": [1]},
+                // The window list outside ufo: the closed editor is not in it.
+                {"type": "vm_command_line", "command": ["wmctrl", "-l"]}],
             "expected": [rule(&format!("a  b|{home}\nsecond\n")), rule("mirrored"), rule("started\n"),
                 {"type": "cloud_file", "path": "https://files.example/a/b.txt?id=1&export=download",
-                 "dest": "b-expected.txt"}]}});
+                 "dest": "b-expected.txt"},
+                {"type": "rule", "rules": {"include": [], "exclude": ["b.txt"]}}]}});
     write(&root.path().join("tasks/os/setup.json"), &t);
     let (tasks, errors) = load_suite(&root.path().join("tasks"));
     assert!(errors.is_empty(), "{errors:?}");

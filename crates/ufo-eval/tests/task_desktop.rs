@@ -6,7 +6,8 @@
 //! GSettings key, launches a GTK 2 application (whose window ufo, as root,
 //! reads through the accessibility bus) and reads it all back
 //! through getters, with Python's `Xlib` (as `pyautogui`) on a 1920×1080
-//! screen and a window manager; the second sees none of it.
+//! screen and a window manager, writes to its own `/tmp` and uses `sudo` as
+//! OSWorld's tasks do; the second sees none of it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -33,6 +34,9 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     assert_eq!(desktop.screen, (1920, 1080));
     let host_file = Path::new("/home/user/Desktop/ufo-home-test.txt");
     assert!(!host_file.exists(), "left by an earlier run: {host_file:?}");
+    // Each task writes its own /tmp/ufo-tmp-test.txt; none reaches the host's.
+    let host_tmp_file = Path::new("/tmp/ufo-tmp-test.txt");
+    let _ = std::fs::remove_file(host_tmp_file);
 
     let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/task-desktop");
     let (tasks, errors) = load_suite(&suite);
@@ -59,7 +63,9 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
         // Every checker held: the file is in the task's home, gsettings
         // kept the key, gpicview runs as ufo-task, Xlib connected to a
         // 1920×1080 screen, the downloaded file was the account's to
-        // change, a window manager runs; the other task saw none of it.
+        // change, a window manager runs, /tmp is the task's own, `sudo`
+        // installs nothing new and makes a folder as the account; the other
+        // task saw none of it.
         assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:?}");
         // gpicview (GTK 2) registered on the accessibility bus, and ufo
         // (root) reads its window: its launch and `activate_window` wait
@@ -80,6 +86,7 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     assert_eq!(owner(&a.join("Documents/hello.txt")), account);
     assert_eq!(owner(&a.join(".Xauthority")), account);
     assert!(!host_file.exists());
+    assert!(!host_tmp_file.exists(), "a task's /tmp file reached the host's /tmp");
     assert!(!out.path().join("os/home-b/work/Desktop").exists());
     assert!(out.path().join("os/home-b/work/mine-b.txt").is_file());
 }

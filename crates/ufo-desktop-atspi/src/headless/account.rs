@@ -120,15 +120,27 @@ pub struct Sandbox {
     pub namespace_pid: u32,
     /// The host folder mounted at [`DesktopUser::home_at`].
     pub host_home: PathBuf,
+    /// The host folder mounted at `/tmp` for the desktop's programs (its
+    /// own `/tmp`, as a VM's), when it has one.
+    #[serde(default)]
+    pub host_tmp: Option<PathBuf>,
+    /// A folder put first on the programs' `PATH` (the `sudo` of
+    /// [`super::sudo`]), when there is one.
+    #[serde(default)]
+    pub bin: Option<PathBuf>,
 }
 
 impl Sandbox {
     /// `path` as the host sees it: under [`DesktopUser::home_at`], the same
     /// place in [`Sandbox::host_home`]; anything else as it is.
+    /// Under `/tmp`, the desktop's own `/tmp` folder when it has one.
     pub fn host_path(&self, path: &Path) -> PathBuf {
-        match path.strip_prefix(&self.user.home_at) {
-            Ok(rest) => self.host_home.join(rest),
-            Err(_) => path.to_path_buf(),
+        if let Ok(rest) = path.strip_prefix(&self.user.home_at) {
+            return self.host_home.join(rest);
+        }
+        match (&self.host_tmp, path.strip_prefix("/tmp")) {
+            (Some(tmp), Ok(rest)) => tmp.join(rest),
+            _ => path.to_path_buf(),
         }
     }
 
@@ -176,7 +188,9 @@ pub(super) fn command(sandbox: Option<&Sandbox>, program: &OsStr, dir: Option<&P
         .env("USER", &s.user.name)
         .env("LOGNAME", &s.user.name);
     if let Some(path) = std::env::var_os("PATH") {
-        cmd.env("PATH", searchable_by_all(&path));
+        let mut dirs: Vec<PathBuf> = s.bin.iter().cloned().collect();
+        dirs.extend(std::env::split_paths(&searchable_by_all(&path)));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap_or_default());
     }
     cmd
 }
@@ -282,14 +296,78 @@ pub(super) fn private_namespace(
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
+    let host_tmp = match private_tmp(pid, state_dir) {
+        Ok(tmp) => tmp,
+        Err(e) => {
+            let _ = holder.kill();
+            return Err(e);
+        }
+    };
+    let bin = super::sudo::write(state_dir)?;
     Ok((
         holder,
         Sandbox {
             user: user.clone(),
             namespace_pid: pid,
             host_home: host_home.to_path_buf(),
+            host_tmp: Some(host_tmp),
+            bin: Some(bin),
         },
     ))
+}
+
+/// Gives the namespace of process `pid` a `/tmp` of its own, as a VM has:
+/// the folder `tmp` of `state_dir`, sticky and writable by all, mounted at
+/// `/tmp`. Two desktops run as the same account otherwise meet there:
+/// LibreOffice finds a running instance by a socket in `/tmp` named after
+/// the account and its profile's path (the same `/home/user/...` in every
+/// task), and hands its documents to the other desktop's. Seen through it
+/// as before: the X servers' socket folder (`/tmp/.X11-unix`, the host's),
+/// and `state_dir` itself when it is under `/tmp` (the buses' sockets).
+fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = state_dir.join("tmp");
+    let sticky = |d: &Path| {
+        std::fs::create_dir_all(d)
+            .and_then(|()| std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o1777)))
+            .map_err(io_err(format!("making {}", d.display())))
+    };
+    sticky(&tmp)?;
+    super::x11_socket_dir()?;
+    sticky(&tmp.join(".X11-unix"))?;
+    let mut binds: Vec<(PathBuf, PathBuf)> =
+        vec![("/tmp/.X11-unix".into(), tmp.join(".X11-unix"))];
+    let state = std::path::absolute(state_dir).map_err(io_err("resolving the state folder"))?;
+    if let Ok(rest) = state.strip_prefix("/tmp") {
+        let at = tmp.join(rest);
+        std::fs::create_dir_all(&at).map_err(io_err(format!("making {}", at.display())))?;
+        binds.push((state.clone(), at));
+    }
+    binds.push((tmp.clone(), "/tmp".into()));
+    for (from, to) in binds {
+        let out = Command::new("nsenter")
+            .arg(format!("--target={pid}"))
+            .args(["--mount", "--", "mount", "--bind"])
+            .arg(&from)
+            .arg(&to)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(io_err("running nsenter (util-linux)"))?;
+        if !out.status.success() {
+            return Err(HeadlessError::StartFailed {
+                component: "the desktop's own /tmp".into(),
+                detail: format!(
+                    "mount --bind {} {} failed ({}): {}",
+                    from.display(),
+                    to.display(),
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+                source: None,
+            });
+        }
+    }
+    Ok(tmp)
 }
 
 /// The session bus's configuration for a desktop run as an account: the
@@ -407,6 +485,8 @@ mod tests {
             },
             namespace_pid: 1,
             host_home: "/out/t/work".into(),
+            host_tmp: Some("/state/tmp".into()),
+            bin: Some("/state/bin".into()),
         };
         assert_eq!(
             s.host_path(Path::new("/home/user/Desktop/a.txt")),
@@ -416,7 +496,8 @@ mod tests {
             s.host_path(Path::new("/home/userx")),
             Path::new("/home/userx")
         );
-        assert_eq!(s.host_path(Path::new("/tmp/a")), Path::new("/tmp/a"));
+        assert_eq!(s.host_path(Path::new("/tmp/a")), Path::new("/state/tmp/a"));
+        assert_eq!(s.host_path(Path::new("/var/a")), Path::new("/var/a"));
         let cmd = command(
             Some(&s),
             OsStr::new("gsettings"),
@@ -439,5 +520,8 @@ mod tests {
                 "gsettings"
             ]
         );
+        // The desktop's own `sudo` comes first.
+        let path = cmd.get_envs().find(|(k, _)| *k == "PATH").and_then(|(_, v)| v);
+        assert!(path.unwrap().to_string_lossy().starts_with("/state/bin:"), "{path:?}");
     }
 }

@@ -59,6 +59,7 @@ pub(super) async fn set_edit_text(
         return set_password(b, ctx, &c, &text, clear, mark).await;
     }
     let before = b.read_text(h).await.ok();
+    let set_at = Instant::now();
     let direct = if clear {
         b.set_text(h, &text).await
     } else {
@@ -120,11 +121,19 @@ pub(super) async fn set_edit_text(
             },
         )));
     }
-    // The application may still be acting on the new text (a GTK 3 Save
-    // dialog switches its file list to a typed folder): the next key waits
-    // until it is quiet, or it is lost (mousepad: the first {ENTER} after
-    // setting the Name field was dropped 3 times of 3).
+    // The application may still be acting on the new text: the next key
+    // waits until it is quiet, or it is lost.
     settle(b, ctx, mark).await;
+    // A dialog may act on it later still, and silently: a GTK 3 file
+    // chooser updates its selection 150 ms after its name changes
+    // (LOCATION_CHANGED_TIMEOUT), and an {ENTER} before that is lost
+    // (mousepad's Save dialog: an {ENTER} 0.1 s after the name was set
+    // saved nothing, one 0.15 s or later saved, on a desktop without
+    // animations, whose steps settle sooner).
+    if ctx.window.as_ref().is_some_and(|w| w.dialog) {
+        let rest = DIALOG_TEXT_QUIET.saturating_sub(set_at.elapsed());
+        sleep(rest).await;
+    }
     let shown = match kind {
         TextKind::Masked => "●".repeat(got.chars().count()),
         _ => got,
@@ -134,6 +143,10 @@ pub(super) async fn set_edit_text(
         "confirmed": "the control reads back the text",
     }))
 }
+
+/// How long after a dialog's field was set `set_edit_text` returns at the
+/// earliest (see its use).
+const DIALOG_TEXT_QUIET: Duration = Duration::from_millis(300);
 
 /// A control that holds no text a person could type (a label, a button, a
 /// menu item, a tab): typing "into" it would go wherever the keyboard is
