@@ -42,6 +42,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # GTK 2 applications (tests/hands.rs): they join the accessibility
           # bus through the gail and atk-bridge modules
           gtk2.0-examples libgail-common gpicview
+          # VLC, which refuses to run as root, on a task desktop as its
+          # account (crates/ufo-eval/tests/task_desktop.rs)
+          vlc
           # a Qt file manager whose view buttons are checkable tool buttons
           # (tests/hands.rs)
           pcmanfm-qt

@@ -29,10 +29,12 @@ pub(crate) enum DesktopCommand {
         /// Run a window manager in the desktop (e.g. xfwm4); none by default.
         #[arg(long, value_name = "PROGRAM")]
         wm: Option<String>,
-        /// Turn GTK's animations off: steps do not wait for them and
-        /// screenshots do not catch them half-way (see docs/ARCHITECTURE.md
-        /// for what is known to go wrong with them off).
-        #[arg(long)]
+        /// Keep GTK's animations on. They are off by default: steps do not
+        /// wait for them and screenshots do not catch them half-way.
+        #[arg(long, conflicts_with = "no_animations")]
+        animations: bool,
+        /// Turn GTK's animations off (the default; kept for older scripts).
+        #[arg(long, hide = true)]
         no_animations: bool,
         /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
         #[arg(long)]
@@ -130,7 +132,8 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             name,
             size,
             wm,
-            no_animations,
+            animations,
+            no_animations: _,
             state_dir,
         } => {
             let (w, h) = parse_size(&size)?;
@@ -139,7 +142,7 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
                 screen: (w, h, 24),
                 state_root: root(state_dir),
                 window_manager: wm,
-                no_animations,
+                animations,
                 ..DesktopOptions::default()
             })
             .await

@@ -76,11 +76,9 @@ pub struct DesktopOptions {
     /// home (`home`, else a folder in the state directory) mounted at
     /// [`DesktopUser::home_at`] in a private mount namespace. Needs root.
     pub user: Option<DesktopUser>,
-    /// Turn GTK's animations off (see `headless/gtk_settings.rs`): steps
-    /// no longer wait for them. Off by default: with them off, an {ENTER}
-    /// sent right after a GTK 3 Save dialog's name was set was lost 2 times
-    /// of 3 (mousepad, abiword), a cause not yet understood.
-    pub no_animations: bool,
+    /// Keep GTK's animations on. Off by default (see
+    /// `headless/gtk_settings.rs`): steps do not wait for them.
+    pub animations: bool,
 }
 
 impl Default for DesktopOptions {
@@ -94,7 +92,7 @@ impl Default for DesktopOptions {
             window_manager: None,
             home: None,
             user: None,
-            no_animations: false,
+            animations: false,
         }
     }
 }
@@ -418,7 +416,7 @@ impl HeadlessDesktop {
                 .await?;
         }
         let id = run.id.clone();
-        let gtk_settings = gtk_settings::when(opts.no_animations, &state_dir)
+        let gtk_settings = gtk_settings::when(!opts.animations, &state_dir)
             .map_err(io_err("writing the GTK settings"))?;
         let state = DesktopState {
             name: opts.name.clone(),

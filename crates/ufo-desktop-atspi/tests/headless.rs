@@ -28,13 +28,10 @@ fn config_dirs(pid: u32) -> Option<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_desktop_without_animations_gives_its_applications_gtk_settings_saying_so() {
-    let d = ufo_desktop_atspi::HeadlessDesktop::start(ufo_desktop_atspi::DesktopOptions {
-        no_animations: true,
-        ..ufo_testkit::test_options("no-anim")
-    })
-    .await
-    .unwrap();
+async fn a_desktop_gives_its_applications_gtk_settings_without_animations() {
+    let d = ufo_desktop_atspi::HeadlessDesktop::start(ufo_testkit::test_options("no-anim"))
+        .await
+        .unwrap();
     let calc = ufo_testkit::launch(&d, &["gnome-calculator"]).await;
     // Its configuration folders end with the desktop's, whose settings
     // turn GTK's animations off.
@@ -48,10 +45,15 @@ async fn a_desktop_without_animations_gives_its_applications_gtk_settings_saying
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
-    let (a, b) = tokio::join!(
-        ufo_testkit::start_desktop("iso-a"),
-        ufo_testkit::start_desktop("iso-b")
-    );
+    let animated = async {
+        ufo_desktop_atspi::HeadlessDesktop::start(ufo_desktop_atspi::DesktopOptions {
+            animations: true,
+            ..ufo_testkit::test_options("iso-b")
+        })
+        .await
+        .unwrap()
+    };
+    let (a, b) = tokio::join!(ufo_testkit::start_desktop("iso-a"), animated);
     assert_ne!(a.state().display, b.state().display);
     assert_ne!(a.state().session_bus, b.state().session_bus);
 
@@ -61,8 +63,10 @@ async fn two_desktops_do_not_see_each_others_apps_and_stop_cleanly() {
     );
     assert_eq!(calc.app_name, "gnome-calculator");
     assert_eq!(pad.app_name, "mousepad");
-    // A desktop started as usual leaves GTK's settings alone.
-    assert!(config_dirs(calc.pid).is_none_or(|d| !d.contains("/xdg")));
+    // A desktop that keeps animations leaves GTK's settings alone.
+    let ours = a.state().state_dir.join("xdg");
+    assert!(config_dirs(calc.pid).is_some_and(|d| d.ends_with(&*ours.to_string_lossy())));
+    assert!(config_dirs(pad.pid).is_none_or(|d| !d.contains("/xdg")));
 
     let on_a = app_names(&a.state().a11y_bus).await;
     let on_b = app_names(&b.state().a11y_bus).await;

@@ -20,7 +20,7 @@
 //! | `vm_terminal_output` | | the focused terminal's text in GNOME Terminal's active window (`getters/a11y.rs`) |
 //! | `vlc_config`, `gimp_config_file` | `dest` (`file_name`) | `~/.config/vlc/vlcrc`, `~/.config/GIMP/2.10/<file_name>` copied out |
 //! | `vscode_config` | `vscode_extension_command`, `path`, `dest` | the command run in VS Code's palette when its window is open, then `path` copied out (`getters/apps.rs`) |
-//! | `vlc_playing_info` | `dest` | VLC's `status.xml` from `localhost:8080` |
+//! | `vlc_playing_info` | `dest` | VLC's `status.xml` from `localhost` on the port of the task's `vlcrc` (8080 when it names none; see [`crate::vm_home`]) |
 //! | `default_video_player` | | the desktop file `xdg-mime` names most for video types |
 //! | `vm_screen_size`, `vm_window_size` | (`app_class_name`) | `{width, height}` of the screen, of the first window of that `WM_CLASS` |
 //! | `vm_wallpaper` | `dest` | the file GNOME's `picture-uri` names |

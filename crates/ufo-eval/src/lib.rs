@@ -25,3 +25,4 @@ pub mod score;
 pub mod setup;
 pub mod suite;
 pub mod task;
+pub mod vm_home;

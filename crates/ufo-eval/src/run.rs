@@ -71,6 +71,9 @@ pub struct TaskDesktop {
     /// namespace, as on OSWorld's VM. `None`: the desktop runs as the
     /// caller, the task's folder its `$HOME`, `/home/user` the host's.
     pub user: Option<String>,
+    /// The home gets what OSWorld's VM has in its user's home that tasks
+    /// count on (see [`crate::vm_home`]: VLC's web interface).
+    pub vm_home: bool,
 }
 
 impl Default for TaskDesktop {
@@ -80,6 +83,7 @@ impl Default for TaskDesktop {
             screen: (1280, 1024),
             window_manager: None,
             user: None,
+            vm_home: false,
         }
     }
 }
@@ -93,6 +97,7 @@ impl TaskDesktop {
             screen: (1920, 1080),
             window_manager: Some("xfwm4".into()),
             user: is_root().then(|| ufo_desktop_atspi::headless::TASK_ACCOUNT.to_owned()),
+            vm_home: true,
         }
     }
 }
@@ -391,6 +396,10 @@ async fn start_task_desktop(
             tmp: None,
         }),
     };
+    if opts.desktop.vm_home {
+        crate::vm_home::seed(&places.work)
+            .map_err(|e| format!("cannot write the VM's settings into {}: {e}", places.work.display()))?;
+    }
     let (w, h) = opts.desktop.screen;
     let desktop = HeadlessDesktop::start(DesktopOptions {
         name: desktop_name(&task.key()),

@@ -90,3 +90,88 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     assert!(!out.path().join("os/home-b/work/Desktop").exists());
     assert!(out.path().join("os/home-b/work/mine-b.txt").is_file());
 }
+
+/// A mono 16-bit WAV of a 440 Hz tone, `seconds` long.
+fn write_wav(path: &Path, seconds: u32) {
+    let rate = 8000u32;
+    let samples: Vec<i16> = (0..rate * seconds)
+        .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / f64::from(rate)).sin() * 8000.0) as i16)
+        .collect();
+    let data = u32::try_from(samples.len() * 2).unwrap();
+    let mut b = Vec::new();
+    b.extend_from_slice(b"RIFF");
+    b.extend_from_slice(&(36 + data).to_le_bytes());
+    b.extend_from_slice(b"WAVEfmt ");
+    b.extend_from_slice(&16u32.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&rate.to_le_bytes());
+    b.extend_from_slice(&(rate * 2).to_le_bytes());
+    b.extend_from_slice(&2u16.to_le_bytes());
+    b.extend_from_slice(&16u16.to_le_bytes());
+    b.extend_from_slice(b"data");
+    b.extend_from_slice(&data.to_le_bytes());
+    for s in samples {
+        b.extend_from_slice(&s.to_le_bytes());
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+/// VLC, which refuses to run as root, runs on the task desktop as the
+/// account; its web interface is on, as on OSWorld's VM, on a port of the
+/// task's own; OSWorld's `vlc_playing_info` getter and `is_vlc_playing`
+/// checker read back the file it plays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vlc_runs_as_the_account_and_its_web_interface_says_what_it_plays() {
+    if !is_root() {
+        return;
+    }
+    assert!(
+        ufo_eval::command::installed("vlc"),
+        "VLC is not installed: apt-get install vlc (scripts/bootstrap.sh does)"
+    );
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("tasks/vlc");
+    std::fs::create_dir_all(&dir).unwrap();
+    write_wav(&dir.join("tone.wav"), 30);
+    let t = json!({"id": "plays", "snapshot": "vlc", "instruction": "Nothing.", "source": "ufo-rs",
+        "related_apps": ["vlc"],
+        "config": [
+            {"type": "download", "parameters": {"files": [
+                {"url": "file://$SUITE/tone.wav", "path": "/home/user/Music/tone.wav"}]}},
+            {"type": "launch", "parameters": {"command": ["vlc", "--loop", "/home/user/Music/tone.wav"]}},
+            {"type": "sleep", "parameters": {"seconds": 2}}
+        ],
+        "evaluator": {"func": ["is_vlc_playing", "exact_match"],
+            "result": [{"type": "vlc_playing_info", "dest": "status.xml"},
+                {"type": "vm_command_line", "command": "stat -c %U /proc/$(pgrep -n -x vlc)", "shell": true}],
+            "expected": [{"type": "rule", "rules": {"type": "file_name", "file_name": "tone.wav"}},
+                {"type": "rule", "rules": {"expected": "ufo-task\n"}}]}});
+    std::fs::write(dir.join("plays.json"), serde_json::to_string(&t).unwrap()).unwrap();
+    let (tasks, errors) = load_suite(&root.path().join("tasks"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
+    let model = ScriptedModel::start((0..4).map(|_| fixed(reply.to_string())).collect()).await;
+    let m = model.agent_yaml();
+    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
+    let out = tempfile::tempdir().unwrap();
+    let opts = EvalOptions {
+        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
+        config: cfg,
+        out: out.path().to_path_buf(),
+        parallel: 1,
+        max_steps: Some(2),
+        mode: EvalMode::Normal,
+        task_timeout: Duration::from_secs(180),
+        fetcher: Arc::new(Fetcher::new(out.path().join("downloads"), None)),
+        desktop: TaskDesktop::like_osworld(),
+    };
+    let results = run_tasks(&opts, tasks, |_| {}).await;
+    let r = &results[0];
+    assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:?}");
+    assert!(r.step_problems.is_empty(), "{r:?}");
+    // The port was the task's own, not OSWorld's 8080.
+    let vlcrc =
+        std::fs::read_to_string(out.path().join("vlc/plays/work/.config/vlc/vlcrc")).unwrap();
+    assert!(!vlcrc.contains("http-port=8080\n"), "{vlcrc}");
+}

@@ -1,5 +1,5 @@
-//! GTK settings for the applications of a private desktop started with
-//! `--no-animations`: animations off.
+//! GTK settings for the applications of a private desktop: animations off
+//! (`ufo desktop start --animations` keeps them).
 //!
 //! An animation is motion no one watches on a headless desktop, and time
 //! every step waits for: GTK stays busy while a popover fades in or a stack
@@ -7,12 +7,13 @@
 //! taken meanwhile shows a frame between two states.
 //! `ufo bench step --app gnome-calculator --runs 2` (the same build, runs
 //! alternated, 2026-11-27): 149, 163, 173 and 208 ms non-model per step with
-//! animations, 101, 111, 129 and 141 ms without. Not the default: with
-//! animations off, an {ENTER} sent right after a GTK 3 Save dialog's name
-//! was set was lost 2 times of 3 (mousepad, abiword; the conformance
-//! `dialog` checks). The setting is a `settings.ini` in a configuration
-//! folder of the desktop's own, placed after the system's in
-//! `XDG_CONFIG_DIRS`, so that the user's own GTK settings still win.
+//! animations, 101, 111, 129 and 141 ms without. With them off, steps
+//! settle sooner, soon enough to meet a GTK 3 file chooser's 150 ms timer
+//! after its name changed (an {ENTER} before it fires is lost; see
+//! `set_edit_text`'s wait in a dialog). The setting is a `settings.ini` in a
+//! configuration folder of the desktop's own, placed after the system's in
+//! `XDG_CONFIG_DIRS`, so that the user's own GTK
+//! settings still win.
 
 use std::path::{Path, PathBuf};
 
@@ -32,9 +33,9 @@ pub(super) fn write(state_dir: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// The folder of the settings written under `state_dir`, when the
-/// desktop turns animations off (`no_animations`).
-pub(super) fn when(no_animations: bool, state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
-    match no_animations {
+/// desktop turns animations off (`off`).
+pub(super) fn when(off: bool, state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
+    match off {
         true => write(state_dir).map(Some),
         false => Ok(None),
     }

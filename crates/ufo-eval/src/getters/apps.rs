@@ -121,8 +121,9 @@ pub(super) async fn wallpaper(
 }
 
 /// `vlc_playing_info`: VLC's `status.xml` from its web interface
-/// (`localhost:8080`, password `password`, as OSWorld's VM configures it),
-/// saved as `dest`.
+/// (password `password`, as OSWorld's VM configures it; on the port the
+/// task's `vlcrc` names, 8080 on the VM, see [`crate::vm_home`]), saved as
+/// `dest`.
 pub(super) async fn vlc_status(
     cx: &GetContext<'_>,
     spec: &Map<String, Value>,
@@ -136,8 +137,9 @@ pub(super) async fn vlc_status(
         .timeout(Duration::from_secs(30))
         .build()
         .map_err(|e| GetError::Unsupported(format!("vlc_playing_info: no HTTP client: {e}")))?;
+    let port = crate::vm_home::vlc_port(&cx.places.work);
     let resp = client
-        .get("http://localhost:8080/requests/status.xml")
+        .get(format!("http://localhost:{port}/requests/status.xml"))
         .basic_auth("", Some("password"))
         .send()
         .await;
