@@ -140,14 +140,9 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     // Absolute: setup commands run in each task's own folder.
     let out = std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone());
     let desktop = task_desktop(&args, &tasks_path)?;
-    match &desktop.user {
-        Some(user) => eprintln!(
-            "each task's desktop runs as the account {user:?}, its home at /home/user private to the task"
-        ),
-        None if !ufo_eval::suite::is_osworld_tree(&tasks_path) || args.user.is_some() => {}
-        None => eprintln!(
-            "warning: not root: each task's applications run as you, the task's folder their $HOME; absolute /home/user paths are this host's, shared by the tasks (docs/EVAL.md, \"What still differs\")"
-        ),
+    let osworld = ufo_eval::suite::is_osworld_tree(&tasks_path);
+    if let Some(note) = desktop_note(desktop.user.as_deref(), osworld, args.user.is_some()) {
+        eprintln!("{note}");
     }
     let opts = EvalOptions {
         config,
@@ -325,4 +320,36 @@ fn mode(args: &EvalArgs, tasks_path: &Path) -> Result<EvalMode, ErrorReport> {
             ));
         }
     })
+}
+
+/// What `ufo eval` says of the task desktops when it starts: as whom they
+/// run; for OSWorld's tree not run as an account (not root, no `--user`),
+/// a warning of what that changes.
+fn desktop_note(user: Option<&str>, osworld: bool, user_flag: bool) -> Option<String> {
+    match user {
+        Some(user) => Some(format!(
+            "each task's desktop runs as the account {user:?}, its home at /home/user and its /tmp private to the task"
+        )),
+        None if !osworld || user_flag => None,
+        None => Some(
+            "warning: not root: each task's applications run as you, the task's folder their $HOME; absolute /home/user and /tmp paths are this host's, shared by the tasks, and VLC refuses to start (docs/EVAL.md, \"What still differs\")".into(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::desktop_note;
+
+    #[test]
+    fn not_root_on_osworld_s_tree_warns_what_differs() {
+        let warning = desktop_note(None, true, false).unwrap_or_default();
+        assert!(warning.starts_with("warning: not root:"), "{warning}");
+        assert!(warning.contains("/home/user and /tmp paths are this host's"), "{warning}");
+        // `--user none` asked for it; our own suites never ran as an account.
+        assert_eq!(desktop_note(None, true, true), None);
+        assert_eq!(desktop_note(None, false, false), None);
+        let note = desktop_note(Some("ufo-task"), true, false).unwrap_or_default();
+        assert!(note.contains("runs as the account \"ufo-task\""), "{note}");
+    }
 }

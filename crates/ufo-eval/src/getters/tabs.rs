@@ -116,7 +116,12 @@ pub(super) async fn active_tab_info(cx: &GetContext<'_>, spec: &Map<String, Valu
     let Some(cdp) = connect(cx).await else {
         return Got::Missing;
     };
-    match goto(&cdp, &url).await {
+    info_of(&cdp, &url).await
+}
+
+/// `{title, url, content}` of `url` opened in a new tab.
+async fn info_of(cdp: &Cdp, url: &str) -> Got {
+    match goto(cdp, url).await {
         Some(mut page) => page.info().await.map_or(Got::Missing, Got::Json),
         None => Got::Missing,
     }
@@ -131,10 +136,7 @@ pub(super) async fn page_info(
     let Some(cdp) = connect_or_launch(cx).await else {
         return Ok(Got::Missing);
     };
-    Ok(match goto(&cdp, url).await {
-        Some(mut page) => page.info().await.map_or(Got::Missing, Got::Json),
-        None => Got::Missing,
-    })
+    Ok(info_of(&cdp, url).await)
 }
 
 /// `pdf_from_url`: the page at `path` printed to `dest`.
