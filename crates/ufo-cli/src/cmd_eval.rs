@@ -345,7 +345,10 @@ mod tests {
     fn not_root_on_osworld_s_tree_warns_what_differs() {
         let warning = desktop_note(None, true, false).unwrap_or_default();
         assert!(warning.starts_with("warning: not root:"), "{warning}");
-        assert!(warning.contains("/home/user and /tmp paths are this host's"), "{warning}");
+        assert!(
+            warning.contains("/home/user and /tmp paths are this host's"),
+            "{warning}"
+        );
         // `--user none` asked for it; our own suites never ran as an account.
         assert_eq!(desktop_note(None, true, true), None);
         assert_eq!(desktop_note(None, false, false), None);

@@ -397,8 +397,12 @@ async fn start_task_desktop(
         }),
     };
     if opts.desktop.vm_home {
-        crate::vm_home::seed(&places.work)
-            .map_err(|e| format!("cannot write the VM's settings into {}: {e}", places.work.display()))?;
+        crate::vm_home::seed(&places.work).map_err(|e| {
+            format!(
+                "cannot write the VM's settings into {}: {e}",
+                places.work.display()
+            )
+        })?;
     }
     let (w, h) = opts.desktop.screen;
     let desktop = HeadlessDesktop::start(DesktopOptions {

@@ -450,7 +450,13 @@ async fn close_window(cx: &StepContext<'_>, w: &ufo_core::WindowInfo) -> Result<
             let cmd = Cmd::Words(words);
             let out = run(cx.desktop, cx.places, &cmd, Duration::from_secs(10)).await?;
             if out.code != 0 {
-                return Err(format!("{} failed ({}): {}", cmd.display(), out.code, out.stderr.trim()).into());
+                return Err(format!(
+                    "{} failed ({}): {}",
+                    cmd.display(),
+                    out.code,
+                    out.stderr.trim()
+                )
+                .into());
             }
         }
         false => {
@@ -460,10 +466,15 @@ async fn close_window(cx: &StepContext<'_>, w: &ufo_core::WindowInfo) -> Result<
                 .map_err(|e| Why::new(format!("cannot activate {:?}", w.title), e))?;
             let keys = ufo_desktop::keyparse::parse_keys("%{F4}")
                 .map_err(|e| Why::new("cannot make Alt+F4", e))?;
-            cx.backend
-                .send_keys(&keys)
-                .await
-                .map_err(|e| Why::new(format!("cannot close {:?} (wmctrl is not installed; Alt+F4)", w.title), e))?;
+            cx.backend.send_keys(&keys).await.map_err(|e| {
+                Why::new(
+                    format!(
+                        "cannot close {:?} (wmctrl is not installed; Alt+F4)",
+                        w.title
+                    ),
+                    e,
+                )
+            })?;
         }
     }
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
@@ -479,7 +490,11 @@ async fn close_window(cx: &StepContext<'_>, w: &ufo_core::WindowInfo) -> Result<
             return Ok(());
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(format!("{:?} is still open 5 s after it was asked to close (a dialog asking to save?)", w.title).into());
+            return Err(format!(
+                "{:?} is still open 5 s after it was asked to close (a dialog asking to save?)",
+                w.title
+            )
+            .into());
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

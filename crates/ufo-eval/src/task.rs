@@ -274,7 +274,10 @@ impl Places {
         let Some(h) = &self.home else {
             return Ok(());
         };
-        let tmp = h.tmp.as_ref().and_then(|t| Some((t, path.strip_prefix(t).ok()?)));
+        let tmp = h
+            .tmp
+            .as_ref()
+            .and_then(|t| Some((t, path.strip_prefix(t).ok()?)));
         let (base, rest) = match (path.strip_prefix(&self.work), tmp) {
             (Ok(rest), _) => (&self.work, rest),
             (Err(_), Some((t, rest))) => (t, rest),

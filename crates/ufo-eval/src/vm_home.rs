@@ -51,7 +51,9 @@ pub fn vlc_port(home: &Path) -> u16 {
 
 /// A TCP port on the loopback nobody listens on now.
 fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 #[cfg(test)]
@@ -67,11 +69,17 @@ mod tests {
         let text = std::fs::read_to_string(a.path().join(VLCRC)).unwrap();
         assert!(text.contains("extraintf=http\n") && text.contains("http-password=password\n"));
         let (pa, pb) = (vlc_port(a.path()), vlc_port(b.path()));
-        assert!(pa != VLC_DEFAULT_PORT && pb != VLC_DEFAULT_PORT, "{pa} {pb}");
+        assert!(
+            pa != VLC_DEFAULT_PORT && pb != VLC_DEFAULT_PORT,
+            "{pa} {pb}"
+        );
         // A home with its own file keeps it; one without reads as the VM's.
         std::fs::write(a.path().join(VLCRC), "[core]\n").unwrap();
         seed(a.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(a.path().join(VLCRC)).unwrap(), "[core]\n");
+        assert_eq!(
+            std::fs::read_to_string(a.path().join(VLCRC)).unwrap(),
+            "[core]\n"
+        );
         assert_eq!(vlc_port(a.path()), VLC_DEFAULT_PORT);
         assert_eq!(vlc_port(Path::new("/nonexistent")), VLC_DEFAULT_PORT);
     }

@@ -86,7 +86,10 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     assert_eq!(owner(&a.join("Documents/hello.txt")), account);
     assert_eq!(owner(&a.join(".Xauthority")), account);
     assert!(!host_file.exists());
-    assert!(!host_tmp_file.exists(), "a task's /tmp file reached the host's /tmp");
+    assert!(
+        !host_tmp_file.exists(),
+        "a task's /tmp file reached the host's /tmp"
+    );
     assert!(!out.path().join("os/home-b/work/Desktop").exists());
     assert!(out.path().join("os/home-b/work/mine-b.txt").is_file());
 }
@@ -95,7 +98,9 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
 fn write_wav(path: &Path, seconds: u32) {
     let rate = 8000u32;
     let samples: Vec<i16> = (0..rate * seconds)
-        .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / f64::from(rate)).sin() * 8000.0) as i16)
+        .map(|i| {
+            ((i as f64 * 440.0 * std::f64::consts::TAU / f64::from(rate)).sin() * 8000.0) as i16
+        })
         .collect();
     let data = u32::try_from(samples.len() * 2).unwrap();
     let mut b = Vec::new();

@@ -335,8 +335,7 @@ fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
     sticky(&tmp)?;
     super::x11_socket_dir()?;
     sticky(&tmp.join(".X11-unix"))?;
-    let mut binds: Vec<(PathBuf, PathBuf)> =
-        vec![("/tmp/.X11-unix".into(), tmp.join(".X11-unix"))];
+    let mut binds: Vec<(PathBuf, PathBuf)> = vec![("/tmp/.X11-unix".into(), tmp.join(".X11-unix"))];
     let state = std::path::absolute(state_dir).map_err(io_err("resolving the state folder"))?;
     if let Ok(rest) = state.strip_prefix("/tmp") {
         let at = tmp.join(rest);
@@ -521,7 +520,13 @@ mod tests {
             ]
         );
         // The desktop's own `sudo` comes first.
-        let path = cmd.get_envs().find(|(k, _)| *k == "PATH").and_then(|(_, v)| v);
-        assert!(path.unwrap().to_string_lossy().starts_with("/state/bin:"), "{path:?}");
+        let path = cmd
+            .get_envs()
+            .find(|(k, _)| *k == "PATH")
+            .and_then(|(_, v)| v);
+        assert!(
+            path.unwrap().to_string_lossy().starts_with("/state/bin:"),
+            "{path:?}"
+        );
     }
 }

@@ -91,15 +91,27 @@ mod tests {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
         let out = child.wait_with_output().unwrap();
         let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-        (out.status.code().unwrap(), text(out.stdout), text(out.stderr))
+        (
+            out.status.code().unwrap(),
+            text(out.stdout),
+            text(out.stderr),
+        )
     }
 
     #[test]
     fn sudo_runs_the_command_as_the_caller_after_reading_the_password() {
-        let (code, out, _) = sudo(&["-S", "sh", "-c", "read l; echo \"$l|$(id -u)\""], "password\nrest\n");
+        let (code, out, _) = sudo(
+            &["-S", "sh", "-c", "read l; echo \"$l|$(id -u)\""],
+            "password\nrest\n",
+        );
         let uid = nix::unistd::getuid().as_raw();
         assert_eq!((code, out.as_str()), (0, format!("rest|{uid}\n").as_str()));
         let (code, out, _) = sudo(&["-k", "-u", "root", "--", "echo", "-n", "x"], "");
