@@ -569,7 +569,7 @@ async fn download(
                 };
                 (Failed::Unavailable as Classify, why)
             })?,
-            false => places.path(url.strip_prefix("file://").unwrap_or(url)),
+            false => places.host_path(url.strip_prefix("file://").unwrap_or(url)),
         };
         let dest = places.path(dest);
         copy(&src, &dest).map_err(|w| (fatal, w))?;

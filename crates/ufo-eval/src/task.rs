@@ -267,6 +267,21 @@ impl Places {
         }
     }
 
+    /// A file this process reads on the host's side (a download's local
+    /// source, `file://$SUITE/...`): in the task's home when it names it
+    /// (`~`, `$WORK`, `/home/user/...`), anywhere else the host's own, its
+    /// `/tmp` included.
+    pub fn host_path(&self, s: &str) -> PathBuf {
+        let p = self.desktop_path(s);
+        match &self.home {
+            Some(h) => match p.strip_prefix(&h.at) {
+                Ok(rest) => self.work.join(rest),
+                Err(_) => p,
+            },
+            None => p,
+        }
+    }
+
     /// Gives `path`, written by this process in the task's home or its
     /// `/tmp`, and the folders between it and there, to the task's account
     /// (its programs may change what setup put there).
@@ -349,8 +364,10 @@ mod tests {
         assert_eq!(places.path("~/x"), Path::new("/w/x"));
         assert_eq!(places.path("x"), Path::new("/w/x"));
         assert_eq!(places.desktop_path("x"), Path::new("/home/user/x"));
-        // Its /tmp is its own.
+        // Its /tmp is its own; a source the harness reads is the host's.
         assert_eq!(places.path("/tmp/x"), Path::new("/state/tmp/x"));
+        assert_eq!(places.host_path("/tmp/x"), Path::new("/tmp/x"));
+        assert_eq!(places.host_path("~/x"), Path::new("/w/x"));
         assert_eq!(places.path("/var/x"), Path::new("/var/x"));
         assert_eq!(places.path("$SUITE/f"), Path::new("/s/f"));
     }

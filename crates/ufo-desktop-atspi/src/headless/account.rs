@@ -342,11 +342,14 @@ fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
         std::fs::create_dir_all(&at).map_err(io_err(format!("making {}", at.display())))?;
         binds.push((state.clone(), at));
     }
+    // Last, recursively: the two binds above, made inside it, come along.
     binds.push((tmp.clone(), "/tmp".into()));
-    for (from, to) in binds {
+    let last = binds.len() - 1;
+    for (i, (from, to)) in binds.into_iter().enumerate() {
+        let how = if i == last { "--rbind" } else { "--bind" };
         let out = Command::new("nsenter")
             .arg(format!("--target={pid}"))
-            .args(["--mount", "--", "mount", "--bind"])
+            .args(["--mount", "--", "mount", how])
             .arg(&from)
             .arg(&to)
             .stdin(Stdio::null())
@@ -356,7 +359,7 @@ fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
             return Err(HeadlessError::StartFailed {
                 component: "the desktop's own /tmp".into(),
                 detail: format!(
-                    "mount --bind {} {} failed ({}): {}",
+                    "mount {how} {} {} failed ({}): {}",
                     from.display(),
                     to.display(),
                     out.status,
