@@ -6,6 +6,8 @@
 //! BACKUP_AGENT: {API_TYPE: ollama, API_MODEL: llava}        # optional
 //! EVALUATION_AGENT: {...}                                   # optional, else APP_AGENT
 //! MAX_STEP: 50
+//! MAX_COST: 2.0                                             # optional: USD per session
+//! PRICES: {"openai/gpt-4o": {input: 0.0025, output: 0.01}}  # optional: over the shipped table
 //! ACTION_SEQUENCE: false
 //! SAFE_GUARD: true
 //! ```
