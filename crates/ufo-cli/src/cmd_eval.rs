@@ -82,6 +82,15 @@ pub(crate) struct EvalArgs {
     /// otherwise).
     #[arg(long, value_name = "NAME")]
     user: Option<String>,
+    /// The most the whole run may spend on models, in US dollars (priced
+    /// calls: the config's PRICES over the shipped table). Once spent, the
+    /// remaining tasks are `budget` and not run; a rerun runs them.
+    #[arg(long, value_name = "USD")]
+    max_cost: Option<String>,
+    /// The most one task may spend on models, in US dollars: its session
+    /// stops there (status BUDGET) and the task is `budget`, not scored.
+    #[arg(long, value_name = "USD")]
+    max_task_cost: Option<String>,
     /// Where results go; a rerun skips the tasks already there.
     #[arg(long, default_value = "eval-out")]
     out: PathBuf,
@@ -118,6 +127,8 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             "use 1 to 16",
         ));
     }
+    let max_cost = usd("--max-cost", args.max_cost.as_deref())?;
+    let max_task_cost = usd("--max-task-cost", args.max_task_cost.as_deref())?;
     let Some(tasks) = select(&args, &tasks_path)? else {
         return Ok(ExitCode::SUCCESS);
     };
@@ -157,6 +168,8 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
             args.mirror.clone(),
         )),
         desktop,
+        max_cost,
+        max_task_cost,
     };
     let bar = indicatif::ProgressBar::new(tasks.len() as u64);
     bar.set_style(
@@ -198,6 +211,22 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     outln!("results: {}", args.out.join("results.json").display());
     outln!("report: {}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// A budget flag's value in US dollars (`5`, `0.50`, `$2`), checked.
+fn usd(option: &'static str, value: Option<&str>) -> Result<Option<f64>, ErrorReport> {
+    value
+        .map(|v| {
+            ufo_session::config::budget::parse_usd(&serde_json::Value::String(v.to_owned()))
+                .map_err(|m| {
+                    bad(
+                        option,
+                        m,
+                        "give US dollars above 0, e.g. --max-cost 5 --max-task-cost 0.50",
+                    )
+                })
+        })
+        .transpose()
 }
 
 /// The tasks of `--tasks` that `--domain` and `--ids` pick (unreadable

@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_knowledge::{KnowledgeBase, Source};
-use ufo_llm::PriceTable;
 
 /// Where the knowledge is and which config to read.
 #[derive(Debug, Args)]
@@ -245,7 +244,7 @@ async fn add_demo(
             ufo_llm::build_with_backup(
                 cfg,
                 config.backup.as_ref(),
-                Some(Arc::new(PriceTable::ufo_defaults())),
+                Some(Arc::new(config.price_table())),
             )
             .map_err(|e| e.report())?,
         ),

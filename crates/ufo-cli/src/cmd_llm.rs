@@ -53,7 +53,8 @@ pub(crate) enum LlmCommand {
         /// The section to use (HOST_AGENT, APP_AGENT, BACKUP_AGENT, …).
         #[arg(long, default_value = "APP_AGENT")]
         agent: String,
-        /// A prices.yaml (UFO format); UFO's built-in entries otherwise.
+        /// A prices.yaml (UFO format) laid over the built-in entries and the
+        /// config's PRICES.
         #[arg(long, value_name = "FILE")]
         prices: Option<PathBuf>,
     },
@@ -108,6 +109,7 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             // Read as `ufo run` reads it: `${VAR}` expanded, secrets kept
             // out of errors; keys of other sections need not be ours.
             let all = crate::cmd_run::load_config(Some(&config), true)?;
+            let mut table = all.price_table();
             let section = match agent.to_ascii_uppercase().as_str() {
                 "HOST_AGENT" => all.host,
                 "APP_AGENT" => all.app,
@@ -124,10 +126,9 @@ pub(crate) async fn run(cmd: LlmCommand) -> Result<ExitCode, ErrorReport> {
             let cfg: LlmConfig = section.ok_or_else(|| {
                 ufo_llm::LlmError::config(agent.as_str(), "no such section in the config").report()
             })?;
-            let table = match prices {
-                Some(p) => PriceTable::from_file(&p).map_err(|e| e.report())?,
-                None => PriceTable::ufo_defaults(),
-            };
+            if let Some(p) = prices {
+                table.merge(&PriceTable::from_file(&p).map_err(|e| e.report())?);
+            }
             let report = ufo_llm::cli::ping(&cfg, Some(Arc::new(table)))
                 .await
                 .map_err(|e| e.report())?;

@@ -2,13 +2,13 @@
 //! (per-task table with first and last screenshots and log links, success
 //! per domain), the terminal table, and the comparison of two runs.
 
-use crate::run::{RunStatus, TaskResult};
+use crate::run::{AgentUsage, RunStatus, TaskResult};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 /// Every status, in the order the per-domain tables show them.
-pub const STATUSES: [RunStatus; 9] = [
+pub const STATUSES: [RunStatus; 10] = [
     RunStatus::Scored,
     RunStatus::Unavailable,
     RunStatus::NeedsAccount,
@@ -18,12 +18,13 @@ pub const STATUSES: [RunStatus; 9] = [
     RunStatus::CheckerError,
     RunStatus::Timeout,
     RunStatus::Error,
+    RunStatus::Budget,
 ];
 
 /// Per domain, how many tasks ended in each status (in [`STATUSES`]'
 /// order) and their mean time in seconds.
-pub fn statuses_by_domain(results: &[TaskResult]) -> Vec<(String, [usize; 9], f64)> {
-    let mut m: BTreeMap<String, ([usize; 9], f64)> = BTreeMap::new();
+pub fn statuses_by_domain(results: &[TaskResult]) -> Vec<(String, [usize; 10], f64)> {
+    let mut m: BTreeMap<String, ([usize; 10], f64)> = BTreeMap::new();
     for r in results {
         let e = m.entry(r.domain.clone()).or_default();
         if let Some(i) = STATUSES.iter().position(|s| *s == r.status) {
@@ -79,7 +80,60 @@ pub fn status_name(s: RunStatus) -> &'static str {
         RunStatus::Unsupported => "unsupported",
         RunStatus::CheckerError => "checker_error",
         RunStatus::Error => "error",
+        RunStatus::Budget => "budget",
     }
+}
+
+/// A cost as the tables write it: `0.0123`, `local $0` when every call went
+/// to a local model, `n/a` when no call had a price (never a made-up 0),
+/// `0.0123+n/a` when some had none.
+pub fn cost_cell(cost: f64, unpriced: u32, local: u32) -> String {
+    match (unpriced, cost > 0.0) {
+        (0, false) if local > 0 => "local $0".into(),
+        (0, _) => format!("{cost:.4}"),
+        (_, false) => "n/a".into(),
+        (_, true) => format!("{cost:.4}+n/a"),
+    }
+}
+
+/// The run's cost and tokens per agent, summed over its tasks.
+pub fn by_agent(results: &[TaskResult]) -> BTreeMap<String, AgentUsage> {
+    let mut m: BTreeMap<String, AgentUsage> = BTreeMap::new();
+    for (agent, u) in results.iter().flat_map(|r| r.agents.iter()) {
+        let e = m.entry(agent.clone()).or_default();
+        e.cost += u.cost;
+        e.tokens += u.tokens;
+        e.prompt_tokens += u.prompt_tokens;
+        e.completion_tokens += u.completion_tokens;
+        e.calls += u.calls;
+        e.unpriced_calls += u.unpriced_calls;
+        e.local_calls += u.local_calls;
+    }
+    m
+}
+
+/// The run's total cost and tokens, and per agent, one line each.
+pub fn cost_summary(results: &[TaskResult]) -> String {
+    let cost: f64 = results.iter().map(|r| r.cost).sum();
+    let unpriced: u32 = results.iter().map(|r| r.unpriced_calls).sum();
+    let local: u32 = results.iter().map(|r| r.local_calls).sum();
+    let tokens: u64 = results.iter().map(|r| r.tokens).sum();
+    let mut s = format!(
+        "cost $ {} ({tokens} tokens)\n",
+        cost_cell(cost, unpriced, local)
+    );
+    for (agent, u) in by_agent(results) {
+        let _ = writeln!(
+            s,
+            "  {agent}: $ {} ({} tokens: {} prompt, {} completion; {} model calls)",
+            cost_cell(u.cost, u.unpriced_calls, u.local_calls),
+            u.tokens,
+            u.prompt_tokens,
+            u.completion_tokens,
+            u.calls
+        );
+    }
+    s
 }
 
 /// The per-task table for the terminal.
@@ -91,13 +145,13 @@ pub fn table(results: &[TaskResult]) -> String {
     for r in results {
         let _ = writeln!(
             s,
-            "{:<56} {:>5.2} {:<13} {:>5} {:>8.1} {:>8.4} {:>8}",
+            "{:<56} {:>5.2} {:<13} {:>5} {:>8.1} {:>8} {:>8}",
             r.id.chars().take(56).collect::<String>(),
             r.score,
             status_name(r.status),
             r.steps,
             r.time_s,
-            r.cost,
+            cost_cell(r.cost, r.unpriced_calls, r.local_calls),
             r.tokens
         );
     }
@@ -106,6 +160,8 @@ pub fn table(results: &[TaskResult]) -> String {
     }
     s.push('\n');
     s.push_str(&status_table(results));
+    s.push('\n');
+    s.push_str(&cost_summary(results));
     s
 }
 
@@ -175,7 +231,29 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
     }
     md.push_str("\n## Statuses per domain\n\n");
     md.push_str(&status_table(results));
-    md.push_str("\n## Tasks\n\n| task | score | status | steps | time s | cost $ | first | last | logs |\n|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("\n## Cost per agent\n\n| agent | cost $ | tokens | prompt | completion | model calls |\n|---|---|---|---|---|---|\n");
+    for (agent, u) in by_agent(results) {
+        let _ = writeln!(
+            md,
+            "| {agent} | {} | {} | {} | {} | {} |",
+            cost_cell(u.cost, u.unpriced_calls, u.local_calls),
+            u.tokens,
+            u.prompt_tokens,
+            u.completion_tokens,
+            u.calls
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| all | {} | {} | | | |",
+        cost_cell(
+            results.iter().map(|r| r.cost).sum(),
+            results.iter().map(|r| r.unpriced_calls).sum(),
+            results.iter().map(|r| r.local_calls).sum()
+        ),
+        results.iter().map(|r| r.tokens).sum::<u64>()
+    );
+    md.push_str("\n## Tasks\n\n| task | score | status | steps | time s | cost $ | tokens | first | last | logs |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for r in results {
         let (first, last) = r
             .log_dir
@@ -188,13 +266,14 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
         };
         let _ = writeln!(
             md,
-            "| {} | {:.2} | {} | {} | {:.1} | {:.4} | {} | {} | {} |",
+            "| {} | {:.2} | {} | {} | {:.1} | {} | {} | {} | {} | {} |",
             r.id,
             r.score,
             status_name(r.status),
             r.steps,
             r.time_s,
-            r.cost,
+            cost_cell(r.cost, r.unpriced_calls, r.local_calls),
+            r.tokens,
             img(first),
             img(last),
             r.log_dir
@@ -205,11 +284,11 @@ pub fn markdown(results: &[TaskResult], max_steps: Option<usize>, out: &Path) ->
         if let Some(e) = &r.error {
             // A rendered error's caused-by and help lines join its first.
             let e = e.replace('|', "/").replace("\n  ", "; ").replace('\n', " ");
-            let _ = writeln!(md, "|  | error: {e} | | | | | | | |");
+            let _ = writeln!(md, "|  | error: {e} | | | | | | | | |");
         }
         for p in &r.step_problems {
             let p = p.replace('|', "/").replace("\n  ", "; ").replace('\n', " ");
-            let _ = writeln!(md, "|  | passed over: {p} | | | | | | | |");
+            let _ = writeln!(md, "|  | passed over: {p} | | | | | | | | |");
         }
     }
     md
@@ -275,6 +354,9 @@ mod tests {
             time_s: 1.5,
             cost: 0.0,
             tokens: 10,
+            unpriced_calls: 0,
+            local_calls: 0,
+            agents: BTreeMap::new(),
             error: None,
             log_dir: None,
             step_problems: Vec::new(),
@@ -305,7 +387,7 @@ mod tests {
         gone.time_s = 0.5;
         let table = status_table(&[a[2].clone(), gone]);
         assert!(
-            table.contains("| calc | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1.0 |"),
+            table.contains("| calc | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1.0 |"),
             "{table}"
         );
         assert!(
@@ -327,5 +409,71 @@ mod tests {
             c.contains("t4") && c.contains("66.7%") && c.contains("50.0%"),
             "{c}"
         );
+    }
+
+    #[test]
+    fn costs_per_agent_and_budget_statuses_are_reported() {
+        use crate::run::AgentUsage;
+        assert_eq!(cost_cell(0.5, 0, 0), "0.5000");
+        assert_eq!(cost_cell(0.0, 0, 3), "local $0");
+        assert_eq!(cost_cell(0.0, 2, 0), "n/a");
+        assert_eq!(cost_cell(0.5, 1, 0), "0.5000+n/a");
+        let agent = |cost, tokens, calls| AgentUsage {
+            cost,
+            tokens,
+            prompt_tokens: tokens - 1,
+            completion_tokens: 1,
+            calls,
+            ..AgentUsage::default()
+        };
+        let mut a = r("t1", "gedit", 0.0);
+        a.status = RunStatus::Budget;
+        a.cost = 1.5;
+        a.agents.insert("HostAgent".into(), agent(0.5, 100, 1));
+        a.agents.insert("AppAgent".into(), agent(1.0, 200, 2));
+        let mut b = r("t2", "gedit", 1.0);
+        b.cost = 0.25;
+        b.agents.insert("AppAgent".into(), agent(0.25, 50, 1));
+        let results = [a, b];
+        let sums = by_agent(&results);
+        assert_eq!(sums["AppAgent"].calls, 3);
+        assert_eq!(sums["AppAgent"].tokens, 250);
+        assert!((sums["AppAgent"].cost - 1.25).abs() < 1e-12);
+        let md = markdown(&results, None, Path::new("/out"));
+        assert!(
+            md.contains("| AppAgent | 1.2500 | 250 | 248 | 2 | 3 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| HostAgent | 0.5000 | 100 | 99 | 1 | 1 |"),
+            "{md}"
+        );
+        assert!(md.contains("| all | 1.7500 | 20 | | | |"), "{md}");
+        assert!(
+            md.contains("| t1 | 0.00 | budget | 3 | 1.5 | 1.5000 | 10 |"),
+            "{md}"
+        );
+        assert!(status_table(&results).contains(" budget |"));
+        assert!(
+            status_table(&results)
+                .contains("| gedit | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 1.5 |"),
+            "{}",
+            status_table(&results)
+        );
+        let t = table(&results);
+        assert!(t.contains("cost $ 1.7500 (20 tokens)"), "{t}");
+        assert!(
+            t.contains(
+                "  AppAgent: $ 1.2500 (250 tokens: 248 prompt, 2 completion; 3 model calls)"
+            ),
+            "{t}"
+        );
+        // An older results.json (no per-agent fields) still reads.
+        let old = r#"[{"id":"x","domain":"d","score":1.0,"status":"scored","steps":1,"time_s":1.0,"cost":0.0,"tokens":3}]"#;
+        let back: Vec<TaskResult> = serde_json::from_str(old).unwrap();
+        assert!(back[0].agents.is_empty());
+        let budget: Vec<TaskResult> =
+            serde_json::from_str(&old.replace("scored", "budget")).unwrap();
+        assert_eq!(budget[0].status, RunStatus::Budget);
     }
 }

@@ -2,6 +2,16 @@
 //! agent's session, postconfig, scoring, teardown — N at a time. A task's
 //! crash, hang or checker error is recorded in its result and the run goes
 //! on; a task with a `result.json` in the output folder is not run again.
+//!
+//! Cost budgets: `max_cost` for the whole run and `max_task_cost` per task
+//! (in US dollars, priced model calls only). A task's session gets the
+//! smaller of its own budget, what is left of the run's and the config's
+//! `MAX_COST`; a session that reaches it ends BUDGET and its task is
+//! `budget`, not scored. Once the run's budget is spent, the remaining
+//! tasks are `budget` without running. Tasks running side by side each
+//! get what was left when they started, so a parallel run can pass its
+//! budget by what they spend together. A `budget` result is not stored:
+//! a rerun (with more budget) runs the task again.
 
 use crate::checkers::{CheckError, Got, check};
 use crate::fetch::Fetcher;
@@ -12,6 +22,7 @@ use crate::setup::{Failed, Started, StepContext, run_step};
 use crate::task::{Places, Step, TaskFile, TaskHome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,6 +68,10 @@ pub struct EvalOptions {
     pub fetcher: Arc<Fetcher>,
     /// The desktop each task gets.
     pub desktop: TaskDesktop,
+    /// The most the whole run may spend on models, USD (`--max-cost`).
+    pub max_cost: Option<f64>,
+    /// The most one task may spend on models, USD (`--max-task-cost`).
+    pub max_task_cost: Option<f64>,
 }
 
 /// The private desktop each task runs on.
@@ -131,6 +146,9 @@ pub enum RunStatus {
     CheckerError,
     /// The harness itself failed (desktop, session); scored 0.
     Error,
+    /// A cost budget ended the task (its own or the run's), or the run's was
+    /// spent before it started; not scored.
+    Budget,
 }
 
 /// One task's result (a line of `results.json`).
@@ -155,6 +173,16 @@ pub struct TaskResult {
     pub cost: f64,
     /// Model tokens.
     pub tokens: u64,
+    /// Model calls without a price: `cost` leaves them out (it is "not
+    /// available" when every call was unpriced).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_calls: u32,
+    /// Model calls to a local model (cost 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub local_calls: u32,
+    /// Cost and tokens per agent (`HostAgent`, `AppAgent`, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub agents: BTreeMap<String, AgentUsage>,
     /// What went wrong, if anything: a rendered error (`error[code]: …`
     /// with its `caused by:` and `help:` lines) when the harness or the
     /// session failed, else a message.
@@ -169,6 +197,46 @@ pub struct TaskResult {
     pub step_problems: Vec<String>,
 }
 
+/// One agent's model use in a task.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentUsage {
+    /// Cost of its priced calls, USD.
+    pub cost: f64,
+    /// Tokens, input and output.
+    pub tokens: u64,
+    /// Input tokens.
+    pub prompt_tokens: u64,
+    /// Output tokens.
+    pub completion_tokens: u64,
+    /// Model calls.
+    pub calls: u32,
+    /// Calls without a price (not in `cost`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unpriced_calls: u32,
+    /// Calls to a local model (cost 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub local_calls: u32,
+}
+
+impl AgentUsage {
+    /// The totals of a session's agent.
+    fn of(u: &ufo_llm::UsageTotals) -> Self {
+        Self {
+            cost: u.cost,
+            tokens: u.usage.total_tokens,
+            prompt_tokens: u.usage.prompt_tokens,
+            completion_tokens: u.usage.completion_tokens,
+            calls: u.calls,
+            unpriced_calls: u.unpriced_calls,
+            local_calls: u.local_calls,
+        }
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl TaskResult {
     fn new(task: &TaskFile) -> Self {
         Self {
@@ -181,6 +249,9 @@ impl TaskResult {
             time_s: 0.0,
             cost: 0.0,
             tokens: 0,
+            unpriced_calls: 0,
+            local_calls: 0,
+            agents: BTreeMap::new(),
             error: None,
             log_dir: None,
             step_problems: Vec::new(),
@@ -224,14 +295,16 @@ pub async fn run_tasks(
 ) -> Vec<TaskResult> {
     let gate = Arc::new(tokio::sync::Semaphore::new(opts.parallel.max(1)));
     let progress = Arc::new(progress);
+    let ledger = Arc::new(Ledger::default());
     let mut handles = Vec::new();
     for task in tasks {
         let opts = opts.clone();
         let gate = gate.clone();
         let progress = progress.clone();
+        let ledger = ledger.clone();
         handles.push(tokio::spawn(async move {
             let _permit = gate.acquire_owned().await;
-            let r = run_one(&opts, &task).await;
+            let r = run_within(&opts, &task, &ledger).await;
             progress(&r);
             r
         }));
@@ -245,8 +318,43 @@ pub async fn run_tasks(
     out
 }
 
+/// What a run has spent on models so far, USD.
+#[derive(Default)]
+struct Ledger(std::sync::Mutex<f64>);
+
+impl Ledger {
+    fn spent(&self) -> f64 {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn add(&self, cost: f64) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) += cost;
+    }
+}
+
+/// The budget a task's session gets: the smaller of the task's own and
+/// what is left of the run's, with what it is for the error.
+#[derive(Debug, Clone, Copy)]
+struct TaskBudget {
+    max: f64,
+    /// Whether the run's remainder (not the task's own budget) set it.
+    from_run: bool,
+}
+
 /// One task, resumable: a stored result is returned as it is.
 pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
+    run_within(opts, task, &Ledger::default()).await
+}
+
+/// [`run_one`] within the run's budget: a task that finds it spent is
+/// `budget` without running.
+async fn run_within(opts: &EvalOptions, task: &TaskFile, ledger: &Ledger) -> TaskResult {
     let dir = task_dir(&opts.out, task);
     let stored = dir.join("result.json");
     if let Some(r) = std::fs::read_to_string(&stored)
@@ -255,9 +363,42 @@ pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
     {
         return r;
     }
-    let started = Instant::now();
     let mut result = TaskResult::new(task);
-    match tokio::time::timeout(opts.task_timeout, attempt(opts, task, &dir, &mut result)).await {
+    let left = opts.max_cost.map(|m| m - ledger.spent());
+    if let (Some(max), Some(left)) = (opts.max_cost, left)
+        && left <= 0.0
+    {
+        result.status = RunStatus::Budget;
+        result.error = Some(format!(
+            "not run: the run's budget (--max-cost ${max:.4}) was spent before this task started (${:.4} spent)",
+            ledger.spent()
+        ));
+        return result;
+    }
+    let budget = match (opts.max_task_cost, left) {
+        (Some(t), Some(l)) if l < t => Some(TaskBudget {
+            max: l,
+            from_run: true,
+        }),
+        (Some(t), _) => Some(TaskBudget {
+            max: t,
+            from_run: false,
+        }),
+        (None, Some(l)) => Some(TaskBudget {
+            max: l,
+            from_run: true,
+        }),
+        (None, None) => None,
+    };
+    // The config's own MAX_COST, when smaller, is the session's as it is.
+    let budget = budget.filter(|b| opts.config.system.max_cost.is_none_or(|c| c >= b.max));
+    let started = Instant::now();
+    match tokio::time::timeout(
+        opts.task_timeout,
+        attempt(opts, task, &dir, budget, &mut result),
+    )
+    .await
+    {
         Ok(()) => {}
         Err(_) => {
             result.status = RunStatus::Timeout;
@@ -269,8 +410,12 @@ pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
         }
     }
     result.time_s = started.elapsed().as_secs_f64();
+    ledger.add(result.cost);
     let _ = std::fs::create_dir_all(&dir);
-    if let Ok(text) = serde_json::to_string_pretty(&result) {
+    // A task a budget stopped runs again next time (with more budget).
+    if result.status != RunStatus::Budget
+        && let Ok(text) = serde_json::to_string_pretty(&result)
+    {
         let _ = std::fs::write(&stored, text);
     }
     result
@@ -278,7 +423,13 @@ pub async fn run_one(opts: &EvalOptions, task: &TaskFile) -> TaskResult {
 
 /// Everything of one task; fills `result` as it goes, so a timeout keeps
 /// what was learnt.
-async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut TaskResult) {
+async fn attempt(
+    opts: &EvalOptions,
+    task: &TaskFile,
+    dir: &Path,
+    budget: Option<TaskBudget>,
+    result: &mut TaskResult,
+) {
     if let Some((blocked, message)) = crate::preflight::check(task, &opts.fetcher).await {
         result.status = match blocked {
             Blocked::NeedsAccount => RunStatus::NeedsAccount,
@@ -325,18 +476,17 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
     if !run_steps(&steps, &task.task.config, result).await {
         return;
     }
-    let report = match session(opts, task, dir, backend.clone()).await {
+    let report = match session(opts, task, dir, budget, backend.clone()).await {
         Ok(r) => r,
         Err(e) => {
             result.error = Some(e);
             return;
         }
     };
-    result.session_status = Some(report.status.as_str().to_owned());
-    result.steps = report.steps;
-    result.cost = report.usage.cost;
-    result.tokens = report.usage.usage.total_tokens;
-    result.log_dir = Some(report.log_dir.clone());
+    session_ran(&report, budget, result);
+    if result.status == RunStatus::Budget {
+        return;
+    }
     // The agent gave up (FAIL by its own decision, not a limit or an error).
     let gave_up = report.status == SessionStatus::Fail && report.error.is_none();
     if !run_steps(&steps, &task.task.evaluator.postconfig, result).await {
@@ -365,6 +515,42 @@ async fn attempt(opts: &EvalOptions, task: &TaskFile, dir: &Path, result: &mut T
         result.score = 0.0;
         result.error = Some(message);
     }
+}
+
+/// What the session's report tells the task's result: status, steps, cost
+/// and tokens (per agent too), logs; a session a budget stopped makes the
+/// task `budget`, its error naming the budget.
+fn session_ran(report: &SessionReport, budget: Option<TaskBudget>, result: &mut TaskResult) {
+    result.session_status = Some(report.status.as_str().to_owned());
+    result.steps = report.steps;
+    result.cost = report.usage.cost;
+    result.tokens = report.usage.usage.total_tokens;
+    result.unpriced_calls = report.usage.unpriced_calls;
+    result.local_calls = report.usage.local_calls;
+    result.agents = report
+        .usage_by_agent
+        .iter()
+        .map(|(a, u)| (a.clone(), AgentUsage::of(u)))
+        .collect();
+    result.log_dir = Some(report.log_dir.clone());
+    if report.status != SessionStatus::Budget {
+        return;
+    }
+    result.status = RunStatus::Budget;
+    let why = match budget {
+        Some(b) if b.from_run => format!(
+            "the run's budget (--max-cost): ${:.4} was left when the task started",
+            b.max
+        ),
+        Some(b) => format!("the task's budget (--max-task-cost ${:.4})", b.max),
+        None => "the config's MAX_COST".to_owned(),
+    };
+    let e = report
+        .error
+        .as_ref()
+        .map(|e| e.rendered())
+        .unwrap_or_else(|| "MAX_COST reached".into());
+    result.error = Some(format!("stopped by {why}, not scored: {e}"));
 }
 
 /// The task's places and its desktop, started: as an account with the
@@ -485,11 +671,15 @@ async fn session(
     opts: &EvalOptions,
     task: &TaskFile,
     dir: &Path,
+    budget: Option<TaskBudget>,
     backend: Arc<AtspiBackend>,
 ) -> Result<SessionReport, String> {
     let mut config = opts.config.clone();
     if let Some(m) = opts.max_steps {
         config.system.max_step = m;
+    }
+    if let Some(b) = budget {
+        config.system.max_cost = Some(config.system.max_cost.map_or(b.max, |c| c.min(b.max)));
     }
     config.system.max_round = 1;
     let (mode, plan, app) = match &opts.mode {

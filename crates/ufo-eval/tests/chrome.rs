@@ -95,6 +95,8 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         task_timeout: Duration::from_secs(300),
         fetcher: Arc::new(Fetcher::new(dir.path().join("downloads"), Some(mirror))),
         desktop: TaskDesktop::like_osworld(),
+        max_cost: None,
+        max_task_cost: None,
     };
     let results = run_tasks(&opts, tasks, |_| {}).await;
     let [r] = &results[..] else {

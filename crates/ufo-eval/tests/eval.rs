@@ -31,6 +31,8 @@ fn options(config: UfoConfig, out: &Path, mode: EvalMode, timeout: u64) -> EvalO
         task_timeout: Duration::from_secs(timeout),
         fetcher: Arc::new(ufo_eval::fetch::Fetcher::new(out.join("downloads"), None)),
         desktop: TaskDesktop::default(),
+        max_cost: None,
+        max_task_cost: None,
     }
 }
 

@@ -56,6 +56,8 @@ fn options(config: UfoConfig, out: &Path, fetcher: Fetcher) -> EvalOptions {
         task_timeout: Duration::from_secs(120),
         fetcher: Arc::new(fetcher),
         desktop: TaskDesktop::like_osworld(),
+        max_cost: None,
+        max_task_cost: None,
     }
 }
 

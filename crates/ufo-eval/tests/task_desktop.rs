@@ -57,6 +57,8 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
         task_timeout: Duration::from_secs(240),
         fetcher: Arc::new(Fetcher::new(out.path().join("downloads"), None)),
         desktop,
+        max_cost: None,
+        max_task_cost: None,
     };
     let results = run_tasks(&opts, tasks, |_| {}).await;
     for r in &results {

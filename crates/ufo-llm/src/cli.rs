@@ -89,6 +89,8 @@ pub struct PingReport {
     pub usage: Usage,
     /// Cost in USD, when the model has a price.
     pub cost: Option<f64>,
+    /// The model costs nothing (a local model, or a price of 0).
+    pub local: bool,
     /// HTTP attempts.
     pub attempts: u32,
     /// The start of the reply.
@@ -104,8 +106,11 @@ impl fmt::Display for PingReport {
             self.latency_ms,
             self.usage.prompt_tokens,
             self.usage.completion_tokens,
-            self.cost
-                .map_or_else(|| "unknown".to_owned(), |c| format!("${c:.6}")),
+            match (self.local, self.cost) {
+                (true, _) => "$0 (local model)".to_owned(),
+                (false, Some(c)) => format!("${c:.6}"),
+                (false, None) => "not available (no price for this model: PRICES)".to_owned(),
+            },
             self.reply
         )
     }
@@ -131,6 +136,7 @@ pub async fn ping(
         latency_ms: u64::try_from(r.latency.as_millis()).unwrap_or(u64::MAX),
         usage: r.usage,
         cost: r.cost,
+        local: r.local,
         attempts: r.attempts,
         reply: r.text.chars().take(200).collect(),
     })

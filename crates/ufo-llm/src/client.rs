@@ -23,7 +23,7 @@ use base64::Engine as _;
 
 use crate::auth::TokenCache;
 use crate::config::{ApiType, LlmConfig};
-use crate::cost::PriceTable;
+use crate::cost::{PriceTable, Pricing};
 use crate::error::{ErrorClass, LlmError};
 use crate::format::Strategy;
 use crate::message::{ChatRequest, ChatResponse};
@@ -271,11 +271,12 @@ impl ChatModel for HttpModel {
                 Err(e) => return Err(e),
             }
         };
-        let cost = self
-            .prices
-            .as_ref()
-            .and_then(|p| p.cost(self.api, &self.model, &parsed.usage))
-            .or_else(|| self.api.info().local.then_some(0.0));
+        let pricing = match &self.prices {
+            Some(p) => p.pricing(self.api, &self.model),
+            None if self.api.info().local => Pricing::Local,
+            None => Pricing::Unknown,
+        };
+        let cost = pricing.cost(&parsed.usage);
         let estimated_image_tokens = (parsed.usage.prompt_tokens == 0)
             .then(|| estimate_request_image_tokens(&self.model, &request))
             .filter(|&n| n > 0);
@@ -283,6 +284,7 @@ impl ChatModel for HttpModel {
             text: parsed.text,
             usage: parsed.usage,
             cost,
+            local: pricing == Pricing::Local,
             model: self.model.clone(),
             provider: self.api.name().to_owned(),
             latency: started.elapsed(),

@@ -9,8 +9,13 @@
 //!
 //! Lookup order for a call to `model` on `api`: UFO's key ([`price_key`]), the same
 //! with a dashed date normalised (`gpt-4o-2024-08-06` → `gpt-4o-20240806`), the bare
-//! model name. No match: no cost (`None`), except Ollama, which is free (`0`).
+//! model name. No match: no cost (`None`: "not available"), except a local
+//! provider (Ollama), which is free. A model priced 0/0 in a table is local
+//! too: its calls say "local model: $0" rather than "not available".
 //! `cost = prompt_tokens × input / 1000 + completion_tokens × output / 1000`.
+//!
+//! Tables stack: [`PriceTable::merge`] lays a user's table (a config's
+//! `PRICES:`, `--prices FILE`) over UFO's shipped one, entry by entry.
 
 use std::collections::BTreeMap;
 
@@ -27,6 +32,28 @@ pub struct Price {
     pub input: f64,
     /// USD per 1K output tokens.
     pub output: f64,
+}
+
+/// How one model's calls are priced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pricing {
+    /// A price from the table.
+    Priced(Price),
+    /// Free: a local provider, or a price of 0 for input and output.
+    Local,
+    /// No price known: its cost is "not available".
+    Unknown,
+}
+
+impl Pricing {
+    /// The cost of `usage`: `Some(0)` for a local model, `None` when unknown.
+    pub fn cost(self, usage: &Usage) -> Option<f64> {
+        match self {
+            Pricing::Priced(p) => Some(cost_of(p, usage)),
+            Pricing::Local => Some(0.0),
+            Pricing::Unknown => None,
+        }
+    }
 }
 
 /// A table of prices keyed UFO-style.
@@ -93,7 +120,20 @@ impl PriceTable {
         let prices = match file {
             TableFile::Wrapped { prices } | TableFile::Bare(prices) => prices,
         };
-        Ok(Self { prices })
+        let table = Self { prices };
+        table.validate(source_name)?;
+        Ok(table)
+    }
+
+    /// A table from its entries (a config's `PRICES:` map), checked as
+    /// [`Self::from_yaml`] checks a file's.
+    pub fn from_prices(
+        prices: BTreeMap<String, Price>,
+        source_name: &str,
+    ) -> Result<Self, LlmError> {
+        let table = Self { prices };
+        table.validate(source_name)?;
+        Ok(table)
     }
 
     /// Reads a YAML table from a file.
@@ -109,6 +149,47 @@ impl PriceTable {
     /// UFO's shipped entries (stale; override with your own table).
     pub fn ufo_defaults() -> Self {
         Self::from_yaml(include_str!("prices.yaml"), "built-in prices.yaml").unwrap_or_default()
+    }
+
+    /// Lays `other` over this table: its entries are added, or replace
+    /// those of the same key.
+    pub fn merge(&mut self, other: &PriceTable) {
+        for (k, p) in &other.prices {
+            self.prices.insert(k.clone(), *p);
+        }
+    }
+
+    /// Entries in the table.
+    pub fn len(&self) -> usize {
+        self.prices.len()
+    }
+
+    /// Whether the table has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.prices.is_empty()
+    }
+
+    /// The entries, by key.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Price)> {
+        self.prices.iter().map(|(k, p)| (k.as_str(), *p))
+    }
+
+    /// Checks every entry: prices are finite and not negative.
+    fn validate(&self, source_name: &str) -> Result<(), LlmError> {
+        for (k, p) in &self.prices {
+            for (what, v) in [("input", p.input), ("output", p.output)] {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(LlmError::PriceTable {
+                        source_name: source_name.to_owned(),
+                        message: format!(
+                            "{k:?}: {what} is {v}; a price is USD per 1K tokens, 0 or more"
+                        ),
+                        source: None,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Adds or replaces one entry.
@@ -129,14 +210,22 @@ impl PriceTable {
         .find_map(|k| self.prices.get(k).copied())
     }
 
-    /// The cost of `usage` on `model`, or `None` when the model has no price
-    /// (Ollama: `0`).
-    pub fn cost(&self, api: ApiType, model: &str, usage: &Usage) -> Option<f64> {
+    /// How calls to `model` on `api` are priced: the table's price, free
+    /// (a price of 0/0, or no price on a local provider such as Ollama), or
+    /// unknown.
+    pub fn pricing(&self, api: ApiType, model: &str) -> Pricing {
         match self.lookup(api, model) {
-            Some(p) => Some(cost_of(p, usage)),
-            None if api == ApiType::Ollama => Some(0.0),
-            None => None,
+            Some(p) if p.input == 0.0 && p.output == 0.0 => Pricing::Local,
+            Some(p) => Pricing::Priced(p),
+            None if api.info().local => Pricing::Local,
+            None => Pricing::Unknown,
         }
+    }
+
+    /// The cost of `usage` on `model`, or `None` when the model has no price
+    /// (a local model: `0`).
+    pub fn cost(&self, api: ApiType, model: &str, usage: &Usage) -> Option<f64> {
+        self.pricing(api, model).cost(usage)
     }
 }
 
@@ -168,5 +257,52 @@ mod tests {
                 .lookup(ApiType::OpenAi, "gpt-4o")
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_users_table_lays_over_the_shipped_one() {
+        let mut t = PriceTable::ufo_defaults();
+        let before = t.len();
+        let user = PriceTable::from_yaml(
+            "\"openai/gpt-4o\": {input: 0.0025, output: 0.01}\n\"my-model\": {input: 1, output: 2}\n",
+            "config",
+        )
+        .unwrap();
+        t.merge(&user);
+        // Replaced, added, the rest kept.
+        assert_eq!(t.len(), before + 1);
+        assert_eq!(
+            t.lookup(ApiType::OpenAi, "gpt-4o"),
+            Some(Price {
+                input: 0.0025,
+                output: 0.01
+            })
+        );
+        assert_eq!(
+            t.pricing(ApiType::Custom, "my-model"),
+            Pricing::Priced(Price {
+                input: 1.0,
+                output: 2.0
+            })
+        );
+        assert!(t.lookup(ApiType::Qwen, "qwen-vl-max").is_some());
+        let e = PriceTable::from_yaml("m: {input: -1, output: 0}\n", "config")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"m\": input is -1"), "{e}");
+    }
+
+    #[test]
+    fn local_models_cost_0_and_unknown_ones_have_no_cost() {
+        let t = PriceTable::from_yaml("\"lan-llama\": {input: 0, output: 0}\n", "t").unwrap();
+        let u = Usage::new(5000, 500);
+        // A price of 0 makes a model local, whatever its provider.
+        assert_eq!(t.pricing(ApiType::Custom, "lan-llama"), Pricing::Local);
+        assert_eq!(t.cost(ApiType::Custom, "lan-llama", &u), Some(0.0));
+        // A local provider without a price is free.
+        assert_eq!(t.pricing(ApiType::Ollama, "llama3"), Pricing::Local);
+        // Anything else unpriced has no cost (never a made-up 0).
+        assert_eq!(t.pricing(ApiType::Custom, "mystery"), Pricing::Unknown);
+        assert_eq!(t.cost(ApiType::OpenAi, "gpt-9", &u), None);
     }
 }

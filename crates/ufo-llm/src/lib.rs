@@ -81,7 +81,7 @@ pub use api::{ApiInfo, Auth, Wire};
 pub use build::{build_model, build_with_backup};
 pub use client::{HttpModel, estimate_request_image_tokens};
 pub use config::{ApiType, LlmConfig};
-pub use cost::{Price, PriceTable};
+pub use cost::{Price, PriceTable, Pricing};
 pub use error::{ApiError, LlmError};
 pub use extract::{ExtractOptions, Extracted, extract_json};
 pub use format::{Formatted, Strategy};

@@ -301,6 +301,10 @@ pub struct ChatResponse {
     /// Cost in USD from the price table; `None` when the model has no price.
     #[serde(default)]
     pub cost: Option<f64>,
+    /// The model costs nothing: a local provider, or a price of 0 (its
+    /// `cost` is `Some(0)`, said as "local model: $0").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub local: bool,
     /// The model that answered (the backup's name after a fallback).
     pub model: String,
     /// The provider (`openai`, `gemini`, …).
@@ -357,6 +361,9 @@ impl UsageTotals {
         match response.cost {
             Some(c) => self.cost += c,
             None => self.unpriced_calls += 1,
+        }
+        if response.local {
+            self.local_calls += 1;
         }
     }
 }

@@ -56,6 +56,9 @@ pub struct UsageTotals {
     pub cost: f64,
     /// Calls whose model had no price (their cost is not in `cost`).
     pub unpriced_calls: u32,
+    /// Calls to a model that costs nothing (a local model, or a price of 0).
+    #[serde(default)]
+    pub local_calls: u32,
 }
 
 impl UsageTotals {
@@ -65,6 +68,31 @@ impl UsageTotals {
         self.usage += other.usage;
         self.cost += other.cost;
         self.unpriced_calls += other.unpriced_calls;
+        self.local_calls += other.local_calls;
+    }
+
+    /// What was spent since `before` (an earlier reading of the same totals).
+    pub fn since(&self, before: &UsageTotals) -> UsageTotals {
+        UsageTotals {
+            calls: self.calls.saturating_sub(before.calls),
+            usage: Usage {
+                prompt_tokens: self
+                    .usage
+                    .prompt_tokens
+                    .saturating_sub(before.usage.prompt_tokens),
+                completion_tokens: self
+                    .usage
+                    .completion_tokens
+                    .saturating_sub(before.usage.completion_tokens),
+                total_tokens: self
+                    .usage
+                    .total_tokens
+                    .saturating_sub(before.usage.total_tokens),
+            },
+            cost: (self.cost - before.cost).max(0.0),
+            unpriced_calls: self.unpriced_calls.saturating_sub(before.unpriced_calls),
+            local_calls: self.local_calls.saturating_sub(before.local_calls),
+        }
     }
 
     /// The cost as UFO prints it per step: `$0.0123`.

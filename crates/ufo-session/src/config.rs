@@ -6,6 +6,8 @@
 //! BACKUP_AGENT: {API_TYPE: ollama, API_MODEL: llava}        # optional
 //! EVALUATION_AGENT: {...}                                   # optional, else APP_AGENT
 //! MAX_STEP: 50
+//! MAX_COST: 2.0                                             # optional: USD per session
+//! PRICES: {"openai/gpt-4o": {input: 0.0025, output: 0.01}}  # optional: over the shipped table
 //! ACTION_SEQUENCE: false
 //! SAFE_GUARD: true
 //! ```
@@ -16,6 +18,7 @@
 
 use crate::error::SessionError;
 
+pub mod budget;
 mod de;
 mod env;
 pub mod knowledge;
@@ -52,6 +55,9 @@ pub struct UfoConfig {
     pub operator: Option<LlmConfig<ComputerApi>>,
     /// System keys.
     pub system: SystemConfig,
+    /// `PRICES`: the config's own model prices, laid over the shipped table
+    /// ([`Self::price_table`]).
+    pub prices: ufo_llm::PriceTable,
     /// User prompt templates.
     pub prompts: PromptPaths,
     /// Keys that were ignored (lenient loading), one line each.
@@ -232,6 +238,7 @@ impl UfoConfig {
         let knowledge: knowledge::Keys = top.read()?;
         let mcp: mcp::Keys = top.read()?;
         let third_party: third_party::Keys = top.read()?;
+        let budget: budget::Keys = top.read()?;
         let unknown = top.unknown();
         let mut warnings = std::mem::take(&mut top.notes);
         match (unknown.is_empty(), lenient) {
@@ -246,7 +253,9 @@ impl UfoConfig {
         system.third_party = third_party.agents(base_dir)?;
         system.mcp = mcp.servers()?;
         system.knowledge = knowledge.config(base_dir)?;
+        let prices = budget.prices(base_dir)?;
         Ok(Self {
+            prices,
             prompts: sections.prompts(base_dir),
             host: sections.host_agent,
             app: sections.app_agent,
@@ -256,6 +265,14 @@ impl UfoConfig {
             system,
             warnings,
         })
+    }
+
+    /// The prices models are charged at: UFO's shipped table with the
+    /// config's `PRICES` laid over it.
+    pub fn price_table(&self) -> ufo_llm::PriceTable {
+        let mut t = ufo_llm::PriceTable::ufo_defaults();
+        t.merge(&self.prices);
+        t
     }
 
     /// Reads a config file (environment from the process); strict about keys.
@@ -507,6 +524,79 @@ mod tests {
         if let Err(e) = e {
             let text = ufo_core::render(&e);
             assert!(!text.contains("987654321"), "{text}");
+        }
+    }
+
+    #[test]
+    fn max_cost_and_prices_are_read_merged_and_bad_values_named() {
+        use ufo_core::Diagnostic;
+        use ufo_llm::{ApiType, Price, Pricing};
+        let parse = |y: &str| UfoConfig::parse(y, Path::new("/cfg"), &env);
+        // Defaults: no budget, the shipped table.
+        let d = parse("MAX_STEP: 3\n").unwrap();
+        assert_eq!(d.system.max_cost, None);
+        assert!(d.prices.is_empty());
+        assert_eq!(d.price_table(), ufo_llm::PriceTable::ufo_defaults());
+        let c = parse(
+            "MAX_COST: 0.5\nPRICES:\n  \"openai/gpt-4o\": {input: 0.0025, output: 0.01}\n  my-model: {input: 1, output: 2}\n  lan-llama: {input: 0, output: 0}\n",
+        )
+        .unwrap();
+        assert_eq!(c.system.max_cost, Some(0.5));
+        let t = c.price_table();
+        // The config's entry replaces the shipped one; the others stay.
+        assert_eq!(
+            t.pricing(ApiType::OpenAi, "gpt-4o"),
+            Pricing::Priced(Price {
+                input: 0.0025,
+                output: 0.01
+            })
+        );
+        assert!(t.lookup(ApiType::Aoai, "gpt-4o-20240806").is_some());
+        assert_eq!(
+            t.pricing(ApiType::Custom, "my-model"),
+            Pricing::Priced(Price {
+                input: 1.0,
+                output: 2.0
+            })
+        );
+        // A price of 0: a local model, cost 0; no price: not available.
+        assert_eq!(t.pricing(ApiType::Custom, "lan-llama"), Pricing::Local);
+        assert_eq!(t.pricing(ApiType::Custom, "mystery"), Pricing::Unknown);
+        assert_eq!(t.pricing(ApiType::Ollama, "llama3"), Pricing::Local);
+        // Under SYSTEM, as text, with a dollar sign; a prices.yaml pasted whole.
+        let c =
+            parse("SYSTEM:\n  MAX_COST: \"$2\"\nPRICES: {PRICES: {m: {input: 1, output: 1}}}\n")
+                .unwrap();
+        assert_eq!(c.system.max_cost, Some(2.0));
+        assert_eq!(c.prices.len(), 1);
+        // A file beside the config.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("prices.yaml"),
+            "PRICES:\n  \"openai/gpt-x\": {input: 0.1, output: 0.2}\n",
+        )
+        .unwrap();
+        let c = UfoConfig::parse("PRICES: prices.yaml\n", dir.path(), &env).unwrap();
+        assert!(c.price_table().lookup(ApiType::OpenAi, "gpt-x").is_some());
+        for (yaml, key, says) in [
+            ("MAX_COST: 0\n", "`MAX_COST`", "above 0"),
+            ("MAX_COST: -1\n", "`MAX_COST`", "above 0"),
+            ("MAX_COST: lots\n", "`MAX_COST`", "US dollars"),
+            ("SYSTEM:\n  MAX_COST: -3\n", "`SYSTEM.MAX_COST`", "above 0"),
+            ("PRICES: {m: {input: 1}}\n", "`PRICES`", "output"),
+            (
+                "PRICES: {m: {input: -1, output: 0}}\n",
+                "`PRICES`",
+                "input is -1",
+            ),
+            ("PRICES: 7\n", "`PRICES`", "a map of model prices"),
+            ("PRICES: none.yaml\n", "`PRICES`", "none.yaml"),
+        ] {
+            let e = parse(yaml).unwrap_err();
+            assert_eq!(e.code(), "ufo::config::bad_key", "{yaml}: {e}");
+            assert!(e.to_string().contains(key), "{yaml}: {e}");
+            assert!(e.to_string().contains(says), "{yaml}: {e}");
+            assert!(e.help().unwrap().contains(key.trim_matches('`')), "{yaml}");
         }
     }
 

@@ -4,6 +4,7 @@ use crate::user_io::UserIo;
 use async_trait::async_trait;
 use std::io::{BufRead, IsTerminal, Write};
 use ufo_agent::{AgentKind, StepRecord};
+use ufo_llm::UsageTotals;
 
 /// Asks on the terminal. When stdin is not a terminal nobody can answer:
 /// confirmations are declined and questions get no answer (never hangs).
@@ -118,8 +119,9 @@ pub fn present(rec: &StepRecord) -> String {
         s.push_str(&format!("  comment: {}\n", clip(&rec.comment)));
     }
     s.push_str(&format!(
-        "  {} · {:.2}s",
-        cost_line("cost", rec.cost, rec.usage.unpriced_calls, 4),
+        "  {} · {} tokens · {:.2}s",
+        cost_line("cost", &rec.usage, 4),
+        rec.usage.usage.total_tokens,
         rec.total_time
     ));
     s
@@ -157,15 +159,80 @@ fn host_decision(rec: &StepRecord, s: &mut String) {
     }
 }
 
-/// `label: $cost` with `decimals` places, or `label is not available` when
-/// the model calls had no price (`unpriced` of them; UFO's "Cost is not
-/// available" instead of a misleading $0).
-pub fn cost_line(label: &str, cost: f64, unpriced: u32, decimals: usize) -> String {
-    match (unpriced, cost > 0.0) {
+/// `label: $cost` with `decimals` places; `label: $0 (local model)` when
+/// every call went to a model that costs nothing (a local provider, or a
+/// price of 0); `label is not available` when the calls had no price
+/// (UFO's "Cost is not available" instead of a misleading $0).
+pub fn cost_line(label: &str, usage: &UsageTotals, decimals: usize) -> String {
+    let cost = usage.cost;
+    match (usage.unpriced_calls, cost > 0.0) {
+        (0, false) if usage.local_calls > 0 => format!("{label}: $0 (local model)"),
         (0, _) => format!("{label}: ${cost:.decimals$}"),
         (_, false) => format!("{label} is not available"),
         (n, true) => {
             format!("{label}: ${cost:.decimals$} (+{n} model calls without a price)")
         }
+    }
+}
+
+/// Cost and tokens per agent, one `agent: cost, tokens, calls` part each,
+/// joined by `; ` (`-` when no agent called a model).
+pub fn agents_line(by_agent: &std::collections::BTreeMap<String, UsageTotals>) -> String {
+    let parts: Vec<String> = by_agent
+        .iter()
+        .map(|(agent, u)| {
+            format!(
+                "{} ({} tokens, {} model calls)",
+                cost_line(agent, u, 4),
+                u.usage.total_tokens,
+                u.calls
+            )
+        })
+        .collect();
+    match parts.is_empty() {
+        true => "-".into(),
+        false => parts.join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn totals(cost: f64, calls: u32, unpriced: u32, local: u32) -> UsageTotals {
+        UsageTotals {
+            calls,
+            cost,
+            unpriced_calls: unpriced,
+            local_calls: local,
+            ..UsageTotals::default()
+        }
+    }
+
+    #[test]
+    fn costs_are_said_priced_local_or_not_available() {
+        assert_eq!(cost_line("cost", &totals(0.5, 1, 0, 0), 4), "cost: $0.5000");
+        // A local model: $0, said as such.
+        assert_eq!(
+            cost_line("cost", &totals(0.0, 2, 0, 2), 4),
+            "cost: $0 (local model)"
+        );
+        // Unknown: never a made-up $0.
+        assert_eq!(
+            cost_line("cost", &totals(0.0, 1, 1, 0), 4),
+            "cost is not available"
+        );
+        assert_eq!(
+            cost_line("cost", &totals(0.25, 3, 1, 1), 2),
+            "cost: $0.25 (+1 model calls without a price)"
+        );
+        let mut by = std::collections::BTreeMap::new();
+        by.insert("HostAgent".to_owned(), totals(0.1, 1, 0, 0));
+        by.insert("AppAgent".to_owned(), totals(0.0, 1, 1, 0));
+        assert_eq!(
+            agents_line(&by),
+            "AppAgent is not available (0 tokens, 1 model calls); HostAgent: $0.1000 (0 tokens, 1 model calls)"
+        );
+        assert_eq!(agents_line(&Default::default()), "-");
     }
 }

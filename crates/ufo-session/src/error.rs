@@ -79,6 +79,16 @@ pub enum SessionError {
         /// The limit.
         max: usize,
     },
+    /// `MAX_COST` was reached.
+    #[error("MAX_COST (${max:.4}) reached: the session spent ${spent:.4} ({tokens} tokens)")]
+    Budget {
+        /// The limit, USD.
+        max: f64,
+        /// What was spent, USD.
+        spent: f64,
+        /// Tokens used.
+        tokens: u64,
+    },
     /// Nothing to do: no `-r` and no terminal to ask.
     #[error("no request was given and none could be asked (no terminal); nothing ran")]
     NoRequest,
@@ -125,6 +135,7 @@ impl Diagnostic for SessionError {
             SessionError::Logs { .. } => "ufo::session::logs",
             SessionError::Model { .. } => "ufo::config::model",
             SessionError::MaxStep { .. } => "ufo::session::max_step",
+            SessionError::Budget { .. } => "ufo::session::budget",
             SessionError::NoRequest => "ufo::session::no_request",
             SessionError::ModelSaidError { .. } => "ufo::session::model_error",
             SessionError::Interrupted { .. } => "ufo::session::interrupted",
@@ -157,6 +168,7 @@ impl Diagnostic for SessionError {
                 .clone()
                 .unwrap_or_else(|| "check the section's API_* keys".into()),
             SessionError::MaxStep { .. } => "raise MAX_STEP in the config".into(),
+            SessionError::Budget { .. } => "the logs and output.md say what was spent per agent; raise MAX_COST in the config (or `ufo eval --max-cost/--max-task-cost`) to go further".into(),
             SessionError::NoRequest => {
                 "give the request with -r \"...\", or run in a terminal to be asked".into()
             }

@@ -26,7 +26,7 @@ use ufo_desktop::dispatch::execute_one;
 use ufo_desktop::names::names_match;
 use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::WindowEntry;
-use ufo_llm::{ChatModel, LlmConfig, PriceTable, UsageTotals};
+use ufo_llm::{ChatModel, LlmConfig, UsageTotals};
 
 mod batch;
 mod experience;
@@ -102,6 +102,8 @@ pub enum SessionStatus {
     Fail,
     /// Something broke (model, desktop, unparseable replies).
     Error,
+    /// `MAX_COST` was reached: the session stopped before its next step.
+    Budget,
 }
 
 impl SessionStatus {
@@ -111,6 +113,7 @@ impl SessionStatus {
             SessionStatus::Finish => "FINISH",
             SessionStatus::Fail => "FAIL",
             SessionStatus::Error => "ERROR",
+            SessionStatus::Budget => "BUDGET",
         }
     }
 }
@@ -134,6 +137,9 @@ pub struct SessionReport {
     pub subtasks: Vec<SubtaskRecord>,
     /// Model usage and cost.
     pub usage: UsageTotals,
+    /// Model usage and cost per agent (`HostAgent`, `AppAgent`,
+    /// `EvaluationAgent`, ...).
+    pub usage_by_agent: std::collections::BTreeMap<String, UsageTotals>,
     /// The evaluation, when run.
     pub evaluation: Option<ufo_agent::evaluation::EvaluationResult>,
     /// The error that ended it, if any.
@@ -156,6 +162,7 @@ impl SessionReport {
             steps: 0,
             subtasks: Vec::new(),
             usage: UsageTotals::default(),
+            usage_by_agent: Default::default(),
             evaluation: None,
             error: None,
             markdown: None,
@@ -206,7 +213,7 @@ fn model_for(
     ufo_llm::build_with_backup(
         cfg,
         config.backup.as_ref(),
-        Some(Arc::new(PriceTable::ufo_defaults())),
+        Some(Arc::new(config.price_table())),
     )
     .map_err(|e| SessionError::Model {
         section: section.to_owned(),
@@ -323,6 +330,15 @@ impl<'a> Session<'a> {
 
     fn max_step_reached(&self) -> bool {
         self.step >= self.s.config.system.max_step
+    }
+
+    /// `MAX_COST` is set and the session's priced calls have reached it.
+    fn budget_reached(&self) -> bool {
+        self.s
+            .config
+            .system
+            .max_cost
+            .is_some_and(|max| self.rec.usage().cost >= max)
     }
 
     /// Logs a step (before anything else happens), shows it, sleeps. A log

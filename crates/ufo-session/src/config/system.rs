@@ -37,6 +37,12 @@ pub struct SystemConfig {
     /// ends in ERROR.
     #[serde(deserialize_with = "duration::<_, 1, 86_400, true>")]
     pub step_timeout: Duration,
+    /// `MAX_COST` (none): the most a session may spend on models, in US
+    /// dollars (priced calls only: see `PRICES`). When the session's cost
+    /// reaches it, no further step is taken and the session ends with the
+    /// status BUDGET, its logs and `output.md` written.
+    #[serde(deserialize_with = "super::budget::max_cost")]
+    pub max_cost: Option<f64>,
     /// `SAFE_GUARD` (true): ask before sensitive actions.
     #[serde(deserialize_with = "flag")]
     pub safe_guard: bool,
@@ -115,6 +121,7 @@ impl Default for SystemConfig {
             sleep_time: Duration::from_secs(1),
             settle_timeout: Duration::from_secs(1),
             step_timeout: Duration::from_secs(600),
+            max_cost: None,
             safe_guard: true,
             eva_session: true,
             eva_round: false,

@@ -97,7 +97,7 @@ impl Session<'_> {
             &mut usage,
         )
         .await;
-        self.rec.add_usage(&usage);
+        self.rec.add_usage("ExperienceSummary", &usage);
         let outcome = match records {
             Ok(r) if r.is_empty() => Ok(0),
             Ok(r) => {

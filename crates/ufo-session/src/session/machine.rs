@@ -50,6 +50,11 @@ impl Session<'_> {
             state = match state {
                 State::End(st) => return st,
                 State::Host(HostAgentStatus::Continue) | State::App(AppAgentStatus::Continue)
+                    if self.budget_reached() =>
+                {
+                    self.budget_ends_round()
+                }
+                State::Host(HostAgentStatus::Continue) | State::App(AppAgentStatus::Continue)
                     if self.max_step_reached() =>
                 {
                     self.max_step_ends_round()
@@ -88,6 +93,20 @@ impl Session<'_> {
             .report(),
         );
         State::End(SessionStatus::Fail)
+    }
+
+    /// MAX_COST reached: said, and the round (and the session) ends BUDGET
+    /// before another model call.
+    fn budget_ends_round(&mut self) -> State {
+        let usage = self.rec.usage();
+        let e = SessionError::Budget {
+            max: self.s.config.system.max_cost.unwrap_or_default(),
+            spent: usage.cost,
+            tokens: usage.usage.total_tokens,
+        };
+        self.s.io.show(&format!("{e}; the session ends."));
+        self.error = Some(e.report());
+        State::End(SessionStatus::Budget)
     }
 
     /// A HostAgent step: its launch (if any), its record on disk, then the

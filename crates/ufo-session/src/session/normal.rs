@@ -58,25 +58,20 @@ impl Session<'_> {
             if self.s.config.system.eva_round && status != SessionStatus::Error {
                 self.evaluate(Some(round)).await;
             }
-            let spent = self.rec.usage();
+            let spent = self.rec.usage().since(&before);
             self.s.io.show(&format!(
                 "Round {} ended: {}. {} ({} tokens in {} model calls).",
                 round + 1,
                 status.as_str(),
-                crate::console::cost_line(
-                    "Round cost",
-                    spent.cost - before.cost,
-                    spent.unpriced_calls - before.unpriced_calls,
-                    4
-                ),
-                spent.usage.total_tokens - before.usage.total_tokens,
-                spent.calls - before.calls
+                crate::console::cost_line("Round cost", &spent, 4),
+                spent.usage.total_tokens,
+                spent.calls
             ));
             round += 1;
             // A round that ended in ERROR ends the session in ERROR (UFO's
             // `is_finished`: an error finishes the session); no new request
             // is asked for.
-            if status == SessionStatus::Error
+            if matches!(status, SessionStatus::Error | SessionStatus::Budget)
                 || round >= self.s.config.system.max_round
                 || self.max_step_reached()
             {

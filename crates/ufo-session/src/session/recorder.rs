@@ -7,6 +7,7 @@ use crate::logs::TaskLogs;
 use crate::session::SessionStatus;
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use ufo_agent::step::ImageKind;
 use ufo_agent::{AgentKind, StepRecord, SubtaskRecord};
@@ -28,9 +29,8 @@ pub(super) struct StepSummary {
     pub(super) comment: String,
     pub(super) actions: Vec<String>,
     pub(super) status: ufo_core::StepStatus,
-    pub(super) cost: f64,
-    /// Model calls of the step without a price.
-    pub(super) unpriced: u32,
+    /// The step's model usage and cost.
+    pub(super) usage: UsageTotals,
     pub(super) total_time: f64,
     pub(super) screenshots: std::collections::BTreeMap<String, String>,
     pub(super) execution_times: Value,
@@ -59,6 +59,9 @@ pub(super) struct Recorder {
     logs: TaskLogs,
     steps: Vec<StepSummary>,
     usage: UsageTotals,
+    /// The usage per agent: its kind (`HostAgent`, `AppAgent`, ...) or the
+    /// name of what spent it outside a step (`EvaluationAgent`).
+    by_agent: BTreeMap<String, UsageTotals>,
     /// `action_step_final.png`, once the session's final snapshot is taken.
     final_shot: Option<String>,
 }
@@ -70,6 +73,7 @@ impl Recorder {
             logs: TaskLogs::create(root, segments)?,
             steps: Vec::new(),
             usage: UsageTotals::default(),
+            by_agent: BTreeMap::new(),
             final_shot: None,
         })
     }
@@ -84,9 +88,17 @@ impl Recorder {
         self.usage
     }
 
-    /// Adds usage spent outside a step (the evaluation).
-    pub(super) fn add_usage(&mut self, u: &UsageTotals) {
-        self.usage.merge(u);
+    /// The model usage so far per agent.
+    pub(super) fn usage_by_agent(&self) -> &BTreeMap<String, UsageTotals> {
+        &self.by_agent
+    }
+
+    /// Adds usage spent outside a step by `agent` (the evaluation).
+    pub(super) fn add_usage(&mut self, agent: &str, u: &UsageTotals) {
+        if u.calls > 0 {
+            self.usage.merge(u);
+            self.by_agent.entry(agent.to_owned()).or_default().merge(u);
+        }
     }
 
     /// The steps recorded so far.
@@ -100,6 +112,12 @@ impl Recorder {
     pub(super) fn step(&mut self, rec: &mut StepRecord) -> Result<(), SessionError> {
         self.logs.write_step(rec)?;
         self.usage.merge(&rec.usage);
+        if rec.usage.calls > 0 {
+            self.by_agent
+                .entry(agent_label(rec.agent_type).to_owned())
+                .or_default()
+                .merge(&rec.usage);
+        }
         self.steps.push(StepSummary {
             step: rec.session_step,
             round: rec.round,
@@ -113,8 +131,7 @@ impl Recorder {
             comment: rec.comment.clone(),
             actions: rec.action_representations(),
             status: rec.status,
-            cost: rec.cost,
-            unpriced: rec.usage.unpriced_calls,
+            usage: rec.usage,
             total_time: rec.total_time,
             screenshots: rec.screenshots.clone(),
             execution_times: serde_json::to_value(&rec.execution_times).unwrap_or_default(),
@@ -219,6 +236,31 @@ impl Recorder {
         parts.join(", ")
     }
 
+    /// `output.md`'s table of cost and tokens per agent (empty when no
+    /// model was called).
+    fn agents_table(&self) -> String {
+        if self.by_agent.is_empty() {
+            return String::new();
+        }
+        let mut md = String::from(
+            "### Cost per agent\n\n| agent | cost | tokens | prompt | completion | model calls |\n|---|---|---|---|---|---|\n",
+        );
+        for (agent, u) in &self.by_agent {
+            let cost = crate::console::cost_line("", u, 4);
+            md.push_str(&format!(
+                "| {agent} | {} | {} | {} | {} | {} |\n",
+                cost.trim_start_matches([':', ' '])
+                    .trim_start_matches("is "),
+                u.usage.total_tokens,
+                u.usage.prompt_tokens,
+                u.usage.completion_tokens,
+                u.calls
+            ));
+        }
+        md.push('\n');
+        md
+    }
+
     /// `output.md`: the summary, the evaluation, every step, the timings.
     pub(super) fn markdown(&self, end: &Ending<'_>) -> String {
         let Ending {
@@ -241,11 +283,13 @@ impl Recorder {
             self.steps.len(),
             self.steps_by_agent(),
             if result.is_empty() { "-" } else { result },
-            // The console's words: a cost, or "not available", never $0.
-            crate::console::cost_line("**Cost**", self.usage.cost, self.usage.unpriced_calls, 4),
+            // The console's words: a cost, "local model", or "not available",
+            // never a made-up $0.
+            crate::console::cost_line("**Cost**", &self.usage, 4),
             self.usage.usage.total_tokens,
             self.usage.calls
         ));
+        md.push_str(&self.agents_table());
         if let Some(e) = error {
             md.push_str(&format!("- **Error:** `{}` {}\n", e.code, e.message));
             if let Some(h) = &e.help {
@@ -305,7 +349,7 @@ impl Recorder {
                 "- **Time:** {:.2}s {} · {}\n\n",
                 s.total_time,
                 s.execution_times,
-                crate::console::cost_line("**Cost**", s.cost, s.unpriced, 4)
+                crate::console::cost_line("**Cost**", &s.usage, 4)
             ));
             for key in [ImageKind::Annotated.key(), ImageKind::Selected.key()] {
                 if let Some(f) = s.screenshots.get(key) {
@@ -330,6 +374,16 @@ impl Recorder {
             md.push_str(&format!("| {k} | {v:.2} |\n"));
         }
         md
+    }
+}
+
+/// The name an agent's usage is listed under.
+fn agent_label(kind: AgentKind) -> &'static str {
+    match kind {
+        AgentKind::HostAgent => "HostAgent",
+        AgentKind::AppAgent => "AppAgent",
+        AgentKind::ThirdPartyAgent => "ThirdPartyAgent",
+        AgentKind::OperatorAgent => "OperatorAgent",
     }
 }
 

@@ -10,24 +10,28 @@ use ufo_llm::ChatModel;
 impl Session<'_> {
     pub(super) async fn finish(&mut self, status: SessionStatus) -> SessionReport {
         self.snapshot(None).await;
+        // Over budget, nothing more is spent: no evaluation, no experience.
         let evaluation = if self.s.config.system.eva_session
-            && status != SessionStatus::Error
+            && !matches!(status, SessionStatus::Error | SessionStatus::Budget)
             && !self.rec.steps().is_empty()
         {
             self.evaluate(None).await
         } else {
             None
         };
-        self.save_experience(evaluation.as_ref()).await;
+        if status != SessionStatus::Budget {
+            self.save_experience(evaluation.as_ref()).await;
+        }
         let usage = self.rec.usage();
         self.s.io.show(&format!(
-            "Session {} ended: {} after {} steps. {} ({} tokens in {} model calls).",
+            "Session {} ended: {} after {} steps. {} ({} tokens in {} model calls).\nPer agent: {}.",
             self.task,
             status.as_str(),
             self.step,
-            crate::console::cost_line("Total cost", usage.cost, usage.unpriced_calls, 4),
+            crate::console::cost_line("Total cost", &usage, 4),
             usage.usage.total_tokens,
-            usage.calls
+            usage.calls,
+            crate::console::agents_line(self.rec.usage_by_agent()),
         ));
         let markdown = if self.s.config.system.log_to_markdown {
             let end = recorder::Ending {
@@ -58,6 +62,7 @@ impl Session<'_> {
             steps: self.step,
             subtasks: self.subtasks.clone(),
             usage: self.rec.usage(),
+            usage_by_agent: self.rec.usage_by_agent().clone(),
             evaluation,
             error: self.error.clone(),
             markdown,
@@ -107,7 +112,7 @@ impl Session<'_> {
         };
         match outcome {
             Ok(ev) => {
-                self.rec.add_usage(&ev.usage);
+                self.rec.add_usage("EvaluationAgent", &ev.usage);
                 let v = EvaluationResult {
                     response: ev.response,
                     level,
