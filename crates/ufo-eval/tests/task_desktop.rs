@@ -172,6 +172,8 @@ async fn vlc_runs_as_the_account_and_its_web_interface_says_what_it_plays() {
         task_timeout: Duration::from_secs(180),
         fetcher: Arc::new(Fetcher::new(out.path().join("downloads"), None)),
         desktop: TaskDesktop::like_osworld(),
+        max_cost: None,
+        max_task_cost: None,
     };
     let results = run_tasks(&opts, tasks, |_| {}).await;
     let r = &results[0];
