@@ -124,16 +124,7 @@ pub(super) async fn set_edit_text(
     // The application may still be acting on the new text: the next key
     // waits until it is quiet, or it is lost.
     settle(b, ctx, mark).await;
-    // A dialog may act on it later still, and silently: a GTK 3 file
-    // chooser updates its selection 150 ms after its name changes
-    // (LOCATION_CHANGED_TIMEOUT), and an {ENTER} before that is lost
-    // (mousepad's Save dialog: an {ENTER} 0.1 s after the name was set
-    // saved nothing, one 0.15 s or later saved, on a desktop without
-    // animations, whose steps settle sooner).
-    if ctx.window.as_ref().is_some_and(|w| w.dialog) {
-        let rest = DIALOG_TEXT_QUIET.saturating_sub(set_at.elapsed());
-        sleep(rest).await;
-    }
+    dialog_quiet(ctx, set_at).await;
     let shown = match kind {
         TextKind::Masked => "●".repeat(got.chars().count()),
         _ => got,
@@ -145,8 +136,21 @@ pub(super) async fn set_edit_text(
 }
 
 /// How long after a dialog's field was set `set_edit_text` returns at the
-/// earliest (see its use).
+/// earliest (see [`dialog_quiet`]).
 const DIALOG_TEXT_QUIET: Duration = Duration::from_millis(300);
+
+/// In a dialog, waits until [`DIALOG_TEXT_QUIET`] after `set_at`, when the
+/// text was set. A dialog may act on new text later than its events
+/// settle, and silently: a GTK 3 file chooser updates its selection 150 ms
+/// after its name changes (`LOCATION_CHANGED_TIMEOUT`), and an {ENTER}
+/// before that is lost (mousepad's Save dialog: an {ENTER} 0.1 s after the
+/// name was set saved nothing, one 0.15 s or later saved, on a desktop
+/// without animations, whose steps settle sooner).
+async fn dialog_quiet(ctx: &ToolContext, set_at: Instant) {
+    if ctx.window.as_ref().is_some_and(|w| w.dialog) {
+        sleep(DIALOG_TEXT_QUIET.saturating_sub(set_at.elapsed())).await;
+    }
+}
 
 /// A control that holds no text a person could type (a label, a button, a
 /// menu item, a tab): typing "into" it would go wherever the keyboard is
