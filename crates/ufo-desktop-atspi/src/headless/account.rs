@@ -125,7 +125,7 @@ pub struct Sandbox {
     #[serde(default)]
     pub host_tmp: Option<PathBuf>,
     /// A folder put first on the programs' `PATH` (the `sudo` of
-    /// [`super::sudo`]), when there is one.
+    /// `headless/sudo.rs`), when there is one.
     #[serde(default)]
     pub bin: Option<PathBuf>,
 }
