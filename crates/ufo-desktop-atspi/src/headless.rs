@@ -76,6 +76,10 @@ pub struct DesktopOptions {
     /// home (`home`, else a folder in the state directory) mounted at
     /// [`DesktopUser::home_at`] in a private mount namespace. Needs root.
     pub user: Option<DesktopUser>,
+    /// Folders under `/tmp` that a desktop run as an account still sees
+    /// where the host has them, through its own `/tmp` (a task suite's
+    /// folder its steps copy from).
+    pub shared_tmp: Vec<PathBuf>,
     /// Keep GTK's animations on. Off by default (see
     /// `headless/gtk_settings.rs`): steps do not wait for them.
     pub animations: bool,
@@ -92,6 +96,7 @@ impl Default for DesktopOptions {
             window_manager: None,
             home: None,
             user: None,
+            shared_tmp: Vec::new(),
             animations: false,
         }
     }
@@ -365,6 +370,7 @@ impl HeadlessDesktop {
                     user,
                     &host_home,
                     &state_dir,
+                    &opts.shared_tmp,
                     opts.start_timeout,
                 )?;
                 let home = Some(user.home_at.clone());

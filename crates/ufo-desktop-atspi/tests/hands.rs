@@ -250,13 +250,22 @@ async fn gecko_check_boxes_survive_repeated_clicks_and_report_the_action_run() {
     let (d, b, w, _dir) = firefox_on("gecko-boxes", BOXES, "Options").await;
     let pid = w.pid;
     let mut ctx = context(w);
-    wait_for(&b, &mut ctx, ControlType::CheckBox, "Spell check").await;
-    let boxes: Vec<Control> = ctx
-        .controls
-        .iter()
-        .filter(|c| c.control_type == ControlType::CheckBox)
-        .cloned()
-        .collect();
+    // Gecko exposes a fresh page's document in parts: the first listing
+    // may hold one box of three. Observed again until all three are there.
+    let mut boxes: Vec<Control> = Vec::new();
+    for _ in 0..150 {
+        wait_for(&b, &mut ctx, ControlType::CheckBox, "Spell check").await;
+        boxes = ctx
+            .controls
+            .iter()
+            .filter(|c| c.control_type == ControlType::CheckBox)
+            .cloned()
+            .collect();
+        if boxes.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
     assert_eq!(boxes.len(), 3, "{}", listing(&ctx));
     // Seven clicks and more: Thunderbird died in 5 of 7 when actions were
     // read with GetActions.

@@ -600,6 +600,9 @@ async fn start_task_desktop(
         // files. Run as an account, they see it at /home/user.
         home: Some(places.work.clone()),
         user,
+        // Its steps copy from the suite's folder (`$SUITE`), also when that
+        // is under /tmp, which is the task's own.
+        shared_tmp: vec![places.suite.clone()],
         screen: (w, h, 24),
         window_manager: opts.desktop.window_manager.clone(),
         ..DesktopOptions::default()

@@ -219,6 +219,7 @@ pub(super) fn private_namespace(
     user: &DesktopUser,
     host_home: &Path,
     state_dir: &Path,
+    shared_tmp: &[PathBuf],
     timeout: Duration,
 ) -> Result<(Child, Sandbox)> {
     let failed = |detail: String| HeadlessError::StartFailed {
@@ -296,7 +297,7 @@ pub(super) fn private_namespace(
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let host_tmp = match private_tmp(pid, state_dir) {
+    let host_tmp = match private_tmp(pid, state_dir, shared_tmp) {
         Ok(tmp) => tmp,
         Err(e) => {
             let _ = holder.kill();
@@ -323,8 +324,9 @@ pub(super) fn private_namespace(
 /// the account and its profile's path (the same `/home/user/...` in every
 /// task), and hands its documents to the other desktop's. Seen through it
 /// as before: the X servers' socket folder (`/tmp/.X11-unix`, the host's),
-/// and `state_dir` itself when it is under `/tmp` (the buses' sockets).
-fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
+/// and `state_dir` (the buses' sockets) and the `shared` folders when they
+/// are under `/tmp`.
+fn private_tmp(pid: u32, state_dir: &Path, shared: &[PathBuf]) -> Result<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let tmp = state_dir.join("tmp");
     let sticky = |d: &Path| {
@@ -337,10 +339,12 @@ fn private_tmp(pid: u32, state_dir: &Path) -> Result<PathBuf> {
     sticky(&tmp.join(".X11-unix"))?;
     let mut binds: Vec<(PathBuf, PathBuf)> = vec![("/tmp/.X11-unix".into(), tmp.join(".X11-unix"))];
     let state = std::path::absolute(state_dir).map_err(io_err("resolving the state folder"))?;
-    if let Ok(rest) = state.strip_prefix("/tmp") {
-        let at = tmp.join(rest);
-        std::fs::create_dir_all(&at).map_err(io_err(format!("making {}", at.display())))?;
-        binds.push((state.clone(), at));
+    for dir in std::iter::once(&state).chain(shared.iter().filter(|d| d.is_dir())) {
+        if let Ok(rest) = dir.strip_prefix("/tmp") {
+            let at = tmp.join(rest);
+            std::fs::create_dir_all(&at).map_err(io_err(format!("making {}", at.display())))?;
+            binds.push((dir.clone(), at));
+        }
     }
     // Last, recursively: the two binds above, made inside it, come along.
     binds.push((tmp.clone(), "/tmp".into()));
