@@ -261,6 +261,11 @@ impl Places {
         if let Ok(rest) = p.strip_prefix(&h.at) {
             return self.work.join(rest);
         }
+        // The suite's folder is the same on both sides (a task desktop
+        // keeps it visible through its own /tmp).
+        if p.starts_with(&self.suite) {
+            return p;
+        }
         match (&h.tmp, p.strip_prefix("/tmp")) {
             (Some(tmp), Ok(rest)) => tmp.join(rest),
             _ => p,
@@ -368,6 +373,11 @@ mod tests {
         assert_eq!(places.path("/tmp/x"), Path::new("/state/tmp/x"));
         assert_eq!(places.host_path("/tmp/x"), Path::new("/tmp/x"));
         assert_eq!(places.host_path("~/x"), Path::new("/w/x"));
+        let in_tmp = Places {
+            suite: "/tmp/s".into(),
+            ..places.clone()
+        };
+        assert_eq!(in_tmp.path("$SUITE/f"), Path::new("/tmp/s/f"));
         assert_eq!(places.path("/var/x"), Path::new("/var/x"));
         assert_eq!(places.path("$SUITE/f"), Path::new("/s/f"));
     }
