@@ -22,6 +22,36 @@ use ufo_eval::run::{EvalMode, EvalOptions, RunStatus, TaskDesktop, is_root, run_
 use ufo_eval::suite::load_suite;
 use ufo_testkit::scripted::{ScriptedModel, fixed};
 
+/// Options for tasks run `parallel` at a time on `desktop`, by an agent (a
+/// scripted model with `replies` replies, kept alive by the caller) that
+/// says FINISH at once: the setup and the checkers do all the work.
+async fn finishing(
+    out: &Path,
+    desktop: TaskDesktop,
+    parallel: usize,
+    replies: usize,
+) -> (ScriptedModel, EvalOptions) {
+    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
+    let model =
+        ScriptedModel::start((0..replies).map(|_| fixed(reply.to_string())).collect()).await;
+    let m = model.agent_yaml();
+    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
+    let opts = EvalOptions {
+        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
+        config: cfg,
+        out: out.to_path_buf(),
+        parallel,
+        max_steps: Some(3),
+        mode: EvalMode::Normal,
+        task_timeout: Duration::from_secs(240),
+        fetcher: Arc::new(Fetcher::new(out.join("downloads"), None)),
+        desktop,
+        max_cost: None,
+        max_task_cost: None,
+    };
+    (model, opts)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     let desktop = TaskDesktop::like_osworld();
@@ -42,24 +72,8 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
     let (tasks, errors) = load_suite(&suite);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(tasks.len(), 2);
-    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
-    let model = ScriptedModel::start((0..8).map(|_| fixed(reply.to_string())).collect()).await;
-    let m = model.agent_yaml();
-    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
     let out = tempfile::tempdir().unwrap();
-    let opts = EvalOptions {
-        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
-        config: cfg,
-        out: out.path().to_path_buf(),
-        parallel: 2,
-        max_steps: Some(3),
-        mode: EvalMode::Normal,
-        task_timeout: Duration::from_secs(240),
-        fetcher: Arc::new(Fetcher::new(out.path().join("downloads"), None)),
-        desktop,
-        max_cost: None,
-        max_task_cost: None,
-    };
+    let (_model, opts) = finishing(out.path(), desktop, 2, 8).await;
     let results = run_tasks(&opts, tasks, |_| {}).await;
     for r in &results {
         // Every checker held: the file is in the task's home, gsettings
@@ -157,24 +171,8 @@ async fn vlc_runs_as_the_account_and_its_web_interface_says_what_it_plays() {
     std::fs::write(dir.join("plays.json"), serde_json::to_string(&t).unwrap()).unwrap();
     let (tasks, errors) = load_suite(&root.path().join("tasks"));
     assert!(errors.is_empty(), "{errors:?}");
-    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
-    let model = ScriptedModel::start((0..4).map(|_| fixed(reply.to_string())).collect()).await;
-    let m = model.agent_yaml();
-    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
     let out = tempfile::tempdir().unwrap();
-    let opts = EvalOptions {
-        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
-        config: cfg,
-        out: out.path().to_path_buf(),
-        parallel: 1,
-        max_steps: Some(2),
-        mode: EvalMode::Normal,
-        task_timeout: Duration::from_secs(180),
-        fetcher: Arc::new(Fetcher::new(out.path().join("downloads"), None)),
-        desktop: TaskDesktop::like_osworld(),
-        max_cost: None,
-        max_task_cost: None,
-    };
+    let (_model, opts) = finishing(out.path(), TaskDesktop::like_osworld(), 1, 4).await;
     let results = run_tasks(&opts, tasks, |_| {}).await;
     let r = &results[0];
     assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:?}");
