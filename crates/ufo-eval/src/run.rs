@@ -254,11 +254,14 @@ pub async fn run_tasks(
     let mut handles = Vec::new();
     for task in tasks {
         let opts = opts.clone();
-        let gate = gate.clone();
         let progress = progress.clone();
         let ledger = ledger.clone();
+        // Tasks start in the order given: the permit is taken here, not in
+        // the spawned task (whose first poll order is the scheduler's), so
+        // a run's budget is spent by the first tasks, as a user reads it.
+        let permit = gate.clone().acquire_owned().await;
         handles.push(tokio::spawn(async move {
-            let _permit = gate.acquire_owned().await;
+            let _permit = permit;
             let r = run_within(&opts, &task, &ledger).await;
             progress(&r);
             r
