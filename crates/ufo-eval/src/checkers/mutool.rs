@@ -1,0 +1,455 @@
+//! MuPDF, as OSWorld's PDF metrics use it through PyMuPDF, here through its
+//! command-line tool `mutool` (Debian's `mupdf-tools`): a document's text
+//! as PyMuPDF's `page.get_text()` gives it, and its pages as
+//! `page.get_pixmap()` renders them.
+//!
+//! `mutool` runs as a fixed program with arguments (no shell), at most
+//! [`TIME_LIMIT`], with its output bounded; a file name starting with `-`
+//! is passed as `./-…` so that it is never taken for an option.
+//!
+//! Text: `mutool convert -F stext -O preserve-ligatures,preserve-whitespace`
+//! writes MuPDF's structured text as XML, one `<char>` per line with its
+//! quad (mediabox clipping is on by default, as PyMuPDF's flags ask).
+//! PyMuPDF's plain text is rebuilt from it: per line, the characters whose
+//! box overlaps the page, then a newline unless the line's last one is a
+//! newline (lines of one block are not separated by a blank line, unlike
+//! `mutool draw -F txt`, and pages are not separated at all).
+//!
+//! Pages: `mutool draw -r 72 -c rgb -F pnm -o -` writes each page as a
+//! binary PPM at 72 dpi, PyMuPDF's default pixmap; only the samples are
+//! kept (as a SHA-256 digest per page), as OSWorld compares
+//! `Image.tobytes()`, not the sizes.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+/// The program.
+const PROGRAM: &str = "mutool";
+/// How long one `mutool` run may take.
+const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// The most structured-text XML read for one document.
+const MAX_XML_BYTES: u64 = 1 << 30;
+/// The most pages rendered for one document.
+const MAX_PAGES: usize = 10_000;
+/// The most pixels of one rendered page (a 72 dpi page of 5 m × 5 m).
+const MAX_PAGE_PIXELS: u64 = 200_000_000;
+/// How much of `mutool`'s messages is kept for an error.
+const MAX_STDERR: u64 = 4096;
+
+/// Why a document's text or pages could not be had.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// `mutool` is not installed or could not be started: no score can be
+    /// given on this machine.
+    NoTool(String),
+    /// MuPDF could not read the document (or took too long): OSWorld's
+    /// PyMuPDF raises there too.
+    Unreadable(String),
+}
+
+/// The text PyMuPDF's `"".join(page.get_text() for page in doc)` gives
+/// for the document at `path` (not stripped).
+pub(super) fn document_text(path: &Path) -> Result<String, Failure> {
+    let dir = tempfile::tempdir()
+        .map_err(|e| Failure::Unreadable(format!("no temporary directory for mutool: {e}")))?;
+    let xml = dir.path().join("text.xml");
+    let mut args: Vec<OsString> = ["convert", "-F", "stext", "-O"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    args.push("preserve-ligatures,preserve-whitespace".into());
+    args.push("-o".into());
+    args.push(xml.clone().into());
+    args.push(file_arg(path));
+    let watch = xml.clone();
+    run(&args, Some((&watch, MAX_XML_BYTES)), |out| {
+        std::io::copy(out, &mut std::io::sink()).map(|_| ())
+    })
+    .and_then(|_| {
+        let file = std::fs::File::open(&xml)
+            .map_err(|e| Failure::Unreadable(format!("mutool wrote no text: {e}")))?;
+        stext_to_text(BufReader::new(file))
+            .map_err(|e| Failure::Unreadable(format!("reading mutool's text: {e}")))
+    })
+}
+
+/// A SHA-256 digest of each page's RGB samples as PyMuPDF's
+/// `page.get_pixmap()` renders them (72 dpi, no alpha).
+pub(super) fn page_digests(path: &Path) -> Result<Vec<[u8; 32]>, Failure> {
+    let args: Vec<OsString> = vec![
+        "draw".into(),
+        "-q".into(),
+        "-r".into(),
+        "72".into(),
+        "-c".into(),
+        "rgb".into(),
+        "-F".into(),
+        "pnm".into(),
+        "-o".into(),
+        "-".into(),
+        file_arg(path),
+    ];
+    run(&args, None, read_ppm_digests)
+}
+
+/// `path` as `mutool`'s file argument: never taken for an option.
+fn file_arg(path: &Path) -> OsString {
+    if path.as_os_str().to_string_lossy().starts_with('-') {
+        PathBuf::from(".").join(path).into_os_string()
+    } else {
+        path.as_os_str().to_owned()
+    }
+}
+
+/// What a reader of `mutool`'s standard output returns.
+type Reader<R> = fn(&mut dyn Read) -> std::io::Result<R>;
+
+/// Runs `mutool args`, its standard output read by `read` on a thread,
+/// at most [`TIME_LIMIT`]; `watch` is an output file killed past its
+/// size. A non-zero exit is [`Failure::Unreadable`] with `mutool`'s last
+/// messages.
+fn run<R: Send + 'static>(
+    args: &[OsString],
+    watch: Option<(&Path, u64)>,
+    read: Reader<R>,
+) -> Result<R, Failure> {
+    let mut child = Command::new(PROGRAM)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            Failure::NoTool(if e.kind() == std::io::ErrorKind::NotFound {
+                format!("{PROGRAM} (MuPDF's command-line tool) is not installed")
+            } else {
+                format!("{PROGRAM} could not be started: {e}")
+            })
+        })?;
+    let failed = Arc::new(AtomicBool::new(false));
+    let reader = child.stdout.take().map(|mut out| {
+        let failed = Arc::clone(&failed);
+        thread::spawn(move || {
+            let r = read(&mut out);
+            if r.is_err() {
+                failed.store(true, Ordering::SeqCst);
+                // Keep the pipe drained until the process is killed.
+                let _ = std::io::copy(&mut out, &mut std::io::sink());
+            }
+            r
+        })
+    });
+    let messages = child.stderr.take().map(|mut err| {
+        thread::spawn(move || {
+            let mut kept = Vec::new();
+            let _ = (&mut err).take(MAX_STDERR).read_to_end(&mut kept);
+            let _ = std::io::copy(&mut err, &mut std::io::sink());
+            kept
+        })
+    });
+    let status = wait(&mut child, watch, &failed);
+    let output = reader.map(join);
+    let messages = messages.map(join).and_then(Result::ok).unwrap_or_default();
+    let status = status?;
+    if !status.success() {
+        let said = String::from_utf8_lossy(&messages);
+        let said = said
+            .lines()
+            .filter(|l| l.starts_with("error"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(Failure::Unreadable(format!(
+            "MuPDF cannot read it ({PROGRAM} {status}{}{said})",
+            if said.is_empty() { "" } else { ": " }
+        )));
+    }
+    match output {
+        Some(Ok(Ok(r))) => Ok(r),
+        Some(Ok(Err(e))) => Err(Failure::Unreadable(format!(
+            "reading {PROGRAM}'s output: {e}"
+        ))),
+        Some(Err(())) | None => Err(Failure::Unreadable(format!(
+            "{PROGRAM}'s output could not be read"
+        ))),
+    }
+}
+
+/// A thread's result, `Err(())` when it panicked.
+fn join<T>(handle: JoinHandle<T>) -> Result<T, ()> {
+    handle.join().map_err(|_| ())
+}
+
+/// Waits for `child` at most [`TIME_LIMIT`], killing it when it runs over,
+/// when the reader gave up (`failed`), or when `watch`'s file outgrows its
+/// bound.
+fn wait(
+    child: &mut Child,
+    watch: Option<(&Path, u64)>,
+    failed: &AtomicBool,
+) -> Result<ExitStatus, Failure> {
+    let deadline = Instant::now() + TIME_LIMIT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {}
+            Err(e) => return Err(Failure::Unreadable(format!("waiting for {PROGRAM}: {e}"))),
+        }
+        let why = if Instant::now() > deadline {
+            Some(format!("{PROGRAM} took longer than {TIME_LIMIT:?}"))
+        } else if failed.load(Ordering::SeqCst) {
+            Some(format!("{PROGRAM}'s output is not what was expected"))
+        } else {
+            watch.and_then(|(file, max)| {
+                let len = std::fs::metadata(file).map_or(0, |m| m.len());
+                (len > max).then(|| format!("{PROGRAM}'s output is over {max} bytes"))
+            })
+        };
+        if let Some(why) = why {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Failure::Unreadable(why));
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// PyMuPDF's plain text from `mutool`'s structured-text XML: per line, the
+/// characters whose box overlaps the page (`JM_rects_overlap` with the
+/// page's mediabox), then `\n` unless the last one kept is `\n` or NUL or
+/// none was kept.
+fn stext_to_text(mut xml: impl BufRead) -> std::io::Result<String> {
+    let mut text = String::new();
+    let (mut width, mut height) = (0.0_f64, 0.0_f64);
+    let mut last: Option<char> = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if xml.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let tag = String::from_utf8_lossy(&line);
+        let tag = tag.trim_start();
+        if tag.starts_with("<page ") {
+            width = attr(tag, "width")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0);
+            height = attr(tag, "height")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0);
+        } else if tag.starts_with("<line ") {
+            last = None;
+        } else if tag.starts_with("</line>") {
+            if last.is_some_and(|c| c != '\n' && c != '\0') {
+                text.push('\n');
+            }
+        } else if tag.starts_with("<char ") {
+            let (Some(quad), Some(c)) = (attr(tag, "quad"), attr(tag, "c")) else {
+                continue;
+            };
+            if overlaps_page(quad, width, height) {
+                for c in unescape(c) {
+                    text.push(c);
+                    last = Some(c);
+                }
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// Whether a character's quad (`x0 y0 … x3 y3`) overlaps the page
+/// `0 0 width height`: its bounding box reaches strictly inside.
+fn overlaps_page(quad: &str, width: f64, height: f64) -> bool {
+    let v: Vec<f64> = quad.split(' ').filter_map(|n| n.parse().ok()).collect();
+    if v.len() != 8 {
+        return true;
+    }
+    let xs = [v[0], v[2], v[4], v[6]];
+    let ys = [v[1], v[3], v[5], v[7]];
+    let min = |a: [f64; 4]| a.into_iter().fold(f64::INFINITY, f64::min);
+    let max = |a: [f64; 4]| a.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    !(0.0 >= max(xs) || 0.0 >= max(ys) || width <= min(xs) || height <= min(ys))
+}
+
+/// The value of attribute `name` in a start tag (as written, escaped).
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let len = tag[start..].find('"')?;
+    Some(&tag[start..start + len])
+}
+
+/// An attribute value with MuPDF's XML escapes (`&lt;` `&gt;` `&amp;`
+/// `&quot;` `&apos;` `&#xHEX;`) resolved; a code point that is no
+/// character becomes U+FFFD.
+fn unescape(value: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(c) = rest.chars().next() {
+        if c == '&'
+            && let Some(end) = rest.find(';')
+        {
+            let entity = &rest[1..end];
+            let resolved = match entity {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => entity
+                    .strip_prefix("#x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .map(|n| char::from_u32(n).unwrap_or('\u{fffd}')),
+            };
+            if let Some(r) = resolved {
+                out.push(r);
+                rest = &rest[end + 1..];
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The SHA-256 digests of the samples of each binary PPM (`P6`, maxval
+/// 255) in `out`, one after another.
+fn read_ppm_digests(out: &mut dyn Read) -> std::io::Result<Vec<[u8; 32]>> {
+    let mut out = BufReader::new(out);
+    let mut digests = Vec::new();
+    loop {
+        let Some(magic) = token(&mut out)? else {
+            return Ok(digests);
+        };
+        let mut field = || -> std::io::Result<u64> {
+            token(&mut out)?
+                .and_then(|t| t.parse().ok())
+                .ok_or_else(|| bad_data("a PPM header without its numbers"))
+        };
+        let (width, height, maxval) = (field()?, field()?, field()?);
+        if magic != "P6" || maxval != 255 {
+            return Err(bad_data("not an 8-bit RGB PPM"));
+        }
+        let pixels = width.saturating_mul(height);
+        if pixels > MAX_PAGE_PIXELS || digests.len() >= MAX_PAGES {
+            return Err(bad_data("too many pages or pixels"));
+        }
+        let mut hasher = Sha256::new();
+        let want = pixels * 3;
+        let got = std::io::copy(&mut (&mut out).take(want), &mut HashWriter(&mut hasher))?;
+        if got != want {
+            return Err(bad_data("a PPM cut short"));
+        }
+        digests.push(hasher.finalize().into());
+    }
+}
+
+/// The next whitespace-separated header token, the single whitespace byte
+/// after it consumed; `None` at the end of the stream.
+fn token(input: &mut impl BufRead) -> std::io::Result<Option<String>> {
+    let mut tok = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        if input.read(&mut byte)? == 0 {
+            return if tok.is_empty() {
+                Ok(None)
+            } else {
+                Err(bad_data("a PPM header cut short"))
+            };
+        }
+        if byte[0].is_ascii_whitespace() {
+            if !tok.is_empty() {
+                return Ok(Some(String::from_utf8_lossy(&tok).into_owned()));
+            }
+        } else if tok.len() < 32 {
+            tok.push(byte[0]);
+        } else {
+            return Err(bad_data("a PPM header token too long"));
+        }
+    }
+}
+
+/// An `InvalidData` error.
+fn bad_data(what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned())
+}
+
+/// Feeds what is written to a hasher.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stext_lines_become_pymupdf_text() {
+        let xml = r##"<?xml version="1.0"?>
+<document name="x.pdf">
+<page id="page1" width="100" height="50">
+<block bbox="0 0 10 10">
+<line bbox="0 0 10 10" wmode="0" dir="1 0">
+<font name="F" size="10">
+<char quad="1 1 5 1 1 9 5 9" x="1" y="8" color="#000000" c="&lt;"/>
+<char quad="5 1 9 1 5 9 9 9" x="5" y="8" color="#000000" c="&#xfb01;"/>
+<char quad="200 1 209 1 200 9 209 9" x="200" y="8" color="#000000" c="X"/>
+</font>
+</line>
+<line bbox="0 0 10 10" wmode="0" dir="1 0">
+<font name="F" size="10">
+<char quad="-20 1 -10 1 -20 9 -10 9" x="-20" y="8" color="#000000" c="Y"/>
+</font>
+</line>
+<line bbox="0 0 10 10" wmode="0" dir="1 0">
+<font name="F" size="10">
+<char quad="1 20 5 20 1 29 5 29" x="1" y="28" color="#000000" c="a"/>
+<char quad="5 20 9 20 5 29 9 29" x="5" y="28" color="#000000" c="&#xa0;"/>
+</font>
+</line>
+</block>
+</page>
+</document>
+"##;
+        let text = stext_to_text(xml.as_bytes()).unwrap();
+        // The character off the page is dropped, and so is the newline of
+        // a line with none kept.
+        assert_eq!(text, "<\u{fb01}\na\u{a0}\n");
+    }
+
+    #[test]
+    fn ppm_pages_are_digested_by_samples_only() {
+        let mut stream = b"P6\n2 1\n255\n\xff\xff\xff\xff\xff\xff".to_vec();
+        stream.extend_from_slice(b"P6\n1 2\n255\n\xff\xff\xff\xff\xff\xff");
+        let d = read_ppm_digests(&mut stream.as_slice()).unwrap();
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0], d[1]);
+        assert!(read_ppm_digests(&mut &b"P6\n2 2\n255\n\x00"[..]).is_err());
+        assert!(read_ppm_digests(&mut &b""[..]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_dash_file_is_not_an_option() {
+        assert_eq!(file_arg(Path::new("-x.pdf")), OsString::from("./-x.pdf"));
+        assert_eq!(file_arg(Path::new("/a/b.pdf")), OsString::from("/a/b.pdf"));
+    }
+}
