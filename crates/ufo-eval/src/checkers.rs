@@ -36,8 +36,8 @@
 //! - `pdfpages`, `mp3meta`, `sqlite`, `html`: a PDF's page count, an MP3's
 //!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
 //!   OSWorld's), two HTML pages' node lists;
-//! - `pdftext` (on `mutool`, MuPDF's command-line tool): two PDFs' text as
-//!   MuPDF extracts it, their pages as MuPDF renders them.
+//! - `pdftext`, `pdfimages` (on `mutool`, MuPDF's command-line tool): two
+//!   PDFs' text as MuPDF extracts it, their images' perceptual hashes.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -66,6 +66,7 @@ mod mp3meta;
 mod mutool;
 mod numfmt;
 mod odt;
+mod pdfimages;
 mod pdfpages;
 mod pdftext;
 mod pil;
@@ -450,7 +451,7 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
         "check_pdf_pages" => pdfpages::check_pdf_pages(cx),
         "compare_pdfs" => pdftext::compare_pdfs(cx),
-        "compare_pdf_images" => pdftext::compare_pdf_images(cx),
+        "compare_pdf_images" => pdfimages::compare_pdf_images(cx),
         "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
         "run_sqlite3" => sqlite::run_sqlite3(cx),
         "compare_htmls" => html::compare_htmls(cx),

@@ -1,7 +1,7 @@
 //! MuPDF, as OSWorld's PDF metrics use it through PyMuPDF, here through its
 //! command-line tool `mutool` (Debian's `mupdf-tools`): a document's text
-//! as PyMuPDF's `page.get_text()` gives it, and its pages as
-//! `page.get_pixmap()` renders them.
+//! as PyMuPDF's `page.get_text()` gives it, and its images as
+//! `doc.extract_image(xref)` gives them.
 //!
 //! `mutool` runs as a fixed program with arguments (no shell), at most
 //! [`TIME_LIMIT`], with its output bounded; a file name starting with `-`
@@ -15,11 +15,12 @@
 //! newline (lines of one block are not separated by a blank line, unlike
 //! `mutool draw -F txt`, and pages are not separated at all).
 //!
-//! Pages: `mutool draw -r 72 -c rgb -F pnm -o -` writes each page as a
-//! binary PPM at 72 dpi, PyMuPDF's default pixmap; only the samples are
-//! kept (as a SHA-256 digest per page), as OSWorld compares
-//! `Image.tobytes()`, not the sizes.
+//! Images: `mutool extract -r FILE XREF…` writes each image object as
+//! `image-NNNN.jpg` (a JPEG stream as it is stored, as `extract_image`
+//! returns it) or `image-NNNN.png` (decoded by MuPDF, converted to RGB
+//! when it is in another colour space).
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -29,18 +30,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
-
 /// The program.
 const PROGRAM: &str = "mutool";
 /// How long one `mutool` run may take.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
 /// The most structured-text XML read for one document.
 const MAX_XML_BYTES: u64 = 1 << 30;
-/// The most pages rendered for one document.
-const MAX_PAGES: usize = 10_000;
-/// The most pixels of one rendered page (a 72 dpi page of 5 m × 5 m).
-const MAX_PAGE_PIXELS: u64 = 200_000_000;
+/// The most bytes of images extracted from one document.
+const MAX_IMAGE_BYTES: u64 = 1 << 30;
 /// How much of `mutool`'s messages is kept for an error.
 const MAX_STDERR: u64 = 4096;
 
@@ -70,7 +67,7 @@ pub(super) fn document_text(path: &Path) -> Result<String, Failure> {
     args.push(xml.clone().into());
     args.push(file_arg(path));
     let watch = xml.clone();
-    run(&args, Some((&watch, MAX_XML_BYTES)), |out| {
+    run(&args, None, Some((&watch, MAX_XML_BYTES)), |out| {
         std::io::copy(out, &mut std::io::sink()).map(|_| ())
     })
     .and_then(|_| {
@@ -81,23 +78,33 @@ pub(super) fn document_text(path: &Path) -> Result<String, Failure> {
     })
 }
 
-/// A SHA-256 digest of each page's RGB samples as PyMuPDF's
-/// `page.get_pixmap()` renders them (72 dpi, no alpha).
-pub(super) fn page_digests(path: &Path) -> Result<Vec<[u8; 32]>, Failure> {
-    let args: Vec<OsString> = vec![
-        "draw".into(),
-        "-q".into(),
-        "-r".into(),
-        "72".into(),
-        "-c".into(),
-        "rgb".into(),
-        "-F".into(),
-        "pnm".into(),
-        "-o".into(),
-        "-".into(),
-        file_arg(path),
-    ];
-    run(&args, None, read_ppm_digests)
+/// The files `mutool extract -r` writes for the image objects `xrefs` of
+/// the document at `path`, into `dir`: by object number, the ones it
+/// could extract.
+pub(super) fn extract_images(
+    path: &Path,
+    xrefs: &[u32],
+    dir: &Path,
+) -> Result<HashMap<u32, PathBuf>, Failure> {
+    let mut args: Vec<OsString> = vec!["extract".into(), "-r".into(), file_arg(path)];
+    args.extend(xrefs.iter().map(|x| OsString::from(x.to_string())));
+    run(&args, Some(dir), Some((dir, MAX_IMAGE_BYTES)), |out| {
+        std::io::copy(out, &mut std::io::sink()).map(|_| ())
+    })?;
+    let mut found = HashMap::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Failure::Unreadable(format!("reading mutool's images: {e}")))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let number = name
+            .strip_prefix("image-")
+            .and_then(|n| n.split('.').next())
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(n) = number {
+            found.insert(n, entry.path());
+        }
+    }
+    Ok(found)
 }
 
 /// `path` as `mutool`'s file argument: never taken for an option.
@@ -112,16 +119,21 @@ fn file_arg(path: &Path) -> OsString {
 /// What a reader of `mutool`'s standard output returns.
 type Reader<R> = fn(&mut dyn Read) -> std::io::Result<R>;
 
-/// Runs `mutool args`, its standard output read by `read` on a thread,
-/// at most [`TIME_LIMIT`]; `watch` is an output file killed past its
-/// size. A non-zero exit is [`Failure::Unreadable`] with `mutool`'s last
-/// messages.
+/// Runs `mutool args` (in `cwd`, when given), its standard output read by
+/// `read` on a thread, at most [`TIME_LIMIT`]; `watch` is an output file,
+/// or a folder of them, killed past its size. A non-zero exit is
+/// [`Failure::Unreadable`] with `mutool`'s last messages.
 fn run<R: Send + 'static>(
     args: &[OsString],
+    cwd: Option<&Path>,
     watch: Option<(&Path, u64)>,
     read: Reader<R>,
 ) -> Result<R, Failure> {
-    let mut child = Command::new(PROGRAM)
+    let mut command = Command::new(PROGRAM);
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -208,8 +220,7 @@ fn wait(
             Some(format!("{PROGRAM}'s output is not what was expected"))
         } else {
             watch.and_then(|(file, max)| {
-                let len = std::fs::metadata(file).map_or(0, |m| m.len());
-                (len > max).then(|| format!("{PROGRAM}'s output is over {max} bytes"))
+                (size(file) > max).then(|| format!("{PROGRAM}'s output is over {max} bytes"))
             })
         };
         if let Some(why) = why {
@@ -218,6 +229,18 @@ fn wait(
             return Err(Failure::Unreadable(why));
         }
         thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The size of a file, or of the files in a folder (0 when absent).
+fn size(path: &Path) -> u64 {
+    match std::fs::read_dir(path) {
+        Ok(entries) => entries
+            .flatten()
+            .filter_map(|e| e.metadata().ok())
+            .map(|m| m.len())
+            .sum(),
+        Err(_) => std::fs::metadata(path).map_or(0, |m| m.len()),
     }
 }
 
@@ -321,82 +344,6 @@ fn unescape(value: &str) -> Vec<char> {
     out
 }
 
-/// The SHA-256 digests of the samples of each binary PPM (`P6`, maxval
-/// 255) in `out`, one after another.
-fn read_ppm_digests(out: &mut dyn Read) -> std::io::Result<Vec<[u8; 32]>> {
-    let mut out = BufReader::new(out);
-    let mut digests = Vec::new();
-    loop {
-        let Some(magic) = token(&mut out)? else {
-            return Ok(digests);
-        };
-        let mut field = || -> std::io::Result<u64> {
-            token(&mut out)?
-                .and_then(|t| t.parse().ok())
-                .ok_or_else(|| bad_data("a PPM header without its numbers"))
-        };
-        let (width, height, maxval) = (field()?, field()?, field()?);
-        if magic != "P6" || maxval != 255 {
-            return Err(bad_data("not an 8-bit RGB PPM"));
-        }
-        let pixels = width.saturating_mul(height);
-        if pixels > MAX_PAGE_PIXELS || digests.len() >= MAX_PAGES {
-            return Err(bad_data("too many pages or pixels"));
-        }
-        let mut hasher = Sha256::new();
-        let want = pixels * 3;
-        let got = std::io::copy(&mut (&mut out).take(want), &mut HashWriter(&mut hasher))?;
-        if got != want {
-            return Err(bad_data("a PPM cut short"));
-        }
-        digests.push(hasher.finalize().into());
-    }
-}
-
-/// The next whitespace-separated header token, the single whitespace byte
-/// after it consumed; `None` at the end of the stream.
-fn token(input: &mut impl BufRead) -> std::io::Result<Option<String>> {
-    let mut tok = Vec::new();
-    let mut byte = [0u8; 1];
-    loop {
-        if input.read(&mut byte)? == 0 {
-            return if tok.is_empty() {
-                Ok(None)
-            } else {
-                Err(bad_data("a PPM header cut short"))
-            };
-        }
-        if byte[0].is_ascii_whitespace() {
-            if !tok.is_empty() {
-                return Ok(Some(String::from_utf8_lossy(&tok).into_owned()));
-            }
-        } else if tok.len() < 32 {
-            tok.push(byte[0]);
-        } else {
-            return Err(bad_data("a PPM header token too long"));
-        }
-    }
-}
-
-/// An `InvalidData` error.
-fn bad_data(what: &str) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned())
-}
-
-/// Feeds what is written to a hasher.
-struct HashWriter<'a>(&'a mut Sha256);
-
-impl std::io::Write for HashWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
@@ -434,17 +381,6 @@ mod tests {
         // The character off the page is dropped, and so is the newline of
         // a line with none kept.
         assert_eq!(text, "<\u{fb01}\na\u{a0}\n");
-    }
-
-    #[test]
-    fn ppm_pages_are_digested_by_samples_only() {
-        let mut stream = b"P6\n2 1\n255\n\xff\xff\xff\xff\xff\xff".to_vec();
-        stream.extend_from_slice(b"P6\n1 2\n255\n\xff\xff\xff\xff\xff\xff");
-        let d = read_ppm_digests(&mut stream.as_slice()).unwrap();
-        assert_eq!(d.len(), 2);
-        assert_eq!(d[0], d[1]);
-        assert!(read_ppm_digests(&mut &b"P6\n2 2\n255\n\x00"[..]).is_err());
-        assert!(read_ppm_digests(&mut &b""[..]).unwrap().is_empty());
     }
 
     #[test]

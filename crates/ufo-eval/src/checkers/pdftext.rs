@@ -1,26 +1,23 @@
-//! `compare_pdfs` and `compare_pdf_images` (OSWorld's `chrome.py`): two
-//! PDFs' text as MuPDF extracts it, fuzzily compared, and their pages as
-//! MuPDF renders them, compared byte for byte. MuPDF is reached through
-//! its command-line tool (`mutool`, see the `mutool` module): no Rust PDF
-//! crate extracts text or renders pages as it does.
+//! `compare_pdfs` (OSWorld's `chrome.py`): two PDFs' text as MuPDF
+//! extracts it (PyMuPDF's `page.get_text()`), fuzzily compared. MuPDF is
+//! reached through its command-line tool (`mutool`, see the `mutool`
+//! module): no Rust PDF crate extracts text as it does.
 //!
-//! Where OSWorld's differ (docs/EVAL.md lists them): Debian's MuPDF 1.21
+//! Where OSWorld's differs (docs/EVAL.md lists it): Debian's MuPDF 1.21
 //! ignores `/ActualText` (LibreOffice writes one for each no-break space,
-//! which MuPDF 1.26 then extracts as U+00A0 where 1.21 gives a space) and
-//! gives U+FFFD, not the CID, for a glyph without Unicode; and
-//! `compare_pdf_images` first re-saves both files with borb, which
-//! re-encodes images and loses some producers' pages (ReportLab's, FPDF's
-//! render blank after it), which is not reproduced: pages are rendered
-//! as they are.
+//! which PyMuPDF's MuPDF 1.26 then extracts as U+00A0 where 1.21 gives a
+//! space), gives U+FFFD, not the CID, for a glyph without Unicode, fails
+//! on a cut file that 1.26 repairs into an empty document, and has no
+//! reader for plain-text files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::browser::py_space;
 use super::mutool::{self, Failure};
 use super::similarity::indel_ratio;
-use super::{CheckError, Cx, Got, py_truthy};
+use super::{CheckError, Cx, Got};
 
 /// One path as OSWorld's metric receives it.
 enum PdfPath {
@@ -127,43 +124,8 @@ fn text(cx: &Cx<'_>, path: &PdfPath) -> Result<Option<String>, CheckError> {
     }
 }
 
-/// `compare_pdf_images`: 1 when both PDFs have as many pages and each
-/// page renders (PyMuPDF's `get_pixmap()`, 72 dpi RGB) to the same
-/// samples, else 0; an empty path scores 0. A file that cannot be read is
-/// refused: OSWorld's raises (borb cannot load it).
-pub(super) fn compare_pdf_images(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let Some(expected) = cx.expected else {
-        return Err(cx.bad("compare_pdf_images needs the expected PDF"));
-    };
-    let (Some(result), Some(expected)) = (single_path(cx, cx.result)?, single_path(cx, expected)?)
-    else {
-        return Ok(0.0);
-    };
-    let pages = |p: &Path| {
-        mutool::page_digests(p).map_err(|e| match e {
-            Failure::NoTool(why) => no_tool(cx, &why),
-            Failure::Unreadable(why) => cx.bad(format!("{}: {why}", p.display())),
-        })
-    };
-    let (a, b) = (pages(&result)?, pages(&expected)?);
-    Ok(if a == b { 1.0 } else { 0.0 })
-}
-
-/// A `compare_pdf_images` path: `None` for an empty one (scores 0), an
-/// error for a value that is not a path (OSWorld's raises on it).
-fn single_path(cx: &Cx<'_>, got: &Got) -> Result<Option<PathBuf>, CheckError> {
-    match got {
-        Got::File(p) => Ok(Some(p.clone())),
-        Got::Text(t) | Got::Json(Value::String(t)) if t.is_empty() => Ok(None),
-        Got::Text(t) | Got::Json(Value::String(t)) => Ok(Some(t.into())),
-        Got::Json(v) if !py_truthy(v) => Ok(None),
-        Got::Json(other) => Err(cx.bad(format!("a PDF path is expected, got {other}"))),
-        Got::Missing => Ok(None),
-    }
-}
-
 /// The error for a machine without `mutool`.
-fn no_tool(cx: &Cx<'_>, why: &str) -> CheckError {
+pub(super) fn no_tool(cx: &Cx<'_>, why: &str) -> CheckError {
     CheckError::MissingTool {
         func: cx.func.to_owned(),
         message: format!("{why}; it needs MuPDF's `mutool` (Debian package mupdf-tools)"),
