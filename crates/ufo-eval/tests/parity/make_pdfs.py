@@ -42,10 +42,10 @@ def mupdf(path, pages, origin=(72, 72), size=11, width=None):
     doc.save(path)
 
 
-def picture(path, colour, text):
+def picture(colour, box, text):
     im = Image.new("RGB", (240, 320), "white")
     d = ImageDraw.Draw(im)
-    d.rectangle((20, 20, 200, 90), fill=colour)
+    d.rectangle(box, fill=colour)
     d.text((30, 150), text, fill="black")
     return im
 
@@ -76,8 +76,10 @@ def main(out):
     p.set_rotation(90)
     doc.save(j("mu_rotated.pdf"))
     # Pictures as PDFs: Pillow's writer and PyMuPDF's.
-    red = picture(None, (200, 30, 30), "RECEIPT total 12.50")
-    blue = picture(None, (30, 30, 200), "RECEIPT total 12.50")
+    # The red receipt and a blue one laid out otherwise (a bar down the
+    # side, not across the top): their perceptual hashes differ.
+    red = picture((200, 30, 30), (20, 20, 200, 90), "RECEIPT total 12.50")
+    blue = picture((30, 30, 200), (150, 20, 220, 300), "RECEIPT total 99.00")
     red.save(j("img_red.pdf"))
     blue.save(j("img_blue.pdf"))
     red.save(j("red.jpg"), quality=90)
@@ -87,6 +89,20 @@ def main(out):
         p = doc.new_page(width=240, height=320)
         p.insert_image(p.rect, filename=j(src))
         doc.save(j(name))
+    # Two pictures: red then blue, red twice (two pages), and one image
+    # object shown on two pages.
+    for name, srcs in (("mu_img_rb.pdf", ("red.jpg", "blue.jpg")), ("mu_img_rr.pdf", ("red.jpg", "red.jpg"))):
+        doc = pymupdf.open()
+        for src in srcs:
+            p = doc.new_page(width=240, height=320)
+            p.insert_image(p.rect, filename=j(src))
+        doc.save(j(name))
+    doc = pymupdf.open()
+    first = doc.new_page(width=240, height=320)
+    xref = first.insert_image(first.rect, filename=j("red.jpg"))
+    second = doc.new_page(width=240, height=320)
+    second.insert_image(second.rect, xref=xref)
+    doc.save(j("mu_img_twice.pdf"))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,10 @@ const TEXT_FILE: &str =
 /// Why a broken file's images differ.
 const REPAIRED_IMAGES: &str = "PyMuPDF 1.26 repairs a cut PDF into an empty document (no images, like a text-only PDF: 1); lopdf cannot read it (0)";
 
+/// A page whose no-break spaces LibreOffice writes with `/ActualText`
+/// (their glyph is the space's).
+const NBSP_HTML: &str = "<html><body><h1>Office finance</h1><p style=\"font-family:'DejaVu Serif'\">The official fluffy waffles   with    spaces. Efficient affine offloading.</p><p>Second   paragraph&nbsp;&nbsp;nbsp and a <b>bold</b> word, then \u{201c}quotes\u{201d} \u{2014} dash\u{2026}</p><table border=1><tr><td>cell A1</td><td>cell B1</td></tr><tr><td>A2</td><td>B2</td></tr></table></body></html>";
+
 /// The corpus, in one folder: `make_pdfs.py`'s files, LibreOffice's,
 /// and the hand-made ones.
 fn corpus(d: &Path) {
@@ -47,14 +51,8 @@ fn corpus(d: &Path) {
                 LINES[0], LINES[1], LINES[2]
             ),
         ),
-        (
-            "lo_nbsp.html",
-            "<html><body><p>Total&nbsp;due:&nbsp;1,250.00&nbsp;USD</p></body></html>".into(),
-        ),
-        (
-            "lo_spaces.html",
-            "<html><body><p>Total due: 1,250.00 USD</p></body></html>".into(),
-        ),
+        ("lo_nbsp.html", NBSP_HTML.into()),
+        ("lo_spaces.html", NBSP_HTML.replace("&nbsp;", " ")),
         ("notes.txt", LINES.join("\n")),
     ];
     for (name, text) in &sources {
@@ -301,6 +299,10 @@ fn compare_pdf_images() {
         ("img_red.pdf", "img_red.pdf"),
         ("img_red.pdf", "img_blue.pdf"),
         ("img_red.pdf", "lo.pdf"),
+        ("mu_img_rb.pdf", "mu_img_rr.pdf"),
+        ("mu_img_rb.pdf", "mu_img_rb.pdf"),
+        ("mu_img_rb.pdf", "mu_img_red.pdf"),
+        ("mu_img_twice.pdf", "mu_img_rr.pdf"),
         ("lo.pdf", "lo.pdf"),
         ("lo_word.pdf", "lo.pdf"),
         ("lo_two.pdf", "lo.pdf"),
