@@ -67,7 +67,7 @@ pub(super) fn document_text(path: &Path) -> Result<String, Failure> {
     args.push(xml.clone().into());
     args.push(file_arg(path));
     let watch = xml.clone();
-    run(&args, None, Some((&watch, MAX_XML_BYTES)), |out| {
+    run(PROGRAM, &args, None, Some((&watch, MAX_XML_BYTES)), |out| {
         std::io::copy(out, &mut std::io::sink()).map(|_| ())
     })
     .and_then(|_| {
@@ -88,9 +88,13 @@ pub(super) fn extract_images(
 ) -> Result<HashMap<u32, PathBuf>, Failure> {
     let mut args: Vec<OsString> = vec!["extract".into(), "-r".into(), file_arg(path)];
     args.extend(xrefs.iter().map(|x| OsString::from(x.to_string())));
-    run(&args, Some(dir), Some((dir, MAX_IMAGE_BYTES)), |out| {
-        std::io::copy(out, &mut std::io::sink()).map(|_| ())
-    })?;
+    run(
+        PROGRAM,
+        &args,
+        Some(dir),
+        Some((dir, MAX_IMAGE_BYTES)),
+        |out| std::io::copy(out, &mut std::io::sink()).map(|_| ()),
+    )?;
     let mut found = HashMap::new();
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Failure::Unreadable(format!("reading mutool's images: {e}")))?;
@@ -124,12 +128,13 @@ type Reader<R> = fn(&mut dyn Read) -> std::io::Result<R>;
 /// or a folder of them, killed past its size. A non-zero exit is
 /// [`Failure::Unreadable`] with `mutool`'s last messages.
 fn run<R: Send + 'static>(
+    program: &str,
     args: &[OsString],
     cwd: Option<&Path>,
     watch: Option<(&Path, u64)>,
     read: Reader<R>,
 ) -> Result<R, Failure> {
-    let mut command = Command::new(PROGRAM);
+    let mut command = Command::new(program);
     if let Some(dir) = cwd {
         command.current_dir(dir);
     }
@@ -141,9 +146,9 @@ fn run<R: Send + 'static>(
         .spawn()
         .map_err(|e| {
             Failure::NoTool(if e.kind() == std::io::ErrorKind::NotFound {
-                format!("{PROGRAM} (MuPDF's command-line tool) is not installed")
+                format!("{program} (MuPDF's command-line tool) is not installed")
             } else {
-                format!("{PROGRAM} could not be started: {e}")
+                format!("{program} could not be started: {e}")
             })
         })?;
     let failed = Arc::new(AtomicBool::new(false));
@@ -381,6 +386,32 @@ mod tests {
         // The character off the page is dropped, and so is the newline of
         // a line with none kept.
         assert_eq!(text, "<\u{fb01}\na\u{a0}\n");
+    }
+
+    #[test]
+    fn a_missing_program_is_no_tool() {
+        let r = run("mutool-not-installed-here", &[], None, None, |out| {
+            std::io::copy(out, &mut std::io::sink()).map(|_| ())
+        });
+        match r {
+            Err(Failure::NoTool(why)) => assert!(why.contains("not installed"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unreadable_file_is_unreadable() {
+        if !crate::command::installed(PROGRAM) {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.pdf");
+        std::fs::write(&bad, "not a PDF").unwrap();
+        assert!(matches!(document_text(&bad), Err(Failure::Unreadable(_))));
+        assert!(matches!(
+            document_text(&dir.path().join("absent.pdf")),
+            Err(Failure::Unreadable(_))
+        ));
     }
 
     #[test]

@@ -143,6 +143,13 @@ fn compare_pdfs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     corpus(d);
+    let mut cases = single_cases(d);
+    cases.extend(list_cases(d));
+    compare("chrome", "compare_pdfs", &cases);
+}
+
+/// `compare_pdfs` cases of one path each.
+fn single_cases(d: &Path) -> Vec<Case> {
     let f = |n: &str| file(d, n);
     let mut cases = Vec::new();
     // (result, expected): each producer against itself, one word changed,
@@ -205,9 +212,18 @@ fn compare_pdfs() {
     ));
     cases.push(Case::new("cut vs blank", f("cut.pdf"), f("mu_blank.pdf")).known(REPAIRED, 1.0));
     cases.push(Case::new("text file vs pdf", f("notes.txt"), f("lo.pdf")).known(TEXT_FILE, 1.0));
-    // Lists: paired in order, the shorter deciding, divided by the
-    // expected count; a null path is an empty document.
-    let lists: [(&str, &[Option<&str>], &[Option<&str>]); 8] = [
+    cases
+}
+
+/// A list of paths (`None`: null).
+type Names<'a> = &'a [Option<&'a str>];
+
+/// `compare_pdfs` cases of lists: paired in order, the shorter deciding,
+/// divided by the expected count; a null path is an empty document.
+fn list_cases(d: &Path) -> Vec<Case> {
+    let f = |n: &str| file(d, n);
+    let mut cases = Vec::new();
+    let lists: [(&str, Names, Names); 8] = [
         (
             "two equal",
             &[Some("lo.pdf"), Some("rl.pdf")],
@@ -268,7 +284,7 @@ fn compare_pdfs() {
         Got::Json(json!([5, d.join("lo.pdf").display().to_string()])),
         paths(d, &[Some("lo.pdf"), Some("lo.pdf")]),
     ));
-    compare("chrome", "compare_pdfs", &cases);
+    cases
 }
 
 #[test]
