@@ -128,6 +128,6 @@ fn text(cx: &Cx<'_>, path: &PdfPath) -> Result<Option<String>, CheckError> {
 pub(super) fn no_tool(cx: &Cx<'_>, why: &str) -> CheckError {
     CheckError::MissingTool {
         func: cx.func.to_owned(),
-        message: format!("{why}; it needs MuPDF's `mutool` (Debian package mupdf-tools)"),
+        message: format!("{why}: this checker reads PDFs with it (Debian package mupdf-tools)"),
     }
 }
