@@ -63,6 +63,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # ufo-eval's run_sqlite3 links the system SQLite (rusqlite without
           # its bundled C amalgamation), the one Python's sqlite3 module uses
           libsqlite3-dev pkg-config
+          # ufo-eval's compare_pdfs and compare_pdf_images: MuPDF's text
+          # extraction and rendering (OSWorld's PyMuPDF), run as `mutool`
+          mupdf-tools
           # OSWorld's Chrome tasks (tests/chrome.rs): Debian's Chromium stands
           # in for google-chrome, driven over its DevTools protocol; the
           # tasks launch socat to forward port 9222, as on OSWorld's VM

@@ -35,7 +35,9 @@
 //!   picture stretched over its slide;
 //! - `pdfpages`, `mp3meta`, `sqlite`, `html`: a PDF's page count, an MP3's
 //!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
-//!   OSWorld's), two HTML pages' node lists.
+//!   OSWorld's), two HTML pages' node lists;
+//! - `pdftext`, `pdfimages` (on `mutool`, MuPDF's command-line tool): two
+//!   PDFs' text as MuPDF extracts it, their images' perceptual hashes.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -61,9 +63,12 @@ mod images;
 mod impress;
 mod mail;
 mod mp3meta;
+mod mutool;
 mod numfmt;
 mod odt;
+mod pdfimages;
 mod pdfpages;
+mod pdftext;
 mod pil;
 mod pivot;
 mod pptx;
@@ -114,6 +119,15 @@ pub enum CheckError {
         #[source]
         source: Option<ufo_core::BoxError>,
     },
+    /// A program the checker runs (MuPDF's `mutool`) is not installed or
+    /// could not be started: the task cannot be scored on this machine.
+    #[error("{func}: {message}")]
+    MissingTool {
+        /// The checker that needs the program.
+        func: String,
+        /// What is missing, and what installs it.
+        message: String,
+    },
 }
 
 impl ufo_core::Diagnostic for CheckError {
@@ -121,6 +135,7 @@ impl ufo_core::Diagnostic for CheckError {
         match self {
             CheckError::Unsupported(_) => "ufo::eval::unsupported_checker",
             CheckError::Bad { .. } => "ufo::eval::bad_checker_input",
+            CheckError::MissingTool { .. } => "ufo::eval::missing_tool",
         }
     }
 
@@ -128,6 +143,7 @@ impl ufo_core::Diagnostic for CheckError {
         Some(match self {
             CheckError::Unsupported(_) => "use one of the checkers this build supports (ufo_eval::checkers::SUPPORTED), or leave the task out; it is scored 0".into(),
             CheckError::Bad { .. } => "fix the task's evaluator (`expected`, `options`, the rules) so that the checker gets what it takes".into(),
+            CheckError::MissingTool { .. } => "install MuPDF's command-line tools: `apt-get install mupdf-tools` (scripts/bootstrap.sh installs them)".into(),
         })
     }
 }
@@ -138,10 +154,6 @@ impl ufo_core::Diagnostic for CheckError {
 /// functions simply not written yet, and for unknown names.
 pub fn why_unsupported(func: &str) -> Option<&'static str> {
     Some(match func {
-        "compare_pdfs" => {
-            "its score is a fuzzy ratio of the text PyMuPDF (MuPDF) extracts, whose spacing and line breaks no Rust PDF crate reproduces"
-        }
-        "compare_pdf_images" => "it compares perceptual hashes of pages rendered by MuPDF",
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
         "compare_videos" => "it compares frames decoded by OpenCV",
@@ -156,6 +168,16 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
         }
         _ => return None,
     })
+}
+
+/// The program a checker runs and the Debian package that has it
+/// (`mutool`, `mupdf-tools` for the PDF checkers); `None` for a checker
+/// that runs none.
+pub fn program_for(func: &str) -> Option<(&'static str, &'static str)> {
+    match func {
+        "compare_pdfs" | "compare_pdf_images" => Some(("mutool", "mupdf-tools")),
+        _ => None,
+    }
 }
 
 /// `": <reason>"` for [`CheckError::Unsupported`]'s message, or nothing.
@@ -230,6 +252,8 @@ pub const SUPPORTED: &[&str] = &[
     "compare_image_list",
     "compare_images",
     "compare_line_spacing",
+    "compare_pdf_images",
+    "compare_pdfs",
     "compare_pptx_files",
     "compare_python_pure_text",
     "compare_references",
@@ -426,6 +450,8 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_zip_files" => archive::compare_zip_files(cx),
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
         "check_pdf_pages" => pdfpages::check_pdf_pages(cx),
+        "compare_pdfs" => pdftext::compare_pdfs(cx),
+        "compare_pdf_images" => pdfimages::compare_pdf_images(cx),
         "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
         "run_sqlite3" => sqlite::run_sqlite3(cx),
         "compare_htmls" => html::compare_htmls(cx),

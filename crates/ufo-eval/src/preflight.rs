@@ -5,8 +5,9 @@
 //! 1. `needs_account`: a setup step `googledrive` or `login`, or a getter
 //!    `googledrive_file` (they need a Google account and its credentials).
 //! 2. `app_missing`: an application the task works on is not installed —
-//!    a related app OSWorld names ([`APPS`]) or a program a `launch` step
-//!    starts (not a shell script's).
+//!    a related app OSWorld names ([`APPS`]), a program a `launch` step
+//!    starts (not a shell script's), or a program a checker runs
+//!    (`mutool` for the PDF checkers, [`crate::checkers::program_for`]).
 //! 3. `unavailable`: a file the task downloads (`download` steps,
 //!    `cloud_file` getters over http(s), the history database of
 //!    `update_browse_history`) cannot be had; all of them are
@@ -123,6 +124,15 @@ fn missing_programs(task: &TaskFile, steps: &[&Step]) -> Vec<String> {
             && !installed(crate::chrome::program_for(&w[0]))
         {
             note(w[0].clone());
+        }
+    }
+    for func in task.task.evaluator.func.items() {
+        if let Some((program, package)) = crate::checkers::program_for(&func)
+            && !installed(program)
+        {
+            note(format!(
+                "{program} (checker {func}; Debian package {package})"
+            ));
         }
     }
     missing

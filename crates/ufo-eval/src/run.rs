@@ -694,7 +694,9 @@ async fn one_metric(
     let options = nth(ev.options.as_ref(), i).unwrap_or_default();
     check(func, &result, expected.as_ref(), &options).map_err(|e| match e {
         CheckError::Unsupported(_) => (RunStatus::Unsupported, render(&e)),
-        CheckError::Bad { .. } => (RunStatus::CheckerError, render(&e)),
+        CheckError::Bad { .. } | CheckError::MissingTool { .. } => {
+            (RunStatus::CheckerError, render(&e))
+        }
     })
 }
 

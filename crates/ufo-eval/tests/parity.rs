@@ -30,6 +30,8 @@ mod images;
 mod impress;
 #[path = "parity/odt.rs"]
 mod odt;
+#[path = "parity/pdfs.rs"]
+mod pdfs;
 #[path = "parity/pivot.rs"]
 mod pivot;
 #[path = "parity/rowsvalid.rs"]

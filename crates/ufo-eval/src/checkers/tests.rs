@@ -75,8 +75,8 @@ fn unknown_checker_is_unsupported() {
         "checker \"no_such_metric\" is not supported"
     );
     // A function left out on purpose says why.
-    let why = run("compare_pdfs", &text("x"), None, Value::Null).unwrap_err();
-    assert!(why.to_string().contains("PyMuPDF"), "{why}");
+    let why = run("compare_audios", &text("x"), None, Value::Null).unwrap_err();
+    assert!(why.to_string().contains("librosa"), "{why}");
     // Unsupported wins over a missing result.
     assert!(matches!(
         run("compare_audios", &Got::Missing, None, Value::Null),
