@@ -43,10 +43,29 @@ pub(crate) struct Work {
     final_status: AppAgentStatus,
 }
 
+/// The first part of an AppAgent's name in normal sessions.
+pub const APP_ROLE: &str = "AppAgent";
+/// The first part of an AppAgent's name in batch and follower sessions.
+pub const BATCH_ROLE: &str = "BatchAgent";
+
+/// A sub-agent's name as UFO writes it in its logs:
+/// `<role>/<application root>/<window name>` (`AppAgent/gedit/notes.txt -
+/// gedit`); `<role>/<application>` while no window is known.
+pub fn agent_name(role: &str, application: &str, window: &str) -> String {
+    match window.trim() {
+        "" => format!("{role}/{application}"),
+        w => format!("{role}/{application}/{w}"),
+    }
+}
+
 /// An AppAgent bound to one application.
 pub struct AppAgent {
-    /// `AppAgent/<application>`.
+    /// UFO's sub-agent name: `AppAgent/<application>/<window title>`
+    /// (`BatchAgent/...` in batch and follower sessions); the window part
+    /// is set when a sub-task is assigned.
     pub name: String,
+    /// `AppAgent` or `BatchAgent`: the first part of [`AppAgent::name`].
+    role: &'static str,
     /// The application (its accessibility name).
     pub application: String,
     /// The window title when assigned.
@@ -80,7 +99,8 @@ impl AppAgent {
         settings: AgentSettings,
     ) -> Self {
         Self {
-            name: format!("AppAgent/{application}"),
+            name: agent_name(APP_ROLE, application, ""),
+            role: APP_ROLE,
             application: application.to_owned(),
             window_title: String::new(),
             memory: Memory::default(),
@@ -98,10 +118,19 @@ impl AppAgent {
         }
     }
 
+    /// The agent as UFO names it in batch and follower sessions:
+    /// `BatchAgent/<application>/<window title>`.
+    pub fn batch(mut self) -> Self {
+        self.role = BATCH_ROLE;
+        self.name = agent_name(self.role, &self.application, &self.window_title);
+        self
+    }
+
     /// Starts a new sub-task (the agent keeps its memory across sub-tasks).
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>, window_title: &str) {
         self.life.assign(subtask, host_message);
         self.window_title = window_title.to_owned();
+        self.name = agent_name(self.role, &self.application, window_title);
         self.plan.clear();
         self.repeat.reset();
     }
@@ -420,7 +449,7 @@ impl AppAgent {
         let mut ids = Vec::new();
         let mut any_failed = false;
         let mut failed_action = None;
-        for (c, r) in calls.iter().zip(results) {
+        for (c, mut r) in calls.iter().zip(results) {
             let target = c
                 .arguments
                 .get("id")
@@ -429,6 +458,7 @@ impl AppAgent {
             if let Some(t) = target {
                 ids.push(t.id);
             }
+            let control_log = target.map(|t| taken_control_log(&mut r, t));
             let target = target.map(|t| serde_json::to_value(t.to_prompt()).unwrap_or_default());
             let s = c.action_string();
             if c.tool.is(Tool::Summary)
@@ -441,13 +471,12 @@ impl AppAgent {
                 failed_action = Some(s.clone());
             }
             let given = c.logged_status(status);
-            rec.actions.push(ActionLog::new(
-                c.tool.as_str(),
-                &c.arguments,
-                target,
-                given,
-                r,
-            ));
+            let mut log = ActionLog::new(c.tool.as_str(), &c.arguments, target, given, r);
+            if control_log.is_some() {
+                rec.control_log.clone_from(&control_log);
+            }
+            log.control_log = control_log;
+            rec.actions.push(log);
         }
         if let Some(shot) = shot {
             let img = selected_controls_image(shot, controls, &ids);
@@ -493,6 +522,22 @@ impl AppAgent {
         let _ = any_failed;
         status
     }
+}
+
+/// UFO's control log of `target`: the one the tool read before acting
+/// (taken out of the result, which the model sees), or, from a device that
+/// sends none, what the observation said (its role as the class, no
+/// automation id).
+fn taken_control_log(r: &mut ufo_core::ActionResult, target: &Control) -> ufo_core::ControlLog {
+    r.result
+        .as_object_mut()
+        .and_then(|m| m.remove("control_log"))
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_else(|| ufo_core::ControlLog {
+            control_class: Some(target.role.clone()).filter(|r| !r.is_empty()),
+            control_type: Some(target.control_type.to_string()),
+            control_automation_id: None,
+        })
 }
 
 impl Resumable for AppAgent {

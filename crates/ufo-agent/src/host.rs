@@ -641,9 +641,14 @@ impl HostAgent {
             ],
         );
         let mut parts = Vec::new();
-        let (bb, _) = input.blackboard.to_prompt();
+        // The blackboard, its saved screenshots included in visual mode, as
+        // UFO prepends it to the HostAgent's message as to the AppAgents'.
+        let (bb, bb_images) = input.blackboard.to_prompt();
         if !bb.is_empty() {
             parts.push(Part::text(bb));
+            if self.settings.visual_mode {
+                parts.extend(bb_images.into_iter().map(Part::image));
+            }
         }
         if let Some(url) = desktop {
             if let Some(l) = t.nested("images", "desktop") {

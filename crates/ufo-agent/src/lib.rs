@@ -45,7 +45,7 @@ pub mod step;
 pub mod sub_agent;
 pub mod turn;
 
-pub use app::{AgentSettings, AppAgent, AppStep, StepInput};
+pub use app::{APP_ROLE, AgentSettings, AppAgent, AppStep, BATCH_ROLE, StepInput, agent_name};
 pub use command_agent::{CommandAgent, CommandAgentSpec};
 pub use error::AgentError;
 pub use host::{Assignment, HostAgent, HostStep};

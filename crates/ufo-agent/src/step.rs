@@ -54,6 +54,9 @@ pub struct ActionLog {
     /// The control acted on, when the call names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<Value>,
+    /// UFO's control log of that control: class, type and automation id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_log: Option<ufo_core::ControlLog>,
     /// The status the model gave this action.
     pub status: StepStatus,
     /// What happened.
@@ -77,6 +80,7 @@ impl ActionLog {
             action_representation: action_representation(&s, target.as_ref(), &result),
             action_string: s,
             target,
+            control_log: None,
             status,
             result,
         }
@@ -178,7 +182,8 @@ pub struct StepRecord {
     pub agent_step: usize,
     /// Which agent took the step.
     pub agent_type: AgentKind,
-    /// `HostAgent` or `AppAgent/<app>`.
+    /// `HostAgent`, `AppAgent/<app>/<window>` (`BatchAgent/...` in batch
+    /// and follower sessions) or a third-party agent's name.
     pub agent_name: String,
     /// The user request.
     pub request: String,
@@ -202,6 +207,10 @@ pub struct StepRecord {
     pub status: StepStatus,
     /// Controls shown to the model (`{id,name,type}`), for AppAgent steps.
     pub control_count: usize,
+    /// UFO's step-level control log: that of the last control acted on
+    /// (`control_class`, `control_type`, `control_automation_id`).
+    #[serde(default)]
+    pub control_log: Option<ufo_core::ControlLog>,
     /// Model usage and cost of the step.
     pub usage: UsageTotals,
     /// Cost of the step in USD.
@@ -256,6 +265,7 @@ impl StepRecord {
             actions: Vec::new(),
             status: StepStatus::Continue,
             control_count: 0,
+            control_log: None,
             usage: UsageTotals::default(),
             cost: 0.0,
             execution_times: BTreeMap::new(),

@@ -35,7 +35,8 @@ macro_rules! each {
 }
 
 impl SubAgent {
-    /// `AppAgent/<application>` or the third-party agent's name.
+    /// `AppAgent/<application>/<window>` (`BatchAgent/...` in batch and
+    /// follower sessions) or the third-party agent's name.
     pub fn name(&self) -> &str {
         each!(self, a => &a.name)
     }

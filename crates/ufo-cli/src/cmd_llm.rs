@@ -30,7 +30,8 @@ use ufo_llm::{LlmConfig, PriceTable};
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum LlmCommand {
     /// Print the exact HTTP request that would be sent (secrets redacted), without
-    /// sending it. Reads a JSON array of {"name","role","content","url"} messages.
+    /// sending it. Reads one {"name","role","content","url"} message, or a JSON
+    /// array of messages and lists of messages (as AgentScope's `format` takes).
     Format {
         /// One of UFO's API_TYPE values (openai, aoai, azure_ad, qwen, deepseek,
         /// ollama, gemini, claude, zhipu, custom) or an AgentScope model type

@@ -263,6 +263,42 @@ fn llm_format_prints_the_request_without_secrets() {
         "https://example.com/a.png"
     );
 
+    // The seed's own call: a message, then a list of two, as AgentScope's
+    // `format(msg, [msg, msg])` takes them; and a single message alone.
+    let nested = r#"[{"name":"system","role":"system","content":"You're a helpful assistant"},
+                     [{"name":"Bob","role":"assistant","content":"Hi."},
+                      {"name":"Alice","role":"assistant","content":"Nice to meet you!"}]]"#;
+    let out = ufo_stdin(
+        &["llm", "format", "--api", "openai", "--model", "gpt-4"],
+        &[],
+        nested.as_bytes(),
+    );
+    let sent: Vec<(String, String)> = ok_json(&out)["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["name"].as_str().unwrap_or_default().to_owned(),
+                m["content"].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("system".into(), "\"You're a helpful assistant\"".into()),
+            ("Bob".into(), "\"Hi.\"".into()),
+            ("Alice".into(), "\"Nice to meet you!\"".into())
+        ]
+    );
+    let out = ufo_stdin(
+        &["llm", "format", "--api", "openai"],
+        &[],
+        br#"{"name":"Bob","role":"user","content":"Hi."}"#,
+    );
+    assert_eq!(ok_json(&out)["body"]["messages"][0]["name"], "Bob");
+
     // Malformed input is a clear error.
     let out = ufo_stdin(&["llm", "format", "--api", "openai"], &[], b"[{not json");
     assert!(!out.status.success());

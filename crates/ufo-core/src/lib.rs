@@ -27,4 +27,6 @@ pub use geometry::{Image, Point, Rect, Screen, Window};
 pub use states::States;
 pub use status::{AppAgentStatus, HostAgentStatus, StepStatus};
 pub use tool::ToolSpec;
-pub use ui::{Control, ControlType, ElementHandle, UiNode, UiTree, WindowInfo, app_name_matches};
+pub use ui::{
+    Control, ControlLog, ControlType, ElementHandle, UiNode, UiTree, WindowInfo, app_name_matches,
+};

@@ -367,6 +367,21 @@ pub struct Control {
     pub capabilities: Capabilities,
 }
 
+/// UFO's control log: what identifies the control an action was taken on,
+/// beside its name (`null` where the platform does not tell).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ControlLog {
+    /// The widget class (Windows: the window or UI Automation class name);
+    /// on AT-SPI, which names no widget classes, the accessible's role name.
+    pub control_class: Option<String>,
+    /// UFO's control type (`Button`, `Edit`, ...).
+    pub control_type: Option<String>,
+    /// The automation id (UI Automation's `AutomationId`, a Win32 control's
+    /// id; AT-SPI's `AccessibleId`, which GTK 4, Qt, LibreOffice and Firefox
+    /// set from the widget's or element's id).
+    pub control_automation_id: Option<String>,
+}
+
 /// The compact form of a control given to a model: `{"id","name","type","value"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptControl {

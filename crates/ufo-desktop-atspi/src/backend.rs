@@ -492,6 +492,14 @@ impl Backend for AtspiBackend {
         action_list(h, &a).await
     }
 
+    /// AT-SPI names no widget classes; the automation id is the element's
+    /// `AccessibleId` (AT-SPI 2.34), one property read.
+    async fn control_identity(&self, h: &ElementHandle) -> Result<ufo_desktop::Identity> {
+        let acc = self.accessible(h).await?;
+        let id = call(h, "AccessibleId", acc.accessible_id()).await?;
+        Ok(ufo_desktop::Identity::of(String::new(), id))
+    }
+
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {
         let acc = self.accessible(h).await?;
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;

@@ -772,6 +772,34 @@ for a in pyatspi.Registry.getDesktop(0):
         "'Quarterly Review'",
         "the title holds {seen:?}"
     );
+    // The result's control log names the box as another reader sees it:
+    // its role (AT-SPI's class of control) and its AccessibleId.
+    let code = r#"
+def walk(n, depth=0):
+    for c in n:
+        if c is None: continue
+        if (c.name or "").startswith("PresentationTitle"):
+            for e in [c] + [p for p in c if p is not None]:
+                print(repr((e.getRoleName(), e.accessibleId or None)))
+        if depth < 30: walk(c, depth + 1)
+for a in pyatspi.Registry.getDesktop(0):
+    if a is not None and a.name == "soffice":
+        walk(a)
+"#;
+    let (role, id) = (
+        r["control_log"]["control_class"].as_str().unwrap_or("?"),
+        match r["control_log"]["control_automation_id"].as_str() {
+            Some(id) => format!("'{id}'"),
+            None => "None".into(),
+        },
+    );
+    let seen = pyatspi_until(&d, code, |s| !s.trim().is_empty()).await;
+    let ours = format!("('{role}', {id})");
+    assert!(
+        seen.lines().any(|l| l.trim() == ours),
+        "{ours} not in {seen} ({r})"
+    );
+    assert_eq!(r["control_log"]["control_type"], "Document", "{r}");
     d.stop().unwrap();
 }
 

@@ -111,6 +111,27 @@ pub struct Launched {
     pub pid: u32,
 }
 
+/// What identifies an element beside its name and role
+/// ([`Backend::control_identity`]); empty parts are `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The widget class the platform names.
+    pub class_name: Option<String>,
+    /// The automation id.
+    pub automation_id: Option<String>,
+}
+
+impl Identity {
+    /// An identity from the platform's strings; empty ones are `None`.
+    pub fn of(class_name: String, automation_id: String) -> Self {
+        let some = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+        Self {
+            class_name: some(class_name),
+            automation_id: some(automation_id),
+        }
+    }
+}
+
 /// The platform operations the tool catalog is built from.
 #[async_trait]
 pub trait Backend: Send + Sync {
@@ -161,6 +182,14 @@ pub trait Backend: Send + Sync {
     async fn action_names(&self, handle: &ElementHandle) -> Result<Vec<String>> {
         let _ = handle;
         Ok(Vec::new())
+    }
+
+    /// The element's widget class and automation id, for the control log
+    /// of an action taken on it (read for that one control, not in a
+    /// capture). The default: neither is known.
+    async fn control_identity(&self, handle: &ElementHandle) -> Result<Identity> {
+        let _ = handle;
+        Ok(Identity::default())
     }
 
     /// Replaces the element's whole text. [`DesktopError::Unsupported`] when it

@@ -63,7 +63,7 @@ pub mod observe;
 pub mod screenshot;
 pub mod tools;
 
-pub use backend::{Backend, Launched, MouseButton, ScreenshotTarget, TreeBudget};
+pub use backend::{Backend, Identity, Launched, MouseButton, ScreenshotTarget, TreeBudget};
 pub use error::{DesktopError, Result};
 pub use screenshot::Screenshot;
 pub use tools::{ToolContext, catalog, execute};

@@ -135,6 +135,10 @@ pub struct TrajectoryStep {
     /// The step's status.
     #[serde(rename = "Status")]
     pub status: StepStatus,
+    /// The step's clean screenshot in the log folder (`action_step{N}.png`),
+    /// shown to a visual summariser beside the step; not in the text.
+    #[serde(skip)]
+    pub screenshot: Option<String>,
 }
 
 /// One action of a [`TrajectoryStep`].
@@ -170,6 +174,7 @@ impl TrajectoryStep {
                 })
                 .collect(),
             status: rec.status,
+            screenshot: rec.screenshots.get("clean").cloned(),
         }
     }
 }

@@ -311,7 +311,7 @@ impl Diagnostic for LlmError {
                 crate::names::AGENTSCOPE_MODEL_TYPES.join(", ")
             ),
             Self::InvalidMessages { .. } => {
-                "pass a JSON array of {\"name\",\"role\",\"content\",\"url\"} objects; role is system, user or assistant".into()
+                "pass one {\"name\",\"role\",\"content\",\"url\"} message, or a JSON array of such messages and lists of them (as AgentScope's format takes); role is system, user or assistant".into()
             }
             Self::Api(e) => match (e.status, e.class()) {
                 (401 | 403, _) => format!(

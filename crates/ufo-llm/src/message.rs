@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 use crate::usage::{Usage, UsageTotals};
 
@@ -345,12 +346,51 @@ mod duration_ms {
     }
 }
 
-/// Parses `messages.json`: a JSON array of `{"name","role","content","url"}`.
+/// Parses `messages.json` as AgentScope's `format` takes its arguments: one
+/// message `{"name","role","content","url"}`, or an array whose items are
+/// messages or arrays of messages (flattened in order; `null` items are
+/// skipped, as `format` skips `None`). Deeper nesting is refused, as
+/// AgentScope refuses it.
 pub fn parse_messages(json: &str) -> Result<Vec<Msg>, crate::LlmError> {
-    serde_json::from_str(json).map_err(|e| crate::LlmError::InvalidMessages {
-        message: e.to_string(),
-        source: Some(e.into()),
-    })
+    let bad = |message: String, e: Option<serde_json::Error>| crate::LlmError::InvalidMessages {
+        message,
+        source: e.map(Into::into),
+    };
+    let one = |v: Value, at: &str| {
+        serde_json::from_value::<Msg>(v).map_err(|e| bad(format!("{at}: {e}"), Some(e)))
+    };
+    let value: Value = serde_json::from_str(json).map_err(|e| bad(e.to_string(), Some(e)))?;
+    let items = match value {
+        Value::Array(items) => items,
+        msg @ Value::Object(_) => return Ok(vec![one(msg, "the message")?]),
+        other => {
+            return Err(bad(
+                format!("expected a message or an array of messages, got {other}"),
+                None,
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            Value::Null => {}
+            Value::Array(inner) => {
+                for (j, m) in inner.into_iter().enumerate() {
+                    if !m.is_object() {
+                        return Err(bad(
+                            format!(
+                                "item {i}.{j} is not a message: an item is a message or a list of messages, not deeper"
+                            ),
+                            None,
+                        ));
+                    }
+                    out.push(one(m, &format!("item {i}.{j}"))?);
+                }
+            }
+            m => out.push(one(m, &format!("item {i}"))?),
+        }
+    }
+    Ok(out)
 }
 
 impl UsageTotals {
@@ -371,6 +411,41 @@ impl UsageTotals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_message_or_a_mix_of_messages_and_lists_as_agentscope_format_takes() {
+        let names = |j: &str| -> Vec<String> {
+            parse_messages(j)
+                .unwrap()
+                .into_iter()
+                .map(|m| m.name.unwrap_or_default())
+                .collect()
+        };
+        // The seed's example: a system message, then a list of two.
+        assert_eq!(
+            names(
+                r#"[{"name":"system","role":"system","content":"You're a helpful assistant"},
+                    [{"name":"Bob","role":"assistant","content":"Hi."},
+                     {"name":"Alice","role":"assistant","content":"Nice to meet you!"}],
+                    null]"#
+            ),
+            ["system", "Bob", "Alice"]
+        );
+        assert_eq!(
+            names(r#"{"name":"Bob","role":"user","content":"Hi."}"#),
+            ["Bob"]
+        );
+        for bad in [
+            r#"[[[{"role":"user","content":"x"}]]]"#,
+            "3",
+            r#"[{"role":5}]"#,
+        ] {
+            let e = parse_messages(bad).unwrap_err().to_string();
+            assert!(!e.is_empty(), "{bad}");
+        }
+        let deep = parse_messages(r#"[[[{"role":"user","content":"x"}]]]"#).unwrap_err();
+        assert!(deep.to_string().contains("not deeper"), "{deep}");
+    }
 
     #[test]
     fn url_is_none_one_or_many() {

@@ -71,6 +71,52 @@ impl UserIo for ConsoleIo {
     }
 }
 
+/// UFO's welcome panel (its `first_request`), shown once in interactive
+/// mode before the first request is asked: what ufo is, the models the
+/// agents use, how to leave, where the logs go. With `single_tier` (`--app`)
+/// the AppAgent works on that application alone and no HostAgent is asked.
+pub fn welcome(
+    host: Option<&ufo_llm::LlmConfig>,
+    app: Option<&ufo_llm::LlmConfig>,
+    single_tier: Option<&str>,
+    logs: &std::path::Path,
+) -> String {
+    let model = |c: Option<&ufo_llm::LlmConfig>| match c {
+        Some(c) => format!(
+            "{} ({})",
+            c.api_model.as_deref().unwrap_or("its default model"),
+            c.api_type
+        ),
+        None => "not configured".to_owned(),
+    };
+    let lines = [
+        format!(
+            "ufo {}: a UI-focused agent for desktop applications",
+            env!("CARGO_PKG_VERSION")
+        ),
+        String::new(),
+        match single_tier {
+            Some(a) => format!("HostAgent  not asked: the AppAgent works on {a} (--app)"),
+            None => format!("HostAgent  {}", model(host)),
+        },
+        format!("AppAgent   {}", model(app)),
+        format!("Logs       {}", logs.display()),
+        String::new(),
+        "Say what to do, e.g. \"open the calculator and compute 12*7\".".to_owned(),
+        "Actions that may harm are put to you first (SAFE_GUARD).".to_owned(),
+        "Enter N to leave; Ctrl+C stops the request that is running.".to_owned(),
+    ];
+    let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let rule = "─".repeat(width + 2);
+    let mut out = format!("╭{rule}╮\n");
+    for l in &lines {
+        let pad = width - l.chars().count();
+        out.push_str(&format!("│ {l}{} │\n", " ".repeat(pad)));
+    }
+    out.push_str(&format!("╰{rule}╯"));
+    out
+}
+
 /// The most of one field shown on the console, in characters (the logs keep
 /// more, the reply file all of it).
 const MAX_SHOWN: usize = 2000;

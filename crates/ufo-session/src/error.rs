@@ -95,7 +95,7 @@ pub enum SessionError {
     /// The model itself answered ERROR.
     #[error("the {who} model ended the task with status ERROR; {detail}")]
     ModelSaidError {
-        /// `HostAgent`, `AppAgent/<app>` or a third-party agent's name.
+        /// `HostAgent`, `AppAgent/<app>/<window>` or a third-party agent's name.
         who: String,
         /// Its comment, or that it gave none.
         detail: String,

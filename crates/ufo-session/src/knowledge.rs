@@ -11,7 +11,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::Arc;
 use ufo_agent::prompter::{Template, render};
-use ufo_knowledge::records::{new_id, partition_response_log, record_of_summary, summary_record};
+use ufo_knowledge::records::{
+    TrajectoryStep, new_id, partition_response_log, record_of_summary, summary_record,
+};
 use ufo_knowledge::{KnowledgeError, Record};
 use ufo_llm::{ChatModel, ChatRequest, ExtractOptions, Part, UsageTotals, extract_json};
 
@@ -45,13 +47,16 @@ fn summary_err(message: impl Into<String>) -> KnowledgeError {
     }
 }
 
-/// Asks `model` with the template's system prompt and `user` filled from
-/// `vars`, until the reply is a JSON object (at most `retries` re-asks).
+/// Asks `model` with the template's system prompt (`system`, or
+/// `system_nonvisual` when not `visual`) and `user` filled from `vars`,
+/// followed by `images` (a visual summary's screenshots), until the reply is
+/// a JSON object (at most `retries` re-asks).
 pub async fn summarise(
     model: &Arc<dyn ChatModel>,
     t: &Template,
     visual: bool,
     vars: &[(&str, &str)],
+    images: Vec<Part>,
     retries: u32,
     usage: &mut UsageTotals,
 ) -> Result<Value, KnowledgeError> {
@@ -73,6 +78,7 @@ pub async fn summarise(
         vars,
     );
     let mut parts = vec![Part::text(user)];
+    parts.extend(images);
     let mut last = String::new();
     for _ in 0..=retries {
         let reply = model
@@ -95,11 +101,14 @@ pub async fn summarise(
 }
 
 /// The experience records of a finished session: `response.log` in
-/// `log_dir` split per sub-task and application, each part summarised.
+/// `log_dir` split per sub-task and application, each part summarised. A
+/// `visual` summariser (UFO's, when `APP_AGENT.VISUAL_MODE`) gets the
+/// template's visual prompt and each step's screenshot after the steps.
 pub async fn experience_records(
     model: &Arc<dyn ChatModel>,
     t: &Template,
     log_dir: &Path,
+    visual: bool,
     retries: u32,
     usage: &mut UsageTotals,
 ) -> Result<Vec<Record>, KnowledgeError> {
@@ -116,16 +125,21 @@ pub async fn experience_records(
             .filter_map(|s| serde_json::to_string(s).ok())
             .collect::<Vec<_>>()
             .join("\n");
+        let images = match visual {
+            true => step_screenshots(log_dir, &part.steps),
+            false => Vec::new(),
+        };
         let reply = summarise(
             model,
             t,
-            false,
+            visual,
             &[
                 ("user_request", &part.request),
                 ("subtask", &part.subtask),
                 ("application", &part.application),
                 ("trajectory", &trajectory),
             ],
+            images,
             retries,
             usage,
         )
@@ -144,6 +158,27 @@ pub async fn experience_records(
         out.push(record_of_summary(&new_id("exp", i), &summary));
     }
     Ok(out)
+}
+
+/// Each step's screenshot that is in `log_dir`, introduced by its step:
+/// `Step N:` then the image (a step without one is left out).
+fn step_screenshots(log_dir: &Path, steps: &[TrajectoryStep]) -> Vec<Part> {
+    let mut parts = Vec::new();
+    for s in steps {
+        let Some(bytes) = s
+            .screenshot
+            .as_ref()
+            .and_then(|f| std::fs::read(log_dir.join(f)).ok())
+        else {
+            continue;
+        };
+        parts.push(Part::text(format!("Step {}:", s.step)));
+        parts.push(Part::image(ufo_desktop::encode::data_url(
+            "image/png",
+            &bytes,
+        )));
+    }
+    parts
 }
 
 /// A demonstration file: a `ufo record` step list (a follower plan with
@@ -239,6 +274,7 @@ pub async fn demonstration_records(
                     ("application", &app),
                     ("steps", &steps.join("\n")),
                 ],
+                Vec::new(),
                 retries,
                 usage,
             )

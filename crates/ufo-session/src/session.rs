@@ -296,6 +296,9 @@ struct Session<'a> {
     /// A window was selected by the session itself (a replayed plan's
     /// HostAgent step, `--app`): there is a window to photograph.
     window_selected: bool,
+    /// The first part of the AppAgents' names: `AppAgent`, or `BatchAgent`
+    /// in batch and follower sessions (as UFO names them).
+    app_role: &'static str,
 }
 
 impl<'a> Session<'a> {
@@ -317,6 +320,7 @@ impl<'a> Session<'a> {
             operator: None,
             knowledge: None,
             window_selected: false,
+            app_role: ufo_agent::APP_ROLE,
         })
     }
 
@@ -428,13 +432,19 @@ impl<'a> Session<'a> {
                             message: e.report().message,
                         })?,
                 ),
-                None => SubAgent::App(AppAgent::new(
-                    application,
-                    m,
-                    self.s.dispatcher.clone(),
-                    self.s.prompts.clone(),
-                    settings,
-                )),
+                None => {
+                    let agent = AppAgent::new(
+                        application,
+                        m,
+                        self.s.dispatcher.clone(),
+                        self.s.prompts.clone(),
+                        settings,
+                    );
+                    SubAgent::App(match self.app_role {
+                        ufo_agent::BATCH_ROLE => agent.batch(),
+                        _ => agent,
+                    })
+                }
             };
             self.apps.insert(application.to_owned(), agent);
         }

@@ -222,6 +222,18 @@ async fn follower_steps_are_sub_tasks_of_the_app_agent() {
         "{t}"
     );
     assert_eq!(r.result, "84");
+    // UFO names a follower's AppAgent BatchAgent/<application>/<window>.
+    let names: Vec<String> = steps(&r.log_dir.join("response.log"))
+        .into_iter()
+        .map(|l| l.agent_name)
+        .collect();
+    assert_eq!(names[0], "HostAgent");
+    assert!(
+        names[1..]
+            .iter()
+            .all(|n| n == "BatchAgent/gnome-calculator/Calculator"),
+        "{names:?}"
+    );
     rig.desktop.stop().unwrap();
 }
 
@@ -260,6 +272,19 @@ async fn the_seed_plan_with_ufo_legacy_action_names_replays() {
     .await;
     assert_eq!(reports[0].status, SessionStatus::Finish, "{:?}", reports[0]);
     assert_eq!(calculator_display(&rig.backend).await, "12");
+    // A replayed step is named as UFO's follower names its agent.
+    let names: Vec<String> = steps(&reports[0].log_dir.join("response.log"))
+        .into_iter()
+        .map(|l| l.agent_name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "HostAgent",
+            "BatchAgent/gnome-calculator/Calculator",
+            "BatchAgent/gnome-calculator/Calculator"
+        ]
+    );
     rig.desktop.stop().unwrap();
 }
 

@@ -78,8 +78,19 @@ async fn a_saved_experience_is_retrieved_into_the_next_app_prompt() {
         "{system}"
     );
     assert!(!system.contains("{{") && !system.contains("}}"), "{system}");
-    assert!(system.contains("{\"Observation\": "), "{system}");
-    assert!(system.contains("\"Args\": {}, "), "{system}");
+    assert!(system.contains("\"Observation\": "), "{system}");
+    // A visual AppAgent (the default) is summarised visually, as UFO's
+    // summariser is: the visual prompt, and each of the sub-task's two
+    // AppAgent steps with its screenshot from the log folder.
+    assert!(
+        system.contains("\"Args\": {\"<argument>\": \"<value>\"}"),
+        "{system}"
+    );
+    let shots = reqs.last().unwrap().image_urls();
+    assert_eq!(shots.len(), 2, "{sum}");
+    let on_disk = std::fs::read(reports[0].log_dir.join("action_step2.png")).unwrap();
+    assert!(shots[0] == ufo_desktop::encode::data_url("image/png", &on_disk));
+    assert!(sum.contains("Step 1:") && sum.contains("Step 2:"), "{sum}");
     // Stored in UFO's record shape.
     let kb = KnowledgeBase::open(Settings::off(kdir.path().to_path_buf())).unwrap();
     let recs = kb.store(Source::Experience).records().unwrap();
@@ -274,9 +285,14 @@ async fn save_experience_auto_follows_the_evaluation() {
     };
     let extra = format!("KNOWLEDGE_DIR: {:?}\nSAVE_EXPERIENCE: auto\n", kdir.path());
     // A single-tier session with the evaluation on (the common config turns it off).
+    // `VISUAL_MODE: false` on the last session: its summary is not visual.
     let session = |model: &ScriptedModel, extra: &str, answers: &[&str], task: &str| {
+        let visual = match task {
+            "auto-yes" => "  VISUAL_MODE: false\n",
+            _ => "",
+        };
         let cfg = config(&format!(
-            "APP_AGENT:\n{}SLEEP_TIME: 0\nEVA_SESSION: true\n{extra}",
+            "APP_AGENT:\n{}{visual}SLEEP_TIME: 0\nEVA_SESSION: true\n{extra}",
             model.agent_yaml()
         ));
         let io = std::sync::Arc::new(ufo_session::ScriptedIo::new(answers.iter().copied()));
@@ -318,6 +334,10 @@ async fn save_experience_auto_follows_the_evaluation() {
     assert_eq!(r[0].status, SessionStatus::Finish);
     assert_eq!(model.remaining(), 0);
     assert_eq!(stored(), 1);
+    // A non-visual AppAgent's summary: the non-visual prompt, no images.
+    let last = model.requests().pop().unwrap();
+    assert!(last.system().contains("there are no screenshots"));
+    assert_eq!(last.image_count(), 0);
     // `ask`, declined: nothing more.
     let extra = extra.replace("SAVE_EXPERIENCE: auto", "SAVE_EXPERIENCE: ask");
     let model = ScriptedModel::start(vec![app_finish("5"), verdict("yes")]).await;

@@ -541,6 +541,68 @@ async fn no_request_and_nobody_to_ask_is_an_error_not_a_silent_success() {
 }
 
 #[tokio::test]
+async fn the_first_request_is_asked_after_a_welcome_panel() {
+    let logs = tempfile::tempdir().unwrap();
+    let replies = vec![
+        fixed(type_text("CONTINUE").to_string()),
+        fixed(finish().to_string()),
+    ];
+    let o = run_request(
+        replies,
+        &["write hello in the editor", "N"],
+        "",
+        logs.path(),
+        editor(),
+        Some("editor"),
+        None,
+    )
+    .await;
+    assert_eq!(o.report.status, SessionStatus::Finish, "{:?}", o.report);
+    assert!(
+        o.desktop
+            .actions()
+            .iter()
+            .any(|(f, a)| f == "set_edit_text" && a["text"] == "hello"),
+        "{:?}",
+        o.desktop.actions()
+    );
+    // UFO's `first_request`: the panel, then the question.
+    let panel = o.shown.split("\n\n").next().unwrap_or_default();
+    assert!(o.shown.starts_with('╭'), "{}", o.shown);
+    for said in [
+        "a UI-focused agent for desktop applications",
+        "not asked: the AppAgent works on editor (--app)",
+        "scripted",
+        "Enter N to leave",
+    ] {
+        assert!(o.shown.contains(said), "{said:?} not in:\n{panel}");
+    }
+    // Every line of the panel is as wide as the others.
+    let widths: Vec<usize> = o
+        .shown
+        .lines()
+        .take_while(|l| !l.starts_with('╰'))
+        .map(|l| l.chars().count())
+        .collect();
+    assert!(widths.windows(2).all(|w| w[0] == w[1]), "{}", o.shown);
+    assert_eq!(o.asked[0].0, "Please enter your request to be completed:");
+    // Shown once: the next request is asked without it.
+    assert_eq!(o.shown.matches('╭').count(), 1, "{}", o.shown);
+    // A request given on the command line is not preceded by it.
+    let logs = tempfile::tempdir().unwrap();
+    let o = run_on(
+        vec![fixed(finish().to_string())],
+        &["N"],
+        "",
+        logs.path(),
+        editor(),
+        Some("editor"),
+    )
+    .await;
+    assert!(!o.shown.contains('╭'), "{}", o.shown);
+}
+
+#[tokio::test]
 async fn a_round_that_ends_in_error_ends_the_session() {
     let logs = tempfile::tempdir().unwrap();
     let replies = [app(None, "ERROR"), finish()]
@@ -566,7 +628,7 @@ async fn a_round_that_ends_in_error_ends_the_session() {
     // Each step is announced before it runs, and shown when it is done.
     assert!(
         o.shown
-            .contains("▶ Step 1 · AppAgent/editor: write hello in the editor"),
+            .contains("▶ Step 1 · AppAgent/editor/notes.txt: write hello in the editor"),
         "{}",
         o.shown
     );

@@ -9,6 +9,27 @@ use ufo_session::ScriptedIo;
 use ufo_session::SessionStatus;
 use ufo_testkit::scripted::ScriptedModel;
 
+/// UFO's control log of the calculator button pressed at `step` (the
+/// second line of the log in `dir`): class (AT-SPI has none: the role), type
+/// and automation id, each key written, kept out of what the model is shown.
+fn button_control_log(dir: &std::path::Path, step: &ufo_agent::StepRecord) {
+    let log = step.control_log.as_ref().unwrap();
+    assert_eq!(log.control_type.as_deref(), Some("Button"), "{log:?}");
+    assert_eq!(log.control_class.as_deref(), Some("button"), "{log:?}");
+    assert_eq!(step.actions[0].control_log.as_ref(), Some(log));
+    assert!(step.actions[0].result.result.get("control_log").is_none());
+    assert!(
+        !step.actions[0]
+            .action_representation
+            .contains("control_log")
+    );
+    let raw = std::fs::read_to_string(dir.join("response.log")).unwrap();
+    let second: serde_json::Value = serde_json::from_str(raw.lines().nth(1).unwrap()).unwrap();
+    for k in ["control_class", "control_type", "control_automation_id"] {
+        assert!(second["control_log"].get(k).is_some(), "{k}: {second}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn host_app_host_computes_12_times_7() {
     let rig = rig("sess-calc", &["gnome-calculator"]).await;
@@ -85,8 +106,10 @@ async fn host_app_host_computes_12_times_7() {
     assert_eq!(lines[0].agent_type, AgentKind::HostAgent);
     assert_eq!(lines[0].agent_name, "HostAgent");
     assert_eq!(lines[0].status, StepStatus::Assign);
-    assert_eq!(lines[1].agent_name, "AppAgent/gnome-calculator");
+    // UFO's name: AppAgent/<application>/<its window>.
+    assert_eq!(lines[1].agent_name, "AppAgent/gnome-calculator/Calculator");
     assert_eq!(lines[1].actions[0].result.status, ActionStatus::Success);
+    button_control_log(&r.log_dir, &lines[1]);
     assert_eq!(lines[7].status, StepStatus::Finish);
     assert_eq!(lines[0].screenshots["clean"], "action_step1.png");
     assert!(!r.log_dir.join("ui_trees").exists(), "SAVE_UI_TREE is off");
@@ -167,10 +190,17 @@ async fn two_applications_pass_the_result_back_through_the_host() {
         click("×", "CONTINUE"),
         click("7", "CONTINUE"),
         click("=", "CONTINUE"),
-        app_finish("84"),
+        // The seed's SaveScreenshot: the display goes on the blackboard.
+        ufo_testkit::scripted::fixed(
+            serde_json::json!({"Observation": "84", "Thought": "done", "Status": "FINISH", "Function": "summary", "Args": {"text": "84"}, "SaveScreenshot": {"save": true, "reason": "the display shows 84"}, "Result": "84"}).to_string(),
+        ),
         ufo_testkit::scripted::reply(|r| {
             // The calculator's result reached the host.
             assert!(r.last_user_text().contains("\"result\":\"84\""), "{}", r.last_user_text());
+            // So did the saved screenshot, as UFO's blackboard gives it to
+            // the HostAgent: its reason, then the image, before the desktop.
+            assert!(r.text().contains("the display shows 84"), "{}", r.text());
+            assert_eq!(r.image_count(), 2, "{}", r.text());
             let (id, name) = r.window("mousepad").unwrap();
             app_reply(serde_json::json!({"observation": "84 computed", "thought": "type it into mousepad", "current_subtask": "Type the result into the document.", "message": ["The result is 84."], "status": "ASSIGN", "function": "select_application_window", "arguments": {"id": id, "name": name}}))
         }),
@@ -215,7 +245,8 @@ async fn two_applications_pass_the_result_back_through_the_host() {
     let agents: std::collections::BTreeSet<String> =
         lines.iter().map(|l| l.agent_name.clone()).collect();
     assert!(
-        agents.contains("AppAgent/gnome-calculator") && agents.contains("AppAgent/mousepad"),
+        agents.contains("AppAgent/gnome-calculator/Calculator")
+            && agents.iter().any(|a| a.starts_with("AppAgent/mousepad/")),
         "{agents:?}"
     );
     rig.desktop.stop().unwrap();
@@ -559,7 +590,7 @@ async fn pending_questions_are_asked_and_answered_in_the_next_prompt() {
     assert_eq!(lines[0].status, StepStatus::Pending);
     assert_eq!(lines[0].agent_type, AgentKind::HostAgent);
     assert_eq!(lines[2].status, StepStatus::Pending);
-    assert_eq!(lines[2].agent_name, "AppAgent/gnome-calculator");
+    assert_eq!(lines[2].agent_name, "AppAgent/gnome-calculator/Calculator");
     rig.desktop.stop().unwrap();
 }
 

@@ -345,6 +345,29 @@ impl Backend for WindowsBackend {
         .await
     }
 
+    async fn control_identity(&self, handle: &ElementHandle) -> Result<ufo_desktop::Identity> {
+        let (h, handle) = (parse(handle)?, handle.clone());
+        self.on("reading an element's class", move |s| match h {
+            WinHandle::Window(n) => {
+                let w = win32::hwnd(n);
+                if !win32::exists(w) {
+                    return Err(stale_window(&handle));
+                }
+                // UI Automation's AutomationId of a Win32 control: its id.
+                let id = match win32::control_id(w) {
+                    0 => String::new(),
+                    id => id.to_string(),
+                };
+                Ok(ufo_desktop::Identity::of(win32::class_name(w), id))
+            }
+            WinHandle::Uia { .. } => Ok(uia::identity(element(s, &handle)?)),
+            WinHandle::MenuItem { .. } | WinHandle::Item { .. } | WinHandle::Msaa { .. } => {
+                Ok(ufo_desktop::Identity::default())
+            }
+        })
+        .await
+    }
+
     async fn read_text(&self, handle: &ElementHandle) -> Result<String> {
         let (h, handle) = (parse(handle)?, handle.clone());
         self.on("reading text", move |s| match h {

@@ -104,6 +104,14 @@ fn text(e: &ua::IUIAutomationElement, id: ua::UIA_PROPERTY_ID) -> String {
     }
 }
 
+/// The class name and automation id cached by the capture that found `e`.
+pub(crate) fn identity(e: &ua::IUIAutomationElement) -> ufo_desktop::Identity {
+    ufo_desktop::Identity::of(
+        text(e, ua::UIA_ClassNamePropertyId),
+        text(e, ua::UIA_AutomationIdPropertyId),
+    )
+}
+
 fn int(e: &ua::IUIAutomationElement, id: ua::UIA_PROPERTY_ID) -> Option<i32> {
     match prop(e, id) {
         Prop::Int(i) => Some(i),

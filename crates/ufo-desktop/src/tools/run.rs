@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::{Instant, sleep};
-use ufo_core::{Control, Rect, Screen, WindowInfo};
+use ufo_core::{Control, ControlLog, Rect, Screen, WindowInfo};
 
 /// Longest `wait`.
 const MAX_WAIT_SECONDS: f64 = 300.0;
@@ -30,6 +30,49 @@ const MAX_WHEEL: f64 = 1000.0;
 pub(super) const POLL: Duration = Duration::from_millis(100);
 
 pub(super) async fn run(
+    tool: Tool,
+    b: &dyn Backend,
+    ctx: &mut ToolContext,
+    params: &Value,
+) -> Result<Value> {
+    let log = match acted_on(tool, ctx, params) {
+        Some(c) => Some(control_log(b, &c).await),
+        None => None,
+    };
+    let mut out = run_tool(tool, b, ctx, params).await?;
+    if let (Some(log), Value::Object(m)) = (log, &mut out) {
+        m.insert("control_log".into(), to_json(&log)?);
+    }
+    Ok(out)
+}
+
+/// The control of the last observation an action names by its `id`
+/// (`click_input`, `set_edit_text`, `keyboard_input`, `wheel_mouse_input`).
+fn acted_on(tool: Tool, ctx: &ToolContext, params: &Value) -> Option<Control> {
+    if !matches!(
+        tool,
+        Tool::ClickInput | Tool::SetEditText | Tool::KeyboardInput | Tool::WheelMouseInput
+    ) {
+        return None;
+    }
+    let id = params.get("id").and_then(super::args::parse_id)?;
+    ctx.controls.iter().find(|c| c.id == id).cloned()
+}
+
+/// UFO's control log of `c`, read before the action (which may close its
+/// window): its class and automation id as the platform tells them (on
+/// AT-SPI, which names no classes, its role); what cannot be read is null.
+async fn control_log(b: &dyn Backend, c: &Control) -> ControlLog {
+    let identity = b.control_identity(&c.handle).await.unwrap_or_default();
+    let role = Some(c.role.clone()).filter(|r| !r.is_empty());
+    ControlLog {
+        control_class: identity.class_name.or(role),
+        control_type: Some(c.control_type.to_string()),
+        control_automation_id: identity.automation_id,
+    }
+}
+
+async fn run_tool(
     tool: Tool,
     b: &dyn Backend,
     ctx: &mut ToolContext,

@@ -68,6 +68,7 @@ pub(super) async fn run(
         let report = match Plan::load(f) {
             Ok(plan) => {
                 let mut session = Session::new(s, &[&opts.task, &name])?;
+                session.app_role = ufo_agent::BATCH_ROLE;
                 session.operator = operator.clone();
                 match session.open_object(&plan, f, opts.app.as_deref()).await {
                     Ok(()) => session.run_plan(&plan, opts.app.as_deref()).await,

@@ -93,6 +93,7 @@ impl Session<'_> {
             &model,
             &template,
             self.rec.dir(),
+            self.s.config.system.agent.visual_mode,
             self.s.config.system.agent.json_parsing_retry,
             &mut usage,
         )

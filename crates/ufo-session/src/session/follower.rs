@@ -33,6 +33,7 @@ pub(super) async fn run(
             vec![&opts.task]
         };
         let mut session = Session::new(s, &segs)?;
+        session.app_role = ufo_agent::BATCH_ROLE;
         out.push(session.run_plan(&plan, opts.app.as_deref()).await);
     }
     Ok(out)
@@ -125,7 +126,7 @@ impl Session<'_> {
         actions: &[PlanAction],
     ) -> SessionStatus {
         self.requests.push(request.to_owned());
-        let mut app = String::new();
+        let (mut app, mut window) = (String::new(), String::new());
         for a in actions {
             if self.max_step_reached() {
                 return SessionStatus::Fail;
@@ -137,7 +138,7 @@ impl Session<'_> {
                 AgentKind::HostAgent => "HostAgent".to_owned(),
                 // Plans name only HostAgent and AppAgent steps.
                 AgentKind::AppAgent | AgentKind::ThirdPartyAgent | AgentKind::OperatorAgent => {
-                    format!("AppAgent/{app}")
+                    ufo_agent::agent_name(self.app_role, &app, &window)
                 }
             };
             let mut rec = StepRecord::new(kind, &agent_name, self.step);
@@ -166,6 +167,7 @@ impl Session<'_> {
                     match selected {
                         Ok(title) => {
                             app = name.clone();
+                            window.clone_from(&title);
                             rec.application = name;
                             Ok(ufo_core::ActionResult::success(json!({"window": title})))
                         }

@@ -38,6 +38,14 @@ impl Session<'_> {
         let mut next = match request.filter(|r| !r.trim().is_empty()) {
             Some(r) => Some(r),
             None => {
+                let cfg = &self.s.config;
+                let panel = crate::console::welcome(
+                    cfg.host.as_ref(),
+                    cfg.app.as_ref(),
+                    app,
+                    self.rec.dir(),
+                );
+                self.s.io.show(&panel);
                 self.s
                     .io
                     .new_request("Please enter your request to be completed:")
