@@ -247,8 +247,16 @@ fn controls(wine: &Wine) -> Vec<Value> {
 
 /// The labelled controls of `app` (what the agent is shown).
 fn controls_of(wine: &Wine, app: &str) -> Vec<Value> {
+    // None while the application is still starting (no window to inspect
+    // yet: the callers look again); what ufo.exe said is shown.
     let out = wine.run(wine.ufo(&["inspect", "--app", app, "--json"]));
-    json_of(&out).as_array().cloned().unwrap_or_default()
+    match serde_json::from_slice::<Value>(&out.stdout) {
+        Ok(v) => v.as_array().cloned().unwrap_or_default(),
+        Err(_) => {
+            eprintln!("inspect {app}: {}", String::from_utf8_lossy(&out.stderr));
+            Vec::new()
+        }
+    }
 }
 
 /// Every node of `app`'s window tree.
