@@ -6,6 +6,8 @@
 //! within 1e-6. See docs/EVAL.md for the table of functions and cases.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "parity/archives.rs"]
+mod archives;
 #[path = "parity/browser.rs"]
 mod browser;
 #[path = "parity/cellprops.rs"]

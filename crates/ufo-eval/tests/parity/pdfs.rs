@@ -37,7 +37,7 @@ const NBSP_HTML: &str = "<html><body><h1>Office finance</h1><p style=\"font-fami
 
 /// The corpus, in one folder: `make_pdfs.py`'s files, LibreOffice's,
 /// and the hand-made ones.
-fn corpus(d: &Path) {
+pub(crate) fn corpus(d: &Path) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/parity/make_pdfs.py");
     ufo_testkit::deps::run(Command::new(python()).arg(&script).arg(d), "make_pdfs.py");
     let word = LINES.map(|l| l.replace("thirty", "sixty"));
