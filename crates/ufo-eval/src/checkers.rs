@@ -55,6 +55,7 @@ mod cellstyle;
 mod charts;
 mod chrome;
 mod cities;
+mod clock;
 mod docx;
 mod frame;
 mod gimp;
@@ -263,6 +264,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_table",
     "compare_terminal_and_txt",
     "compare_text_file",
+    "compare_time_in_speedtest_results",
     "compare_zip_files",
     "contains_page_break",
     "diff_text_file",
@@ -450,6 +452,7 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_result_files" => text::compare_result_files(cx),
         "compare_zip_files" => archive::compare_zip_files(cx),
         "compare_archive" => archive::compare_archive(cx),
+        "compare_time_in_speedtest_results" => clock::compare_time_in_speedtest_results(cx),
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),
         "check_pdf_pages" => pdfpages::check_pdf_pages(cx),
         "compare_pdfs" => pdftext::compare_pdfs(cx),

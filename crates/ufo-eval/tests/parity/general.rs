@@ -542,3 +542,87 @@ fn compare_zip_files() {
     cases.push(Case::new("no result", Got::Missing, archives[0].1.clone()));
     compare("vscode", "compare_zip_files", &cases);
 }
+
+/// A speed test's CSV export whose second row was taken `offset` minutes
+/// from now (UTC, the clock both sides read here), or `row` as it is.
+fn speedtest_csv(dir: &Path, name: &str, row: Result<i64, &str>) -> Got {
+    let now = time::OffsetDateTime::now_utc();
+    let second = match row {
+        Ok(offset) => {
+            let at =
+                (i64::from(now.hour()) * 60 + i64::from(now.minute()) + offset).rem_euclid(1440);
+            format!("1,2024-05-06 {:02}:{:02},95.2,12.1\n", at / 60, at % 60)
+        }
+        Err(raw) => raw.to_owned(),
+    };
+    write(dir, name, &format!("ID,Date,Download,Upload\n{second}"))
+}
+
+#[test]
+fn compare_time_in_speedtest_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Offsets kept 5 minutes or more from every limit below: the two
+    // sides read the clock seconds apart.
+    let files: Vec<(String, Got)> = [0, 10, -35, 45, 75, -100, 180]
+        .iter()
+        .map(|o| {
+            (
+                format!("{o:+} min"),
+                speedtest_csv(d, &format!("t{o}.csv"), Ok(*o)),
+            )
+        })
+        .chain(
+            [
+                ("no time", "1,2024-05-06,95.2\n"),
+                ("time last on the line", "1,2024-05-06 10:30\n"),
+                ("one field", "no commas here\n"),
+                ("25 o'clock", "1,2024-05-06 25:10,1\n"),
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, (what, row))| {
+                (
+                    what.to_string(),
+                    speedtest_csv(d, &format!("b{i}.csv"), Err(row)),
+                )
+            }),
+        )
+        .chain([
+            ("header only".to_owned(), write(d, "h.csv", "ID,Date\n")),
+            ("empty file".to_owned(), write(d, "e.csv", "")),
+        ])
+        .collect();
+    let limits = [
+        json!("60"),
+        json!(60),
+        json!(" 30 "),
+        json!(30.9),
+        json!("6_0"),
+        json!("60.5"),
+        json!("abc"),
+        json!(null),
+        json!(200),
+    ];
+    let mut cases = Vec::new();
+    for (what, f) in &files {
+        for l in &limits {
+            cases.push(Case::new(
+                format!("{what} within {l}"),
+                f.clone(),
+                Got::Json(l.clone()),
+            ));
+        }
+    }
+    cases.push(Case::new(
+        "missing file",
+        Got::Missing,
+        Got::Json(json!("60")),
+    ));
+    cases.push(Case::new(
+        "no such file",
+        Got::File(d.join("absent.csv")),
+        Got::Json(json!("60")),
+    ));
+    compare("general", "compare_time_in_speedtest_results", &cases);
+}
