@@ -533,11 +533,7 @@ fn taken_control_log(r: &mut ufo_core::ActionResult, target: &Control) -> ufo_co
         .as_object_mut()
         .and_then(|m| m.remove("control_log"))
         .and_then(|v| serde_json::from_value(v).ok())
-        .unwrap_or_else(|| ufo_core::ControlLog {
-            control_class: Some(target.role.clone()).filter(|r| !r.is_empty()),
-            control_type: Some(target.control_type.to_string()),
-            control_automation_id: None,
-        })
+        .unwrap_or_else(|| ufo_core::ControlLog::observed(target))
 }
 
 impl Resumable for AppAgent {

@@ -382,6 +382,18 @@ pub struct ControlLog {
     pub control_automation_id: Option<String>,
 }
 
+impl ControlLog {
+    /// What an observation says of `c`: its role as the class, its type,
+    /// no automation id (the platform's are read by the tool that acts).
+    pub fn observed(c: &Control) -> Self {
+        Self {
+            control_class: Some(c.role.clone()).filter(|r| !r.is_empty()),
+            control_type: Some(c.control_type.to_string()),
+            control_automation_id: None,
+        }
+    }
+}
+
 /// The compact form of a control given to a model: `{"id","name","type","value"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptControl {

@@ -64,11 +64,11 @@ fn acted_on(tool: Tool, ctx: &ToolContext, params: &Value) -> Option<Control> {
 /// AT-SPI, which names no classes, its role); what cannot be read is null.
 async fn control_log(b: &dyn Backend, c: &Control) -> ControlLog {
     let identity = b.control_identity(&c.handle).await.unwrap_or_default();
-    let role = Some(c.role.clone()).filter(|r| !r.is_empty());
+    let observed = ControlLog::observed(c);
     ControlLog {
-        control_class: identity.class_name.or(role),
-        control_type: Some(c.control_type.to_string()),
+        control_class: identity.class_name.or(observed.control_class),
         control_automation_id: identity.automation_id,
+        ..observed
     }
 }
 

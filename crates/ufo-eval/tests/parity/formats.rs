@@ -18,7 +18,7 @@ fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> Got {
 
 /// A PDF of `objects` (numbered from 1; object 1 must be the catalog),
 /// with a correct cross-reference table.
-fn pdf(objects: &[&str]) -> Vec<u8> {
+pub(crate) fn pdf(objects: &[&str]) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, o) in objects.iter().enumerate() {
