@@ -66,6 +66,10 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # ufo-eval's compare_pdfs and compare_pdf_images: MuPDF's text
           # extraction and rendering (OSWorld's PyMuPDF), run as `mutool`
           mupdf-tools
+          # ufo-eval's compare_videos: frames decoded by FFmpeg (OSWorld's
+          # OpenCV reads them through the same libraries); the OSWorld
+          # mirror's video and MP3 stand-ins
+          ffmpeg
           # OSWorld's Chrome tasks (tests/chrome.rs): Debian's Chromium stands
           # in for google-chrome, driven over its DevTools protocol; the
           # tasks launch socat to forward port 9222, as on OSWorld's VM

@@ -401,8 +401,8 @@ fn shown_result(r: &ActionResult) -> String {
 }
 
 fn clip(s: &str) -> String {
-    match s.char_indices().nth(SHOWN_OUTPUT) {
-        Some((i, _)) => format!("{}… [cut]", &s[..i]),
+    match ufo_core::text::cut_at(s, SHOWN_OUTPUT) {
+        Some(i) => format!("{}… [cut]", &s[..i]),
         None => s.to_owned(),
     }
 }

@@ -208,7 +208,7 @@ pub fn from_ufo(
 
 /// The first 120 characters of `s`, for an error message.
 fn shorten(s: &str) -> String {
-    s.chars().take(120).collect()
+    ufo_core::text::clip(s, 120)
 }
 
 /// Checks that a device's screenshot is inline data: a

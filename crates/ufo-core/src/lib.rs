@@ -18,6 +18,7 @@ pub mod error;
 pub mod geometry;
 pub mod states;
 pub mod status;
+pub mod text;
 pub mod tool;
 pub mod ui;
 

@@ -30,7 +30,7 @@ mod processes;
 mod start;
 mod sudo;
 
-pub use account::{DesktopUser, Sandbox, TASK_ACCOUNT, TASK_HOME};
+pub use account::{DesktopUser, Sandbox, TASK_ACCOUNT, TASK_HOME, is_root, nobody};
 pub use error::HeadlessError;
 use error::{Result, io_err};
 pub use launch::office_profile;

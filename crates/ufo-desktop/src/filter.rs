@@ -639,13 +639,7 @@ fn nearest_kept_ancestor<'a>(
 }
 
 fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
-        s.to_owned()
-    } else {
-        let mut t: String = s.chars().take(max_chars).collect();
-        t.push('…');
-        t
-    }
+    ufo_core::text::clip(s, max_chars)
 }
 
 /// Indices of `rects` in reading order: rows by vertical centre (a rectangle

@@ -53,6 +53,7 @@ pub mod params;
 mod run;
 mod spec;
 mod text_entry;
+mod window;
 
 pub use args::{
     CLICK_ACTIONS, click_action, parse_id, relative_point, resolve_control, resolve_window,
@@ -194,9 +195,9 @@ impl AppObservation {
 /// Observes the current window of `ctx` in process (see [`AppObservation`]).
 /// Fails only when the controls cannot be listed.
 pub async fn observe_app(b: &dyn Backend, ctx: &mut ToolContext) -> crate::Result<AppObservation> {
-    let (tree, controls, [follow, tree_ms, filter]) = run::controls_now(b, ctx).await?;
+    let (tree, controls, [follow, tree_ms, filter]) = window::controls_now(b, ctx).await?;
     let t = tokio::time::Instant::now();
-    let (screenshot, screenshot_error) = match run::screenshot_now(b, ctx).await {
+    let (screenshot, screenshot_error) = match window::screenshot_now(b, ctx).await {
         Ok(s) => (Some(s), None),
         Err(e) => (None, Some(e)),
     };
@@ -209,7 +210,7 @@ pub async fn observe_app(b: &dyn Backend, ctx: &mut ToolContext) -> crate::Resul
             follow,
             tree: tree_ms,
             filter,
-            screenshot: run::ms(t),
+            screenshot: window::ms(t),
         },
     })
 }

@@ -37,7 +37,10 @@
 //!   ID3 tags, an SQLite query's value (a score that may exceed 1, as
 //!   OSWorld's), two HTML pages' node lists;
 //! - `pdftext`, `pdfimages` (on `mutool`, MuPDF's command-line tool): two
-//!   PDFs' text as MuPDF extracts it, their images' perceptual hashes.
+//!   PDFs' text as MuPDF extracts it, their images' perceptual hashes;
+//!   `video` (on `ffmpeg`): two videos' frames by perceptual hash;
+//!   `pysuite` (on `python3`): a task's own Python test file run
+//!   unprivileged; `program` runs these programs, bounded.
 //!
 //! `tests/parity.rs` checks each of these against OSWorld's own functions
 //! on generated inputs (docs/EVAL.md).
@@ -49,7 +52,7 @@ use serde_json::{Map, Value};
 mod a11y;
 mod archive;
 mod browser;
-pub(crate) use browser::{compare_urls, py_space};
+pub(crate) use browser::compare_urls;
 pub(crate) use frame::last_row_strings;
 mod cellstyle;
 mod charts;
@@ -73,6 +76,8 @@ mod pdftext;
 mod pil;
 mod pivot;
 mod pptx;
+mod program;
+mod pysuite;
 mod selector;
 pub(crate) use selector::NAMESPACES;
 mod settings;
@@ -84,6 +89,7 @@ mod sqlite;
 mod structured;
 mod table;
 mod text;
+mod video;
 mod vlc;
 mod wordfmt;
 mod wordlayout;
@@ -120,7 +126,7 @@ pub enum CheckError {
         #[source]
         source: Option<ufo_core::BoxError>,
     },
-    /// A program the checker runs (MuPDF's `mutool`) is not installed or
+    /// A program the checker runs ([`program_for`]) is not installed or
     /// could not be started: the task cannot be scored on this machine.
     #[error("{func}: {message}")]
     MissingTool {
@@ -144,7 +150,10 @@ impl ufo_core::Diagnostic for CheckError {
         Some(match self {
             CheckError::Unsupported(_) => "use one of the checkers this build supports (ufo_eval::checkers::SUPPORTED), or leave the task out; it is scored 0".into(),
             CheckError::Bad { .. } => "fix the task's evaluator (`expected`, `options`, the rules) so that the checker gets what it takes".into(),
-            CheckError::MissingTool { .. } => "install MuPDF's command-line tools: `apt-get install mupdf-tools` (scripts/bootstrap.sh installs them)".into(),
+            CheckError::MissingTool { func, .. } => match program_for(func) {
+                Some((program, package)) => format!("install {program}: `apt-get install {package}` (scripts/bootstrap.sh installs it)"),
+                None => "install the program the message names".into(),
+            },
         })
     }
 }
@@ -157,10 +166,6 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
     Some(match func {
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
-        "compare_videos" => "it compares frames decoded by OpenCV",
-        "check_python_file_by_test_suite" => {
-            "it imports and runs a Python test file from the task, and ufo never runs the task's code"
-        }
         "compare_epub" => {
             "its score is a diff ratio of each chapter as lxml (libxml2) re-serialises it with pretty_print, which no Rust HTML crate reproduces"
         }
@@ -177,6 +182,8 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
 pub fn program_for(func: &str) -> Option<(&'static str, &'static str)> {
     match func {
         "compare_pdfs" | "compare_pdf_images" => Some(("mutool", "mupdf-tools")),
+        "compare_videos" => Some(("ffmpeg", "ffmpeg")),
+        "check_python_file_by_test_suite" => Some(("python3", "python3")),
         _ => None,
     }
 }
@@ -221,6 +228,7 @@ pub const SUPPORTED: &[&str] = &[
     "check_page_number_colors",
     "check_palette_and_structure_sim",
     "check_pdf_pages",
+    "check_python_file_by_test_suite",
     "check_presenter_console_disable",
     "check_qt_bgcone",
     "check_qt_max_volume",
@@ -265,6 +273,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_terminal_and_txt",
     "compare_text_file",
     "compare_time_in_speedtest_results",
+    "compare_videos",
     "compare_zip_files",
     "contains_page_break",
     "diff_text_file",
@@ -458,10 +467,12 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_pdfs" => pdftext::compare_pdfs(cx),
         "compare_pdf_images" => pdfimages::compare_pdf_images(cx),
         "check_mp3_meta" => mp3meta::check_mp3_meta(cx),
+        "compare_videos" => video::compare_videos(cx),
+        "check_python_file_by_test_suite" => pysuite::check_python_file_by_test_suite(cx),
         "run_sqlite3" => sqlite::run_sqlite3(cx),
         "compare_htmls" => html::compare_htmls(cx),
         "check_image_stretch_and_center" => slideimage::check_image_stretch_and_center(cx),
-        "check_highlighted_words" => odt::check_highlighted_words(cx),
+        "check_highlighted_words" => docx::check_highlighted_words(cx),
         _ => return None,
     })
 }
@@ -615,14 +626,13 @@ fn string_list(v: &Value) -> Option<Vec<String>> {
 
 /// The first characters of a long string, for messages.
 fn clip(s: &str) -> String {
-    const MAX: usize = 60;
-    if s.chars().count() <= MAX {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(MAX).collect();
-        out.push('…');
-        out
-    }
+    ufo_core::text::clip(s, 60)
+}
+
+/// Python's `str.isspace` for one character (Unicode White_Space and the
+/// ASCII separators U+001C..U+001F).
+pub(crate) fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// Python's truth of a JSON value: null, false, 0, "" and empty containers

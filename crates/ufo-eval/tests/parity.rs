@@ -36,6 +36,8 @@ mod odt;
 mod pdfs;
 #[path = "parity/pivot.rs"]
 mod pivot;
+#[path = "parity/pysuite.rs"]
+mod pysuite;
 #[path = "parity/rowsvalid.rs"]
 mod rowsvalid;
 #[path = "parity/settings.rs"]
@@ -44,6 +46,8 @@ mod settings;
 mod slides;
 #[path = "parity/table.rs"]
 mod table;
+#[path = "parity/videos.rs"]
+mod videos;
 #[path = "parity/vlc.rs"]
 mod vlc;
 #[path = "parity/wordfmt.rs"]

@@ -23,6 +23,7 @@ mod de;
 mod env;
 pub mod knowledge;
 pub mod mcp;
+mod misspelt;
 mod system;
 pub mod third_party;
 mod unknown;
@@ -243,8 +244,8 @@ impl UfoConfig {
         let mut warnings = std::mem::take(&mut top.notes);
         match (unknown.is_empty(), lenient) {
             (true, _) => {}
-            (false, true) => warnings.extend(unknown::warnings(&unknown)),
-            (false, false) => return Err(unknown::error(&unknown, "")),
+            (false, true) => warnings.extend(misspelt::warnings(&unknown)),
+            (false, false) => return Err(misspelt::error(&unknown, "")),
         }
         sections.agents(base_dir)?;
         let visual = sections.app_agent.as_ref().and_then(|a| a.visual_mode) != Some(false);

@@ -122,12 +122,14 @@ pub fn welcome(
 const MAX_SHOWN: usize = 2000;
 
 fn clip(text: &str) -> String {
-    let n = text.chars().count();
-    if n <= MAX_SHOWN {
-        return text.to_owned();
+    match ufo_core::text::cut_at(text, MAX_SHOWN) {
+        Some(i) => format!(
+            "{}… [{} characters; see response.log]",
+            &text[..i],
+            text.chars().count()
+        ),
+        None => text.to_owned(),
     }
-    let head: String = text.chars().take(MAX_SHOWN).collect();
-    format!("{head}… [{n} characters; see response.log]")
 }
 
 /// One step as UFO's presenter shows it: agent, thought, action, result, status.

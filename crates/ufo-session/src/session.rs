@@ -251,11 +251,7 @@ fn plan_files_of(opts: &RunOptions, mode: &str) -> Result<Vec<PathBuf>, SessionE
 
 /// The first line of `text`, at most 120 characters, for a progress line.
 fn clip_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    match line.chars().count() > 120 {
-        true => format!("{}…", line.chars().take(120).collect::<String>()),
-        false => line.to_owned(),
-    }
+    ufo_core::text::clip(text.lines().next().unwrap_or_default(), 120)
 }
 
 /// The [`StepInput`] of the session's next step. A macro, not a method:

@@ -21,16 +21,6 @@ use ufo_core::ui::Capabilities;
 use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::{DesktopError, TreeBudget};
 
-pub(super) fn truncate(s: String, max: usize) -> String {
-    if s.chars().count() <= max {
-        s
-    } else {
-        let mut t: String = s.chars().take(max).collect();
-        t.push('…');
-        t
-    }
-}
-
 pub(super) fn format_number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)

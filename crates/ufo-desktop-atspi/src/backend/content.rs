@@ -1,7 +1,7 @@
 //! The text a person reads below a container (what `texts` returns for an
 //! element with no text of its own).
 
-use super::{AtspiBackend, Result, capture, handle};
+use super::{AtspiBackend, Result, handle};
 use atspi::{Role, State};
 use ufo_core::ElementHandle;
 use ufo_desktop::DesktopError;
@@ -58,7 +58,7 @@ impl AtspiBackend {
             }
             level = next;
         }
-        Ok(capture::truncate(out, TEXT_BELOW_CHARS))
+        Ok(ufo_core::text::clip(&out, TEXT_BELOW_CHARS))
     }
 }
 

@@ -2,7 +2,7 @@
 //! text (how much of it, and how toolkits answer), its numeric value.
 
 use super::dbus::call;
-use super::read::showing_may_be_stale;
+use super::plan::showing_may_be_stale;
 use super::{AtspiBackend, Result, split_handle};
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
 use ufo_core::ElementHandle;

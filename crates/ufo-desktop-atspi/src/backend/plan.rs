@@ -149,6 +149,31 @@ impl AtspiBackend {
     }
 }
 
+/// True for an element whose "not showing" may be stale: the items of GTK
+/// 3's GtkIconView (role icon, selectable; gtk3-icon-browser's icons) work
+/// out "showing" when they are made, before the view lays them out, and
+/// keep it: after the view's model changes (another folder, another
+/// category) every item drawn says visible but not showing. So do the
+/// entries of menus in toolkits whose entries never say they show
+/// (`unshown_entries`: GTK 2, Qt), open or closed. Such an item is read in
+/// full; its rectangle tells (see `read.rs`'s `mark_seen_despite_state`).
+pub(crate) fn showing_may_be_stale(role: Role, states: StateSet, unshown_entries: bool) -> bool {
+    let not_showing = !states.contains(State::Showing);
+    let icon = role == Role::Icon && states.contains(State::Selectable | State::Visible);
+    not_showing && (icon || (unshown_entries && is_menu_entry(role)))
+}
+
+/// An entry of a menu. GTK 2's (gail's) never say they are showing, open
+/// or closed; an open menu's entries have their rectangles on screen, a
+/// closed one's are at `i32::MIN` (1×1). Qt's entries without a submenu
+/// say neither showing nor visible, in an open popup too.
+fn is_menu_entry(role: Role) -> bool {
+    matches!(
+        role,
+        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::Menu | Role::Separator
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,12 @@
 //! the toolkit allows.
 
 use super::cache::Hint;
-use super::capture::truncate;
 use super::children::{Children, Count};
 use super::dbus::call;
 use super::details::{Details, Text};
-use super::plan::{Expect, Plan, layout_box, widget_container, without_component};
+use super::plan::{
+    Expect, Plan, layout_box, showing_may_be_stale, widget_container, without_component,
+};
 use super::{AtspiBackend, Result};
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{InterfaceSet, Role, State, StateSet};
@@ -63,7 +64,7 @@ impl RawNode {
             unseen: false,
             labelled_by: None,
             extents,
-            text: text.map(|t| truncate(t, max_text)),
+            text: text.map(|t| ufo_core::text::clip(&t, max_text)),
             value,
         }
     }
@@ -200,31 +201,6 @@ impl ReadNode {
             ..ReadNode::default()
         }
     }
-}
-
-/// True for an element whose "not showing" may be stale: the items of GTK
-/// 3's GtkIconView (role icon, selectable; gtk3-icon-browser's icons) work
-/// out "showing" when they are made, before the view lays them out, and
-/// keep it: after the view's model changes (another folder, another
-/// category) every item drawn says visible but not showing. So do the
-/// entries of menus in toolkits whose entries never say they show
-/// (`unshown_entries`: GTK 2, Qt), open or closed. Such an item is read in
-/// full; its rectangle tells (see [`mark_seen_despite_state`]).
-pub(crate) fn showing_may_be_stale(role: Role, states: StateSet, unshown_entries: bool) -> bool {
-    let not_showing = !states.contains(State::Showing);
-    let icon = role == Role::Icon && states.contains(State::Selectable | State::Visible);
-    not_showing && (icon || (unshown_entries && is_menu_entry(role)))
-}
-
-/// An entry of a menu. GTK 2's (gail's) never say they are showing, open
-/// or closed; an open menu's entries have their rectangles on screen, a
-/// closed one's are at `i32::MIN` (1×1). Qt's entries without a submenu
-/// say neither showing nor visible, in an open popup too.
-fn is_menu_entry(role: Role) -> bool {
-    matches!(
-        role,
-        Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::Menu | Role::Separator
-    )
 }
 
 /// Marks `node` (read from an element of `role` with AT-SPI `states`)

@@ -104,6 +104,18 @@ impl DesktopUser {
     }
 }
 
+/// Whether this process runs as root (its effective user id is 0).
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The user and group ids of the unprivileged account `nobody`, when the
+/// system has it and it is not root.
+pub fn nobody() -> Option<(u32, u32)> {
+    let u = nix::unistd::User::from_name("nobody").ok().flatten()?;
+    (!u.uid.is_root()).then(|| (u.uid.as_raw(), u.gid.as_raw()))
+}
+
 fn lookup(name: &str) -> Result<Option<nix::unistd::User>> {
     nix::unistd::User::from_name(name).map_err(|e| HeadlessError::Account {
         name: name.to_owned(),

@@ -5,7 +5,7 @@
 use super::ToolContext;
 use super::args::click_action;
 use super::params;
-use super::run::{POLL, control, follow_app, raise, settle, shifted, window_moved};
+use super::window::{POLL, control, follow_app, raise, settle, shifted, window_moved};
 use crate::backend::{Backend, MouseButton};
 use crate::error::{DesktopError, Result};
 use crate::follow::describe;

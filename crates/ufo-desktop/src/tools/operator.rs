@@ -58,7 +58,7 @@ fn bad(tool: Tool, detail: String) -> DesktopError {
 }
 
 /// Runs one operator tool, then waits for the applications to react (see
-/// [`super::run::settle`]): the next screenshot, and the model that reads
+/// [`super::window::settle`]): the next screenshot, and the model that reads
 /// it, see what the click or key did, however loaded the machine (a
 /// calculator shows the result of `=` only once it has computed it).
 pub(super) async fn run(
@@ -70,7 +70,7 @@ pub(super) async fn run(
     let mark = b.event_mark();
     let done = act(tool, b, params).await?;
     if tool != Tool::Move {
-        super::run::settle(b, ctx, mark).await;
+        super::window::settle(b, ctx, mark).await;
     }
     Ok(done)
 }

@@ -4,7 +4,7 @@
 
 use super::ToolContext;
 use super::params;
-use super::run::{POLL, control, raise, settle};
+use super::window::{POLL, control, raise, settle};
 use crate::backend::Backend;
 use crate::error::{DesktopError, Result};
 use crate::keyparse::{literal_text, parse_keys};
@@ -516,13 +516,7 @@ fn same_text(got: &str, want: &str) -> bool {
 }
 
 fn shorten(s: &str) -> String {
-    if s.chars().count() > 80 {
-        let mut t: String = s.chars().take(80).collect();
-        t.push('…');
-        t
-    } else {
-        s.to_owned()
-    }
+    ufo_core::text::clip(s, 80)
 }
 
 /// Reads the element's text until `ok` accepts it or `timeout` passes; returns

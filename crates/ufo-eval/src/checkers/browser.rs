@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::text::compile;
-use super::{CheckError, Cx, Got, py_truthy};
+use super::{CheckError, Cx, Got, py_space, py_truthy};
 
 /// The result as OSWorld's Python sees it: a file as its path.
 fn result_value(cx: &Cx<'_>) -> Value {
@@ -305,12 +305,6 @@ pub(super) fn url_eq(cx: &Cx<'_>, a: &Value, b: &Value) -> Result<bool, CheckErr
 /// refuses equals nothing).
 pub(crate) fn compare_urls(a: &str, b: &str) -> bool {
     matches!((normalize_url(a), normalize_url(b)), (Ok(x), Ok(y)) if x == y)
-}
-
-/// Python's `str.isspace` for one character (Unicode White_Space and the
-/// ASCII separators U+001C..U+001F).
-pub(crate) fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// One URL in `compare_urls`' normal form.

@@ -17,7 +17,7 @@ use roxmltree::{Document, Node};
 
 use super::odt;
 use super::similarity::indel_ratio;
-use super::{CheckError, Cx, Got, py_truthy};
+use super::{CheckError, Cx, Got, py_space, py_truthy};
 
 pub(super) const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 const REL: &str = "http://schemas.openxmlformats.org/package/2006/relationships";
@@ -279,11 +279,6 @@ pub(super) fn path_of(got: Option<&Got>) -> Option<String> {
     }
 }
 
-/// Python's `str.isspace` for one character.
-pub(super) fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 /// `re.sub(r'\s+', ' ', s).strip()` as Python does it on `str`.
 pub(super) fn squash(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -317,6 +312,26 @@ fn opt(cx: &Cx<'_>, key: &str, default: bool) -> bool {
 /// read, or a pair that is not both `.docx` or both `.odt`, scores 0.
 pub(super) fn compare_docx_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
     docx_files(cx, |key, default| opt(cx, key, default))
+}
+
+/// `check_highlighted_words`: 0 unless the two files pass
+/// `compare_docx_files` with its default options; then 1 when no span of
+/// the result has a yellow-highlighted automatic style, 0 when one has.
+/// A result that odfpy cannot load or whose styles make it raise (it has
+/// passed the comparison: two `.docx` files) is refused.
+pub(super) fn check_highlighted_words(cx: &Cx<'_>) -> Result<f64, CheckError> {
+    let Some(a) = path_of(Some(cx.result)) else {
+        return Ok(0.0);
+    };
+    if path_of(cx.expected).is_none() {
+        return Ok(0.0);
+    }
+    if docx_files(cx, |_, default| default)? == 0.0 {
+        return Ok(0.0);
+    }
+    let doc = odt::read(Path::new(&a)).map_err(|e| cx.bad(format!("cannot load {a}: {e}")))?;
+    let highlighted = doc.highlighted().map_err(|e| cx.bad(format!("{a}: {e}")))?;
+    Ok(if highlighted { 0.0 } else { 1.0 })
 }
 
 /// `compare_docx_files` with the options `opt` gives.

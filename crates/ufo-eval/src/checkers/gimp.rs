@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::images::{Gray, ssim};
-use super::pil::{Filter, Mode, Pil};
+use super::images::ssim;
+use super::pil::{Filter, Gray, Mode, Pil};
 use super::{CheckError, Cx, Got};
 
 /// A getter's output as a file path (a file, or a path as text).

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use scraper::{Html, Node};
 
-use super::docx::py_space;
+use super::py_space;
 use super::{CheckError, Cx, Got, py_truthy};
 
 /// The elements whose strings BeautifulSoup keeps apart (its string

@@ -22,18 +22,8 @@ use std::path::Path;
 
 use image::DynamicImage;
 
-use super::pil::{Filter, l24, resample};
+use super::pil::{Filter, Gray, l24, resample};
 use super::{CheckError, Cx, Got};
-
-/// A grayscale image: `w × h` bytes, row by row.
-pub(super) struct Gray {
-    /// Width.
-    pub(super) w: usize,
-    /// Height.
-    pub(super) h: usize,
-    /// The samples, row by row.
-    pub(super) px: Vec<u8>,
-}
 
 /// Opens an image as Pillow's `convert("L")` would have it.
 fn open_gray(path: &Path) -> Result<Gray, String> {

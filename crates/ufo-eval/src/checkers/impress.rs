@@ -195,7 +195,7 @@ pub(super) fn check_transition(cx: &Cx<'_>) -> Result<f64, CheckError> {
 /// Python's `int(s, 16)` on a short slice: white space around, a sign,
 /// hex digits.
 fn py_hex(s: &str) -> Option<i64> {
-    let t = s.trim_matches(super::browser::py_space);
+    let t = s.trim_matches(super::py_space);
     let (neg, digits) = match t.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, t.strip_prefix('+').unwrap_or(t)),

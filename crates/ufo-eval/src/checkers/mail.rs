@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::text::compile;
-use super::{CheckError, Cx, Got, py_eq, py_truthy};
+use super::{CheckError, Cx, Got, py_eq, py_space, py_truthy};
 
 /// A file's text as Python's text mode reads it (UTF-8, newlines
 /// translated); `Err` where Python raises.
@@ -13,11 +13,6 @@ fn read_text_mode(cx: &Cx<'_>, path: &std::path::Path) -> Result<String, CheckEr
     let text = String::from_utf8(bytes)
         .map_err(|e| cx.bad_because(format!("{} is not UTF-8", path.display()), e))?;
     Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
-}
-
-/// Python's `str.isspace` for one character.
-fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// `check_thunderbird_filter`: reads `msgFilterRules.dat` into filters

@@ -22,34 +22,42 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+pub(super) use super::program::Failure;
+use super::program::{Tool, discard, file_arg};
 
 /// The program.
-const PROGRAM: &str = "mutool";
-/// How long one `mutool` run may take.
-const TIME_LIMIT: Duration = Duration::from_secs(120);
+const MUTOOL: Tool = Tool {
+    name: "mutool",
+    what: "MuPDF's command-line tool",
+    limit: Duration::from_secs(120),
+};
 /// The most structured-text XML read for one document.
 const MAX_XML_BYTES: u64 = 1 << 30;
 /// The most bytes of images extracted from one document.
 const MAX_IMAGE_BYTES: u64 = 1 << 30;
-/// How much of `mutool`'s messages is kept for an error.
-const MAX_STDERR: u64 = 4096;
 
-/// Why a document's text or pages could not be had.
-#[derive(Debug)]
-pub(super) enum Failure {
-    /// `mutool` is not installed or could not be started: no score can be
-    /// given on this machine.
-    NoTool(String),
-    /// MuPDF could not read the document (or took too long): OSWorld's
-    /// PyMuPDF raises there too.
-    Unreadable(String),
+/// Runs `mutool args`; a non-zero exit is [`Failure::Unreadable`] with
+/// MuPDF's error lines.
+fn run(args: &[OsString], cwd: Option<&Path>, watch: (&Path, u64)) -> Result<(), Failure> {
+    let done = super::program::run(&MUTOOL, args, cwd, Some(watch), |_| {}, discard)?;
+    if done.status.success() {
+        return Ok(());
+    }
+    let said = done
+        .messages
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(Failure::Unreadable(format!(
+        "MuPDF cannot read it (mutool {}{}{said})",
+        done.status,
+        if said.is_empty() { "" } else { ": " }
+    )))
 }
 
 /// The text PyMuPDF's `"".join(page.get_text() for page in doc)` gives
@@ -67,10 +75,7 @@ pub(super) fn document_text(path: &Path) -> Result<String, Failure> {
     args.push(xml.clone().into());
     args.push(file_arg(path));
     let watch = xml.clone();
-    run(PROGRAM, &args, None, Some((&watch, MAX_XML_BYTES)), |out| {
-        std::io::copy(out, &mut std::io::sink()).map(|_| ())
-    })
-    .and_then(|_| {
+    run(&args, None, (&watch, MAX_XML_BYTES)).and_then(|()| {
         let file = std::fs::File::open(&xml)
             .map_err(|e| Failure::Unreadable(format!("mutool wrote no text: {e}")))?;
         stext_to_text(BufReader::new(file))
@@ -88,13 +93,7 @@ pub(super) fn extract_images(
 ) -> Result<HashMap<u32, PathBuf>, Failure> {
     let mut args: Vec<OsString> = vec!["extract".into(), "-r".into(), file_arg(path)];
     args.extend(xrefs.iter().map(|x| OsString::from(x.to_string())));
-    run(
-        PROGRAM,
-        &args,
-        Some(dir),
-        Some((dir, MAX_IMAGE_BYTES)),
-        |out| std::io::copy(out, &mut std::io::sink()).map(|_| ()),
-    )?;
+    run(&args, Some(dir), (dir, MAX_IMAGE_BYTES))?;
     let mut found = HashMap::new();
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Failure::Unreadable(format!("reading mutool's images: {e}")))?;
@@ -109,144 +108,6 @@ pub(super) fn extract_images(
         }
     }
     Ok(found)
-}
-
-/// `path` as `mutool`'s file argument: never taken for an option.
-fn file_arg(path: &Path) -> OsString {
-    if path.as_os_str().to_string_lossy().starts_with('-') {
-        PathBuf::from(".").join(path).into_os_string()
-    } else {
-        path.as_os_str().to_owned()
-    }
-}
-
-/// What a reader of `mutool`'s standard output returns.
-type Reader<R> = fn(&mut dyn Read) -> std::io::Result<R>;
-
-/// Runs `mutool args` (in `cwd`, when given), its standard output read by
-/// `read` on a thread, at most [`TIME_LIMIT`]; `watch` is an output file,
-/// or a folder of them, killed past its size. A non-zero exit is
-/// [`Failure::Unreadable`] with `mutool`'s last messages.
-fn run<R: Send + 'static>(
-    program: &str,
-    args: &[OsString],
-    cwd: Option<&Path>,
-    watch: Option<(&Path, u64)>,
-    read: Reader<R>,
-) -> Result<R, Failure> {
-    let mut command = Command::new(program);
-    if let Some(dir) = cwd {
-        command.current_dir(dir);
-    }
-    let mut child = command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            Failure::NoTool(if e.kind() == std::io::ErrorKind::NotFound {
-                format!("{program} (MuPDF's command-line tool) is not installed")
-            } else {
-                format!("{program} could not be started: {e}")
-            })
-        })?;
-    let failed = Arc::new(AtomicBool::new(false));
-    let reader = child.stdout.take().map(|mut out| {
-        let failed = Arc::clone(&failed);
-        thread::spawn(move || {
-            let r = read(&mut out);
-            if r.is_err() {
-                failed.store(true, Ordering::SeqCst);
-                // Keep the pipe drained until the process is killed.
-                let _ = std::io::copy(&mut out, &mut std::io::sink());
-            }
-            r
-        })
-    });
-    let messages = child.stderr.take().map(|mut err| {
-        thread::spawn(move || {
-            let mut kept = Vec::new();
-            let _ = (&mut err).take(MAX_STDERR).read_to_end(&mut kept);
-            let _ = std::io::copy(&mut err, &mut std::io::sink());
-            kept
-        })
-    });
-    let status = wait(&mut child, watch, &failed);
-    let output = reader.map(join);
-    let messages = messages.map(join).and_then(Result::ok).unwrap_or_default();
-    let status = status?;
-    if !status.success() {
-        let said = String::from_utf8_lossy(&messages);
-        let said = said
-            .lines()
-            .filter(|l| l.starts_with("error"))
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(Failure::Unreadable(format!(
-            "MuPDF cannot read it ({PROGRAM} {status}{}{said})",
-            if said.is_empty() { "" } else { ": " }
-        )));
-    }
-    match output {
-        Some(Ok(Ok(r))) => Ok(r),
-        Some(Ok(Err(e))) => Err(Failure::Unreadable(format!(
-            "reading {PROGRAM}'s output: {e}"
-        ))),
-        Some(Err(())) | None => Err(Failure::Unreadable(format!(
-            "{PROGRAM}'s output could not be read"
-        ))),
-    }
-}
-
-/// A thread's result, `Err(())` when it panicked.
-fn join<T>(handle: JoinHandle<T>) -> Result<T, ()> {
-    handle.join().map_err(|_| ())
-}
-
-/// Waits for `child` at most [`TIME_LIMIT`], killing it when it runs over,
-/// when the reader gave up (`failed`), or when `watch`'s file outgrows its
-/// bound.
-fn wait(
-    child: &mut Child,
-    watch: Option<(&Path, u64)>,
-    failed: &AtomicBool,
-) -> Result<ExitStatus, Failure> {
-    let deadline = Instant::now() + TIME_LIMIT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok(status),
-            Ok(None) => {}
-            Err(e) => return Err(Failure::Unreadable(format!("waiting for {PROGRAM}: {e}"))),
-        }
-        let why = if Instant::now() > deadline {
-            Some(format!("{PROGRAM} took longer than {TIME_LIMIT:?}"))
-        } else if failed.load(Ordering::SeqCst) {
-            Some(format!("{PROGRAM}'s output is not what was expected"))
-        } else {
-            watch.and_then(|(file, max)| {
-                (size(file) > max).then(|| format!("{PROGRAM}'s output is over {max} bytes"))
-            })
-        };
-        if let Some(why) = why {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(Failure::Unreadable(why));
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// The size of a file, or of the files in a folder (0 when absent).
-fn size(path: &Path) -> u64 {
-    match std::fs::read_dir(path) {
-        Ok(entries) => entries
-            .flatten()
-            .filter_map(|e| e.metadata().ok())
-            .map(|m| m.len())
-            .sum(),
-        Err(_) => std::fs::metadata(path).map_or(0, |m| m.len()),
-    }
 }
 
 /// PyMuPDF's plain text from `mutool`'s structured-text XML: per line, the
@@ -389,19 +250,8 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_program_is_no_tool() {
-        let r = run("mutool-not-installed-here", &[], None, None, |out| {
-            std::io::copy(out, &mut std::io::sink()).map(|_| ())
-        });
-        match r {
-            Err(Failure::NoTool(why)) => assert!(why.contains("not installed"), "{why}"),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
     fn an_unreadable_file_is_unreadable() {
-        if !crate::command::installed(PROGRAM) {
+        if !crate::command::installed(MUTOOL.name) {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
@@ -412,11 +262,5 @@ mod tests {
             document_text(&dir.path().join("absent.pdf")),
             Err(Failure::Unreadable(_))
         ));
-    }
-
-    #[test]
-    fn a_dash_file_is_not_an_option() {
-        assert_eq!(file_arg(Path::new("-x.pdf")), OsString::from("./-x.pdf"));
-        assert_eq!(file_arg(Path::new("/a/b.pdf")), OsString::from("/a/b.pdf"));
     }
 }

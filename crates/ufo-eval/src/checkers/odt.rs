@@ -14,8 +14,6 @@ use std::path::Path;
 
 use roxmltree::{Document, Node};
 
-use super::{CheckError, Cx};
-
 const TEXT: &str = "urn:oasis:names:tc:opendocument:xmlns:text:1.0";
 const STYLE: &str = "urn:oasis:names:tc:opendocument:xmlns:style:1.0";
 const OFFICE: &str = "urn:oasis:names:tc:opendocument:xmlns:office:1.0";
@@ -180,7 +178,7 @@ impl Odt {
     /// OSWorld's search for a span whose automatic style has a yellow
     /// (`#ffff00`) background: an error where odfpy's `getAttribute`
     /// raises on the way.
-    fn highlighted(&self) -> Result<bool, String> {
+    pub(super) fn highlighted(&self) -> Result<bool, String> {
         for name in self.spans.iter().flatten().filter(|n| !n.is_empty()) {
             let mut found = false;
             for style in &self.automatic_styles {
@@ -207,24 +205,4 @@ impl Odt {
         }
         Ok(false)
     }
-}
-
-/// `check_highlighted_words`: 0 unless the two files pass
-/// `compare_docx_files` with its default options; then 1 when no span of
-/// the result has a yellow-highlighted automatic style, 0 when one has.
-/// A result that odfpy cannot load or whose styles make it raise (it has
-/// passed the comparison: two `.docx` files) is refused.
-pub(super) fn check_highlighted_words(cx: &Cx<'_>) -> Result<f64, CheckError> {
-    let Some(a) = super::docx::path_of(Some(cx.result)) else {
-        return Ok(0.0);
-    };
-    if super::docx::path_of(cx.expected).is_none() {
-        return Ok(0.0);
-    }
-    if super::docx::docx_files(cx, |_, default| default)? == 0.0 {
-        return Ok(0.0);
-    }
-    let doc = read(Path::new(&a)).map_err(|e| cx.bad(format!("cannot load {a}: {e}")))?;
-    let highlighted = doc.highlighted().map_err(|e| cx.bad(format!("{a}: {e}")))?;
-    Ok(if highlighted { 0.0 } else { 1.0 })
 }

@@ -23,10 +23,9 @@ use std::path::{Path, PathBuf};
 use lopdf::{Dictionary, Document, Object};
 use serde_json::Value;
 
-use super::images::Gray;
 use super::mutool::{self, Failure};
 use super::pdftext::no_tool;
-use super::pil::{Filter, Pil, resample};
+use super::pil::{Filter, Gray, Pil, resample};
 use super::{CheckError, Cx, Got, py_truthy};
 
 /// Hashes at most this many bits apart are the same image (OSWorld's
@@ -209,7 +208,7 @@ fn scan(
 
 /// ImageHash's `phash(image)` (hash size 8, high-frequency factor 4) as 64
 /// bits, row-major from the top-left coefficient.
-fn phash(img: &Pil) -> u64 {
+pub(super) fn phash(img: &Pil) -> u64 {
     const N: usize = 32;
     let gray = Gray {
         w: img.w,

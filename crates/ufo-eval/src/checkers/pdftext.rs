@@ -14,8 +14,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::browser::py_space;
 use super::mutool::{self, Failure};
+use super::py_space;
 use super::similarity::indel_ratio;
 use super::{CheckError, Cx, Got};
 

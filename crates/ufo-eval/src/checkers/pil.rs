@@ -14,7 +14,15 @@
 
 use std::path::Path;
 
-use super::images::Gray;
+/// A grayscale image (Pillow's `L` mode, as the resize and SSIM take it): `w × h` bytes, row by row.
+pub(super) struct Gray {
+    /// Width.
+    pub(super) w: usize,
+    /// Height.
+    pub(super) h: usize,
+    /// The samples, row by row.
+    pub(super) px: Vec<u8>,
+}
 
 /// Pillow's resampling filters (the ones OSWorld's metrics use).
 #[derive(Clone, Copy, Debug)]

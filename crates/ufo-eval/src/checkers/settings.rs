@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::structured::match_value;
 use super::text::compile;
-use super::{CheckError, Cx, Got, py_contains, py_eq};
+use super::{CheckError, Cx, Got, py_contains, py_eq, py_space};
 
 /// `check_json_settings`: the result file parses as JSON and holds every
 /// key of `rules.expected` with an equal value (Python `==`). A result
@@ -77,11 +77,6 @@ pub(super) fn is_extension_installed(cx: &Cx<'_>) -> Result<f64, CheckError> {
         Some("not_contain") => Ok(f64::from(u8::from(!contains()?))),
         _ => Err(cx.bad("rules.type must be \"contain\" or \"not_contain\"")),
     }
-}
-
-/// Python's `str.isspace` for one character.
-fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 /// `check_config_status`: some line of the configuration file (not a

@@ -340,7 +340,7 @@ pub(super) fn is_in_vm_clickboard(cx: &Cx<'_>) -> Result<bool, CheckError> {
 /// between digits, then Rust's parse (which, like Python, takes `inf`,
 /// `nan`, exponents and a sign).
 fn py_float(s: &str) -> Option<f64> {
-    let t = s.trim_matches(super::browser::py_space);
+    let t = s.trim_matches(super::py_space);
     let b = t.as_bytes();
     for (i, c) in b.iter().enumerate() {
         if *c == b'_' {
@@ -370,7 +370,7 @@ pub(super) fn compare_result_files(cx: &Cx<'_>) -> Result<f64, CheckError> {
             .map_err(|e| cx.bad_because(format!("{} is not UTF-8", path.display()), e))?;
         // Text mode: universal newlines.
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
-        Ok(Some(text.trim_matches(super::browser::py_space).to_owned()))
+        Ok(Some(text.trim_matches(super::py_space).to_owned()))
     };
     let (Some(src), Some(tgt)) = (read(Some(cx.result))?, read(cx.expected)?) else {
         return Ok(0.0);

@@ -15,7 +15,8 @@
 use roxmltree::Node;
 use serde_json::Value;
 
-use super::browser::{py_space, urlparse};
+use super::browser::urlparse;
+use super::py_space;
 use super::{CheckError, Cx, py_eq};
 
 /// Python's `str.strip()`.

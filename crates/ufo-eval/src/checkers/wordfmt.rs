@@ -17,10 +17,10 @@ use roxmltree::{Document, Node};
 use serde_json::Value;
 
 use super::docx::{
-    W, docx_files, open_word, paragraph_text, path_of, py_space, squash, w_children, zip_part,
+    W, docx_files, open_word, paragraph_text, path_of, squash, w_children, zip_part,
 };
 use super::similarity::indel_ratio;
-use super::{CheckError, Cx, py_eq};
+use super::{CheckError, Cx, py_eq, py_space};
 
 /// A Word document's main part.
 pub(super) struct Word {

@@ -6,11 +6,11 @@
 use roxmltree::Node;
 use serde_json::Value;
 
-use super::docx::{W, paragraph_text, path_of, py_space, run_text, w_children};
+use super::docx::{W, paragraph_text, path_of, run_text, w_children};
 use super::wordfmt::{
     num_opt, open, open_pair, paragraphs, parsed, rpr, runs, same_text, sections, val,
 };
-use super::{CheckError, Cx, py_eq};
+use super::{CheckError, Cx, py_eq, py_space};
 
 /// sRGB (0..=255) to CIE L*a*b* (D65, 2°), as scikit-image's `rgb2lab`.
 fn rgb2lab(rgb: [u8; 3]) -> [f64; 3] {

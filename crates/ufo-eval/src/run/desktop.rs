@@ -53,7 +53,7 @@ impl TaskDesktop {
 
 /// Whether this process runs as root.
 pub fn is_root() -> bool {
-    uid() == 0
+    ufo_desktop_atspi::headless::is_root()
 }
 
 /// The task's places and its desktop, started: as an account with the

@@ -3,7 +3,7 @@
 //! reads are collected (`serde_ignored`), and scalars are read as people
 //! write them (`True`, `"30"`, or the text a `${VAR}` expands to).
 
-use super::unknown;
+use super::misspelt;
 use crate::error::SessionError;
 use serde::de::{DeserializeOwned, Error as _, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -75,13 +75,13 @@ pub(super) fn read_all<T: DeserializeOwned>(
             note.get_or_insert(what);
             Some((
                 join(at, p),
-                unknown::nearest(key, keys.into_iter()).map(str::to_owned),
+                misspelt::nearest(key, keys.into_iter()).map(str::to_owned),
             ))
         })
         .collect();
     match t {
         Some(t) if unknown.is_empty() => Ok(t),
-        _ => Err(unknown::error(&unknown, note.unwrap_or_default())),
+        _ => Err(misspelt::error(&unknown, note.unwrap_or_default())),
     }
 }
 
@@ -227,7 +227,7 @@ pub(super) fn one_of<'de, D: Deserializer<'de>, T>(
 ) -> Result<T, D::Error> {
     let s = Text::deserialize(d)?.0;
     parse(&s).ok_or_else(|| {
-        let hint = unknown::nearest(&s, names.iter().copied())
+        let hint = misspelt::nearest(&s, names.iter().copied())
             .map(|n| format!(" (did you mean {n}?)"))
             .unwrap_or_default();
         D::Error::custom(format!(

@@ -18,7 +18,7 @@
 //! carries several).
 
 use super::de::{self, Count};
-use super::{template_path, unknown::nearest};
+use super::{misspelt::nearest, template_path};
 use crate::error::SessionError;
 use serde::Deserialize;
 use serde_json::Value;
