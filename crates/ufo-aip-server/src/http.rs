@@ -74,12 +74,26 @@ async fn task_result(State(hub): State<Arc<Hub>>, Path(task_name): Path<String>)
     })
 }
 
-fn text_field(body: &Value, key: &str) -> Option<String> {
-    body.get(key)
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+/// The body of `POST /api/dispatch`, as UFO's server reads it: every
+/// field a string, blank as absent; fields it does not know are ignored.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
+struct DispatchBody {
+    /// The device to run it on.
+    client_id: Option<String>,
+    /// What the user asks.
+    request: Option<String>,
+    /// A name for the task (new when absent).
+    task_name: Option<String>,
+    /// `service` or `linux_service`.
+    mode: Option<String>,
+    /// The application of `linux_service`.
+    app: Option<String>,
+}
+
+/// A field's text, trimmed; blank is absent.
+fn text_field(field: Option<String>) -> Option<String> {
+    field.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// `POST /api/dispatch`: sends device `client_id` a TASK frame; the device
@@ -93,38 +107,38 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
             help,
         )
     };
-    let body: Value = match serde_json::from_slice(&body) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => {
-            return bad(
-                "the body must be a JSON object",
-                "send {\"client_id\": \"dev1\", \"request\": \"...\"}",
-            );
-        }
-        Err(e) => {
-            return bad(
-                &format!("the body is not JSON: {e}"),
-                "send {\"client_id\": \"dev1\", \"request\": \"...\"}",
-            );
-        }
+    const SHAPE: &str = "send {\"client_id\": \"dev1\", \"request\": \"...\"}";
+    let body: DispatchBody = match serde_json::from_slice::<Value>(&body) {
+        Ok(v @ Value::Object(_)) => match serde_path_to_error::deserialize(v) {
+            Ok(b) => b,
+            Err(e) => {
+                let field = e.path().to_string();
+                return bad(
+                    &format!("\"{field}\" must be text: {}", e.into_inner()),
+                    SHAPE,
+                );
+            }
+        },
+        Ok(_) => return bad("the body must be a JSON object", SHAPE),
+        Err(e) => return bad(&format!("the body is not JSON: {e}"), SHAPE),
     };
-    let Some(request) = text_field(&body, "request") else {
+    let Some(request) = text_field(body.request) else {
         return bad("Empty task content", "give the request in \"request\"");
     };
-    let Some(client_id) = text_field(&body, "client_id") else {
+    let Some(client_id) = text_field(body.client_id) else {
         return bad(
             "Empty client ID",
             "give the device in \"client_id\" (see GET /api/clients)",
         );
     };
-    let task_name = text_field(&body, "task_name").unwrap_or_else(new_id);
+    let task_name = text_field(body.task_name).unwrap_or_else(new_id);
     if !is_safe_task_name(&task_name) {
         return bad(
             "Invalid task_name: must be a non-empty string of characters [A-Za-z0-9._-] and must not start with '.'",
             "e.g. \"report-2026.11_a\"",
         );
     }
-    let mode = text_field(&body, "mode");
+    let mode = text_field(body.mode);
     if let Some(m) = mode
         .as_ref()
         .filter(|m| !matches!(m.as_str(), "service" | "linux_service"))
@@ -164,7 +178,7 @@ async fn dispatch(State(hub): State<Arc<Hub>>, body: axum::body::Bytes) -> Respo
         Assignment {
             client_id: client_id.clone(),
             mode,
-            app: text_field(&body, "app"),
+            app: text_field(body.app),
             session_id: Some(session_id.clone()),
         },
     );

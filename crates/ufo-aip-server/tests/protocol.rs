@@ -423,6 +423,14 @@ async fn dispatch_validates_its_body() {
     );
     let r = post(json!({"request": "x"})).await.unwrap();
     assert_eq!(r.status().as_u16(), 400);
+    // A field that is not text is named.
+    let r = post(json!({"client_id": "dev1", "request": 5}))
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let body = r.json::<Value>().await.unwrap();
+    let detail = body["detail"].as_str().unwrap();
+    assert!(detail.starts_with("\"request\" must be text"), "{detail}");
     let r = post(json!({"client_id": "dev1", "request": "x", "task_name": "a/b"}))
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 use crate::error::CliError;
 use crate::output::print_json;
 use crate::output::{out, outln};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -11,18 +11,40 @@ use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop_atspi::headless::default_state_root;
 use ufo_desktop_atspi::{DesktopOptions, HeadlessDesktop};
 
+/// Which desktop a subcommand works on.
+#[derive(Debug, Args)]
+pub(crate) struct Which {
+    /// Name of the desktop (or $UFO_DESKTOP).
+    #[arg(
+        long,
+        visible_alias = "desktop",
+        env = "UFO_DESKTOP",
+        default_value = "default"
+    )]
+    name: String,
+    /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+}
+
+impl Which {
+    /// The folder desktops keep their state in.
+    fn root(&self) -> PathBuf {
+        self.state_dir.clone().unwrap_or_else(default_state_root)
+    }
+
+    /// The running desktop.
+    fn open(&self) -> Result<HeadlessDesktop, ErrorReport> {
+        HeadlessDesktop::open(&self.name, &self.root()).map_err(|e| e.report())
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum DesktopCommand {
     /// Start a private desktop and print how to use it.
     Start {
-        /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(
-            long,
-            visible_alias = "desktop",
-            env = "UFO_DESKTOP",
-            default_value = "default"
-        )]
-        name: String,
+        #[command(flatten)]
+        which: Which,
         /// Screen size, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x1024")]
         size: String,
@@ -36,26 +58,14 @@ pub(crate) enum DesktopCommand {
         /// Turn GTK's animations off (the default; kept for older scripts).
         #[arg(long, hide = true)]
         no_animations: bool,
-        /// Directory for desktop state (default: $UFO_STATE_DIR, $XDG_RUNTIME_DIR/ufo-rs or /tmp/ufo-rs-UID).
-        #[arg(long)]
-        state_dir: Option<PathBuf>,
     },
     /// Launch an application on the desktop and wait until it is accessible.
     Launch {
-        /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(
-            long,
-            visible_alias = "desktop",
-            env = "UFO_DESKTOP",
-            default_value = "default"
-        )]
-        name: String,
+        #[command(flatten)]
+        which: Which,
         /// Seconds to wait for the application to register.
         #[arg(long, default_value_t = 30)]
         timeout: u64,
-        /// Directory for desktop state.
-        #[arg(long)]
-        state_dir: Option<PathBuf>,
         /// Print the result as JSON.
         #[arg(long)]
         json: bool,
@@ -65,45 +75,18 @@ pub(crate) enum DesktopCommand {
     },
     /// Print shell `export` lines for the desktop (use with `eval $(ufo desktop env)`).
     Env {
-        /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(
-            long,
-            visible_alias = "desktop",
-            env = "UFO_DESKTOP",
-            default_value = "default"
-        )]
-        name: String,
-        /// Directory for desktop state.
-        #[arg(long)]
-        state_dir: Option<PathBuf>,
+        #[command(flatten)]
+        which: Which,
     },
     /// Print the desktop's state as JSON.
     Status {
-        /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(
-            long,
-            visible_alias = "desktop",
-            env = "UFO_DESKTOP",
-            default_value = "default"
-        )]
-        name: String,
-        /// Directory for desktop state.
-        #[arg(long)]
-        state_dir: Option<PathBuf>,
+        #[command(flatten)]
+        which: Which,
     },
     /// Stop the desktop and everything that runs on it.
     Stop {
-        /// Name of the desktop (or $UFO_DESKTOP).
-        #[arg(
-            long,
-            visible_alias = "desktop",
-            env = "UFO_DESKTOP",
-            default_value = "default"
-        )]
-        name: String,
-        /// Directory for desktop state.
-        #[arg(long)]
-        state_dir: Option<PathBuf>,
+        #[command(flatten)]
+        which: Which,
     },
 }
 
@@ -126,21 +109,19 @@ fn parse_size(s: &str) -> Result<(u32, u32), ErrorReport> {
 }
 
 pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
-    let root = |d: Option<PathBuf>| d.unwrap_or_else(default_state_root);
     match cmd {
         DesktopCommand::Start {
-            name,
+            which,
             size,
             wm,
             animations,
             no_animations: _,
-            state_dir,
         } => {
             let (w, h) = parse_size(&size)?;
             let desktop = HeadlessDesktop::start(DesktopOptions {
-                name,
+                state_root: which.root(),
+                name: which.name,
                 screen: (w, h, 24),
-                state_root: root(state_dir),
                 window_manager: wm,
                 animations,
                 ..DesktopOptions::default()
@@ -162,13 +143,12 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             Ok(ExitCode::SUCCESS)
         }
         DesktopCommand::Launch {
-            name,
+            which,
             timeout,
-            state_dir,
             json,
             command,
         } => {
-            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+            let desktop = which.open()?;
             let app = desktop
                 .launch(&command, Duration::from_secs(timeout))
                 .await
@@ -187,25 +167,25 @@ pub(crate) async fn run(cmd: DesktopCommand) -> Result<ExitCode, ErrorReport> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        DesktopCommand::Env { name, state_dir } => {
-            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+        DesktopCommand::Env { which } => {
+            let desktop = which.open()?;
             out!("{}", desktop.state().shell_exports());
             Ok(ExitCode::SUCCESS)
         }
-        DesktopCommand::Status { name, state_dir } => {
-            let desktop = HeadlessDesktop::open(&name, &root(state_dir)).map_err(|e| e.report())?;
+        DesktopCommand::Status { which } => {
+            let desktop = which.open()?;
             let mut v =
                 serde_json::to_value(desktop.state()).map_err(|e| CliError::Json(e).report())?;
             v["processes"] = serde_json::json!(desktop.processes());
             print_json(&v)?;
             Ok(ExitCode::SUCCESS)
         }
-        DesktopCommand::Stop { name, state_dir } => {
+        DesktopCommand::Stop { which } => {
             // Works on a half-dead desktop too (e.g. Xvfb crashed): everything
             // carrying its marker is ended.
-            let n =
-                HeadlessDesktop::stop_by_name(&name, &root(state_dir)).map_err(|e| e.report())?;
-            eprintln!("stopped desktop {name:?} ({n} processes)");
+            let n = HeadlessDesktop::stop_by_name(&which.name, &which.root())
+                .map_err(|e| e.report())?;
+            eprintln!("stopped desktop {:?} ({n} processes)", which.name);
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -260,20 +260,43 @@ pub async fn run_tasks(
         // the spawned task (whose first poll order is the scheduler's), so
         // a run's budget is spent by the first tasks, as a user reads it.
         let permit = gate.clone().acquire_owned().await;
-        handles.push(tokio::spawn(async move {
+        // What a task that panics is reported as (its own result is lost).
+        let lost = TaskResult::new(&task);
+        let reporter = progress.clone();
+        let handle = tokio::spawn(async move {
             let _permit = permit;
             let r = run_within(&opts, &task, &ledger).await;
             progress(&r);
             r
-        }));
+        });
+        handles.push((handle, lost, reporter));
     }
     let mut out = Vec::new();
-    for h in handles {
-        if let Ok(r) = h.await {
-            out.push(r);
+    for (handle, mut lost, reporter) in handles {
+        match handle.await {
+            Ok(r) => out.push(r),
+            Err(e) => {
+                lost.error = Some(ended_without_result(&e));
+                tracing::error!(task = %lost.id, "{}", lost.error.as_deref().unwrap_or_default());
+                reporter(&lost);
+                out.push(lost);
+            }
         }
     }
     out
+}
+
+/// The error of a task whose run ended without a result: it panicked (a
+/// bug of ufo's: the message says so, with the panic's text) or was
+/// cancelled.
+fn ended_without_result(e: &tokio::task::JoinError) -> String {
+    if !e.is_panic() {
+        return "the task's run was cancelled before it gave a result".into();
+    }
+    let text = format!("{e}");
+    format!(
+        "ufo's harness failed on this task ({text}); the task was not scored: please report it with the task file"
+    )
 }
 
 /// What a run has spent on models so far, USD.
@@ -701,8 +724,23 @@ async fn one_metric(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_task_that_panics_is_an_error_that_says_so() {
+        let panicked = tokio::spawn(async { panic!("the checker met a bug") })
+            .await
+            .unwrap_err();
+        let said = ended_without_result(&panicked);
+        assert!(said.contains("the checker met a bug"), "{said}");
+        assert!(said.contains("not scored"), "{said}");
+        let cancelled = tokio::spawn(std::future::pending::<()>());
+        cancelled.abort();
+        let said = ended_without_result(&cancelled.await.unwrap_err());
+        assert!(said.contains("cancelled"), "{said}");
+    }
 
     #[test]
     fn ids_become_safe_folder_names() {

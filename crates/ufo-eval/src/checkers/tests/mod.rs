@@ -1,8 +1,8 @@
 //! Tests of [`check`] for every supported checker: a passing case, a failing
 //! case, a missing result and a badly shaped rule. The spreadsheet and
-//! accessibility-tree checkers are tested in `tests_table.rs` and
-//! `tests_a11y.rs`, the record and value checkers in `tests_structured.rs`, the text-file
-//! checkers in `tests_files.rs`.
+//! accessibility-tree checkers are tested in `tests/table.rs` and
+//! `tests/a11y.rs`, the record and value checkers in `tests/structured.rs`, the text-file
+//! checkers in `tests/text_files.rs`, settings in `tests/settings.rs`, documents in `tests/formats.rs`.
 
 use std::path::Path;
 
@@ -10,17 +10,11 @@ use serde_json::{Map, Value, json};
 
 use super::*;
 
-#[path = "tests_a11y.rs"]
 mod a11y;
-#[path = "tests_formats.rs"]
 mod formats;
-#[path = "tests_settings.rs"]
 mod settings;
-#[path = "tests_structured.rs"]
 mod structured;
-#[path = "tests_table.rs"]
 mod table;
-#[path = "tests_files.rs"]
 mod text_files;
 
 pub(super) fn run(
