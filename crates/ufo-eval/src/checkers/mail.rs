@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::text::compile;
+use super::text::compile_plain;
 use super::{CheckError, Cx, Got, py_eq, py_space, py_truthy};
 
 /// A file's text as Python's text mode reads it (UTF-8, newlines
@@ -44,7 +44,7 @@ pub(super) fn check_thunderbird_filter(cx: &Cx<'_>) -> Result<f64, CheckError> {
     };
     let (expect, unexpect) = (records("expect")?, records("unexpect")?);
     let text = read_text_mode(cx, &path)?;
-    let condition = compile(
+    let condition = compile_plain(
         cx,
         r#"\b(?:AND|OR) \((?:[\w ]+),(?:[\w ']+),(?:"(?:(?:[^"]|")+)"|(?:[^)]+))\)|\bALL\b"#,
     )?;

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::structured::match_value;
-use super::text::compile;
+use super::text::compile_plain;
 use super::{CheckError, Cx, Got, py_contains, py_eq, py_space};
 
 /// `check_json_settings`: the result file parses as JSON and holds every
@@ -167,7 +167,7 @@ pub(super) fn check_thunderbird_prefs(cx: &Cx<'_>) -> Result<f64, CheckError> {
             String::from_utf8(b)
                 .map_err(|e| cx.bad_because(format!("{} is not UTF-8", path.display()), e))
         })?;
-    let pattern = compile(
+    let pattern = compile_plain(
         cx,
         r#"^user_pref\("(?P<key>(?:[^"]|\\")+)", (?P<val>.+)\);$"#,
     )?;

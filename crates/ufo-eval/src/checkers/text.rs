@@ -220,9 +220,47 @@ pub(super) fn check_line_number(cx: &Cx<'_>) -> Result<bool, CheckError> {
 
 /// Compiles a Python-style pattern for `re.search`; a pattern Rust's regex
 /// engine cannot take (look-around, back-references) is a bad rule.
-pub(super) fn compile(cx: &Cx<'_>, pattern: &str) -> Result<Regex, CheckError> {
+pub(super) fn compile(cx: &Cx<'_>, pattern: &str) -> Result<Pattern, CheckError> {
+    match Regex::new(pattern) {
+        Ok(re) => Ok(Pattern::Plain(re)),
+        // Look-around and back-references, which Python's `re` has and the
+        // `regex` crate does not.
+        Err(e) => match fancy_regex::Regex::new(pattern) {
+            Ok(re) => Ok(Pattern::Fancy(re)),
+            Err(_) => Err(cx.bad_because(format!("regex {pattern:?} does not compile"), e)),
+        },
+    }
+}
+
+/// One of ufo's own patterns (never a task's): `regex` only.
+pub(super) fn compile_plain(cx: &Cx<'_>, pattern: &str) -> Result<Regex, CheckError> {
     Regex::new(pattern)
         .map_err(|e| cx.bad_because(format!("regex {pattern:?} does not compile"), e))
+}
+
+/// A task's regular expression, as Python's `re` reads it: compiled by
+/// `regex` (linear time) when it can be, else by `fancy-regex`, which
+/// backtracks for look-around and back-references.
+pub(super) enum Pattern {
+    /// A pattern `regex` takes.
+    Plain(Regex),
+    /// One that needs backtracking.
+    Fancy(fancy_regex::Regex),
+}
+
+impl Pattern {
+    /// Whether the pattern matches anywhere in `text` (`re.search`). A
+    /// backtracking match that runs past `fancy-regex`'s step limit counts
+    /// as no match.
+    pub(super) fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Plain(re) => re.is_match(text),
+            Pattern::Fancy(re) => re.is_match(text).unwrap_or_else(|e| {
+                tracing::warn!("regex {:?} gave up on a text: {e}", re.as_str());
+                false
+            }),
+        }
+    }
 }
 
 /// `check_list`: over the result file's lines, every `rules.expect` regex

@@ -109,6 +109,10 @@ fn check_list() {
         json!({"expect": ["(?i)alpha"]}),
         json!({}),
         json!({"expect": ["("]}),
+        // Look-ahead and a back-reference (Thunderbird's folder task).
+        json!({"expect": ["\\balpha\\.(?!md)"], "unexpect": ["gamma(?=\\.md)"]}),
+        json!({"expect": ["(a)lph\\1"]}),
+        json!({"unexpect": ["(?<=beta)\\.txt"]}),
     ];
     let mut cases = Vec::new();
     for (i, f) in files.iter().enumerate() {
