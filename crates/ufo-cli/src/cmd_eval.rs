@@ -155,6 +155,9 @@ pub(crate) async fn run(args: EvalArgs) -> Result<ExitCode, ErrorReport> {
     if let Some(note) = desktop_note(desktop.user.as_deref(), osworld, args.user.is_some()) {
         eprintln!("{note}");
     }
+    if let Some(note) = pyautogui_note(osworld, pyautogui_installed) {
+        eprintln!("{note}");
+    }
     let opts = EvalOptions {
         config,
         prompts: Arc::new(prompts),
@@ -366,9 +369,46 @@ fn desktop_note(user: Option<&str>, osworld: bool, user_flag: bool) -> Option<St
     }
 }
 
+/// For OSWorld's tree, a warning when the system's `python3` has no
+/// `pyautogui`: OSWorld's setup and postconfig steps type and save with it
+/// (`python -c "import pyautogui; ..."`, 198 of its 369 tasks), and each such
+/// step then fails (recorded in the task's `step_problems`).
+fn pyautogui_note(osworld: bool, installed: impl FnOnce() -> bool) -> Option<String> {
+    (osworld && !installed()).then(|| {
+        "warning: python3 has no pyautogui: OSWorld's setup and postconfig steps that type or save with it (`python -c \"import pyautogui; ...\"`) fail and are recorded in each task's step_problems; install it for the system Python: `python3 -m pip install --break-system-packages pyautogui` (with `apt-get install python3-tk python3-xlib python-is-python3`)".into()
+    })
+}
+
+/// Whether the system's `python3` finds the `pyautogui` module (found, not
+/// imported: importing it needs a display).
+fn pyautogui_installed() -> bool {
+    std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import importlib.util, sys; sys.exit(importlib.util.find_spec('pyautogui') is None)",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::desktop_note;
+    use super::{desktop_note, pyautogui_note};
+
+    #[test]
+    fn a_missing_pyautogui_is_named_for_osworld_s_tree_only() {
+        let warning = pyautogui_note(true, || false).unwrap_or_default();
+        assert!(
+            warning.starts_with("warning: python3 has no pyautogui"),
+            "{warning}"
+        );
+        assert!(warning.contains("pip install --break-system-packages pyautogui"));
+        assert_eq!(pyautogui_note(true, || true), None);
+        assert_eq!(pyautogui_note(false, || false), None);
+    }
 
     #[test]
     fn not_root_on_osworld_s_tree_warns_what_differs() {
