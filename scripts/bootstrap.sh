@@ -56,8 +56,9 @@ packages=(xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor x11-utils xdotool
           # uses it, util-linux's unshare/nsenter for the private /home/user
           dconf-gsettings-backend dconf-service libglib2.0-bin python3-xlib
           util-linux procps
-          # close_window as on OSWorld's VM: wmctrl -c
-          wmctrl
+          # close_window as on OSWorld's VM: wmctrl -c; `open` steps as its
+          # xdg-open (with the task home's mimeapps.list)
+          wmctrl xdg-utils
           # `python` as OSWorld's tasks call it (python3, as on its VM)
           python-is-python3
           # ufo-eval's run_sqlite3 links the system SQLite (rusqlite without

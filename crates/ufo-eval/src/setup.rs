@@ -7,8 +7,8 @@
 //! | `open` | `path` | the desktop's default opener, as OSWorld's `xdg-open PATH` (any file type or a folder): `xdg-open`, else `gio open`, else the application of a few known extensions (`.xlsx` → `localc`, ...), else the step fails (logged); `app` (ours) names the application |
 //! | `execute`, `command` | `command`, `shell`, `until`, `stdout`, `stderr`, `timeout` (ours) | runs to completion, at most 120 s; a non-zero exit is logged; `until` (`returncode`, `stdout`, `stderr`) repeats it every 0.3 s until it holds or 5 runs failed; `stdout`/`stderr` name files in the task's cache folder that get the output |
 //! | `sleep` | `seconds` | |
-//! | `activate_window` | `window_name`, `strict`, `timeout` (ours, 30 s: waits for the window) | |
-//! | `close_window` | `window_name`, `strict`, `timeout` | as OSWorld's `wmctrl -c`: the window found is asked to close through the window manager (Alt+F4 on it when wmctrl is missing), and confirmed gone within 5 s |
+//! | `activate_window` | `window_name`, `strict`, `by_class`, `timeout` (ours, 30 s: waits for the window) | `by_class`: the window's X class as `wmctrl -x` reads it (`Mail.thunderbird`) |
+//! | `close_window` | `window_name`, `strict`, `by_class`, `timeout` | as OSWorld's `wmctrl -c`: the window found is asked to close through the window manager (Alt+F4 on it when wmctrl is missing), and confirmed gone within 5 s |
 //! | `download` | `files`: `[{url, path}]` | `url` over http(s) through the cache or the mirror ([`crate::fetch`]), or a local path / `file://` |
 //! | `chrome_open_tabs`, `chrome_close_tabs`, `update_browse_history` | | Chrome's, through its DevTools protocol and profile: see [`crate::chrome`] (a `launch` of `google-chrome` runs Debian's `chromium` when Chrome is not installed) |
 //!
@@ -177,8 +177,11 @@ fn seconds(p: &Map<String, Value>, key: &str, default: f64) -> Result<Duration, 
     }
 }
 
+/// The window a step names: by title (`strict`: the whole title), or with
+/// `by_class` by its X class as `wmctrl -x` reads it (`instance.class`,
+/// e.g. `Mail.thunderbird`); waited for up to `timeout`.
 async fn find_window(
-    backend: &dyn Backend,
+    cx: &StepContext<'_>,
     p: &Map<String, Value>,
 ) -> Result<ufo_core::WindowInfo, Why> {
     let name = p
@@ -186,19 +189,26 @@ async fn find_window(
         .and_then(Value::as_str)
         .unwrap_or_default();
     let strict = p.get("strict").and_then(Value::as_bool).unwrap_or(false);
+    let by_class = p.get("by_class").and_then(Value::as_bool).unwrap_or(false);
     let deadline = tokio::time::Instant::now() + seconds(p, "timeout", 30.0)?;
     loop {
-        let windows = backend
+        let windows = cx
+            .backend
             .list_windows()
             .await
             .map_err(|e| Why::new("cannot list the windows", e))?;
         // "Google Chrome" is Chromium's window where Chromium stands in.
         let names = crate::chrome::window_names(name);
-        let found = windows.into_iter().find(|w| {
-            names.iter().any(|name| match strict {
+        let classed = match by_class {
+            true => windows_of_class(cx, name, strict).await?,
+            false => Vec::new(),
+        };
+        let found = windows.into_iter().find(|w| match by_class {
+            true => w.native_id.is_some_and(|id| classed.contains(&id)),
+            false => names.iter().any(|name| match strict {
                 true => w.title == *name,
                 false => w.title.contains(name.as_str()) || w.app_name == *name,
-            })
+            }),
         });
         match found {
             Some(w) => return Ok(w),
@@ -208,6 +218,36 @@ async fn find_window(
             None => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
+}
+
+/// The X ids of the windows whose class (`wmctrl -lx`'s third column,
+/// `instance.class`) is `name` (`strict`), or holds it, ignoring case, as
+/// `wmctrl -x` matches.
+async fn windows_of_class(cx: &StepContext<'_>, name: &str, strict: bool) -> Result<Vec<u64>, Why> {
+    if !installed("wmctrl") {
+        return Err("`by_class` needs wmctrl (apt-get install wmctrl)".into());
+    }
+    let cmd = Cmd::Words(vec!["wmctrl".into(), "-lx".into()]);
+    let out = run(cx.desktop, cx.places, &cmd, Duration::from_secs(10)).await?;
+    Ok(classes_matching(&out.stdout, name, strict))
+}
+
+/// The ids of `wmctrl -lx` lines (`ID DESKTOP CLASS HOST TITLE`) whose
+/// class is or holds `name`.
+fn classes_matching(listing: &str, name: &str, strict: bool) -> Vec<u64> {
+    listing
+        .lines()
+        .filter_map(|line| {
+            let mut cols = line.split_whitespace();
+            let id = cols.next()?.strip_prefix("0x")?;
+            let class = cols.nth(1)?;
+            let hit = match strict {
+                true => class == name,
+                false => class.to_lowercase().contains(&name.to_lowercase()),
+            };
+            hit.then(|| u64::from_str_radix(id, 16).ok()).flatten()
+        })
+        .collect()
 }
 
 /// Runs one step; `index` is its place (1-based) in its list.
@@ -423,7 +463,7 @@ async fn execute(
 }
 
 async fn window(cx: &StepContext<'_>, p: &Map<String, Value>, close: bool) -> Result<(), Why> {
-    let w = find_window(cx.backend, p).await?;
+    let w = find_window(cx, p).await?;
     match close {
         false => cx
             .backend
@@ -604,6 +644,24 @@ fn copy(src: &Path, dest: &Path) -> Result<(), Why> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_class_matches_wmctrl_s_class_column() {
+        let listing = "0x00600007  0 Mail.thunderbird   vm Inbox - Mozilla Thunderbird\n\
+                       0x00a00003  0 gedit.Gedit        vm notes.txt - gedit\n\
+                       0x00c00001 -1 xfce4-panel.Xfce4-panel  vm xfce4-panel\n\
+                       not a window line\n";
+        assert_eq!(
+            classes_matching(listing, "Mail.thunderbird", true),
+            [0x0060_0007]
+        );
+        assert!(classes_matching(listing, "mail.thunderbird", true).is_empty());
+        assert_eq!(
+            classes_matching(listing, "THUNDERBIRD", false),
+            [0x0060_0007]
+        );
+        assert_eq!(classes_matching(listing, "e", false).len(), 3);
+    }
 
     fn kind(r: &Result<(), (Classify, Why)>) -> &'static str {
         let Err((f, _)) = r else { return "ok" };

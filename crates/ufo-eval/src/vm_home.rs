@@ -10,6 +10,13 @@
 //!   VM's port is 8080; tasks side by side share this host's network, so
 //!   each home gets a port of its own, free when written, which the
 //!   getter reads back from the same file ([`vlc_port`]).
+//! - The applications that open office documents: on the VM a spreadsheet,
+//!   a document or a presentation opened by a setup step's `open`
+//!   (`xdg-open`) comes up in LibreOffice, whose window title its
+//!   postconfig activates ("BoomerangSales.xlsx - LibreOffice Calc"). A host
+//!   may prefer another program (Gnumeric took `.xlsx` on one: the window
+//!   was never found and the file never saved), so `~/.config/mimeapps.list`
+//!   names LibreOffice's for their types ([`OFFICE_DEFAULTS`]).
 
 use std::path::Path;
 
@@ -19,9 +26,59 @@ pub const VLC_DEFAULT_PORT: u16 = 8080;
 /// Where VLC keeps its settings in a home.
 const VLCRC: &str = ".config/vlc/vlcrc";
 
+/// Where the desktop's default applications per type are kept in a home
+/// (read by `xdg-open`, `xdg-mime` and GIO's `gio open`).
+const MIMEAPPS: &str = ".config/mimeapps.list";
+
+/// The VM's application for each office type: LibreOffice's (media types
+/// as shared-mime-info names them).
+pub const OFFICE_DEFAULTS: &[(&str, &str)] = &[
+    (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "libreoffice-calc.desktop",
+    ),
+    ("application/vnd.ms-excel", "libreoffice-calc.desktop"),
+    (
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "libreoffice-calc.desktop",
+    ),
+    ("text/csv", "libreoffice-calc.desktop"),
+    (
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "libreoffice-writer.desktop",
+    ),
+    ("application/msword", "libreoffice-writer.desktop"),
+    (
+        "application/vnd.oasis.opendocument.text",
+        "libreoffice-writer.desktop",
+    ),
+    ("application/rtf", "libreoffice-writer.desktop"),
+    (
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "libreoffice-impress.desktop",
+    ),
+    (
+        "application/vnd.ms-powerpoint",
+        "libreoffice-impress.desktop",
+    ),
+    (
+        "application/vnd.oasis.opendocument.presentation",
+        "libreoffice-impress.desktop",
+    ),
+];
+
 /// Writes the VM's settings into `home` (a task's fresh folder); a file the
 /// home has already is left as it is.
 pub fn seed(home: &Path) -> std::io::Result<()> {
+    let mimeapps = home.join(MIMEAPPS);
+    if !mimeapps.exists() {
+        std::fs::create_dir_all(mimeapps.parent().unwrap_or(home))?;
+        let mut text = String::from("[Default Applications]\n");
+        for (media_type, app) in OFFICE_DEFAULTS {
+            text.push_str(&format!("{media_type}={app}\n"));
+        }
+        std::fs::write(&mimeapps, text)?;
+    }
     let vlcrc = home.join(VLCRC);
     if !vlcrc.exists() {
         let port = free_port()?;
@@ -82,5 +139,32 @@ mod tests {
         );
         assert_eq!(vlc_port(a.path()), VLC_DEFAULT_PORT);
         assert_eq!(vlc_port(Path::new("/nonexistent")), VLC_DEFAULT_PORT);
+    }
+
+    /// The home's defaults are what `xdg-mime` (and so `xdg-open`) answers,
+    /// whatever the host prefers.
+    #[test]
+    fn office_documents_open_in_libreoffice_as_on_the_vm() {
+        let home = tempfile::tempdir().unwrap();
+        seed(home.path()).unwrap();
+        let text = std::fs::read_to_string(home.path().join(MIMEAPPS)).unwrap();
+        assert!(text.starts_with("[Default Applications]\n"), "{text}");
+        if !crate::command::installed("xdg-mime") {
+            return;
+        }
+        for (media_type, app) in OFFICE_DEFAULTS {
+            let out = std::process::Command::new("xdg-mime")
+                .args(["query", "default", media_type])
+                .env("HOME", home.path())
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("XDG_CURRENT_DESKTOP")
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout).trim(),
+                *app,
+                "{media_type}"
+            );
+        }
     }
 }

@@ -226,7 +226,11 @@ async fn setup_runs_as_osworld_runs_it() {
         {"type": "open", "parameters": {"path": "~/dl/b.txt"}},
         {"type": "activate_window", "parameters": {"window_name": "b.txt"}},
         // As OSWorld's `wmctrl -c`: the window goes (confirmed, or a problem).
-        {"type": "close_window", "parameters": {"window_name": "b.txt"}}
+        {"type": "close_window", "parameters": {"window_name": "b.txt"}},
+        // By X class, as `wmctrl -x`: gedit's is `gedit.Gedit`.
+        {"type": "launch", "parameters": {"command": ["gedit"]}},
+        {"type": "activate_window", "parameters": {"window_name": "gedit.Gedit", "strict": true, "by_class": true}},
+        {"type": "close_window", "parameters": {"window_name": "gedit", "by_class": true}}
     ]);
     let cat = |f: &str| json!({"type": "vm_command_line", "command": ["cat", f]});
     // As root the task's home is /home/user (its account's); else its folder.
@@ -247,7 +251,7 @@ async fn setup_runs_as_osworld_runs_it() {
             "expected": [rule(&format!("a  b|{home}\nsecond\n")), rule("mirrored"), rule("started\n"),
                 {"type": "cloud_file", "path": "https://files.example/a/b.txt?id=1&export=download",
                  "dest": "b-expected.txt"},
-                {"type": "rule", "rules": {"include": [], "exclude": ["b.txt"]}}]}});
+                {"type": "rule", "rules": {"include": [], "exclude": ["b.txt", "gedit"]}}]}});
     write(&root.path().join("tasks/os/setup.json"), &t);
     let (tasks, errors) = load_suite(&root.path().join("tasks"));
     assert!(errors.is_empty(), "{errors:?}");
