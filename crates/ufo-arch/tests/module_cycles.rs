@@ -333,7 +333,7 @@ fn module_edges(src: &Path) -> Edges {
         for (segments, line) in paths(text) {
             let to = resolve(&from, &segments);
             let k = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-            if k >= from.len() || k >= to.len() || !modules.contains(&to[..=k].to_vec()) {
+            if k >= from.len() || k >= to.len() || !modules.contains(&to[..=k]) {
                 continue; // the module itself, an ancestor, a descendant, or an item
             }
             let key = (from[..k].join("::"), from[k].clone(), to[k].clone());
