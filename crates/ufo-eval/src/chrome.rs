@@ -221,23 +221,33 @@ pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), St
 }
 
 /// `chrome_close_tabs`: for each URL, the first tab showing it is closed.
+/// A URL no tab shows is passed over, as OSWorld's does, and named in the
+/// error (the step's problem: the task then starts with that tab open).
 pub(crate) async fn close_tabs(places: &Places, urls: &[String]) -> Result<(), String> {
     tokio::time::sleep(Duration::from_secs(5)).await;
     let cdp = Cdp::find(&profiles(places), FIND)
         .await
         .map_err(|e| e.to_string())?;
+    let mut missed = Vec::new();
     for url in urls {
         let tabs = cdp.tabs().await.map_err(|e| e.to_string())?;
         // Playwright's order: the oldest tab first.
-        if let Some(t) = tabs
+        match tabs
             .iter()
             .rev()
             .find(|t| crate::checkers::compare_urls(&t.url, url))
         {
-            cdp.close(&t.id).await.map_err(|e| e.to_string())?;
+            Some(t) => cdp.close(&t.id).await.map_err(|e| e.to_string())?,
+            None => missed.push(format!(
+                "{url} (open: {})",
+                tabs.iter().map(|t| t.url.as_str()).collect::<Vec<_>>().join(", ")
+            )),
         }
     }
-    Ok(())
+    match missed.is_empty() {
+        true => Ok(()),
+        false => Err(format!("no tab shows {}", missed.join("; "))),
+    }
 }
 
 /// One entry of `update_browse_history`.
