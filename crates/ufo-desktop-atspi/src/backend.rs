@@ -500,6 +500,18 @@ impl Backend for AtspiBackend {
         Ok(ufo_desktop::Identity::of(String::new(), id))
     }
 
+    /// `GetAttributes`, one call; AT-SPI's dictionary in the order zbus
+    /// reads it, sorted by name (a D-Bus dictionary has no order).
+    async fn attributes(&self, h: &ElementHandle) -> Result<Vec<(String, String)>> {
+        let acc = self.accessible(h).await?;
+        let mut attrs: Vec<(String, String)> = call(h, "GetAttributes", acc.get_attributes())
+            .await?
+            .into_iter()
+            .collect();
+        attrs.sort();
+        Ok(attrs)
+    }
+
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {
         let acc = self.accessible(h).await?;
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;

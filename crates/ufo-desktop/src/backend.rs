@@ -192,6 +192,15 @@ pub trait Backend: Send + Sync {
         Ok(Identity::default())
     }
 
+    /// The element's toolkit attributes as name/value pairs (AT-SPI's
+    /// `GetAttributes`: `toolkit`, `id`, `class`, …), in the order the
+    /// application gives them; read for one element, never in a capture.
+    /// The default: none.
+    async fn attributes(&self, handle: &ElementHandle) -> Result<Vec<(String, String)>> {
+        let _ = handle;
+        Ok(Vec::new())
+    }
+
     /// Replaces the element's whole text. [`DesktopError::Unsupported`] when it
     /// has no editable text.
     async fn set_text(&self, handle: &ElementHandle, text: &str) -> Result<()>;

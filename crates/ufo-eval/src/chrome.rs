@@ -240,7 +240,10 @@ pub(crate) async fn close_tabs(places: &Places, urls: &[String]) -> Result<(), S
             Some(t) => cdp.close(&t.id).await.map_err(|e| e.to_string())?,
             None => missed.push(format!(
                 "{url} (open: {})",
-                tabs.iter().map(|t| t.url.as_str()).collect::<Vec<_>>().join(", ")
+                tabs.iter()
+                    .map(|t| t.url.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }

@@ -124,7 +124,11 @@ pub async fn get(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, 
             }
         }
         "time_diff_range" => apps::time_diff_range(spec),
-        "accessibility_tree" => Got::Text(a11y::xml(&a11y::capture(cx.backend).await)),
+        "accessibility_tree" => {
+            let mut apps = a11y::capture(cx.backend).await;
+            a11y::with_attributes(cx.backend, &mut apps).await;
+            Got::Text(a11y::xml(&apps))
+        }
         "vm_terminal_output" => {
             a11y::terminal_output(&a11y::capture(cx.backend).await).map_or(Got::Missing, Got::Text)
         }

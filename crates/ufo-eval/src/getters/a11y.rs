@@ -29,12 +29,17 @@
 //! `https://accessibility.ubuntu.example.org/ns/...` instead, which its own
 //! checker's prefixes would not match.)
 //!
-//! Not written, as the backend does not read them: AT-SPI attributes
-//! (`attr:id`, `attr:class`, used by some Thunderbird selectors), actions
-//! (`act:`), `image`, and `val:min`/`max`/`step`.
+//! - Each AT-SPI attribute as `attr:<name>="<value>"` (`attr:toolkit`,
+//!   `attr:id`, `attr:class`: some Thunderbird selectors use them), read
+//!   for the `accessibility_tree` getter only ([`with_attributes`], one call
+//!   per node), sorted by name.
+//!
+//! Not written, as the backend does not read them: actions (`act:`),
+//! `image`, and `val:min`/`max`/`step`.
 
 use crate::checkers::NAMESPACES;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use ufo_core::{UiNode, UiTree};
 use ufo_desktop::{Backend, TreeBudget};
@@ -45,6 +50,36 @@ pub(crate) struct App {
     pub name: String,
     /// Its windows' trees.
     pub trees: Vec<UiTree>,
+    /// Each node's toolkit attributes, by element handle, when they were
+    /// read ([`with_attributes`]).
+    pub attributes: HashMap<String, Vec<(String, String)>>,
+}
+
+/// The most nodes whose attributes are read for one tree (one call each).
+const MAX_ATTRIBUTE_READS: usize = 5000;
+
+/// Reads every node's toolkit attributes (`attr:` in the XML), a few
+/// calls at a time; a node that does not answer has none.
+pub(crate) async fn with_attributes(backend: &dyn Backend, apps: &mut [App]) {
+    use futures::StreamExt as _;
+    for app in apps.iter_mut() {
+        let handles: Vec<ufo_core::ElementHandle> = app
+            .trees
+            .iter()
+            .flat_map(|t| t.nodes.iter().take(MAX_ATTRIBUTE_READS))
+            .map(|n| n.handle.clone())
+            .collect();
+        let read: Vec<(String, Vec<(String, String)>)> = futures::stream::iter(handles)
+            .map(|h| async move {
+                let attrs = backend.attributes(&h).await.unwrap_or_default();
+                (h.0, attrs)
+            })
+            .buffer_unordered(8)
+            .collect()
+            .await;
+        app.attributes
+            .extend(read.into_iter().filter(|(_, a)| !a.is_empty()));
+    }
 }
 
 /// Every application with a window, and its windows' trees (in the
@@ -71,6 +106,7 @@ pub(crate) async fn capture(backend: &dyn Backend) -> Vec<App> {
                 App {
                     name: w.app_name.clone(),
                     trees: vec![tree],
+                    attributes: HashMap::new(),
                 },
             )),
         }
@@ -89,7 +125,7 @@ pub(crate) fn xml(apps: &[App]) -> String {
         let _ = write!(out, "<application name=\"{}\">", escape(&app.name));
         for tree in &app.trees {
             if !tree.nodes.is_empty() {
-                node(tree, 0, &mut out);
+                node(tree, &app.attributes, 0, &mut out);
             }
         }
         out.push_str("</application>");
@@ -128,10 +164,25 @@ pub(crate) fn text(n: &UiNode) -> Option<String> {
     })
 }
 
-fn node(tree: &UiTree, i: usize, out: &mut String) {
+fn node(
+    tree: &UiTree,
+    attributes: &HashMap<String, Vec<(String, String)>>,
+    i: usize,
+    out: &mut String,
+) {
     let Some(n) = tree.nodes.get(i) else { return };
     let tag = tag(&n.role);
     let _ = write!(out, "<{tag} name=\"{}\"", escape(&n.name));
+    for (key, value) in attributes.get(&n.handle.0).into_iter().flatten() {
+        // A name XML cannot hold is left out (OSWorld's lxml would refuse it).
+        let name_ok = key.chars().next().is_some_and(char::is_alphabetic)
+            && key
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if name_ok {
+            let _ = write!(out, " attr:{key}=\"{}\"", escape(value));
+        }
+    }
     for s in n.states.names() {
         let _ = write!(out, " st:{}=\"true\"", s.replace('-', "_"));
     }
@@ -161,7 +212,7 @@ fn node(tree: &UiTree, i: usize, out: &mut String) {
         out.push_str(&escape(&t));
     }
     for &c in &n.children {
-        node(tree, c, out);
+        node(tree, attributes, c, out);
     }
     let _ = write!(out, "</{tag}>");
 }
@@ -260,7 +311,7 @@ mod tests {
             parent: None,
             children,
             depth: 0,
-            handle: ElementHandle(String::new()),
+            handle: ElementHandle(format!("c|{i}")),
             role: role.into(),
             control_type: ControlType::Other(role.into()),
             name: name.into(),
@@ -307,9 +358,17 @@ mod tests {
                 ),
             ],
         };
+        let attributes = HashMap::from([(
+            "c|1".to_owned(),
+            vec![
+                ("class".to_owned(), "omnibox".to_owned()),
+                ("bad name".to_owned(), "x".to_owned()),
+            ],
+        )]);
         vec![App {
             name: "Chromium".into(),
             trees: vec![tree],
+            attributes,
         }]
     }
 
@@ -321,7 +380,9 @@ mod tests {
             "{x}"
         );
         assert!(x.contains("<application name=\"Chromium\"><frame name=\"New Tab - Chromium\" st:showing=\"true\" st:visible=\"true\" st:active=\"true\">"), "{x}");
-        assert!(x.contains("<entry name=\"Address and search bar\" st:focused=\"true\" st:multi_line=\"true\">a.com/?q=&lt;b&gt;</entry>"), "{x}");
+        assert!(x.contains("<entry name=\"Address and search bar\" attr:class=\"omnibox\" st:focused=\"true\" st:multi_line=\"true\">a.com/?q=&lt;b&gt;</entry>"), "{x}");
+        // An attribute whose name XML cannot hold is left out.
+        assert!(!x.contains("bad name"), "{x}");
         assert!(roxmltree::Document::parse(&x).is_ok());
         assert_eq!(tag("push button"), "push-button");
         assert_eq!(tag(""), "unknown");
