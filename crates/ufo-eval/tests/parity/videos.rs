@@ -62,7 +62,7 @@ fn corpus(d: &Path) -> Vec<(&'static str, Got)> {
         "turned.mp4",
     );
     let short = lavfi("testsrc", 10, &["-pix_fmt", "yuv420p"], "short.mp4");
-    let other = lavfi("mandelbrot", 20, &["-pix_fmt", "yuv420p"], "other.mp4");
+    let other = lavfi("smptebars", 20, &["-pix_fmt", "yuv420p"], "other.mp4");
     let webm = lavfi(
         "testsrc",
         20,
@@ -125,7 +125,7 @@ fn edited(d: &Path) -> Vec<(&'static str, Got)> {
             "[0:v]trim=end_frame={}[a];[1:v]trim=end_frame={n}[b];[a][b]concat=n=2:v=1[v]",
             20 - n
         );
-        let (a, b) = (source("testsrc", 20), source("mandelbrot", 20));
+        let (a, b) = (source("testsrc", 20), source("smptebars", 20));
         ffmpeg(
             d,
             &[
