@@ -5,8 +5,10 @@
 //! frames converted to BGR by libswscale, the stream's rotation applied),
 //! turns each frame into a Pillow RGB image and hashes it with ImageHash's
 //! `phash`. Here `ffmpeg` decodes the first `max_frames_to_check` frames of
-//! the first video stream, converted to RGB by the same libswscale and
-//! rotated the same way, as a stream of PPM images (every frame as it is
+//! the first video stream, converted to RGB by the same libswscale with
+//! OpenCV's matrix (BT.601: OpenCV leaves libswscale's default even for a
+//! stream tagged BT.709) and rotated the same way, as a stream of PPM
+//! images (every frame as it is
 //! decoded: `-fps_mode passthrough`, no frame repeated or dropped), and
 //! each frame is hashed as it arrives (`pdfimages::phash`, Pillow's
 //! grey conversion and Lanczos resize), so memory holds one frame.
@@ -106,6 +108,10 @@ fn hashes(cx: &Cx<'_>, path: &Path, max: u64) -> Result<Vec<u64>, CheckError> {
                 "0:v:0",
                 "-fps_mode",
                 "passthrough",
+                // OpenCV converts with libswscale's default matrix (BT.601)
+                // whatever the stream is tagged; ffmpeg would follow the tag.
+                "-vf",
+                "scale=in_color_matrix=bt601",
                 "-frames:v",
                 &max.to_string(),
                 "-f",
