@@ -6,21 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 /// The paths the map's lines name: "- `crates/…/src/….rs`: …".
 fn listed(map: &str) -> BTreeSet<String> {
@@ -42,7 +28,7 @@ fn the_file_map_lists_every_source_file() {
     let listed = listed(map);
     let mut files = Vec::new();
     for c in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
-        rust_files(&c.path().join("src"), &mut files);
+        ufo_arch::rust_files(&c.path().join("src"), &mut files);
     }
     let present: BTreeSet<String> = files
         .iter()

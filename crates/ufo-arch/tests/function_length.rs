@@ -148,20 +148,6 @@ impl<'ast> Visit<'ast> for Scan {
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The files a `#[cfg(test)] mod name;` in `file` may be:
 /// `dir/name.rs` and `dir/name/mod.rs`, or its `#[path]`.
 fn test_files(file: &Path, name: &str, path: Option<&str>) -> Vec<PathBuf> {
@@ -185,7 +171,7 @@ fn test_files(file: &Path, name: &str, path: Option<&str>) -> Vec<PathBuf> {
 /// with the file it is in.
 fn bodies(src: &Path) -> Vec<(PathBuf, Body)> {
     let mut files = Vec::new();
-    rust_files(src, &mut files);
+    ufo_arch::rust_files(src, &mut files);
     files.sort();
     let mut scans = Vec::new();
     let mut test_only = BTreeSet::new();

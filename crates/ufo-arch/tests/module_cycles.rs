@@ -248,20 +248,6 @@ fn expand(rest: &str) -> Vec<Vec<String>> {
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The module a file of `src` is (`[]` for the crate root; `None` for a
 /// binary of `src/bin`, a crate of its own).
 fn module_path(src: &Path, file: &Path) -> Option<Vec<String>> {
@@ -305,7 +291,7 @@ fn resolve(at: &[String], segments: &[String]) -> Vec<String> {
 /// Every use between sibling modules of the crate at `src`.
 fn module_edges(src: &Path) -> Edges {
     let mut files = Vec::new();
-    rust_files(src, &mut files);
+    ufo_arch::rust_files(src, &mut files);
     files.sort();
     let modules: BTreeSet<Vec<String>> = files.iter().filter_map(|f| module_path(src, f)).collect();
     let mut texts = BTreeMap::new();
