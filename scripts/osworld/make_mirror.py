@@ -18,7 +18,17 @@ with one paragraph, a presentation with one slide, a 16x16 image, a second of
 silence, ...), so setup steps that open it and checkers that read it work on
 it; its content is not the task's and differs from URL to URL (it names a
 digest of the URL), so a task comparing its result with an expected file does
-not find the two equal untouched. The office formats use openpyxl,
+not find the two equal untouched. A URL only ever fetched as a checker's
+`expected` file stands for a finished task's output, so its workbook or
+document also carries what tasks make and checkers compare: a second sheet
+with a chart and a pivot table, a table, an image, a tab stop and a reference
+list. Where both sides lacked them, a checker found an untouched result equal.
+
+A program a task runs (a script it downloads and then executes, such as an
+`eval.sh`, or a Python tool whose output a checker reads) gets no stand-in: a
+stand-in cannot do what the program does, and what it printed would be scored
+as the program's output. Those URLs are reported and their tasks stay
+`unavailable`. The office formats use openpyxl,
 python-docx and python-pptx, the images Pillow, video and MP3 ffmpeg, when
 they are there; without them xlsx, docx, png, gif and wav are written by hand,
 and the rest is left out and reported (its tasks stay `unavailable`).
@@ -80,35 +90,65 @@ def mirror_path(out, url):
 
 
 def downloads(task):
-    """(url, destination) pairs of one task's downloads and cloud files."""
+    """(url, destination, role) of one task's downloads and cloud files; the
+    role is "expected" for a checker's expected file, "program" for a
+    download a later command runs, else "input"."""
     out = []
+
+    ev = task.get("evaluator") if isinstance(task.get("evaluator"), dict) else {}
+    all_steps = [s for lst in (task.get("config"), ev.get("postconfig")) if isinstance(lst, list)
+                 for s in lst if isinstance(s, dict)]
+    # The words a command runs: the first, one after an interpreter, and
+    # one after a shell's `&&`, `;`, `|` (`chmod +x x.sh` runs nothing).
+    interpreters = {"python", "python3", "bash", "sh", "zsh", "perl", "node"}
+    run_words = set()
+
+    def getter_commands(x):
+        if isinstance(x, list):
+            return [c for y in x for c in getter_commands(y)]
+        if isinstance(x, dict) and x.get("type") in ("vm_command_line", "vm_command_error"):
+            return [{"type": "command", "parameters": {"command": x.get("command")}}]
+        return []
+
+    for s in all_steps + getter_commands(ev.get("result")) + getter_commands(ev.get("expected")):
+        if s.get("type") in ("execute", "command", "launch"):
+            c = (s.get("parameters") or {}).get("command")
+            words = [str(w) for w in (c if isinstance(c, list) else str(c or "").split())]
+            prev = None
+            for w in words:
+                if prev is None or prev in ("&&", ";", "|", "||") or os.path.basename(prev) in interpreters:
+                    run_words.add(w)
+                prev = w
+
+    def ran(path):
+        name = os.path.basename(str(path or ""))
+        return bool(name) and any(w == path or w == name or w.endswith("/" + name) for w in run_words)
 
     def steps(lst):
         for s in lst if isinstance(lst, list) else []:
             if isinstance(s, dict) and s.get("type") == "download":
                 for f in (s.get("parameters") or {}).get("files") or []:
                     if isinstance(f, dict):
-                        out.append((f.get("url"), f.get("path")))
+                        p = f.get("path")
+                        out.append((f.get("url"), p, "program" if ran(p) else "input"))
 
-    def getters(x):
+    def getters(x, role):
         if isinstance(x, list):
             for y in x:
-                getters(y)
+                getters(y, role)
         elif isinstance(x, dict) and x.get("type") == "cloud_file":
             p, d = x.get("path"), x.get("dest")
             if isinstance(p, list):
                 ds = d if isinstance(d, list) else [d] * len(p)
-                out.extend(zip(p, ds))
+                out.extend((u, dd, role) for u, dd in zip(p, ds))
             else:
-                out.append((p, d))
+                out.append((p, d, role))
 
     steps(task.get("config"))
-    ev = task.get("evaluator")
-    if isinstance(ev, dict):
-        getters(ev.get("expected"))
-        getters(ev.get("result"))
-        steps(ev.get("postconfig"))
-    return [(u, d) for u, d in out if isinstance(u, str) and u.startswith(("http://", "https://"))]
+    getters(ev.get("expected"), "expected")
+    getters(ev.get("result"), "input")
+    steps(ev.get("postconfig"))
+    return [(u, d, r) for u, d, r in out if isinstance(u, str) and u.startswith(("http://", "https://"))]
 
 
 def extension(dest):
@@ -129,7 +169,7 @@ def _try(mod):
         return None
 
 
-def xlsx(tag):
+def xlsx(tag, finished=False):
     openpyxl = _try("openpyxl")
     if openpyxl:
         wb = openpyxl.Workbook()
@@ -137,6 +177,9 @@ def xlsx(tag):
         ws.title = "Sheet1"
         ws.append(["Name", "Value"])
         ws.append([tag, 1])
+        if finished:
+            ws.append(["other", 2])
+            _made_things(wb, ws, tag)
         buf = io.BytesIO()
         wb.save(buf)
         return buf.getvalue()
@@ -149,19 +192,61 @@ def xlsx(tag):
     })
 
 
-def docx(tag):
+def docx(tag, finished=False):
     docx_mod = _try("docx")
     if docx_mod:
         d = docx_mod.Document()
-        d.add_paragraph(f"Stand-in document {tag}.")
+        first = d.add_paragraph()
+        png = image("png", tag) if finished else None
+        if png:
+            # First: checkers pair paragraphs and runs from the start.
+            first.add_run().add_picture(io.BytesIO(png))
+        first.add_run(f"Stand-in document for {tag}.")
+        if finished:
+            from docx.shared import Inches
+            p = d.add_paragraph(f"Item\t{tag}")
+            p.paragraph_format.tab_stops.add_tab_stop(Inches(2))
+            t = d.add_table(rows=2, cols=2)
+            for i, row in enumerate(t.rows):
+                for j, cell in enumerate(row.cells):
+                    cell.text = f"{tag}-{i}{j}"
+            d.add_paragraph("References")
+            d.add_paragraph(f"Stand-in, A. ({tag}). A reference. Somewhere.")
         buf = io.BytesIO()
         d.save(buf)
         return buf.getvalue()
     return _zip({
         "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
         "_rels/.rels": '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-        "word/document.xml": '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Stand-in document ' + tag + '.</w:t></w:r></w:p></w:body></w:document>',
+        "word/document.xml": '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Stand-in document for ' + tag + '.</w:t></w:r></w:p></w:body></w:document>',
     })
+
+
+def _made_things(wb, ws, tag):
+    """A second sheet with what Calc tasks make: a bar chart of Sheet1's
+    values and a pivot table summing them by name."""
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.pivot.cache import CacheDefinition, CacheField, CacheSource, SharedItems, WorksheetSource
+    from openpyxl.pivot.table import DataField, FieldItem, Location, PivotField, RowColField, TableDefinition
+    made = wb.create_sheet("Sheet2")
+    chart = BarChart()
+    chart.title = f"Stand-in {tag}"
+    chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=ws.max_row), titles_from_data=True)
+    made.add_chart(chart, "D2")
+    pivot = TableDefinition(
+        name="StandIn", cacheId=1, dataCaption="Values",
+        location=Location(ref="A1:B4", firstHeaderRow=1, firstDataRow=1, firstDataCol=1),
+        pivotFields=[PivotField(axis="axisRow", showAll=False,
+                                items=[FieldItem(x=0), FieldItem(x=1), FieldItem(t="default")]),
+                     PivotField(dataField=True, showAll=False)],
+        rowFields=[RowColField(x=0)],
+        dataFields=[DataField(name="Sum of Value", fld=1, subtotal="sum")])
+    pivot.cache = CacheDefinition(
+        cacheSource=CacheSource(type="worksheet",
+                                worksheetSource=WorksheetSource(ref=f"A1:B{ws.max_row}", sheet=ws.title)),
+        cacheFields=[CacheField(name="Name", sharedItems=SharedItems()),
+                     CacheField(name="Value", sharedItems=SharedItems())])
+    made._pivots.append(pivot)
 
 
 def pptx(tag):
@@ -299,9 +384,10 @@ def _colour(tag):
     return (int(tag[0:2], 16), int(tag[2:4], 16), int(tag[4:6], 16))
 
 
-def stand_in(ext, tag):
+def stand_in(ext, tag, finished=False):
     """The bytes of a stand-in for a file saved with extension `ext`, made
-    different from every other by `tag` (hex digits), or None."""
+    different from every other by `tag` (hex digits), or None. `finished`:
+    a checker's expected file (see the module docs)."""
     if ext in TEXT:
         text = TEXT[ext]
         # A comment or a trailing line where the format has one.
@@ -318,7 +404,8 @@ def stand_in(ext, tag):
             text = text + mark
         return text.encode()
     makers = {
-        ".xlsx": xlsx, ".docx": docx, ".pptx": pptx, ".pdf": pdf,
+        ".xlsx": lambda t: xlsx(t, finished), ".docx": lambda t: docx(t, finished), ".pptx": pptx,
+        ".pdf": pdf,
         ".odt": lambda t: odf("odt", t), ".ods": lambda t: odf("ods", t),
         ".png": lambda t: image("png", t), ".jpg": lambda t: image("jpg", t),
         ".jpeg": lambda t: image("jpg", t), ".gif": lambda t: image("gif", t),
@@ -339,7 +426,7 @@ def main():
     ap.add_argument("out", help="the mirror folder to write")
     ap.add_argument("--force", action="store_true", help="write over stand-ins already there")
     a = ap.parse_args()
-    wanted = {}
+    wanted, roles = {}, defaultdict(set)
     unreadable = 0
     for root, _, files in os.walk(a.tasks):
         for name in sorted(files):
@@ -353,18 +440,26 @@ def main():
                 continue
             if not isinstance(task, dict):
                 continue
-            for url, dest in downloads(task):
+            for url, dest, role in downloads(task):
                 wanted.setdefault(url, extension(dest))
-    made, missing = Counter(), defaultdict(list)
+                roles[url].add(role)
+    made, missing, programs, finished = Counter(), defaultdict(list), [], 0
     for url, ext in sorted(wanted.items()):
         path = mirror_path(a.out, url)
+        if "program" in roles[url]:
+            programs.append(url)
+            if os.path.exists(path) and a.force:
+                os.remove(path)
+            continue
         if os.path.exists(path) and not a.force:
             made[ext or "(none)"] += 1
             continue
-        body = stand_in(ext, hashlib.sha256(url.encode()).hexdigest()[:12])
+        done = roles[url] == {"expected"}
+        body = stand_in(ext, hashlib.sha256(url.encode()).hexdigest()[:12], done)
         if body is None:
             missing[ext or "(none)"].append(url)
             continue
+        finished += done
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(body)
@@ -373,9 +468,11 @@ def main():
         print(f"{ext:18} {n:4} stand-ins")
     for ext, urls in sorted(missing.items(), key=lambda x: -len(x[1])):
         print(f"{ext:18} {len(urls):4} left out (no writer for this kind here), e.g. {urls[0]}")
+    if programs:
+        print(f"{'(programs)':18} {len(programs):4} left out (a task runs them; a stand-in cannot), e.g. {programs[0]}")
     total = sum(made.values())
-    print(f"{total} of {len(wanted)} URLs have a stand-in in {a.out}"
-          + (f"; {unreadable} files not read" if unreadable else ""))
+    print(f"{total} of {len(wanted)} URLs have a stand-in in {a.out} ({finished} written as a finished "
+          "task's output)" + (f"; {unreadable} files not read" if unreadable else ""))
     return 0
 
 

@@ -309,6 +309,15 @@ impl Page {
         }
     }
 
+    /// The page's address as it shows it (`location.href`); `None` when it
+    /// does not answer.
+    pub async fn href(&mut self) -> Option<String> {
+        match self.eval("location.href").await {
+            Ok(Value::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+
     /// `{title, url, content}` of the page (Playwright's `title()`, `url`,
     /// `content()`).
     pub async fn info(&mut self) -> Result<Value> {

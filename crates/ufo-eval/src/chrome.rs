@@ -186,23 +186,51 @@ pub(crate) fn close_tabs_urls(p: &Map<String, Value>) -> Result<Vec<String>, Str
     strings(p, "urls_to_close")
 }
 
+/// Why `chrome_open_tabs` did not open every page as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TabsProblem {
+    /// For the task's step problems.
+    pub message: String,
+    /// The pages the browser could not reach (its error page).
+    pub unreached: Vec<String>,
+}
+
+impl From<String> for TabsProblem {
+    fn from(message: String) -> Self {
+        TabsProblem {
+            message,
+            unreached: Vec::new(),
+        }
+    }
+}
+
+/// The address Chromium shows in place of a page it could not reach.
+const ERROR_PAGE: &str = "chrome-error://";
+
 /// `chrome_open_tabs`: each URL in a new tab; the tab open before is
-/// closed after the first. Pages that do not load within 60 s are named in
+/// closed after the first. Pages that do not load within 60 s, and pages
+/// the browser could not reach (no network: its error page), are named in
 /// the error (the tabs stay, as OSWorld's).
-pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), String> {
+pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), TabsProblem> {
     let cdp = Cdp::find(&profiles(places), FIND)
         .await
         .map_err(|e| e.to_string())?;
     let before = cdp.tabs().await.map_err(|e| e.to_string())?;
-    let mut slow = Vec::new();
+    let (mut slow, mut unreached) = (Vec::new(), Vec::new());
     for (i, url) in urls.iter().enumerate() {
         let tab = cdp.new_tab(url).await.map_err(|e| e.to_string())?;
-        let loaded = match Page::open(&tab).await {
-            Ok(mut page) => page.wait_navigated(url, Duration::from_secs(60)).await,
-            Err(_) => false,
+        let mut page = Page::open(&tab).await.ok();
+        let loaded = match page.as_mut() {
+            Some(p) => p.wait_navigated(url, Duration::from_secs(60)).await,
+            None => false,
         };
-        if !loaded {
-            slow.push(url.clone());
+        match page {
+            Some(mut p) if loaded => {
+                if p.href().await.is_some_and(|h| h.starts_with(ERROR_PAGE)) {
+                    unreached.push(url.clone());
+                }
+            }
+            _ => slow.push(url.clone()),
         }
         if i == 0 {
             // Playwright's `context.pages[0]`: the oldest tab (the new one
@@ -211,12 +239,25 @@ pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), St
             cdp.close(&default).await.map_err(|e| e.to_string())?;
         }
     }
-    match slow.is_empty() {
-        true => Ok(()),
-        false => Err(format!(
+    let mut why = Vec::new();
+    if !slow.is_empty() {
+        why.push(format!(
             "opening {} exceeds the time limit (60 s)",
             slow.join(", ")
-        )),
+        ));
+    }
+    if !unreached.is_empty() {
+        why.push(format!(
+            "the browser could not reach {} (its error page: no network?)",
+            unreached.join(", ")
+        ));
+    }
+    match why.is_empty() {
+        true => Ok(()),
+        false => Err(TabsProblem {
+            message: why.join("; "),
+            unreached,
+        }),
     }
 }
 

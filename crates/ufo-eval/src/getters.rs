@@ -3,7 +3,11 @@
 //! `None` (a missing file, a command that cannot run, a page that does not
 //! load) gives [`Got::Missing`], which scores 0; its fallbacks (`[]`,
 //! `"Google"`, ...) are kept. One that cannot be done here is
-//! [`GetError`]: `unsupported` (with the reason), `needs_account`.
+//! [`GetError`]: `unsupported` (with the reason), `needs_account`, and
+//! `unavailable` for a file that cannot be had or for `cookie_data` after
+//! the setup could not reach its pages (what the visits would have left is
+//! not there: an untouched task would score as if the cookies were
+//! deleted).
 //!
 //! | type | parameters | gives |
 //! |---|---|---|
@@ -66,6 +70,9 @@ pub struct GetContext<'a> {
     pub fetcher: &'a Fetcher,
     /// The task's cache folder (`cache_file`, `execute`'s `stdout` files).
     pub cache: &'a Path,
+    /// Pages the setup opened that the browser could not reach
+    /// ([`crate::run::TaskResult::unreached`]).
+    pub unreached: &'a [String],
 }
 
 /// Why a getter gave nothing a checker could be trusted with.
@@ -97,11 +104,31 @@ pub fn why_unsupported(kind: &str) -> Option<&'static str> {
     })
 }
 
+/// Getters that read what visiting a site leaves in the browser's profile:
+/// without the visits (pages the setup could not reach) they read a state
+/// the task never meant to start from (no cookie to delete scores as
+/// deleted).
+const SITE_STATE: &[&str] = &["cookie_data"];
+
+/// Why getter `kind` cannot be trusted after the setup failed to reach
+/// `unreached`; `None` when it can.
+fn needs_visits(kind: &str, unreached: &[String]) -> Option<String> {
+    (SITE_STATE.contains(&kind) && !unreached.is_empty()).then(|| {
+        format!(
+            "the getter {kind} reads what the setup's pages leave in the browser, and it could not reach {} (no network?)",
+            unreached.join(", ")
+        )
+    })
+}
+
 /// Runs the getter `spec`. A missing file or a command that cannot run is
 /// [`Got::Missing`] (it scores 0, as OSWorld's `None`); see [`GetError`]
 /// for what is not.
 pub async fn get(cx: &GetContext<'_>, spec: &Map<String, Value>) -> Result<Got, GetError> {
     let kind = spec.get("type").and_then(Value::as_str).unwrap_or_default();
+    if let Some(why) = needs_visits(kind, cx.unreached) {
+        return Err(GetError::Unavailable(why));
+    }
     let profile = chrome::Profile {
         places: cx.places,
         out: cx.out,
@@ -203,4 +230,21 @@ async fn command_output(
             Err(_) => Got::Missing,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_visits;
+
+    /// Cookies are trusted only when every page of the setup was reached;
+    /// other getters whatever the pages did.
+    #[test]
+    fn cookies_need_the_pages_the_setup_opened() {
+        let gone = ["https://www.example.com".to_owned()];
+        let why = needs_visits("cookie_data", &gone).unwrap();
+        assert!(why.contains("https://www.example.com"), "{why}");
+        assert_eq!(needs_visits("cookie_data", &[]), None);
+        assert_eq!(needs_visits("open_tabs_info", &gone), None);
+        assert_eq!(needs_visits("history", &gone), None);
+    }
 }

@@ -360,6 +360,7 @@ mod tests {
             error: None,
             log_dir: None,
             step_problems: Vec::new(),
+            unreached: Vec::new(),
         }
     }
 

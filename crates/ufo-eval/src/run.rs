@@ -150,6 +150,12 @@ pub struct TaskResult {
     /// OSWorld's harness passes over them (rendered errors).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub step_problems: Vec<String>,
+    /// Pages a setup step opened that the browser could not reach (its
+    /// error page: no network, or a site that is gone). A getter that reads
+    /// what a visit leaves behind (`cookie_data`) makes the task
+    /// `unavailable` then, naming them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreached: Vec<String>,
 }
 
 /// One agent's model use in a task.
@@ -210,6 +216,7 @@ impl TaskResult {
             error: None,
             log_dir: None,
             step_problems: Vec::new(),
+            unreached: Vec::new(),
         }
     }
 }
@@ -437,6 +444,11 @@ async fn attempt(
     let Some(desktop) = guard.0.as_ref() else {
         return;
     };
+    if opts.desktop.vm_home
+        && let Err(e) = crate::vm_home::apply_gsettings(desktop, &places).await
+    {
+        result.step_problems.push(e);
+    }
     let backend = match AtspiBackend::connect(&DesktopTarget::from_private(desktop)).await {
         Ok(b) => Arc::new(b),
         Err(e) => {
@@ -483,6 +495,7 @@ async fn attempt(
         out: &dir.join("files"),
         fetcher: &opts.fetcher,
         cache: &cache,
+        unreached: &result.unreached.clone(),
     };
     let mut problem: Option<(RunStatus, String)> = None;
     let metrics = metric_scores(task, &gets, &mut problem).await;
@@ -545,6 +558,12 @@ async fn run_steps(cx: &StepContext<'_>, steps: &[Step], result: &mut TaskResult
             Err(Failed::Logged(e)) => {
                 tracing::info!(task = %result.id, "passed over: {e}");
                 result.step_problems.push(render(&e));
+                continue;
+            }
+            Err(Failed::Unreached(e, urls)) => {
+                tracing::info!(task = %result.id, "passed over: {e}");
+                result.step_problems.push(render(&e));
+                result.unreached.extend(urls);
                 continue;
             }
             Err(Failed::Fatal(e)) => (RunStatus::SetupFailed, e),

@@ -120,6 +120,9 @@ pub enum Failed {
     Unavailable(StepError),
     /// A step type this build does not run: the task is `unsupported`.
     Unsupported(StepError),
+    /// Logged as [`Failed::Logged`]; the pages named could not be reached
+    /// (kept in the result's `unreached`).
+    Unreached(StepError, Vec<String>),
 }
 
 /// Programs a task started and left running; ended with the task (their
@@ -298,7 +301,10 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
             let urls = crate::chrome::open_tabs_urls(p).map_err(fatal)?;
             crate::chrome::open_tabs(cx.places, &urls)
                 .await
-                .map_err(|m| Failed::Logged(at(m.into())))
+                .map_err(|p| match p.unreached.is_empty() {
+                    true => Failed::Logged(at(p.message.into())),
+                    false => Failed::Unreached(at(p.message.into()), p.unreached),
+                })
         }
         "chrome_close_tabs" => {
             let urls = crate::chrome::close_tabs_urls(p).map_err(fatal)?;

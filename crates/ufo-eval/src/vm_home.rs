@@ -17,6 +17,16 @@
 //!   may prefer another program (Gnumeric took `.xlsx` on one: the window
 //!   was never found and the file never saved), so `~/.config/mimeapps.list`
 //!   names LibreOffice's for their types ([`OFFICE_DEFAULTS`]).
+//! - The video player: the VM (Ubuntu's GNOME) plays videos in Totem, and a
+//!   task asks for VLC instead (`default_video_player`). The same file
+//!   names Totem for every video type the getter asks about
+//!   ([`VIDEO_PLAYER`]). `xdg-mime` passes over a default whose application
+//!   is not installed: on a host without Totem the answer is the host's
+//!   (`apt-get install totem` makes it the VM's).
+//! - GSettings the VM's snapshot holds where Debian's schemas say
+//!   otherwise ([`VM_GSETTINGS`]: the screen does not lock, which a task
+//!   asks to turn on), set on the task desktop's own dconf when it starts
+//!   ([`apply_gsettings`]).
 
 use std::path::Path;
 
@@ -67,6 +77,65 @@ pub const OFFICE_DEFAULTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The video types (`video/...`) OSWorld's `get_default_video_player`
+/// asks `xdg-mime` about (its list names each twice but `x-ogm+ogg`), and
+/// the ones the VM's default player is written for.
+pub const VIDEO_TYPES: &[&str] = &[
+    "3gp",
+    "3gpp",
+    "3gpp2",
+    "avi",
+    "divx",
+    "dv",
+    "fli",
+    "flv",
+    "mp2t",
+    "mp4",
+    "mp4v-es",
+    "mpeg",
+    "mpeg-system",
+    "msvideo",
+    "ogg",
+    "quicktime",
+    "vnd.divx",
+    "vnd.mpegurl",
+    "vnd.rn-realvideo",
+    "webm",
+    "x-anim",
+    "x-avi",
+    "x-flc",
+    "x-fli",
+    "x-flv",
+    "x-m4v",
+    "x-matroska",
+    "x-mpeg",
+    "x-mpeg-system",
+    "x-mpeg2",
+    "x-ms-asf",
+    "x-ms-asf-plugin",
+    "x-ms-asx",
+    "x-ms-wm",
+    "x-ms-wmv",
+    "x-ms-wmx",
+    "x-ms-wvx",
+    "x-msvideo",
+    "x-nsv",
+    "x-ogm",
+    "x-ogm+ogg",
+    "x-theora",
+    "x-theora+ogg",
+];
+
+/// The VM's default video player (Ubuntu's), by its desktop file.
+pub const VIDEO_PLAYER: &str = "org.gnome.Totem.desktop";
+
+/// GSettings (schema, key, value as `gsettings set` takes it) whose value
+/// on OSWorld's VM differs from Debian's schema default. The screen lock:
+/// off on the VM (a task asks to turn it on and reads `true` as done), on
+/// in Debian's schema.
+pub const VM_GSETTINGS: &[(&str, &str, &str)] =
+    &[("org.gnome.desktop.screensaver", "lock-enabled", "false")];
+
 /// Writes the VM's settings into `home` (a task's fresh folder); a file the
 /// home has already is left as it is.
 pub fn seed(home: &Path) -> std::io::Result<()> {
@@ -76,6 +145,9 @@ pub fn seed(home: &Path) -> std::io::Result<()> {
         let mut text = String::from("[Default Applications]\n");
         for (media_type, app) in OFFICE_DEFAULTS {
             text.push_str(&format!("{media_type}={app}\n"));
+        }
+        for t in VIDEO_TYPES {
+            text.push_str(&format!("video/{t}={VIDEO_PLAYER}\n"));
         }
         std::fs::write(&mimeapps, text)?;
     }
@@ -92,6 +164,39 @@ pub fn seed(home: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Sets [`VM_GSETTINGS`] on `desktop` (its session bus, its dconf, as its
+/// account). A key this host's schemas lack is named in the error; the
+/// caller records it and the task goes on.
+pub(crate) async fn apply_gsettings(
+    desktop: &ufo_desktop_atspi::HeadlessDesktop,
+    places: &crate::task::Places,
+) -> Result<(), String> {
+    let mut failed = Vec::new();
+    for (schema, key, value) in VM_GSETTINGS {
+        let cmd = crate::command::Cmd::Words(
+            ["gsettings", "set", schema, key, value]
+                .map(str::to_owned)
+                .to_vec(),
+        );
+        let why = match crate::command::run(desktop, places, &cmd, GSETTINGS_TIMEOUT).await {
+            Ok(out) if out.code == 0 => continue,
+            Ok(out) => out.stderr.trim().to_owned(),
+            Err((m, _)) => m,
+        };
+        failed.push(format!("{schema} {key}: {why}"));
+    }
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(format!(
+            "the VM's GSettings could not be set ({}); install gsettings-desktop-schemas",
+            failed.join("; ")
+        )),
+    }
+}
+
+/// How long one `gsettings set` may take (it starts dconf on first use).
+const GSETTINGS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// The port of VLC's web interface in `home`'s `vlcrc`
 /// ([`VLC_DEFAULT_PORT`] when it names none or cannot be read).
@@ -165,6 +270,35 @@ mod tests {
                 *app,
                 "{media_type}"
             );
+        }
+    }
+
+    /// Videos open in the VM's player: `xdg-mime` answers Totem for each
+    /// type the `default_video_player` getter asks about (when Totem is
+    /// installed; otherwise it passes over the default, as the module says).
+    #[test]
+    fn videos_open_in_the_vm_s_player() {
+        let home = tempfile::tempdir().unwrap();
+        seed(home.path()).unwrap();
+        let text = std::fs::read_to_string(home.path().join(MIMEAPPS)).unwrap();
+        for t in VIDEO_TYPES {
+            assert!(
+                text.contains(&format!("\nvideo/{t}={VIDEO_PLAYER}\n")),
+                "{t}: {text}"
+            );
+        }
+        if !crate::command::installed("xdg-mime") || !crate::command::installed("totem") {
+            return;
+        }
+        for t in ["mp4", "x-matroska", "webm"] {
+            let out = std::process::Command::new("xdg-mime")
+                .args(["query", "default", &format!("video/{t}")])
+                .env("HOME", home.path())
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("XDG_CURRENT_DESKTOP")
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), VIDEO_PLAYER);
         }
     }
 }

@@ -10,6 +10,8 @@
 //! accessibility tree (OSWorld's XML form), the active tab's page, its
 //! query and last path part, its elements by class and XPath, another
 //! page's content and a PDF of a third, the bookmark, the history.
+//! A second task opens a page nothing serves: it is `unavailable`, not
+//! scored, since its checker reads the cookies visits would have left.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -52,6 +54,80 @@ fn history_template(sql: &Path, path: &Path) {
         .unwrap();
 }
 
+/// Runs the suite in `dir/suite` on a task desktop as OSWorld's VM, by an
+/// agent that says FINISH at once; results and files go to `dir/out`.
+async fn run_suite(
+    dir: &Path,
+    mirror: Option<std::path::PathBuf>,
+) -> Vec<ufo_eval::run::TaskResult> {
+    let (tasks, errors) = load_suite(&dir.join("suite"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
+    let model = ScriptedModel::start((0..4).map(|_| fixed(reply.to_string())).collect()).await;
+    let m = model.agent_yaml();
+    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
+    let opts = EvalOptions {
+        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
+        config: cfg,
+        out: dir.join("out"),
+        parallel: 1,
+        max_steps: Some(2),
+        mode: EvalMode::Normal,
+        task_timeout: Duration::from_secs(300),
+        fetcher: Arc::new(Fetcher::new(dir.join("downloads"), mirror)),
+        desktop: TaskDesktop::like_osworld(),
+        max_cost: None,
+        max_task_cost: None,
+    };
+    run_tasks(&opts, tasks, |_| {}).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_the_setup_cannot_reach_leaves_no_cookies_to_score() {
+    assert!(
+        ufo_eval::command::installed("chromium"),
+        "chromium is not installed: run scripts/bootstrap.sh"
+    );
+    let base = pages().await;
+    // An address nothing listens on: Chromium shows its error page.
+    let gone = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/gone.html", l.local_addr().unwrap())
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite/chrome");
+    std::fs::create_dir_all(&suite).unwrap();
+    let task = json!({"id": "cookies", "snapshot": "chrome", "source": "ufo-rs",
+        "instruction": "Delete the cookies of the sites you were shown.",
+        "related_apps": ["chrome"],
+        "config": [
+            {"type": "launch", "parameters": {"command": ["google-chrome", "--remote-debugging-port=1337"]}},
+            {"type": "launch", "parameters": {"command": ["socat", "tcp-listen:9222,fork", "tcp:localhost:1337"]}},
+            {"type": "chrome_open_tabs", "parameters": {"urls_to_open": [format!("{base}/a.html"), gone.clone()]}}
+        ],
+        "evaluator": {"func": "is_cookie_deleted",
+            "result": {"type": "cookie_data", "dest": "Cookies"},
+            "expected": {"type": "rule", "rules": {"type": "domains", "domains": [".example.com"]}}}});
+    std::fs::write(suite.join("cookies.json"), task.to_string()).unwrap();
+    let results = run_suite(dir.path(), None).await;
+    let [r] = &results[..] else {
+        panic!("{results:?}")
+    };
+    // Not scored: no cookie of a site never reached would read as deleted.
+    assert_eq!(r.status, RunStatus::Unavailable, "{r:#?}");
+    assert!(
+        r.error.as_deref().unwrap_or_default().contains(&gone),
+        "{r:#?}"
+    );
+    assert_eq!(r.unreached, [gone.clone()], "{r:#?}");
+    assert!(
+        r.step_problems
+            .iter()
+            .any(|p| p.contains(&gone) && !p.contains("a.html")),
+        "{r:#?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
     assert!(
@@ -78,27 +154,8 @@ async fn chromium_stands_in_for_chrome_and_the_getters_read_it_back() {
         &mirror_path(&mirror, &url).unwrap(),
     );
 
-    let (tasks, errors) = load_suite(&dir.path().join("suite"));
-    assert!(errors.is_empty(), "{errors:?}");
-    let reply = json!({"observation": "", "thought": "done", "status": "FINISH", "result": "done"});
-    let model = ScriptedModel::start((0..4).map(|_| fixed(reply.to_string())).collect()).await;
-    let m = model.agent_yaml();
-    let cfg = config(&format!("HOST_AGENT:\n{m}APP_AGENT:\n{m}"));
     let out = dir.path().join("out");
-    let opts = EvalOptions {
-        prompts: Arc::new(ufo_agent::PromptSet::load(&cfg.prompts).unwrap()),
-        config: cfg,
-        out: out.clone(),
-        parallel: 1,
-        max_steps: Some(2),
-        mode: EvalMode::Normal,
-        task_timeout: Duration::from_secs(300),
-        fetcher: Arc::new(Fetcher::new(dir.path().join("downloads"), Some(mirror))),
-        desktop: TaskDesktop::like_osworld(),
-        max_cost: None,
-        max_task_cost: None,
-    };
-    let results = run_tasks(&opts, tasks, |_| {}).await;
+    let results = run_suite(dir.path(), Some(mirror)).await;
     let [r] = &results[..] else {
         panic!("{results:?}")
     };

@@ -3,7 +3,8 @@
 //! task's own fresh folder — at `/home/user` in a private mount namespace.
 //! Two tasks of `tests/task-desktop/` (OSWorld's format) run side by side:
 //! the first writes to `/home/user/...` (a shell step, a download), sets a
-//! GSettings key, launches a GTK 2 application (whose window ufo, as root,
+//! GSettings key (the second finds the VM's own value of another: the
+//! screen lock off, where Debian's schema says on), launches a GTK 2 application (whose window ufo, as root,
 //! reads through the accessibility bus) and reads it all back
 //! through getters, with Python's `Xlib` (as `pyautogui`) on a 1920×1080
 //! screen and a window manager, writes to its own `/tmp` and uses `sudo` as
@@ -81,7 +82,7 @@ async fn each_task_has_its_own_home_as_an_unprivileged_account() {
         // 1920×1080 screen, the downloaded file was the account's to
         // change, a window manager runs, /tmp is the task's own, `sudo`
         // installs nothing new and makes a folder as the account; the other
-        // task saw none of it.
+        // task saw none of it, and has the VM's screen-lock setting.
         assert_eq!((r.status, r.score), (RunStatus::Scored, 1.0), "{r:?}");
         // gpicview (GTK 2) registered on the accessibility bus, and ufo
         // (root) reads its window: its launch and `activate_window` wait

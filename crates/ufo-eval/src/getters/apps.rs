@@ -154,54 +154,6 @@ pub(super) async fn vlc_status(
     })
 }
 
-/// The video types OSWorld's `get_default_video_player` asks `xdg-mime`
-/// about (its list names each twice but `x-ogm+ogg`).
-const VIDEO_TYPES: &[&str] = &[
-    "3gp",
-    "3gpp",
-    "3gpp2",
-    "avi",
-    "divx",
-    "dv",
-    "fli",
-    "flv",
-    "mp2t",
-    "mp4",
-    "mp4v-es",
-    "mpeg",
-    "mpeg-system",
-    "msvideo",
-    "ogg",
-    "quicktime",
-    "vnd.divx",
-    "vnd.mpegurl",
-    "vnd.rn-realvideo",
-    "webm",
-    "x-anim",
-    "x-avi",
-    "x-flc",
-    "x-fli",
-    "x-flv",
-    "x-m4v",
-    "x-matroska",
-    "x-mpeg",
-    "x-mpeg-system",
-    "x-mpeg2",
-    "x-ms-asf",
-    "x-ms-asf-plugin",
-    "x-ms-asx",
-    "x-ms-wm",
-    "x-ms-wmv",
-    "x-ms-wmx",
-    "x-ms-wvx",
-    "x-msvideo",
-    "x-nsv",
-    "x-ogm",
-    "x-ogm+ogg",
-    "x-theora",
-    "x-theora+ogg",
-];
-
 /// The most common non-empty answer, the first seen winning a tie
 /// (`Counter.most_common(1)`), or `unknown`.
 fn most_common(answers: &[String]) -> String {
@@ -226,7 +178,7 @@ fn most_common(answers: &[String]) -> String {
 pub(super) async fn default_video_player(cx: &GetContext<'_>) -> Got {
     let mut answers = Vec::new();
     // OSWorld's list names every type twice but `x-ogm+ogg`.
-    for t in VIDEO_TYPES {
+    for t in crate::vm_home::VIDEO_TYPES {
         let mime = format!("video/{t}");
         let twice = !matches!(*t, "x-ogm+ogg");
         let Some(a) = output(cx, &["xdg-mime", "query", "default", &mime]).await else {
