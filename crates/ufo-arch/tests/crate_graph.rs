@@ -175,6 +175,29 @@ fn the_agents_do_not_know_the_backend_or_the_transport() {
 }
 
 #[test]
+fn the_galaxy_model_is_vocabulary_only() {
+    // Galaxy's data model and editing core: everything above it (the
+    // orchestrator, the ConstellationAgent, the AIP client) may use it,
+    // so it links no agent, model, transport or OS API.
+    let g = graph();
+    let mut banned: Vec<&str> = OS_APIS.iter().chain(AGENT_SIDE).copied().collect();
+    banned.extend([
+        "ufo-aip",
+        "ufo-aip-server",
+        "ufo-desktop",
+        "ufo-mcp",
+        "tokio",
+    ]);
+    g.assert_free_of("ufo-galaxy", &banned);
+    let ours: Vec<String> = g
+        .reach("ufo-galaxy")
+        .into_keys()
+        .filter(|n| n.starts_with("ufo-"))
+        .collect();
+    assert_eq!(ours, ["ufo-core"], "ufo-galaxy depends on {ours:?}");
+}
+
+#[test]
 fn the_reach_follows_a_chain_and_names_it() {
     // The check itself can fail: the CLI links the agents through a path.
     let g = graph();

@@ -375,14 +375,22 @@ fn desktop_note(user: Option<&str>, osworld: bool, user_flag: bool) -> Option<St
 /// step then fails (recorded in the task's `step_problems`).
 fn pyautogui_note(osworld: bool, installed: impl FnOnce() -> bool) -> Option<String> {
     (osworld && !installed()).then(|| {
-        "warning: python3 has no pyautogui: OSWorld's setup and postconfig steps that type or save with it (`python -c \"import pyautogui; ...\"`) fail and are recorded in each task's step_problems; install it for the system Python: `python3 -m pip install --break-system-packages pyautogui` (with `apt-get install python3-tk python3-xlib python-is-python3`)".into()
+        "warning: python3 has no pyautogui: OSWorld's setup and postconfig steps that type or save with it (`python -c \"import pyautogui; ...\"`) fail and are recorded in each task's step_problems; install it for the system Python: `/usr/bin/python3 -m pip install --break-system-packages pyautogui` (with `apt-get install python3-tk python3-xlib python-is-python3`)".into()
     })
 }
 
-/// Whether the system's `python3` finds the `pyautogui` module (found, not
-/// imported: importing it needs a display).
+/// Whether the system's Python finds the `pyautogui` module (found, not
+/// imported: importing it needs a display). The system's: the tasks' `python`
+/// is Debian's (`python-is-python3`), also when the caller's `PATH` starts
+/// with another (pyenv's in `/root` is not the task account's to run).
 fn pyautogui_installed() -> bool {
-    std::process::Command::new("python3")
+    let system = std::path::Path::new("/usr/bin/python3");
+    let python = if system.exists() {
+        system.as_os_str()
+    } else {
+        std::ffi::OsStr::new("python3")
+    };
+    std::process::Command::new(python)
         .args([
             "-c",
             "import importlib.util, sys; sys.exit(importlib.util.find_spec('pyautogui') is None)",

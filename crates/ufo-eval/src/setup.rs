@@ -677,7 +677,7 @@ mod tests {
             message: String::new(),
             source: None,
         }) {
-            Failed::Logged(_) => "logged",
+            Failed::Logged(_) | Failed::Unreached(..) => "logged",
             Failed::Fatal(_) => "fatal",
             Failed::Unavailable(_) => "unavailable",
             Failed::Unsupported(_) => "unsupported",

@@ -119,7 +119,7 @@ async fn a_page_the_setup_cannot_reach_leaves_no_cookies_to_score() {
         r.error.as_deref().unwrap_or_default().contains(&gone),
         "{r:#?}"
     );
-    assert_eq!(r.unreached, [gone.clone()], "{r:#?}");
+    assert_eq!(r.unreached, std::slice::from_ref(&gone), "{r:#?}");
     assert!(
         r.step_problems
             .iter()
