@@ -26,7 +26,7 @@
 //! - GSettings the VM's snapshot holds where Debian's schemas say
 //!   otherwise ([`VM_GSETTINGS`]: the screen does not lock, which a task
 //!   asks to turn on), set on the task desktop's own dconf when it starts
-//!   ([`apply_gsettings`]).
+//!   (`apply_gsettings`).
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //!
 //! * [`enums`]: statuses, dependency types, states, device types,
 //!   priorities, with UFO's spellings and its lenient reading.
-//! * [`task`], [`line`], [`constellation`]: the types.
+//! * [`task`], [`line`](mod@line), [`constellation`]: the types.
 //! * [`input`]: reading either of UFO's shapes (maps by id or lists).
 //! * [`output`]: writing UFO's `to_dict` shape.
 //! * [`run`]: task transitions and the derived constellation state.
