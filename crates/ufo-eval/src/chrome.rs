@@ -219,18 +219,15 @@ pub(crate) async fn open_tabs(places: &Places, urls: &[String]) -> Result<(), Ta
     let (mut slow, mut unreached) = (Vec::new(), Vec::new());
     for (i, url) in urls.iter().enumerate() {
         let tab = cdp.new_tab(url).await.map_err(|e| e.to_string())?;
-        let mut page = Page::open(&tab).await.ok();
-        let loaded = match page.as_mut() {
-            Some(p) => p.wait_navigated(url, Duration::from_secs(60)).await,
-            None => false,
-        };
-        match page {
-            Some(mut p) if loaded => {
-                if p.href().await.is_some_and(|h| h.starts_with(ERROR_PAGE)) {
+        match Page::open(&tab).await {
+            Ok(mut p) => {
+                if !p.wait_navigated(url, Duration::from_secs(60)).await {
+                    slow.push(url.clone());
+                } else if p.href().await.is_some_and(|h| h.starts_with(ERROR_PAGE)) {
                     unreached.push(url.clone());
                 }
             }
-            _ => slow.push(url.clone()),
+            Err(_) => slow.push(url.clone()),
         }
         if i == 0 {
             // Playwright's `context.pages[0]`: the oldest tab (the new one

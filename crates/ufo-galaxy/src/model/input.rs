@@ -102,75 +102,50 @@ fn text_of(v: Value) -> String {
     }
 }
 
-#[derive(Deserialize)]
+/// Every field may be missing (`#[serde(default)]`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct RawConstellation {
-    #[serde(default)]
     constellation_id: Option<String>,
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     state: ConstellationState,
-    #[serde(default)]
     tasks: Keyed<RawTask>,
-    #[serde(default)]
     dependencies: Keyed<RawLine>,
-    #[serde(default)]
     metadata: Option<Map<String, Value>>,
-    #[serde(default)]
     created_at: Option<String>,
-    #[serde(default)]
     updated_at: Option<String>,
-    #[serde(default)]
     execution_start_time: Option<String>,
-    #[serde(default)]
     execution_end_time: Option<String>,
-    #[serde(default)]
     execution_duration: Option<f64>,
 }
 
-#[derive(Deserialize)]
+/// Every field may be missing (`#[serde(default)]`).
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct RawTask {
-    #[serde(default)]
     task_id: Option<String>,
-    #[serde(default)]
     name: Option<String>,
-    #[serde(default)]
     description: Option<String>,
-    #[serde(default)]
     task_description: Option<String>,
-    #[serde(default, deserialize_with = "tips")]
+    #[serde(deserialize_with = "tips")]
     tips: Vec<String>,
-    #[serde(default)]
     target_device_id: Option<String>,
-    #[serde(default, deserialize_with = "lenient_device_type")]
+    #[serde(deserialize_with = "lenient_device_type")]
     device_type: Option<DeviceType>,
-    #[serde(default)]
     priority: TaskPriority,
-    #[serde(default)]
     timeout: Option<f64>,
-    #[serde(default)]
     retry_count: Option<u32>,
-    #[serde(default)]
     current_retry: Option<u32>,
-    #[serde(default)]
     task_data: Option<Map<String, Value>>,
-    #[serde(default)]
     expected_output_type: Option<String>,
-    #[serde(default)]
     status: TaskStatus,
-    #[serde(default)]
     result: Value,
-    #[serde(default, deserialize_with = "error_text")]
+    #[serde(deserialize_with = "error_text")]
     error: Option<String>,
-    #[serde(default)]
     created_at: Option<String>,
-    #[serde(default)]
     updated_at: Option<String>,
-    #[serde(default)]
     execution_start_time: Option<String>,
-    #[serde(default)]
     execution_end_time: Option<String>,
-    #[serde(default)]
     execution_duration: Option<f64>,
 }
 
