@@ -55,11 +55,14 @@ mod browser;
 pub(crate) use browser::compare_urls;
 pub(crate) use frame::last_row_strings;
 mod cellstyle;
+mod cellvalue;
 mod charts;
 mod chrome;
 mod cities;
 mod clock;
+mod condfmt;
 mod docx;
+mod formula;
 mod frame;
 mod gimp;
 mod html;
@@ -87,6 +90,7 @@ mod slideimage;
 mod slides;
 mod sqlite;
 mod structured;
+mod stylerule;
 mod table;
 mod text;
 mod video;
@@ -168,9 +172,6 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
         "compare_epub" => {
             "its score is a diff ratio of each chapter as lxml (libxml2) re-serialises it with pretty_print, which no Rust HTML crate reproduces"
-        }
-        "compare_table rule style" => {
-            "OSWorld's evaluates the sheet's conditional formatting with the `formulas` package's spreadsheet engine, which is not reproduced"
         }
         _ => return None,
     })

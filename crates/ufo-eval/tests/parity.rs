@@ -44,6 +44,8 @@ mod rowsvalid;
 mod settings;
 #[path = "parity/slides.rs"]
 mod slides;
+#[path = "parity/styles.rs"]
+mod styles;
 #[path = "parity/table.rs"]
 mod table;
 #[path = "parity/videos.rs"]

@@ -2,23 +2,26 @@
 //!
 //! Sheets are loaded by `workbook`; the rules compare them.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::cellstyle;
 use super::charts;
+use super::condfmt::StyleError;
 use super::frame::frames_equal;
 use super::pivot;
 use super::sheetprops;
 use super::similarity::{indel_ratio, py_splitlines};
 use super::structured::match_value;
+use super::stylerule;
 use super::workbook::{Book, Cell, Grid, cell_at, parse_cell, range_cells};
 use super::{CheckError, Cx, Got, read_text};
 
 /// Which workbook a sheet index refers to.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Side {
     Result,
     Expected,
@@ -67,7 +70,14 @@ enum SheetRef {
 struct Books<'b> {
     result: &'b Book,
     expected: Option<&'b Book>,
+    /// The cells earlier rules created in openpyxl's sheets (`check_cell`
+    /// reads `sheet[coordinate]`, the style rule's passes call
+    /// `ws.cell()`), which widen a later style rule's rectangle.
+    created: RefCell<Created>,
 }
+
+/// Cells created per (book, sheet name).
+type Created = HashMap<(Side, String), BTreeSet<(usize, usize)>>;
 
 impl Books<'_> {
     /// The book and sheet name a rule's index names; `Ok(None)` when the
@@ -78,6 +88,16 @@ impl Books<'_> {
         rule: &Map<String, Value>,
         key: &str,
     ) -> Result<Option<(&Book, String)>, CheckError> {
+        Ok(self.locate(cx, rule, key)?.map(|(_, b, n)| (b, n)))
+    }
+
+    /// [`Books::resolve`], with the side the book is.
+    fn locate(
+        &self,
+        cx: &Cx<'_>,
+        rule: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<(Side, &Book, String)>, CheckError> {
         let (side, r) = parse_idx(cx, rule.get(key), key)?;
         let book = match side {
             Side::Result => self.result,
@@ -98,7 +118,7 @@ impl Books<'_> {
                 }
             }
         };
-        Ok(Some((book, name)))
+        Ok(Some((side, book, name)))
     }
 
     fn grid(
@@ -124,6 +144,7 @@ const RULE_TYPES: &[&str] = &[
     "data_validation",
     "pivot_table",
     "chart",
+    "style",
 ];
 
 /// `compare_table`: with option `rules` (a list of `{type, …}` checked in
@@ -146,11 +167,6 @@ pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
     for r in &rules {
         match r.get("type").and_then(Value::as_str) {
             Some(t) if RULE_TYPES.contains(&t) => {}
-            // Not reproduced (see `why_unsupported`): the task is
-            // `unsupported`, not a checker error of its own.
-            Some("style") => {
-                return Err(CheckError::Unsupported("compare_table rule style".into()));
-            }
             Some(t) => return Err(cx.bad(format!("rule type {t:?} is not supported"))),
             None => return Err(cx.bad("each rule needs a string \"type\"")),
         }
@@ -163,9 +179,31 @@ pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
     if !openpyxl_opens(path) {
         return Ok(false);
     }
+    // openpyxl fails on some conditional formats (checked where a style
+    // rule reads them).
+    let styled = rules
+        .iter()
+        .any(|r| r.get("type").and_then(Value::as_str) == Some("style"));
+    if styled && !matches!(stylerule::load_failure(path), Ok(None)) {
+        return Ok(false);
+    }
     let Some(result) = Book::load(path) else {
         return Ok(false);
     };
+    if styled
+        && let Some(Got::File(p)) = cx.expected
+        && openpyxl_opens(p)
+    {
+        match stylerule::load_failure(p) {
+            Ok(None) => {}
+            Ok(Some(why)) => {
+                return Err(cx.bad(format!(
+                    "openpyxl cannot load the expected workbook: {why} (OSWorld raises)"
+                )));
+            }
+            Err(e) => return Err(cx.bad(format!("expected workbook {}: {e}", p.display()))),
+        }
+    }
     let expected =
         match cx.expected {
             Some(Got::File(p)) if openpyxl_opens(p) => Some(Book::load(p).ok_or_else(|| {
@@ -183,6 +221,7 @@ pub(super) fn compare_table(cx: &Cx<'_>) -> Result<bool, CheckError> {
     let books = Books {
         result: &result,
         expected: expected.as_ref(),
+        created: RefCell::default(),
     };
     for r in rules {
         if !check_rule(cx, &books, r)? {
@@ -299,6 +338,17 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
             let grid = books.grid(cx, r, "sheet_idx")?;
             let mut ok = grid.is_some();
             let sheet = books.resolve(cx, r, "sheet_idx")?;
+            // `sheet[coordinate]` creates the cell in openpyxl's sheet.
+            if let Some((side, b, n)) = books.locate(cx, r, "sheet_idx")?
+                && b.names.contains(&n)
+            {
+                books
+                    .created
+                    .borrow_mut()
+                    .entry((side, n))
+                    .or_default()
+                    .insert((row, col));
+            }
             for (prop, rule) in props {
                 let rule = rule
                     .as_object()
@@ -318,10 +368,36 @@ fn check_rule(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<
         }
         "row_props" => row_props(cx, books, r),
         "data_validation" => data_validation(cx, books, r),
+        "style" => style(cx, books, r),
         "pivot_table" => objects(cx, books, r, "pivot_props", pivot::load),
         "chart" => objects(cx, books, r, "chart_props", charts::load),
         other => Err(cx.bad(format!("rule type {other:?} is not supported"))),
     }
+}
+
+/// `style`: the two sheets' styles (`load_xlsx_styles`: each cell's
+/// `props`, conditional formats applied) are equal. Where OSWorld's
+/// function raises, a checker error; outside what is reproduced, the rule
+/// is refused (`Unsupported`, saying why).
+fn style(cx: &Cx<'_>, books: &Books<'_>, r: &Map<String, Value>) -> Result<bool, CheckError> {
+    let props = stylerule::props(r.get("props")).map_err(|m| cx.bad(m))?;
+    let load = |key: &str| -> Result<stylerule::Styles, CheckError> {
+        let Some((side, book, name)) = books.locate(cx, r, key)? else {
+            return Ok(stylerule::Styles::new());
+        };
+        let mut created = books.created.borrow_mut();
+        let cells = created.entry((side, name.clone())).or_default();
+        stylerule::load(&book.path, &name, &props, cells).map_err(|e| match e {
+            StyleError::Raises(m) => cx.bad(format!("style: {m} (OSWorld raises)")),
+            StyleError::Refuse(m) => {
+                CheckError::Unsupported(format!("compare_table rule style: {m}"))
+            }
+            StyleError::Bad(m) => cx.bad(format!("{}: {m}", book.path.display())),
+        })
+    };
+    let a = load("sheet_idx0")?;
+    let b = load("sheet_idx1")?;
+    Ok(a == b)
 }
 
 /// `row_props`: the rows openpyxl keeps a dimension for, with `props`, are
