@@ -17,34 +17,16 @@ export UFO_STATE_DIR="$work/state"
 trap '"$ufo" desktop stop --name apps >&2; rm -rf "$work"' EXIT
 eval "$("$ufo" desktop env --name apps)"
 
-# A LibreOffice profile without the tip of the day, a Firefox profile without
-# first-run pages, and the form Firefox shows.
-mkdir -p "$work/lo/user" "$work/ff"
-cat > "$work/lo/user/registrymodifications.xcu" <<'XCU'
-<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-XCU
-cat > "$work/ff/user.js" <<'JS'
-user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("browser.newtab.preload", false);
-JS
-cat > "$work/form.html" <<'HTML'
-<!doctype html><html><head><title>Signup</title></head><body><form>
-<label for="n">Name</label> <input id="n"><label for="c">Color</label>
-<select id="c"><option>Red</option><option>Green</option></select>
-<input id="s" type="checkbox"><label for="s">Subscribe</label></form></body></html>
-HTML
-lo="-env:UserInstallation=file://$work/lo"
+# The fixture tree the tests and `ufo bench apps` use: a LibreOffice profile
+# without the tip of the day, a Firefox profile without first-run pages, and
+# the form Firefox shows.
+cp -r crates/ufo-testkit/fixtures/apps/. "$work/"
+lo="-env:UserInstallation=file://$work/lo-profile"
 
 # command | registry name | window title (part) | pyatspi --managed
 apps=("soffice $lo --calc --norestore --nologo|soffice|LibreOffice Calc|skip"
       "soffice $lo --writer --norestore --nologo|soffice|LibreOffice Writer|skip"
-      "firefox-esr --new-instance --no-remote --profile $work/ff file://$work/form.html|Firefox|Signup|skip"
+      "firefox-esr --new-instance --no-remote --profile $work/ffprofile file://$work/form.html|Firefox|Signup|skip"
       "gnome-text-editor --standalone|gnome-text-editor||skip"
       "featherpad|FeatherPad||skip")
 

@@ -10,6 +10,7 @@ name (a regular expression, case-insensitive).
 import json
 import os
 import re
+import shutil
 import time
 
 from verify import (  # noqa: E402 (the table's verifications)
@@ -87,8 +88,6 @@ REQUIRED_PROGRAMS = ["gedit", "mousepad", "gtk3-widget-factory", "gtk3-demo", "g
                      "qpdfview", "qt6ct", "soffice", "firefox-esr", "java",
                      "kdialog", "dolphin", "kate", "pcmanfm-qt", "chromium"]
 
-PDF_TEXT = "Conformance page one says hello"
-DOC_TEXT = "The quick brown fox reads conformance text."
 
 
 class Check:
@@ -228,104 +227,27 @@ def act_on(choose, tool, pick=0, **args):
 
 # ---------------------------------------------------------------- fixtures
 
+# The files the applications open: one tree for the benchmarks, the tests and
+# these checks (crates/ufo-testkit/fixtures/apps), laid out as $WORK. The texts
+# the checks look for are read from it.
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "crates", "ufo-testkit", "fixtures", "apps")
+
+
 def make_fixtures(work):
-    with open(os.path.join(work, "doc.txt"), "w") as f:
-        f.write(DOC_TEXT + "\nsecond line\n")
-    for d in ("alpha-folder", "beta-folder", "gamma-folder"):
-        os.makedirs(os.path.join(work, "files", d), exist_ok=True)
-    with open(os.path.join(work, "files", "beta-folder", "inside-beta.txt"), "w") as f:
-        f.write("x\n")
-    with open(os.path.join(work, "doc.pdf"), "wb") as f:
-        f.write(_pdf(PDF_TEXT))
-    with open(os.path.join(work, "form.html"), "w") as f:
-        f.write(FORM_HTML)
-    with open(os.path.join(work, "login.html"), "w") as f:
-        f.write(LOGIN_HTML)
-    # A folder of three files and a hidden one (file choosers, file managers).
-    os.makedirs(os.path.join(work, "pick"), exist_ok=True)
-    for name in ("a.txt", "b.txt", "c.txt", HIDDEN):
-        with open(os.path.join(work, "pick", name), "w") as f:
-            f.write(name + "\n")
-    with open(os.path.join(work, "focus.txt"), "w") as f:
-        f.write("first line\n")
-    prof = os.path.join(work, "ffprofile")
-    os.makedirs(prof, exist_ok=True)
-    with open(os.path.join(prof, "user.js"), "w") as f:
-        f.write(FIREFOX_PREFS)
-    lo = os.path.join(work, "lo-profile", "user")
-    os.makedirs(lo, exist_ok=True)
-    with open(os.path.join(lo, "registrymodifications.xcu"), "w") as f:
-        f.write(LO_PREFS)
+    shutil.copytree(FIXTURES, work, dirs_exist_ok=True)
 
 
-def _pdf(text):
-    objs = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-        None,
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    stream = f"BT /F1 24 Tf 72 700 Td ({text}) Tj ET".encode()
-    objs[3] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
-    out = b"%PDF-1.4\n"
-    offs = []
-    for i, o in enumerate(objs, 1):
-        offs.append(len(out))
-        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    for o in offs:
-        out += b"%010d 00000 n \n" % o
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    return out
+def _fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
 
 
-FORM_HTML = """<!doctype html>
-<html><head><title>Signup</title></head><body>
-<p>Conformance web page paragraph.</p>
-<form>
-<label for="name">Name</label> <input id="name" type="text"><br>
-<label for="color">Color</label>
-<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
-<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
-</form></body></html>
-"""
-
-# A login form whose search field takes the keyboard on load (autofocus).
-LOGIN_HTML = """<!doctype html>
-<html><head><title>Login</title></head><body>
-<form>
-<label for="user">User</label> <input id="user" type="text"><br>
-<label for="pw">Password</label> <input id="pw" type="password"><br>
-<label for="q">Search</label> <input id="q" type="text" autofocus>
-</form></body></html>
-"""
-
+DOC_TEXT = _fixture("doc.txt").decode().splitlines()[0]
+PDF_TEXT = re.search(rb"\((.*?)\) Tj", _fixture("doc.pdf")).group(1).decode()
+FORM_PARAGRAPH = re.search(r"<p>(.*?)</p>", _fixture("form.html").decode()).group(1)
 HIDDEN = ".hidden-note.txt"
 PASSWORD = "s3cret!"
-
-FIREFOX_PREFS = """user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("datareporting.policy.firstRunURL", "");
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("startup.homepage_welcome_url", "");
-user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
-user_pref("browser.sessionstore.resume_from_crash", false);
-user_pref("browser.startup.page", 0);
-user_pref("browser.newtab.preload", false);
-user_pref("browser.newtabpage.enabled", false);
-"""
-
-LO_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
-<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
-</oor:items>
-"""
 
 
 # ---------------------------------------------------------------- the table
@@ -690,7 +612,7 @@ CHECKS = [
     Check("firefox", "read", "`texts` on the page document → the page's paragraph",
           FF,
           [remember_texts("Document|Pane|Group", "Signup|.*")],
-          verify_in_texts("Conformance web page paragraph."), settle=3),
+          verify_in_texts(FORM_PARAGRAPH), settle=3),
     # ---- tables by column: a header click sorts; a cell says its column
     Check("zenity", "sort", "zenity --list (two columns, unsorted): click the header 'Fruit' → AT-SPI rows sorted; 'yellow' is of column 'Colour'",
           ["zenity", "--list", "--column", "Fruit", "--column", "Colour", "cherry", "dark red", "apple", "red", "banana", "yellow"],
@@ -823,5 +745,5 @@ CHECKS = [
           [act("click_input", "Button", "^Page$")],
           verify_showing("label", "^Page$"), settle=4),
     Check("chromium", "read", "the page's paragraph is said once, by the text it is (not again by an unnamed document)",
-          CHR, [sleep(0.5)], verify_said_once("Conformance web page paragraph."), settle=4),
+          CHR, [sleep(0.5)], verify_said_once(FORM_PARAGRAPH), settle=4),
 ]

@@ -13,13 +13,14 @@ use observe::Seen;
 
 use crate::call::{Call, Decision};
 use crate::error::AgentError;
+use crate::guards::{Gate, confirmed_status, gate};
 use crate::lifecycle::{Lifecycle, Resumable};
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory, SavedScreenshot};
 use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{AppResponse, plain};
-use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepFailure, StepRecord};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionStatus, AppAgentStatus, Command, Control};
@@ -136,10 +137,7 @@ impl AppAgent {
     }
 
     /// One step: observe, ask, act, remember; one method per phase.
-    pub async fn step(
-        &mut self,
-        input: StepInput<'_>,
-    ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
+    pub async fn step(&mut self, input: StepInput<'_>) -> Result<AppStep, StepFailure> {
         let started = Instant::now();
         let mut rec = self.life.new_record(
             AgentKind::AppAgent,
@@ -183,14 +181,15 @@ impl AppAgent {
         // Sensitive step: stop before acting; the session asks the user. With
         // SAFE_GUARD, a sensitive call stops too when the model did not ask.
         let guarded = crate::guards::guarded(&self.settings, status, &calls, &mut self.selection);
-        if (status == AppAgentStatus::Confirm || !guarded.is_empty()) && !calls.is_empty() {
-            return Ok(self.hold(rec, calls, controls, shot, status, guarded, started));
-        }
-        if status == AppAgentStatus::Pending {
-            rec.status = status.into();
-            self.remember(&mut rec, input.blackboard, status, None);
-            let questions = self.life.ask(reply.questions.items());
-            return Ok(AppStep::finished(rec, status, started).asking(questions));
+        match gate(status, !calls.is_empty(), !guarded.is_empty()) {
+            Gate::Hold => {
+                return Ok(self.hold(rec, calls, controls, shot, status, guarded, started));
+            }
+            Gate::Ask => {
+                let questions = reply.questions.items();
+                return Ok(self.ask_user(rec, input.blackboard, status, questions, started));
+            }
+            Gate::Act => {}
         }
 
         // 3. Action execution, 4. memory update.
@@ -270,16 +269,12 @@ impl AppAgent {
         guarded: Vec<String>,
         started: Instant,
     ) -> AppStep {
-        let final_status = match status {
-            AppAgentStatus::Confirm => AppAgentStatus::Continue,
-            other => other,
-        };
         let actions = calls.iter().map(Call::action_string).collect();
         let work = Work {
             calls,
             controls,
             shot,
-            final_status,
+            final_status: confirmed_status(status),
         };
         self.life
             .hold(rec, work, actions, &guarded, guarded.clone(), started)

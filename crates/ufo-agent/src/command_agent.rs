@@ -12,12 +12,13 @@
 use crate::app::{AgentSettings, AppStep, StepInput, check_app_reply};
 use crate::call::{Call, Decision};
 use crate::error::AgentError;
+use crate::guards::{Gate, confirmed_status, gate};
 use crate::lifecycle::{Lifecycle, Resumable};
 use crate::llm::{Checked, interact};
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::{Template, examples_prompt, render, tools_to_llm_prompt};
 use crate::response::plain;
-use crate::step::{ActionLog, AgentKind, Phase, StepRecord};
+use crate::step::{ActionLog, AgentKind, Phase, StepFailure, StepRecord};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -126,10 +127,7 @@ impl CommandAgent {
     }
 
     /// One step: ask for a command, run it, remember its output.
-    pub async fn step(
-        &mut self,
-        input: StepInput<'_>,
-    ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
+    pub async fn step(&mut self, input: StepInput<'_>) -> Result<AppStep, StepFailure> {
         let started = Instant::now();
         let mut rec = self.life.new_record(
             AgentKind::ThirdPartyAgent,
@@ -186,26 +184,23 @@ impl CommandAgent {
             call.as_slice(),
             &mut crate::guards::Selection::default(),
         );
-        if let Some(c) = &call
-            && (status == AppAgentStatus::Confirm || !guarded.is_empty())
-        {
-            let work = Work {
-                call: c.clone(),
-                final_status: match status {
-                    AppAgentStatus::Confirm => AppAgentStatus::Continue,
-                    other => other,
-                },
-            };
-            let actions = vec![c.action_string()];
-            let held = self
-                .life
-                .hold(rec, work, actions, &guarded, guarded.clone(), started);
-            return Ok(held);
-        }
-        if status == AppAgentStatus::Pending {
-            self.remember(&mut rec, input.blackboard, status, None);
-            let questions = self.life.ask(reply.questions.items());
-            return Ok(AppStep::finished(rec, status, started).asking(questions));
+        match (gate(status, call.is_some(), !guarded.is_empty()), &call) {
+            (Gate::Hold, Some(c)) => {
+                let work = Work {
+                    call: c.clone(),
+                    final_status: confirmed_status(status),
+                };
+                let actions = vec![c.action_string()];
+                let held = self
+                    .life
+                    .hold(rec, work, actions, &guarded, guarded.clone(), started);
+                return Ok(held);
+            }
+            (Gate::Ask, _) => {
+                let questions = reply.questions.items();
+                return Ok(self.ask_user(rec, input.blackboard, status, questions, started));
+            }
+            _ => {}
         }
 
         // 3. Action execution, 4. memory update.

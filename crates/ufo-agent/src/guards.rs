@@ -1,5 +1,6 @@
-//! What the AppAgent and the command-line agent share around acting: the
-//! SAFE_GUARD check, the repeated-failure guard and the memory update.
+//! What the agents that act share around acting: the gate a step passes
+//! once the model has answered (hold for the user, ask the user, or act),
+//! the SAFE_GUARD check, the repeated-failure guard and the memory update.
 
 use crate::call::Call;
 use crate::memory::{Blackboard, Memory, MemoryItem};
@@ -9,6 +10,42 @@ use serde_json::json;
 use std::time::Instant;
 use ufo_core::AppAgentStatus;
 use ufo_desktop::tools::{ToolName, guard};
+
+/// Where a step goes once the model has answered and SAFE_GUARD has judged
+/// its work: the one gate of the AppAgent, the command-line agent and the
+/// operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// Held before acting, for the user's confirmation (CONFIRM).
+    Hold,
+    /// Ends with the model's questions for the user (PENDING).
+    Ask,
+    /// Carries out the work and remembers the step.
+    Act,
+}
+
+/// The gate for a reply with `status`: a step with work to do holds when
+/// the model asked for confirmation or `must_wait` (SAFE_GUARD's reasons,
+/// a provider's safety checks); otherwise a PENDING step asks, and the rest
+/// act. Work-less CONFIRM steps have nothing to hold and act (as a no-op).
+pub(crate) fn gate(status: AppAgentStatus, has_work: bool, must_wait: bool) -> Gate {
+    if has_work && (status == AppAgentStatus::Confirm || must_wait) {
+        Gate::Hold
+    } else if status == AppAgentStatus::Pending {
+        Gate::Ask
+    } else {
+        Gate::Act
+    }
+}
+
+/// The status a held step ends with once the user confirms it: the
+/// model's, or CONTINUE when the model itself asked (CONFIRM).
+pub(crate) fn confirmed_status(status: AppAgentStatus) -> AppAgentStatus {
+    match status {
+        AppAgentStatus::Confirm => AppAgentStatus::Continue,
+        other => other,
+    }
+}
 
 /// Whether the application's whole content was left selected by the calls
 /// so far (`^a` in one step): the next call that types, deletes or pastes
@@ -126,6 +163,24 @@ pub(crate) fn remember(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gate_holds_work_the_user_must_confirm_asks_when_pending_and_acts_otherwise() {
+        use AppAgentStatus::{Confirm, Continue, Finish, Pending};
+        // The model asks, or SAFE_GUARD stops the work: held.
+        assert_eq!(gate(Confirm, true, false), Gate::Hold);
+        assert_eq!(gate(Continue, true, true), Gate::Hold);
+        assert_eq!(gate(Pending, true, true), Gate::Hold);
+        // Nothing to hold.
+        assert_eq!(gate(Confirm, false, true), Gate::Act);
+        // Questions for the user.
+        assert_eq!(gate(Pending, true, false), Gate::Ask);
+        assert_eq!(gate(Pending, false, false), Gate::Ask);
+        assert_eq!(gate(Continue, true, false), Gate::Act);
+        assert_eq!(gate(Finish, false, false), Gate::Act);
+        assert_eq!(confirmed_status(Confirm), Continue);
+        assert_eq!(confirmed_status(Finish), Finish);
+    }
 
     #[test]
     fn external_tools_are_guarded_unless_their_server_says_they_are_safe() {

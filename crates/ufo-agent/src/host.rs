@@ -11,7 +11,7 @@ use crate::memory::{Memory, MemoryItem};
 use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_llm_prompt};
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, plain};
-use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepRecord};
+use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepFailure, StepRecord};
 use reply::{HostDecision, check_host_reply};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -319,10 +319,7 @@ impl HostAgent {
 
     /// One step: list windows, ask, select the window of the next sub-task.
     /// One method per phase.
-    pub async fn step(
-        &mut self,
-        input: StepInput<'_>,
-    ) -> Result<HostStep, Box<(AgentError, StepRecord)>> {
+    pub async fn step(&mut self, input: StepInput<'_>) -> Result<HostStep, StepFailure> {
         let started = Instant::now();
         let mut rec = StepRecord::new(AgentKind::HostAgent, "HostAgent", input.session_step);
         rec.round = input.round;

@@ -53,6 +53,8 @@ pub use memory::{Blackboard, Memory, MemoryItem, SubtaskRecord};
 pub use operator::{OPERATOR_AGENT, OperatorAgent};
 pub use prompts::{PromptPaths, PromptSet};
 pub use replay::ReplayAgent;
-pub use step::{AgentKind, LogLineError, StepRecord, read_response_log, request_for_log};
+pub use step::{
+    AgentKind, LogLineError, StepFailure, StepRecord, read_response_log, request_for_log,
+};
 pub use sub_agent::SubAgent;
 pub use ufo_desktop::dispatch::{CommandDispatcher, Observation, observe_window};

@@ -290,6 +290,21 @@ pub(crate) trait Resumable {
         let (memory, who) = self.memory_and_who();
         crate::guards::remember(memory, blackboard, rec, status, user_confirm, who);
     }
+
+    /// PENDING: the step is remembered and ends with the model's
+    /// `questions` for the user (see [`Lifecycle::ask`]).
+    fn ask_user(
+        &mut self,
+        mut rec: StepRecord,
+        blackboard: &mut Blackboard,
+        status: AppAgentStatus,
+        questions: Vec<String>,
+        started: Instant,
+    ) -> AppStep {
+        self.remember(&mut rec, blackboard, status, None);
+        let questions = self.lifecycle().ask(questions);
+        AppStep::finished(rec, status, started).asking(questions)
+    }
 }
 
 /// Continues after CONFIRM: the held step's work is carried out when

@@ -12,10 +12,11 @@
 
 use crate::app::{AgentSettings, AppStep, StepInput};
 use crate::error::AgentError;
+use crate::guards::{Gate, gate};
 use crate::lifecycle::{Lifecycle, Resumable};
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::Template;
-use crate::step::{ActionLog, AgentKind, Phase, StepRecord};
+use crate::step::{ActionLog, AgentKind, Phase, StepFailure, StepRecord};
 use image::{Rgb, RgbImage};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -161,10 +162,7 @@ impl OperatorAgent {
     }
 
     /// One step: screenshot → model → actions (or a confirmation request).
-    pub async fn step(
-        &mut self,
-        input: StepInput<'_>,
-    ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
+    pub async fn step(&mut self, input: StepInput<'_>) -> Result<AppStep, StepFailure> {
         let started = Instant::now();
         let application = match self.desktop {
             true => "Desktop",
@@ -226,8 +224,10 @@ impl OperatorAgent {
                 .collect(),
             false => Vec::new(),
         };
-        // A provider's safety check always waits for the user, SAFE_GUARD or not.
-        if !turn.safety_checks.is_empty() || !guarded.is_empty() {
+        // A provider's safety check always waits for the user, SAFE_GUARD or
+        // not. The model has no CONFIRM or PENDING of its own here.
+        let must_wait = !turn.safety_checks.is_empty() || !guarded.is_empty();
+        if gate(AppAgentStatus::Continue, true, must_wait) == Gate::Hold {
             let actions = turn.actions.iter().map(|a| format!("{a:?}")).collect();
             let reasons = turn
                 .safety_checks

@@ -289,12 +289,12 @@ impl StepRecord {
         error: crate::error::AgentError,
         status: impl Into<StepStatus>,
         started: std::time::Instant,
-    ) -> Box<(crate::error::AgentError, StepRecord)> {
+    ) -> StepFailure {
         use ufo_core::Diagnostic;
         self.error = Some(error.report());
         self.status = status.into();
         self.total_time = started.elapsed().as_secs_f64();
-        Box::new((error, self))
+        StepFailure(Box::new((error, self)))
     }
 
     /// UFO's representation of each action of the step, in order.
@@ -318,6 +318,46 @@ impl StepRecord {
     /// Records the time of a phase.
     pub fn time(&mut self, phase: Phase, since: std::time::Instant) {
         *self.execution_times.entry(phase).or_insert(0.0) += since.elapsed().as_secs_f64();
+    }
+}
+
+/// A step that ended in an error: the error, and the step's record (which
+/// carries the error's report) for the session to log before it reports
+/// the error. Every agent's `step` fails with this.
+#[derive(Debug)]
+pub struct StepFailure(Box<(crate::error::AgentError, StepRecord)>);
+
+impl StepFailure {
+    /// What went wrong.
+    pub fn error(&self) -> &crate::error::AgentError {
+        &self.0.0
+    }
+
+    /// The step as it ended.
+    pub fn record(&self) -> &StepRecord {
+        &self.0.1
+    }
+
+    /// The error and the record, to log the one and report the other.
+    pub fn into_parts(self) -> (crate::error::AgentError, StepRecord) {
+        *self.0
+    }
+}
+
+impl std::fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "step {} failed: {}",
+            self.record().session_step,
+            self.error()
+        )
+    }
+}
+
+impl std::error::Error for StepFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.error())
     }
 }
 
@@ -424,6 +464,27 @@ pub fn request_for_log(request: &ufo_llm::ChatRequest, names: &[String]) -> Valu
 mod tests {
     use super::*;
     use ufo_core::Diagnostic;
+
+    #[test]
+    fn a_failed_step_keeps_its_error_and_a_record_that_reports_it() {
+        let rec = StepRecord::new(AgentKind::AppAgent, "AppAgent/gedit", 4);
+        let started = std::time::Instant::now();
+        let failure = rec.fail(
+            crate::error::AgentError::StepDeadline { seconds: 2.0 },
+            StepStatus::Error,
+            started,
+        );
+        assert_eq!(failure.record().status, StepStatus::Error);
+        let shown = failure.to_string();
+        assert!(shown.starts_with("step 4 failed: "), "{shown}");
+        assert!(std::error::Error::source(&failure).is_some());
+        let (error, record) = failure.into_parts();
+        assert_eq!(error.code(), "ufo::agent::step_deadline");
+        assert_eq!(
+            record.error.as_ref().map(|r| r.code.as_str()),
+            Some("ufo::agent::step_deadline")
+        );
+    }
 
     #[test]
     fn a_failed_action_is_shown_to_the_model_with_its_cause() {

@@ -4,10 +4,9 @@
 
 use crate::app::{AppAgent, AppStep, StepInput};
 use crate::command_agent::CommandAgent;
-use crate::error::AgentError;
 use crate::memory::Blackboard;
 use crate::operator::OperatorAgent;
-use crate::step::StepRecord;
+use crate::step::StepFailure;
 
 /// An agent that works on one sub-task at a time.
 // One per application or third-party agent and session: the size difference
@@ -96,10 +95,7 @@ impl SubAgent {
     }
 
     /// One step.
-    pub async fn step(
-        &mut self,
-        input: StepInput<'_>,
-    ) -> Result<AppStep, Box<(AgentError, StepRecord)>> {
+    pub async fn step(&mut self, input: StepInput<'_>) -> Result<AppStep, StepFailure> {
         each!(self, a => a.step(input).await)
     }
 

@@ -171,7 +171,7 @@ async fn in_desktop(
     runs: usize,
     work: &Path,
 ) -> Result<(Vec<AppRow>, Vec<Skipped>), ErrorReport> {
-    catalog::write_fixtures(work).map_err(|e| write_err(work, e))?;
+    ufo_testkit::apps::write_fixtures(work).map_err(|e| write_err(work, e))?;
     let script = work.join("apps_walk.py");
     std::fs::write(&script, WALK).map_err(|e| write_err(&script, e))?;
     eprintln!("Starting a private headless desktop...");

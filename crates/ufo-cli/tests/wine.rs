@@ -206,7 +206,8 @@ fn json_of(out: &Output) -> Value {
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(&text).unwrap_or_else(|e| {
         panic!(
-            "not JSON ({e}): {text}\nstderr: {}",
+            "not JSON ({e}): {text}\nexit: {}\nstderr: {}",
+            out.status,
             String::from_utf8_lossy(&out.stderr)
         )
     })
@@ -224,9 +225,20 @@ fn eventually<T>(secs: u64, what: &str, mut check: impl FnMut() -> Option<T>) ->
     }
 }
 
-/// The windows `ufo.exe windows --json` lists.
+/// The windows `ufo.exe windows --json` lists. A run that printed nothing
+/// at all (under load, Wine now and then ends a process before it writes,
+/// status and stderr empty) is run again, up to three times; anything it
+/// did print must be the JSON list.
 fn windows(wine: &Wine) -> Vec<Value> {
-    let out = wine.run(wine.ufo(&["windows", "--json"]));
+    let mut out = wine.run(wine.ufo(&["windows", "--json"]));
+    for _ in 0..3 {
+        if !out.stdout.is_empty() || !out.stderr.is_empty() {
+            break;
+        }
+        eprintln!("ufo.exe windows printed nothing ({}); again", out.status);
+        std::thread::sleep(Duration::from_millis(500));
+        out = wine.run(wine.ufo(&["windows", "--json"]));
+    }
     json_of(&out).as_array().cloned().unwrap_or_default()
 }
 

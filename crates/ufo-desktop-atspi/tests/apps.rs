@@ -198,24 +198,13 @@ async fn writer_saves_through_the_save_as_dialog() {
     d.stop().unwrap();
 }
 
-const FORM: &str = r#"<!doctype html>
-<html><head><title>Signup</title></head><body>
-<p>Fill in the form below.</p>
-<form>
-<label for="name">Name</label> <input id="name" type="text"><br>
-<label for="color">Color</label>
-<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
-<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
-</form></body></html>
-"#;
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn firefox_form_fields_take_text_choice_and_check() {
     let _serial = SERIAL.lock().await;
     let d = ufo_testkit::start_desktop("firefox").await;
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("form.html");
-    std::fs::write(&page, FORM).unwrap();
+    std::fs::write(&page, ufo_testkit::apps::fixture("form.html")).unwrap();
     let url = format!("file://{}", page.display());
     launch_firefox(&d, &url, &dir.path().join("profile")).await;
     let b = backend(&d).await;
@@ -277,7 +266,9 @@ async fn firefox_form_fields_take_text_choice_and_check() {
         .collect();
     assert!(values.iter().all(|v| !v.contains('\u{fffc}')), "{values:?}");
     assert!(
-        values.iter().any(|v| v.contains("Fill in the form below.")),
+        values
+            .iter()
+            .any(|v| v.contains(ufo_testkit::apps::form_paragraph())),
         "{values:?}"
     );
 

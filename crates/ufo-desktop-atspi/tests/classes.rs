@@ -241,42 +241,12 @@ async fn fresh_thunar(
     (d, b, w, app.pid)
 }
 
-/// A one-page PDF showing `text` (Helvetica, ASCII).
-fn pdf(text: &str) -> Vec<u8> {
-    let stream = format!("BT /F1 24 Tf 72 700 Td ({text}) Tj ET");
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
-        format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
-    ];
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).bytes());
-    }
-    let xref = out.len();
-    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).bytes());
-    for o in offsets {
-        out.extend(format!("{o:010} 00000 n \n").bytes());
-    }
-    out.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .bytes(),
-    );
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pdf_page_text_reaches_the_agent_and_the_viewer_stays_up() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("report.pdf");
-    std::fs::write(&file, pdf("Quarterly report for the board")).unwrap();
+    std::fs::write(&file, ufo_testkit::apps::fixture("doc.pdf")).unwrap();
+    let line = ufo_testkit::apps::pdf_line();
     let d = ufo_testkit::start_desktop("evince").await;
     let b = ufo_desktop_atspi::AtspiBackend::connect(
         &ufo_desktop_atspi::DesktopTarget::from_private(&d),
@@ -305,7 +275,7 @@ async fn a_pdf_page_text_reaches_the_agent_and_the_viewer_stays_up() {
     ufo_testkit::launch(&d, &["evince", &file.to_string_lossy()]).await;
     let w = main_window(&b, "evince").await;
     // The text as pyatspi reads it from the page.
-    let page = eventually("Quarterly report for the board", || async {
+    let page = eventually(line, || async {
         dump(&d, "evince")
             .into_iter()
             .find(|(role, _, _, _)| role == "page")
@@ -313,7 +283,7 @@ async fn a_pdf_page_text_reaches_the_agent_and_the_viewer_stays_up() {
             .unwrap_or_default()
     })
     .await;
-    assert_eq!(page, "Quarterly report for the board");
+    assert_eq!(page, line);
     let mut ctx = observe(&b, &w).await;
     let doc = find(
         &ctx,
@@ -325,16 +295,13 @@ async fn a_pdf_page_text_reaches_the_agent_and_the_viewer_stays_up() {
         doc.value
             .as_deref()
             .unwrap_or_default()
-            .contains("Quarterly report"),
+            .contains("A PDF page"),
         "the control list carries no excerpt: {doc:?}"
     );
     let r = act(&b, &mut ctx, "texts", args(&doc, json!({}))).await;
     assert!(r.is_success(), "{r:?}");
     assert!(
-        r.result
-            .as_str()
-            .unwrap_or_default()
-            .contains("Quarterly report for the board"),
+        r.result.as_str().unwrap_or_default().contains(line),
         "{r:?}"
     );
     d.stop().ok();

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use ufo_agent::{
     AgentError, AgentKind, AppAgent, AppStep, Blackboard, CommandAgent, CommandDispatcher,
-    HostAgent, HostStep, PromptSet, StepInput, StepRecord, SubAgent, SubtaskRecord,
+    HostAgent, HostStep, PromptSet, StepFailure, StepInput, StepRecord, SubAgent, SubtaskRecord,
 };
 use ufo_core::{Diagnostic, ErrorReport};
 use ufo_desktop::dispatch::execute_one;
@@ -510,7 +510,7 @@ impl<'a> Session<'a> {
         name: &str,
         request: &str,
         started: std::time::Instant,
-    ) -> Box<(AgentError, StepRecord)> {
+    ) -> StepFailure {
         let mut rec = StepRecord::new(agent, name, self.step);
         rec.request = request.to_owned();
         rec.fail(
@@ -551,11 +551,11 @@ impl<'a> Session<'a> {
     }
 
     /// A step's outcome; an error is logged (its record) and reported.
-    async fn settle<T>(&mut self, r: Result<T, Box<(AgentError, StepRecord)>>) -> Option<T> {
+    async fn settle<T>(&mut self, r: Result<T, StepFailure>) -> Option<T> {
         match r {
             Ok(t) => Some(t),
-            Err(b) => {
-                let (e, rec) = *b;
+            Err(failure) => {
+                let (e, rec) = failure.into_parts();
                 // A log that cannot be written is reported too; the step's
                 // own error is the one the session ends with.
                 let _ = self.record(rec).await;

@@ -4,7 +4,7 @@
 //! process exits, even on panic), app launch and wait, a scripted model served
 //! over real HTTP, and an in-process [`fake::FakeDesktop`] for session and agent
 //! tests that are not about the desktop. A dev-dependency of every crate but
-//! `ufo-bench`, which links [`scripted`] alone (see below).
+//! `ufo-bench`, which links [`scripted`] and [`apps`] alone (see below).
 //!
 //! ```no_run
 //! # async fn t() {
@@ -14,9 +14,10 @@
 //! # }
 //! ```
 //!
-//! Without its default `desktop` feature only [`scripted`] is built: the
-//! scripted model that `ufo bench step` also serves (the one scripted model
-//! of the project), without the desktop fixtures.
+//! Without its default `desktop` feature only [`scripted`] and [`apps`] are
+//! built: the scripted model that `ufo bench step` also serves (the one
+//! scripted model of the project) and the files the applications open
+//! (`ufo bench apps`), without the desktop fixtures.
 //!
 //! Nothing is skipped: when Xvfb or an application is missing the test fails
 //! with a message naming the Debian package to install.
@@ -24,6 +25,7 @@
 // Test support panics on purpose: a failed fixture is a failed test.
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
 
+pub mod apps;
 #[cfg(feature = "desktop")]
 pub mod deps;
 #[cfg(feature = "desktop")]

@@ -1,6 +1,7 @@
 //! The applications `ufo bench apps` observes — those `scripts/bootstrap.sh`
 //! and `scripts/conformance/install.sh` install — with the commands that
-//! start each one on something to show, and the files they open.
+//! start each one on something to show. The files they open are
+//! `ufo_testkit::apps`' tree, written into the work folder.
 
 use std::path::Path;
 
@@ -136,112 +137,10 @@ impl AppSpec {
     }
 }
 
-/// A text the document applications open.
-const DOC_TEXT: &str =
-    "The quick brown fox jumps over the lazy dog.\nA second line of the benchmark document.\n";
-
-/// The page Firefox shows.
-const FORM_HTML: &str = r#"<!doctype html>
-<html><head><title>Signup</title></head><body>
-<p>A benchmark page paragraph.</p>
-<form>
-<label for="name">Name</label> <input id="name" type="text"><br>
-<label for="color">Color</label>
-<select id="color"><option>Red</option><option>Green</option><option>Blue</option></select><br>
-<input id="sub" type="checkbox"><label for="sub">Subscribe</label>
-</form></body></html>
-"#;
-
-/// A Firefox profile without first-run pages.
-const FIREFOX_PREFS: &str = r#"user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("datareporting.policy.firstRunURL", "");
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("startup.homepage_welcome_url", "");
-user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
-user_pref("browser.sessionstore.resume_from_crash", false);
-user_pref("browser.startup.page", 0);
-user_pref("browser.newtab.preload", false);
-"#;
-
-/// A one-page PDF showing `text` (Helvetica, no compression).
-fn pdf(text: &str) -> Vec<u8> {
-    let stream = format!("BT /F1 24 Tf 72 700 Td ({text}) Tj ET");
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
-        format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_owned(),
-    ];
-    let mut out = String::from("%PDF-1.4\n");
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.push_str(&format!("{} 0 obj\n{o}\nendobj\n", i + 1));
-    }
-    let xref = out.len();
-    out.push_str(&format!(
-        "xref\n0 {}\n0000000000 65535 f \n",
-        objects.len() + 1
-    ));
-    for o in offsets {
-        out.push_str(&format!("{o:010} 00000 n \n"));
-    }
-    out.push_str(&format!(
-        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-        objects.len() + 1
-    ));
-    out.into_bytes()
-}
-
-/// Writes the files the applications open into `work`.
-pub(super) fn write_fixtures(work: &Path) -> std::io::Result<()> {
-    std::fs::write(work.join("doc.txt"), DOC_TEXT)?;
-    std::fs::write(
-        work.join("doc.pdf"),
-        pdf("A benchmark PDF page with one line of text."),
-    )?;
-    std::fs::write(work.join("form.html"), FORM_HTML)?;
-    for d in ["alpha-folder", "beta-folder", "gamma-folder"] {
-        std::fs::create_dir_all(work.join("files").join(d))?;
-    }
-    std::fs::write(work.join("files").join("notes.txt"), DOC_TEXT)?;
-    std::fs::create_dir_all(work.join("ffprofile"))?;
-    std::fs::write(work.join("ffprofile").join("user.js"), FIREFOX_PREFS)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn the_pdf_has_a_consistent_cross_reference_table() {
-        let bytes = pdf("x");
-        let text = String::from_utf8(bytes).unwrap();
-        let xref: usize = text
-            .rsplit("startxref\n")
-            .next()
-            .unwrap()
-            .lines()
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        assert!(text[xref..].starts_with("xref\n0 6\n"));
-        // Each offset in the table points at its object.
-        for (i, line) in text[xref..].lines().skip(3).take(5).enumerate() {
-            let at: usize = line[..10].parse().unwrap();
-            assert!(
-                text[at..].starts_with(&format!("{} 0 obj", i + 1)),
-                "{line}"
-            );
-        }
-    }
 
     #[test]
     fn keys_are_unique_and_commands_take_the_work_folder() {

@@ -227,26 +227,15 @@ pub async fn press(b: &AtspiBackend, ctx: &mut ToolContext, keys: &str) {
     .await;
 }
 
-/// Firefox's first-run pages, telemetry and session restore turned off.
-pub const FIREFOX_PREFS: &str = r#"user_pref("browser.aboutwelcome.enabled", false);
-user_pref("datareporting.policy.dataSubmissionEnabled", false);
-user_pref("datareporting.policy.firstRunURL", "");
-user_pref("browser.shell.checkDefaultBrowser", false);
-user_pref("browser.startup.homepage_override.mstone", "ignore");
-user_pref("startup.homepage_welcome_url", "");
-user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
-user_pref("trailhead.firstrun.didSeeAboutWelcome", true);
-user_pref("browser.sessionstore.resume_from_crash", false);
-user_pref("browser.startup.page", 0);
-user_pref("browser.newtab.preload", false);
-user_pref("browser.newtabpage.enabled", false);
-"#;
-
 /// Starts Firefox on `url` with a fresh profile in `profile` (its own
 /// instance: it never hands the URL to another desktop's Firefox).
 pub async fn launch_firefox(d: &HeadlessDesktop, url: &str, profile: &Path) {
     std::fs::create_dir_all(profile).unwrap();
-    std::fs::write(profile.join("user.js"), FIREFOX_PREFS).unwrap();
+    std::fs::write(
+        profile.join("user.js"),
+        ufo_testkit::apps::fixture("ffprofile/user.js"),
+    )
+    .unwrap();
     let profile_arg = profile.display().to_string();
     ufo_testkit::launch(
         d,
