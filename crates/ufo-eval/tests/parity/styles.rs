@@ -656,6 +656,141 @@ fn raising_cases(c: &mut Cases) {
     );
 }
 
+/// State carried between rules and blocks, and what openpyxl merges.
+fn state_cases(c: &mut Cases) {
+    let g = |x: &str, d: &[&'static str]| grid(x, d);
+    // cellIs > 5, then cellIs < C1 (skipped, but it rebinds the operator),
+    // then aboveAverage: the leaked test is v < 5.
+    let rebound = g(
+        &(cf(
+            "A1:A5",
+            &[
+                ("cellIs", &["5"], Some(0), r#"operator="greaterThan""#),
+                ("cellIs", &["C1"], Some(0), r#"operator="lessThan""#),
+            ],
+        ) + &cf(
+            "B1:B5",
+            &[("aboveAverage", &["0"], Some(1), r#"aboveAverage="1""#)],
+        )),
+        &[RED_FONT, GREEN_FONT],
+    );
+    c.add(
+        "cellIs operator rebound by a skipped rule",
+        &rebound,
+        &g(
+            &cf(
+                "A1:A5",
+                &[("cellIs", &["5"], Some(0), r#"operator="greaterThan""#)],
+            ),
+            &[RED_FONT, GREEN_FONT],
+        ),
+        &["font_color"],
+    );
+    c.add(
+        "cellIs operator rebound, same book",
+        &rebound,
+        &rebound,
+        &["font_color"],
+    );
+    // The leaked MAX test reads the next rule's absolute range (C1:C2).
+    let mut leaked = g(
+        &(cf(
+            "A1:A5",
+            &[("expression", &["A1=MAX($A$1:$A$5)"], Some(0), "")],
+        ) + &cf(
+            "B1:B5",
+            &[("aboveAverage", &["SUM($C$1:$C$2)"], Some(1), "")],
+        )),
+        &[RED_FONT, GREEN_FONT],
+    );
+    leaked.rows = leaked
+        .rows
+        .replacen("</row>", r#"<c r="C1"><v>40</v></c></row>"#, 1)
+        .replacen(
+            r#"<c r="B2"><v>20</v></c></row>"#,
+            r#"<c r="B2"><v>20</v></c><c r="C2"><v>1</v></c></row>"#,
+            1,
+        );
+    let mut b4 = leaked.clone();
+    b4.after = cf("A4", &[("expression", &["A4&gt;0"], Some(0), "")])
+        + &cf("B4", &[("expression", &["B4&gt;0"], Some(1), "")]);
+    c.add(
+        "leaked MAX over the next rule's range",
+        &leaked,
+        &b4,
+        &["font_color"],
+    );
+    // Equal sqrefs merge into the first block: the B rule leaks A1>25.
+    let split = g(
+        &(cf("A1:A5", &[("expression", &["A1&gt;5"], Some(0), "")])
+            + &cf("B1:B5", &[("aboveAverage", &["0"], Some(1), "")])
+            + &cf("A1:A5", &[("expression", &["A1&gt;25"], Some(2), "")])),
+        &[RED_FONT, GREEN_FONT, RED_FONT],
+    );
+    let merged = g(
+        &(cf(
+            "A1:A5",
+            &[
+                ("expression", &["A1&gt;5"], Some(0), ""),
+                ("expression", &["A1&gt;25"], Some(2), ""),
+            ],
+        ) + &cf("B1:B5", &[("aboveAverage", &["0"], Some(1), "")])),
+        &[RED_FONT, GREEN_FONT, RED_FONT],
+    );
+    c.add("equal sqrefs merge", &split, &merged, &["font_color"]);
+    c.add(
+        "two ranges in one sqref",
+        &g(
+            &cf("B1:B2 A1:A5", &[("expression", &["A1&gt;5"], Some(0), "")]),
+            &[RED_BG],
+        ),
+        &g(
+            &cf("A2 A4 B1:B2", &[("expression", &["A2&gt;0"], Some(0), "")]),
+            &[RED_BG],
+        ),
+        &["bgcolor"],
+    );
+}
+
+/// Merged cells, a number-format dxf, non-RGB colours.
+fn layout_cases(c: &mut Cases) {
+    let g = |x: &str, d: &[&'static str]| grid(x, d);
+    let mut layout = g(
+        &cf("A1:A5", &[("expression", &["A1&gt;5"], Some(0), "")]),
+        &[
+            r#"<dxf><numFmt numFmtId="165" formatCode="0.000"/><font><b/><color theme="4"/></font></dxf>"#,
+        ],
+    );
+    layout.after =
+        r#"<mergeCells count="1"><mergeCell ref="C3:E4"/></mergeCells>"#.to_owned() + &layout.after;
+    let mut plain = layout.clone();
+    plain.after = r#"<mergeCells count="1"><mergeCell ref="C3:E4"/></mergeCells>"#.to_owned();
+    let props = [
+        "number_format",
+        "font_bold",
+        "font_color",
+        "merge",
+        "fill_type",
+    ];
+    c.add(
+        "merge, number format dxf, theme colour",
+        &layout,
+        &layout,
+        &props,
+    );
+    c.add("merge, number format dxf vs none", &layout, &plain, &props);
+    let mut theme = layout.clone();
+    theme.dxfs = vec![
+        r#"<dxf><numFmt numFmtId="165" formatCode="0.000"/><font><b/><color indexed="10"/></font></dxf>"#,
+    ];
+    c.add(
+        "theme and indexed colours compare equal",
+        &layout,
+        &theme,
+        &props,
+    );
+}
+
 fn sheet_cases(c: &mut Cases) {
     // Values at A1 and A60 (58 empty cells between): the pass leaves the
     // range before A60.
@@ -762,6 +897,8 @@ fn compare_table_style_rule() {
     leak_cases(&mut c);
     raising_cases(&mut c);
     sheet_cases(&mut c);
+    state_cases(&mut c);
+    layout_cases(&mut c);
     // Where OSWorld raises, ours is a checker error (not a 0).
     for case in &c.cases {
         if c.raising.contains(&case.name) {
