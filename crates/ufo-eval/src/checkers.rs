@@ -62,12 +62,14 @@ mod cities;
 mod clock;
 mod condfmt;
 mod docx;
+mod epub;
 mod formula;
 mod frame;
 mod gimp;
 mod html;
 mod images;
 mod impress;
+mod lxmlhtml;
 mod mail;
 mod mp3meta;
 mod mutool;
@@ -170,9 +172,6 @@ pub fn why_unsupported(func: &str) -> Option<&'static str> {
     Some(match func {
         "compare_audios" => "it compares MFCC features (librosa) aligned by fastdtw",
         "compare_image_text" => "it reads text with an OCR model (easyocr)",
-        "compare_epub" => {
-            "its score is a diff ratio of each chapter as lxml (libxml2) re-serialises it with pretty_print, which no Rust HTML crate reproduces"
-        }
         _ => return None,
     })
 }
@@ -258,6 +257,7 @@ pub const SUPPORTED: &[&str] = &[
     "compare_docx_images",
     "compare_docx_lines",
     "compare_docx_tables",
+    "compare_epub",
     "compare_font_names",
     "compare_htmls",
     "compare_image_list",
@@ -461,6 +461,7 @@ fn apps(func: &str, cx: &Cx<'_>) -> Option<Result<f64, CheckError>> {
         "compare_docx_images" => wordfmt::compare_docx_images(cx),
         "compare_result_files" => text::compare_result_files(cx),
         "compare_zip_files" => archive::compare_zip_files(cx),
+        "compare_epub" => epub::compare_epub(cx),
         "compare_archive" => archive::compare_archive(cx),
         "compare_time_in_speedtest_results" => clock::compare_time_in_speedtest_results(cx),
         "compare_conference_city_in_order" => cities::compare_conference_city_in_order(cx),

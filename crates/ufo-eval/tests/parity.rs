@@ -18,6 +18,8 @@ mod charts;
 mod chrome;
 #[path = "parity/docx.rs"]
 mod docx;
+#[path = "parity/epub.rs"]
+mod epub;
 #[path = "parity/formats.rs"]
 mod formats;
 #[path = "parity/general.rs"]
