@@ -466,6 +466,34 @@ fn rule_cases(c: &mut Cases) {
 }
 
 fn text_cases(c: &mut Cases) {
+    // 0^-1 raises inside formulas: #VALUE!, which is true.
+    c.add(
+        "a power of zero to -1 is active",
+        &grid(
+            &cf("A1:A5", &[("expression", &["(A1-3)^-1&gt;0"], Some(0), "")]),
+            &[RED_BG],
+        ),
+        &grid(
+            &cf("A1:A5", &[("expression", &["A1&gt;=3"], Some(0), "")]),
+            &[RED_BG],
+        ),
+        &["bgcolor"],
+    );
+    c.add(
+        "OR with a comparison of literals",
+        &grid(
+            &cf(
+                "A1:A5",
+                &[("expression", &["OR(A1&gt;5,\"x\"=\"y\")"], Some(0), "")],
+            ),
+            &[RED_BG],
+        ),
+        &grid(
+            &cf("A1:A5", &[("expression", &["A1&gt;5"], Some(0), "")]),
+            &[RED_BG],
+        ),
+        &["bgcolor"],
+    );
     let words = |op: &str, f: &str| {
         let mut b = Book::new(column(
             "C",

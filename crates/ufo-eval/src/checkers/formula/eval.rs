@@ -245,23 +245,24 @@ fn binary(op: Bin, a: &FVal, b: &FVal) -> Result<FVal, Stop> {
     }
 }
 
-/// Python's `x ** y` on floats.
+/// Python's `x ** y` on floats; the exceptions it raises
+/// (ZeroDivisionError, OverflowError) are `#VALUE!` in `formulas`.
 fn power(x: f64, y: f64) -> Result<FVal, Stop> {
     if !x.is_finite() || !y.is_finite() {
         return refuse("^ with a non-finite operand");
     }
     if x == 0.0 && y < 0.0 {
-        return Err(Stop::CallError); // ZeroDivisionError escapes `formulas`
+        return Ok(FVal::Err(VALUE));
     }
     if x < 0.0 && y.fract() != 0.0 {
         return refuse("^ of a negative base to a fractional power (a complex number in Python)");
     }
     let r = x.powf(y);
-    if r.is_finite() {
-        Ok(FVal::Num(r))
+    Ok(if r.is_finite() {
+        FVal::Num(r)
     } else {
-        Err(Stop::CallError) // OverflowError escapes `formulas`
-    }
+        FVal::Err(VALUE)
+    })
 }
 
 /// `logic_input_parser` + the comparison: (type id, value) tuples, type
@@ -362,7 +363,7 @@ fn call(f: &str, list: &[Expr], args: &[Arg<'_>]) -> Result<FVal, Stop> {
 /// The functions taking scalars, after errors among the arguments.
 fn plain(f: &str, list: &[Expr], v: &[FVal]) -> Result<FVal, Fail> {
     match f {
-        "AND" | "OR" => logical(f == "AND", v),
+        "AND" | "OR" => logical(f == "AND", list, v),
         "NOT" => match &v[0] {
             FVal::Bool(b) => Ok(FVal::Bool(!b)),
             FVal::Num(n) => Ok(FVal::Bool(*n == 0.0)),
@@ -407,12 +408,10 @@ fn plain(f: &str, list: &[Expr], v: &[FVal]) -> Result<FVal, Fail> {
         "ABS" => float_of(&v[0]).map(|x| num(x.abs())),
         "INT" => {
             let x = float_of(&v[0])?;
-            if x.is_nan() {
-                Err(Fail::Xl(VALUE))
-            } else if x.is_infinite() {
-                Err(Fail::Stop(Stop::CallError))
-            } else {
+            if x.is_finite() {
                 Ok(FVal::Num(x.floor()))
+            } else {
+                Err(Fail::Xl(VALUE)) // ValueError, OverflowError
             }
         }
         "ROUND" => round(float_of(&v[0])?, float_of(&v[1])?),
@@ -426,7 +425,7 @@ fn plain(f: &str, list: &[Expr], v: &[FVal]) -> Result<FVal, Fail> {
 fn chars_count(k: &FVal) -> Result<usize, Fail> {
     let n = match k {
         FVal::Num(n) if n.is_nan() => return Err(Fail::Xl(VALUE)),
-        FVal::Num(n) if n.is_infinite() => return Err(Fail::Stop(Stop::CallError)),
+        FVal::Num(n) if n.is_infinite() => return Err(Fail::Xl(VALUE)),
         FVal::Num(n) => n.trunc(),
         FVal::Bool(b) => f64::from(u8::from(*b)),
         _ => {
@@ -453,15 +452,13 @@ pub(super) fn np_mod(x: f64, y: f64) -> f64 {
     }
 }
 
-/// `xround`: `sign(x) * round_half_up(abs(x * 10**int(d))) / 10**int(d)`.
+/// `xround`: `sign(x) * round_half_up(abs(x * 10**int(d))) / 10**int(d)`;
+/// what raises on the way (`int(inf)`, an integer too large for a float,
+/// `Decimal(inf).quantize`, a division by a power that underflowed to 0)
+/// is `#VALUE!`.
 fn round(x: f64, d: f64) -> Result<FVal, Fail> {
-    if d.is_nan() {
+    if !x.is_finite() || !d.is_finite() || d >= 309.0 {
         return Err(Fail::Xl(VALUE));
-    }
-    if !x.is_finite() || !d.is_finite() || d.abs() > 300.0 {
-        return Err(Fail::Stop(Stop::Refuse(
-            "ROUND of a non-finite number or to more than 300 digits".into(),
-        )));
     }
     let d = d.trunc();
     // Python: `10 ** int` is an exact integer converted to the nearest
@@ -472,8 +469,8 @@ fn round(x: f64, d: f64) -> Result<FVal, Fail> {
         10f64.powf(d)
     };
     let prod = x * factor;
-    if !prod.is_finite() {
-        return Err(Fail::Stop(Stop::Refuse("ROUND overflows".into())));
+    if !prod.is_finite() || factor == 0.0 {
+        return Err(Fail::Xl(VALUE));
     }
     let v = prod.abs().round() / factor;
     Ok(num(if x < 0.0 { -v } else { v }))
@@ -497,12 +494,10 @@ fn weekday(x: &FVal, t: Option<&FVal>) -> Result<FVal, Fail> {
             },
             FVal::Err(e) => return Err(Fail::Xl(e)),
         };
-        if n.is_nan() {
-            Err(Fail::Xl(VALUE))
-        } else if n.is_infinite() {
-            Err(Fail::Stop(Stop::CallError))
-        } else {
+        if n.is_finite() {
             Ok(n.trunc())
+        } else {
+            Err(Fail::Xl(VALUE)) // int(): ValueError, OverflowError
         }
     };
     let n = match t {
@@ -523,18 +518,30 @@ fn weekday(x: &FVal, t: Option<&FVal>) -> Result<FVal, Fail> {
     Ok(FVal::Num(if r == 0.0 { zero } else { r }))
 }
 
-/// AND / OR: errors first; numbers by truth; text refused.
-fn logical(and: bool, v: &[FVal]) -> Result<FVal, Fail> {
+/// AND / OR: errors first; numbers by truth; a cell's text dropped (no
+/// value left: `#VALUE!`); other text refused.
+fn logical(and: bool, list: &[Expr], v: &[FVal]) -> Result<FVal, Fail> {
     let mut acc = and;
-    for x in v {
+    let mut any = false;
+    for (e, x) in list.iter().zip(v) {
         let b = match x {
             FVal::Bool(b) => *b,
             FVal::Num(n) => *n != 0.0,
-            _ => return Err(Fail::Stop(Stop::Refuse("AND/OR of text".into()))),
+            FVal::Str(_) if matches!(e, Expr::Ref(_)) => continue,
+            _ => {
+                return Err(Fail::Stop(Stop::Refuse(
+                    "AND/OR of computed or literal text".into(),
+                )));
+            }
         };
+        any = true;
         acc = if and { acc && b } else { acc || b };
     }
-    Ok(FVal::Bool(acc))
+    if any {
+        Ok(FVal::Bool(acc))
+    } else {
+        Err(Fail::Xl(VALUE))
+    }
 }
 
 /// The numbers MAX / MIN / SUM / AVERAGE take: list cells that are

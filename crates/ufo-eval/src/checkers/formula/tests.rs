@@ -85,6 +85,39 @@ fn mod_and_round() {
     assert!(active("ROUND(A2,-1)=20", num(15.0)));
     assert!(active("ABS(A2)>5", num(-6.0)));
     assert!(active("INT(A2)=-2", num(-1.5)));
+    // What raises inside a function is #VALUE! (true), as formulas 1.3.0
+    // answers: INT/WEEKDAY/LEFT of inf, 0^-1, 10^400, ROUND past floats.
+    let value = |f: &str, x: f64| {
+        let c = compile(f).unwrap();
+        eval::eval(&c.expr, &[Arg::Value(&num(x))]).unwrap()
+    };
+    let err = eval::FVal::Err("#VALUE!");
+    assert_eq!(value("INT(A1)", f64::INFINITY), err);
+    assert_eq!(value("WEEKDAY(A1)", f64::INFINITY), err);
+    assert_eq!(value("WEEKDAY(5,A1)", f64::INFINITY), err);
+    assert_eq!(value("LEFT(\"abc\",A1)", f64::INFINITY), err);
+    assert_eq!(value("A1^-1", 0.0), err);
+    assert_eq!(value("A1^400", 10.0), err);
+    assert_eq!(value("ROUND(A1,10)", 1e308), err);
+    assert_eq!(value("ROUND(2.5,A1)", 400.0), err);
+    assert_eq!(value("A1*10", 1e308), eval::FVal::Err("#NUM!"));
+    assert_eq!(value("ABS(A1)", f64::INFINITY), eval::FVal::Err("#NUM!"));
+    // int() truncates: -0.5 is serial 0 (a Saturday), -1 is #NUM!.
+    assert_eq!(value("WEEKDAY(A1)", -0.5), eval::FVal::Num(7.0));
+    assert_eq!(value("WEEKDAY(A1)", -1.0), eval::FVal::Err("#NUM!"));
+    // LARGE indexes values[floor(-k)], SMALL values[floor(k-1)].
+    let c = compile("LARGE(A1:A3,A4)").unwrap();
+    let list = nums(&[1.0, 5.0, 9.0]);
+    let k = num(1.5);
+    assert_eq!(
+        eval::eval(&c.expr, &[Arg::List(&list), Arg::Value(&k)]).unwrap(),
+        eval::FVal::Num(5.0)
+    );
+    let c = compile("SMALL(A1:A3,A4)").unwrap();
+    assert_eq!(
+        eval::eval(&c.expr, &[Arg::List(&list), Arg::Value(&k)]).unwrap(),
+        eval::FVal::Num(1.0)
+    );
 }
 
 #[test]
@@ -200,6 +233,8 @@ fn comparisons_and_text() {
     assert!(active("AND(A2>1,A2<10)", num(5.0)));
     assert!(!active("AND(A2>1,A2<10)", text("abc")));
     assert!(active("NOT(A2>3)", num(1.0)));
+    assert!(active("AND(A2)", text("TRUE"))); // #VALUE!: the text is dropped
+    assert!(!active("OR(A2,FALSE)", text("abc")));
     assert!(active("LEN(A2)=5", num(12345.0)));
     assert!(active("LEN(A2)=3", num(5.5)));
     assert!(active("LEN(A2)=5", num(1e-7)));
