@@ -218,6 +218,8 @@ pub(crate) struct Hub {
     pub(crate) policy: DevicePolicy,
     pub(crate) runner: Option<SessionRunner>,
     devices: Mutex<HashMap<String, Arc<Device>>>,
+    /// The connected constellation clients' ids.
+    constellations: Mutex<std::collections::HashSet<String>>,
     tasks: Mutex<(HashMap<String, TaskRecord>, VecDeque<String>)>,
     assignments: Mutex<HashMap<String, Assignment>>,
     connections: AtomicUsize,
@@ -234,6 +236,7 @@ impl Hub {
             policy,
             runner,
             devices: Mutex::new(HashMap::new()),
+            constellations: Mutex::new(std::collections::HashSet::new()),
             tasks: Mutex::new((HashMap::new(), VecDeque::new())),
             assignments: Mutex::new(HashMap::new()),
             connections: AtomicUsize::new(0),
@@ -271,6 +274,21 @@ impl Hub {
         }
         d.insert(device.id.clone(), device);
         Ok(())
+    }
+
+    /// Adds a constellation client's id; `Err` when it is connected already.
+    pub(crate) fn add_constellation(&self, id: &str) -> Result<(), String> {
+        match lock(&self.constellations).insert(id.to_owned()) {
+            true => Ok(()),
+            false => Err(format!(
+                "client_id '{id}' is already registered; duplicate registrations are not allowed"
+            )),
+        }
+    }
+
+    /// Frees a constellation client's id.
+    pub(crate) fn remove_constellation(&self, id: &str) {
+        lock(&self.constellations).remove(id);
     }
 
     /// Removes `device` (only that connection's entry) and fails its commands.

@@ -16,6 +16,11 @@
 //! loopback, which stops DNS-rebinding pages from reaching it; a browser's
 //! `Origin` must be the server's own (scheme, host and port).
 //!
+//! Constellation clients (Galaxy's orchestrator) register as
+//! `<task name>@<device id>` with the shared key and a connected
+//! `target_id`, and send that device TASKs: each runs as a session on the
+//! device, and its TASK_END goes to both.
+//!
 //! Devices: with a [`DevicePolicy`] that gives devices their own keys, a
 //! device registers only the client id its key is for, and the shared key
 //! registers none (it stays the key of the REST routes). A task dispatched
@@ -27,6 +32,7 @@
 //! arrive within [`Limits::header_timeout`] and hold at most
 //! [`Limits::max_connections`] connections of any kind.
 
+mod constellation;
 mod dispatcher;
 mod http;
 pub(crate) mod hub;

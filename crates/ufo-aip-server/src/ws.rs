@@ -177,10 +177,9 @@ async fn register(
         }
     };
     let why = match (&reg.kind, reg.client_id.as_deref(), reg.client_type) {
-        (ClientMessageType::Register, _, ClientType::Constellation) => Some(
-            "constellation clients are not supported by this server; register as a device"
-                .to_owned(),
-        ),
+        (ClientMessageType::Register, Some(id), ClientType::Constellation) => {
+            crate::constellation::refuse(hub, credential, id, reg.target_id.as_deref())
+        }
         (ClientMessageType::Register, Some(id), _) if is_safe_task_name(id) => {
             refuse_identity(hub, credential, id)
         }
@@ -247,6 +246,10 @@ async fn connection(
         return;
     };
     let client_id = reg.client_id.clone().unwrap_or_default();
+    // A constellation client speaks through the same queue and limits as a
+    // device, but is not one: it is never dispatched to.
+    let constellation = (reg.client_type == ClientType::Constellation)
+        .then(|| reg.target_id.clone().filter(|t| !t.is_empty()));
     let (tx, mut rx) = mpsc::channel::<Outgoing>(QUEUE);
     let device = Arc::new(Device::new(
         client_id.clone(),
@@ -254,17 +257,25 @@ async fn connection(
         matches!(credential, Credential::Device(_)),
         tx,
     ));
-    if let Err(why) = hub.add(device.clone()) {
+    let added = match constellation {
+        Some(_) => hub.add_constellation(&client_id),
+        None => hub.add(device.clone()),
+    };
+    if let Err(why) = added {
         tracing::warn!(client_id, "registration refused: {why}");
         refuse_socket(&mut socket, &why).await;
         return;
     }
-    tracing::info!(client_id, "device registered");
+    tracing::info!(
+        client_id,
+        constellation = constellation.is_some(),
+        "client registered"
+    );
     let (mut sink, mut stream) = socket.split();
     // The registration confirmation, as UFO sends it.
     let ok = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);
     if sink.send(text(&ok)).await.is_err() {
-        hub.remove(&device);
+        leave(&hub, &device, constellation.is_some());
         return;
     }
     let writer = tokio::spawn(async move {
@@ -317,17 +328,32 @@ async fn connection(
             continue;
         }
         refused_in_a_row = 0;
-        match parse(text) {
-            Ok(m) => handle(&hub, &device, m),
-            Err(e) => {
+        match (parse(text), &constellation) {
+            (Ok(m), Some(target)) => {
+                crate::constellation::handle(&hub, &device, target.as_deref(), m);
+            }
+            (Ok(m), None) => handle(&hub, &device, m),
+            (Err(e), _) => {
                 device.send(&ServerMessage::error(e));
             }
         }
     }
-    hub.remove(&device);
-    tracing::info!(client_id, "device disconnected");
+    leave(&hub, &device, constellation.is_some());
+    tracing::info!(client_id, "client disconnected");
     // Let the writer flush a close frame it was asked to send.
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// A connection gone: a device leaves the hub (its commands fail), a
+/// constellation frees its id.
+fn leave(hub: &Hub, client: &Arc<Device>, constellation: bool) {
+    match constellation {
+        true => {
+            hub.remove_constellation(&client.id);
+            client.mark_closed();
+        }
+        false => hub.remove(client),
+    }
 }
 
 /// One parsed frame from a registered device.
@@ -402,16 +428,22 @@ fn start_task(hub: &Arc<Hub>, device: &Arc<Device>, m: ClientMessage) {
     tokio::spawn(run_task(hub.clone(), device.clone(), accepted));
 }
 
-/// A task the device may run: what runs it, what it is, its session.
-struct Accepted {
+/// A task the device may run: what runs it, what it is, its session, and
+/// who else hears its TASK_END (the constellation that sent it).
+pub(crate) struct Accepted {
     runner: SessionRunner,
     task: TaskRequest,
-    session_id: String,
+    pub(crate) session_id: String,
+    pub(crate) watcher: Option<Arc<Device>>,
 }
 
 /// Checks a TASK (its request, target, name and mode) and claims the device
 /// and the task name for it; why not, when it is refused.
-fn accept_task(hub: &Hub, device: &Device, m: &ClientMessage) -> Result<Accepted, String> {
+pub(crate) fn accept_task(
+    hub: &Hub,
+    device: &Device,
+    m: &ClientMessage,
+) -> Result<Accepted, String> {
     let Some(request) = m.request.clone().filter(|r| !r.trim().is_empty()) else {
         return Err("a TASK needs a non-empty \"request\"".into());
     };
@@ -476,6 +508,7 @@ fn accept_task(hub: &Hub, device: &Device, m: &ClientMessage) -> Result<Accepted
         runner,
         task,
         session_id,
+        watcher: None,
     })
 }
 
@@ -509,11 +542,12 @@ fn task_mode(device: &Device, assigned: Option<String>, m: &ClientMessage) -> Re
 /// ends it with TASK_END. A session whose device is gone sees failing
 /// commands and ends on its own; if it does not within the wind-up time,
 /// it is cut off.
-async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
+pub(crate) async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
     let Accepted {
         runner,
         task,
         session_id,
+        watcher,
     } = accepted;
     tracing::info!(client_id = %device.id, task = %task.task_name, "task started");
     let dispatcher = Arc::new(
@@ -550,6 +584,9 @@ async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accepted) {
     hub.finish_task(&task.task_name, &device.id, outcome.result);
     device.release();
     device.send(&end);
+    if let Some(w) = watcher {
+        w.send(&end);
+    }
     tracing::info!(client_id = %device.id, task = %task.task_name, completed = outcome.completed, "task ended");
 }
 
