@@ -121,27 +121,25 @@ fn safe_task_name(name: Option<&str>) -> String {
 /// A TASK for a device: checks, the acknowledgement, then the session on
 /// the device in the background.
 fn start(hub: &Arc<Hub>, me: &Arc<Device>, mut m: ClientMessage) {
-    let refuse = |why: String, task: Option<String>| {
+    // A refusal names the task and session as sent, for the client to
+    // fail the sub-task that waits.
+    let (task_name, session_id) = (m.task_name.clone(), m.session_id.clone());
+    let refuse = |why: String| {
         let mut e = ServerMessage::error(why);
-        e.task_name = task;
+        e.task_name = task_name.clone();
+        e.session_id = session_id.clone();
         me.send(&e);
     };
     let Some(target) = m.target_id.clone().filter(|t| !t.is_empty()) else {
-        return refuse(
-            "Constellation task requests require target_id".into(),
-            m.task_name,
-        );
+        return refuse("Constellation task requests require target_id".into());
     };
     let Some(device) = hub.device(&target) else {
-        return refuse(
-            format!("Target device '{target}' is not connected"),
-            m.task_name,
-        );
+        return refuse(format!("Target device '{target}' is not connected"));
     };
     m.task_name = Some(safe_task_name(m.task_name.as_deref()));
     let mut accepted = match accept_task(hub, &device, &m) {
         Ok(a) => a,
-        Err(why) => return refuse(why, m.task_name),
+        Err(why) => return refuse(why),
     };
     accepted.watcher = Some(me.clone());
     let mut ack = ServerMessage::new(ServerMessageType::Heartbeat, TaskStatus::Ok);

@@ -320,3 +320,60 @@ async fn what_ufos_server_refuses_is_refused_and_the_server_keeps_serving() {
         .await
         .unwrap();
 }
+
+/// Galaxy's link (`ufo_aip::client::constellation`) against this server:
+/// it registers for the device, reads its information, runs a sub-task to
+/// its TASK_END, has a second sub-task for the busy device refused at once
+/// (not timed out), and a link to a device not connected is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn galaxys_link_runs_sub_tasks_and_reports_refusals() {
+    use ufo_aip::AipError;
+    use ufo_aip::client::constellation::{DeviceLink, LinkOptions};
+
+    let answer = json!({"observation": "", "thought": "", "plan": [], "comment": "",
+        "result": "done on the device",
+        "action": {"function": "", "arguments": {}, "status": "FINISH"}});
+    let model = ScriptedModel::start(vec![fixed(answer.to_string())]).await;
+    let logs = tempfile::tempdir().unwrap();
+    let addr = serve(&model, logs.path()).await;
+    let device = linux_device(addr).await;
+    let options = |device: &str| LinkOptions {
+        api_key: Some(KEY.to_owned()),
+        ..LinkOptions::new(&format!("ws://{addr}/ws"), "TN", device)
+    };
+
+    match DeviceLink::connect(options("ghost")).await {
+        Err(AipError::Registration { message, .. }) => {
+            assert!(
+                message.contains("Target device 'ghost' is not connected"),
+                "{message}"
+            );
+        }
+        other => panic!("{:?}", other.map(|l| l.client_id().to_owned())),
+    }
+    let link = DeviceLink::connect(options("dev")).await.unwrap();
+    assert_eq!(link.client_id(), "TN@dev");
+    let info = link.device_info().await.unwrap();
+    assert_eq!(info["hostname"], "box-7", "{info}");
+
+    let timeout = Duration::from_secs(60);
+    let (first, second) = tokio::join!(
+        link.run_task("t1", "Task Description: Tidy the logs", timeout),
+        link.run_task("t2", "Task Description: Anything else", timeout),
+    );
+    let end = first.unwrap();
+    assert!(end.completed, "{end:?}");
+    assert_eq!(end.result[0]["result"], "done on the device", "{end:?}");
+    match second {
+        Err(AipError::SubTaskRefused { task, message }) => {
+            assert_eq!(task, "t2");
+            assert!(message.contains("is running task"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let (_, device_end) = tokio::time::timeout(Duration::from_secs(30), device)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(device_end["session_id"], "TN@t1");
+}

@@ -5,7 +5,8 @@
 //!
 //! With an [`OwnTask`] the device sends its own TASK after registering and
 //! returns at its TASK_END; without one it serves dispatched tasks until
-//! stopped.
+//! stopped. [`constellation`] is the other side: Galaxy's link to a device
+//! through the device's server.
 
 use crate::error::AipError;
 use crate::messages::{
@@ -22,6 +23,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use ufo_core::{ActionResult, BoxError, Command};
 use ufo_desktop::dispatch::CommandDispatcher;
 
+pub mod constellation;
 mod transport;
 use transport::{Endpoint, open, upgrade_request};
 

@@ -136,6 +136,32 @@ pub enum AipError {
         #[source]
         source: crate::payloads::PayloadError,
     },
+    /// A Galaxy link to a device broke (or was closed) with a request
+    /// outstanding.
+    #[error("the link to device {device:?} is down: {why}")]
+    LinkLost {
+        /// The device.
+        device: String,
+        /// What ended it.
+        why: String,
+    },
+    /// The server refused a sub-task (or a device-information request) a
+    /// Galaxy link sent.
+    #[error("the server refused {task:?}: {message}")]
+    SubTaskRefused {
+        /// The sub-task (or request).
+        task: String,
+        /// The server's words.
+        message: String,
+    },
+    /// A sub-task a Galaxy link sent had no TASK_END in time.
+    #[error("sub-task {task:?} had no TASK_END within {seconds} s")]
+    SubTaskTimeout {
+        /// The sub-task (or request).
+        task: String,
+        /// The time it was given.
+        seconds: f64,
+    },
     /// The device went away with commands outstanding.
     #[error("device {client_id:?} disconnected before answering {tool}")]
     DeviceGone {
@@ -164,6 +190,9 @@ impl Diagnostic for AipError {
             AipError::BadTaskName { .. } => "ufo::aip::bad_task_name",
             AipError::CommandTimeout { .. } => "ufo::aip::command_timeout",
             AipError::DeviceGone { .. } => "ufo::aip::device_gone",
+            AipError::LinkLost { .. } => "ufo::aip::link_lost",
+            AipError::SubTaskRefused { .. } => "ufo::aip::sub_task_refused",
+            AipError::SubTaskTimeout { .. } => "ufo::aip::sub_task_timeout",
             AipError::BadResult { .. } => "ufo::aip::bad_result",
         }
     }
@@ -200,6 +229,15 @@ impl Diagnostic for AipError {
             }
             AipError::DeviceGone { .. } => {
                 "restart the device with `ufo client`; the task must be sent again".into()
+            }
+            AipError::LinkLost { .. } => {
+                "check that the device's server (`ufo serve`) runs and the device is connected; the sub-task must be sent again".into()
+            }
+            AipError::SubTaskRefused { .. } => {
+                "the server's words say why: connect the device, wait for its running task to end, or fix the request".into()
+            }
+            AipError::SubTaskTimeout { .. } => {
+                "give the sub-task a longer timeout, or read the device's session logs on its server".into()
             }
             AipError::BadResult { .. } => "the device runs tools that answer in a shape neither ufo-rs nor UFO uses: run `ufo client` or UFO's own client (ufo.client.client) with UFO's tool servers, and read the device's log".into(),
         })
