@@ -1,9 +1,11 @@
-//! ufo-galaxy: the data model and editing core of Galaxy (UFO³), where one
-//! request becomes a DAG of sub-tasks — a *constellation* of *task stars*
-//! joined by dependency *lines* — spread across devices.
+//! ufo-galaxy: the data model, editing core and orchestrator of Galaxy
+//! (UFO³), where one request becomes a DAG of sub-tasks — a
+//! *constellation* of *task stars* joined by dependency *lines* — spread
+//! across devices.
 //!
-//! This crate is the model layer only: no network, no model calls, no
-//! clock-driven scheduling. The orchestrator, the ConstellationAgent and
+//! No network and no model calls here: the orchestrator reaches devices
+//! through a trait ([`orchestrate::DeviceRunner`]) and is re-planned
+//! through a hook ([`orchestrate::Planner`]). The ConstellationAgent and
 //! the AIP client build on it.
 //!
 //! * [`model`]: [`TaskStar`], [`TaskStarLine`], [`TaskConstellation`] and
@@ -18,6 +20,10 @@
 //!   applied in order with early exit, only to tasks not started, with
 //!   undo of the last batch.
 //! * [`render`]: Mermaid for trajectories, a compact summary for prompts.
+//! * [`orchestrate`]: runs a constellation to its end over devices — one
+//!   sub-task in flight per device, timeouts with UFO's failure payloads,
+//!   the planner's edits merged between completions, typed events,
+//!   cancellation.
 //!
 //! ```
 //! use ufo_galaxy::edit::{Action, Editor};
@@ -46,6 +52,7 @@
 
 pub mod edit;
 pub mod model;
+pub mod orchestrate;
 pub mod ready;
 pub mod render;
 pub mod validate;

@@ -104,6 +104,7 @@ impl TaskStar {
     /// The text the device receives (UFO's `to_request_string`):
     /// `Task Description: …\nTips for Completion:\n - tip` per tip, or
     /// `No tips available.` without tips.
+    #[doc(alias = "to_request_string")]
     pub fn request_text(&self) -> String {
         let tips = if self.tips.is_empty() {
             "No tips available.".to_owned()
