@@ -740,3 +740,21 @@ async fn an_empty_constellation_ends_at_once() {
     let kinds: Vec<_> = drain(&mut rx).iter().map(Event::event_type).collect();
     assert_eq!(kinds, ["constellation_started", "constellation_completed"]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_planner_that_never_answers_is_let_go_after_its_timeout() {
+    // UFO auto-releases a pending modification after 600 s.
+    let fake = Fake::new(&[]);
+    let c = plan(
+        &[("a", "pc", 2), ("b", "pc", 2)],
+        &[("a", "b", "unconditional")],
+    );
+    let silent = planner_fn(|_turn| std::future::pending::<Option<TaskConstellation>>());
+    let done = Orchestrator::new(fake.clone())
+        .planner(silent)
+        .run(c)
+        .await
+        .unwrap();
+    assert_eq!(fake.span("b").start, 610.0);
+    assert_eq!(done.report.state, ConstellationState::Completed);
+}
