@@ -32,7 +32,6 @@
 //! arrive within [`Limits::header_timeout`] and hold at most
 //! [`Limits::max_connections`] connections of any kind.
 
-mod constellation;
 mod dispatcher;
 mod http;
 pub(crate) mod hub;

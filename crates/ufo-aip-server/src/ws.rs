@@ -1,5 +1,8 @@
 //! One device connection: registration, identity pinning, limits, and the
-//! frames of the task sequence.
+//! frames of the task sequence; [`constellation`] answers the frames of
+//! Galaxy's clients, which share the connection's limits.
+
+mod constellation;
 
 use crate::dispatcher::WsDispatcher;
 use crate::hub::{ConnectionSlot, Device, Hub, Outgoing};
@@ -178,7 +181,7 @@ async fn register(
     };
     let why = match (&reg.kind, reg.client_id.as_deref(), reg.client_type) {
         (ClientMessageType::Register, Some(id), ClientType::Constellation) => {
-            crate::constellation::refuse(hub, credential, id, reg.target_id.as_deref())
+            constellation::refuse(hub, credential, id, reg.target_id.as_deref())
         }
         (ClientMessageType::Register, Some(id), _) if is_safe_task_name(id) => {
             refuse_identity(hub, credential, id)
@@ -330,7 +333,7 @@ async fn connection(
         refused_in_a_row = 0;
         match (parse(text), &constellation) {
             (Ok(m), Some(target)) => {
-                crate::constellation::handle(&hub, &device, target.as_deref(), m);
+                constellation::handle(&hub, &device, target.as_deref(), m);
             }
             (Ok(m), None) => handle(&hub, &device, m),
             (Err(e), _) => {

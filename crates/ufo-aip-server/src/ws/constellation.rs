@@ -25,8 +25,8 @@
 //! to end on their own (UFO cancels them without a TASK_END); the device
 //! still gets its TASK_END.
 
+use super::{Credential, accept_task, run_task};
 use crate::hub::{Device, Hub};
-use crate::ws::{Credential, accept_task, run_task};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use ufo_aip::messages::{
