@@ -12,6 +12,7 @@ mod cmd_desktop;
 mod cmd_doctor;
 #[cfg(not(windows))]
 mod cmd_eval;
+mod cmd_galaxy;
 mod cmd_inspect;
 mod cmd_knowledge;
 mod cmd_llm;
@@ -68,6 +69,11 @@ enum Command {
     Serve(cmd_serve::ServeArgs),
     /// Connect this desktop to a `ufo serve` server as a device.
     Client(cmd_client::ClientArgs),
+    /// Galaxy: run a constellation of sub-tasks across devices (each through its `ufo serve`).
+    Galaxy {
+        #[command(subcommand)]
+        cmd: cmd_galaxy::GalaxyCmd,
+    },
     #[cfg(not(windows))]
     /// Measure performance (perception, applications, a step, service load, prompt tokens).
     Bench {
@@ -146,6 +152,7 @@ fn main() -> ExitCode {
             #[cfg(not(windows))]
             Command::Serve(args) => cmd_serve::serve(args).await,
             Command::Client(args) => cmd_client::client(args).await,
+            Command::Galaxy { cmd } => cmd_galaxy::run(cmd).await,
         }
     });
     match result {

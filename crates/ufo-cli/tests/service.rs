@@ -430,3 +430,122 @@ async fn the_client_reconnects_after_a_server_restart_and_keys_are_required() {
     assert_eq!(r["status"], "FINISH", "{r}");
     assert_eq!(r["result"], "nothing to do");
 }
+
+/// Galaxy across two desktops, as a user runs it: two `ufo serve` servers,
+/// each with a `ufo client` device on its own private desktop, and
+/// `ufo galaxy run` with a plan of two sub-tasks (the second after the
+/// first) and UFO's devices.yaml. Each sub-task's effect is on its own
+/// desktop's calculator; the constellation ends completed with each task's
+/// result, in dependency order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn galaxy_runs_a_plan_across_two_desktops() {
+    let (desk1, backend1) = desktop_with_apps("galaxy-1", &["gnome-calculator"]).await;
+    let (desk2, backend2) = desktop_with_apps("galaxy-2", &["gnome-calculator"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("s1"), dir.path().join("s2"));
+    std::fs::create_dir_all(&d1).unwrap();
+    std::fs::create_dir_all(&d2).unwrap();
+    let model1 = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Compute 6*7"),
+        click("6"),
+        click("×"),
+        click("7"),
+        click("="),
+        app_finish("42"),
+        host_finish("6*7 = 42"),
+    ])
+    .await;
+    let model2 = ScriptedModel::start(vec![
+        host_assign("gnome-calculator", "Compute 2+3"),
+        click("2"),
+        click("+"),
+        click("3"),
+        click("="),
+        app_finish("5"),
+        host_finish("2+3 = 5"),
+    ])
+    .await;
+    let (_s1, addr1) = serve(&d1, &model1, 0);
+    let (_s2, addr2) = serve(&d2, &model2, 0);
+    let _dev1 = Proc(
+        device(&addr1, "pc1", &desktop_env(&desk1), &[])
+            .spawn()
+            .unwrap(),
+    );
+    let _dev2 = Proc(
+        device(&addr2, "pc2", &desktop_env(&desk2), &[])
+            .spawn()
+            .unwrap(),
+    );
+    online(&addr1, "pc1").await;
+    online(&addr2, "pc2").await;
+
+    let plan = dir.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        json!({"constellation_id": "c1", "name": "two sums",
+            "tasks": [
+                {"task_id": "mul", "name": "Multiply", "description": "compute 6*7 in the calculator",
+                 "tips": ["use the calculator's buttons"], "target_device_id": "pc1"},
+                {"task_id": "add", "name": "Add", "description": "compute 2+3 in the calculator",
+                 "target_device_id": "pc2"}],
+            "dependencies": [{"line_id": "l1", "from_task_id": "mul", "to_task_id": "add"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let devices = dir.path().join("devices.yaml");
+    std::fs::write(
+        &devices,
+        format!(
+            "task_name: sums\ndevices:\n  - device_id: pc1\n    server_url: ws://{addr1}/ws\n    os: linux\n  - device_id: pc2\n    server_url: ws://{addr2}/ws\n    os: linux\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("result.json");
+    let run = tokio::task::spawn_blocking({
+        let (plan, devices, out) = (plan.clone(), devices.clone(), out.clone());
+        move || {
+            ufo()
+                .args(["galaxy", "run", "--json", "--plan"])
+                .arg(&plan)
+                .arg("--devices")
+                .arg(&devices)
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let done: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(done["report"]["state"], "completed", "{done}");
+    let tasks = &done["constellation"]["tasks"];
+    for (id, answer) in [("mul", "6*7 = 42"), ("add", "2+3 = 5")] {
+        assert_eq!(tasks[id]["status"], "completed", "{done}");
+        assert!(tasks[id]["result"].to_string().contains(answer), "{done}");
+    }
+    // In dependency order: the addition began after the multiplication ended.
+    assert!(
+        tasks["add"]["execution_start_time"].as_str().unwrap()
+            >= tasks["mul"]["execution_end_time"].as_str().unwrap(),
+        "{done}"
+    );
+    // Each desktop shows its own sum, and the report is on disk.
+    assert_eq!(calculator_display(&backend1).await, "42");
+    assert_eq!(calculator_display(&backend2).await, "5");
+    let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(written["report"]["state"], "completed");
+    // The sub-task's text, tips included, is what the device's agents got.
+    assert!(
+        model1.requests()[0].contains("use the calculator's buttons"),
+        "{}",
+        model1.requests()[0].text()
+    );
+}
