@@ -130,19 +130,16 @@ async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
     let plan =
         TaskConstellation::from_json(&read(&args.plan, "give the constellation's JSON file")?)
             .map_err(|e| e.report())?;
-    let file: DevicesFile = serde_saphyr::from_str(&read(
-        &args.devices,
-        "give UFO's devices.yaml",
-    )?)
-    .map_err(|e| {
-        CliError::Syntax {
+    let file: DevicesFile =
+        serde_saphyr::from_str(&read(&args.devices, "give UFO's devices.yaml")?).map_err(|e| {
+            CliError::Syntax {
             what: args.devices.display().to_string(),
             format: "YAML",
             message: e.to_string(),
             help: "devices: [{device_id: pc1, server_url: \"ws://127.0.0.1:5000/ws\", os: linux}]",
         }
         .report()
-    })?;
+        })?;
     let task_name = args
         .task_name
         .or(file.task_name)
@@ -199,7 +196,10 @@ async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
         );
         for t in finished.constellation.tasks() {
             let device = t.target_device_id.as_deref().unwrap_or("-");
-            outln!("  {} on {device}: {}", t.task_id, t.status.as_str());
+            match &t.error {
+                Some(why) => outln!("  {} on {device}: {} ({why})", t.task_id, t.status.as_str()),
+                None => outln!("  {} on {device}: {}", t.task_id, t.status.as_str()),
+            }
         }
     }
     Ok(match finished.report.state {
