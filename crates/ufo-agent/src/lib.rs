@@ -26,6 +26,7 @@
 pub mod app;
 pub mod call;
 pub mod command_agent;
+pub mod constellation;
 pub mod error;
 pub mod evaluation;
 mod guards;
