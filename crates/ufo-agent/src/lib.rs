@@ -18,6 +18,11 @@
 //! for the desktop: list windows (and, in visual mode, take a desktop
 //! screenshot with `capture_desktop_screenshot`), ask, `select_application_window`.
 //!
+//! ## Galaxy
+//! [`constellation::ConstellationAgent`] plans one request as a constellation
+//! of sub-tasks over devices (`ufo_galaxy`), runs it with the orchestrator and
+//! re-plans through its planner hook as sub-tasks end.
+//!
 //! ## What this crate must not know
 //! Which backend or transport executes a command: agents speak only in
 //! `ufo_core::Command`s through a [`CommandDispatcher`]. Nor does it write
