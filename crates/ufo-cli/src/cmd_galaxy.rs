@@ -1,10 +1,15 @@
-//! `ufo galaxy run`: runs a constellation (Galaxy's plan of sub-tasks
-//! across devices, UFO's JSON) on the devices of a `devices.yaml`, each
-//! reached through the `ufo serve` it is connected to, and writes how it
-//! ended. The plan is run as given: the ConstellationAgent that writes and
-//! edits plans is not part of this command.
+//! `ufo galaxy`: Galaxy's requests across devices. Each device of UFO's
+//! `devices.yaml` is reached through the `ufo serve` it is connected to.
+//!
+//! - `ufo galaxy ask "<request>"`: the ConstellationAgent plans the request
+//!   as a constellation, the orchestrator runs it, and the agent re-plans as
+//!   sub-tasks end; its steps go to `<log dir>/<task name>/response.log`
+//!   and how it ended to `result.json` there.
+//! - `ufo galaxy run --plan plan.json`: a constellation (UFO's JSON) run as
+//!   given, without the agent.
 
 use crate::cmd_client::api_key;
+use crate::cmd_run::load_config;
 use crate::error::CliError;
 use crate::output::outln;
 use clap::{Args, Subcommand};
@@ -14,6 +19,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use ufo_agent::constellation::{
+    AgentStatus, ConstellationAgent, ConstellationPrompts, DeviceProfile,
+};
 use ufo_aip::AipError;
 use ufo_aip::client::constellation::{DeviceLink, LinkOptions};
 use ufo_core::{Diagnostic, ErrorReport};
@@ -24,8 +32,39 @@ use ufo_galaxy::{ConstellationState, DeviceType, TaskConstellation};
 /// `ufo galaxy …`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum GalaxyCmd {
+    /// Plan a request across the devices, run the plan and re-plan as sub-tasks end.
+    Ask(AskArgs),
     /// Run a constellation (UFO's JSON) on the devices of a devices.yaml.
     Run(RunArgs),
+}
+
+/// Arguments of `ufo galaxy ask`.
+#[derive(Debug, Args)]
+pub(crate) struct AskArgs {
+    /// The request.
+    request: String,
+    /// UFO's devices.yaml: `devices: [{device_id, server_url, os, …}]`.
+    #[arg(long)]
+    devices: PathBuf,
+    /// The config whose HOST_AGENT model the ConstellationAgent asks.
+    #[arg(long, env = "UFO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Warn about config keys ufo-rs does not read instead of refusing them.
+    #[arg(long)]
+    lenient: bool,
+    /// The task name (the links' `<task name>@<device>`, the log folder);
+    /// default: devices.yaml's `task_name`, else `galaxy_<pid>`.
+    #[arg(long)]
+    task_name: Option<String>,
+    /// File holding the servers' shared key (else UFO_API_KEY).
+    #[arg(long)]
+    api_key_file: Option<PathBuf>,
+    /// Where the task's folder of logs is made.
+    #[arg(long, default_value = "logs/galaxy")]
+    log_dir: PathBuf,
+    /// Print how it ended as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `ufo galaxy run`.
@@ -67,6 +106,10 @@ struct DeviceEntry {
     server_url: String,
     #[serde(default)]
     os: Option<String>,
+    #[serde(default)]
+    capabilities: Vec<String>,
+    #[serde(default)]
+    metadata: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The devices, each through its link (or why it has none).
@@ -122,39 +165,61 @@ fn read(path: &PathBuf, what: &'static str) -> Result<String, ErrorReport> {
 /// `ufo galaxy …`.
 pub(crate) async fn run(cmd: GalaxyCmd) -> Result<ExitCode, ErrorReport> {
     match cmd {
+        GalaxyCmd::Ask(args) => ask(args).await,
         GalaxyCmd::Run(args) => run_plan(args).await,
     }
 }
 
-async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
-    let plan =
-        TaskConstellation::from_json(&read(&args.plan, "give the constellation's JSON file")?)
-            .map_err(|e| e.report())?;
-    let file: DevicesFile =
-        serde_saphyr::from_str(&read(&args.devices, "give UFO's devices.yaml")?).map_err(|e| {
-            CliError::Syntax {
-            what: args.devices.display().to_string(),
+fn devices_file(path: &PathBuf) -> Result<DevicesFile, ErrorReport> {
+    serde_saphyr::from_str(&read(path, "give UFO's devices.yaml")?).map_err(|e| {
+        CliError::Syntax {
+            what: path.display().to_string(),
             format: "YAML",
             message: e.to_string(),
             help: "devices: [{device_id: pc1, server_url: \"ws://127.0.0.1:5000/ws\", os: linux}]",
         }
         .report()
-        })?;
-    let task_name = args
-        .task_name
-        .or(file.task_name)
-        .unwrap_or_else(|| format!("galaxy_{}", std::process::id()));
-    let key = api_key(args.api_key_file.as_ref())?;
+    })
+}
+
+/// Every device of `file`, each through its link (a device that cannot be
+/// reached stays known: its tasks fail with the reason), and what each
+/// told of itself, for the agent's prompt.
+async fn connect(
+    file: &DevicesFile,
+    task_name: &str,
+    key: Option<String>,
+) -> (Arc<AipDevices>, Vec<DeviceProfile>) {
     let mut links = BTreeMap::new();
     let mut known = Vec::new();
+    let mut profiles = Vec::new();
     for d in &file.devices {
         let options = LinkOptions {
             api_key: key.clone(),
-            ..LinkOptions::new(&d.server_url, &task_name, &d.device_id)
+            ..LinkOptions::new(&d.server_url, task_name, &d.device_id)
         };
         let link = DeviceLink::connect(options).await.map_err(|e| {
             tracing::warn!(device = %d.device_id, "not connected: {e}");
             e.to_string()
+        });
+        let mut metadata = d.metadata.clone();
+        if let Ok(l) = &link
+            && let Ok(info) = l.device_info().await
+            && info.is_object()
+        {
+            metadata.insert("system_info".into(), info);
+        }
+        let status = if link.is_ok() {
+            "connected"
+        } else {
+            "disconnected"
+        };
+        profiles.push(DeviceProfile {
+            device_id: d.device_id.clone(),
+            os: d.os.clone(),
+            capabilities: d.capabilities.clone(),
+            metadata,
+            status: Some(status.into()),
         });
         known.push(KnownDevice::new(
             d.device_id.clone(),
@@ -162,7 +227,97 @@ async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
         ));
         links.insert(d.device_id.clone(), link);
     }
-    let devices = Arc::new(AipDevices { known, links });
+    (Arc::new(AipDevices { known, links }), profiles)
+}
+
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), ErrorReport> {
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Write {
+            path: path.display().to_string(),
+            source: e,
+        }
+        .report()
+    })
+}
+
+/// The task name: `--task-name`, else devices.yaml's, else `galaxy_<pid>`.
+fn task_name(given: Option<String>, file: &DevicesFile) -> String {
+    given
+        .or_else(|| file.task_name.clone())
+        .unwrap_or_else(|| format!("galaxy_{}", std::process::id()))
+}
+
+async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
+    let config = load_config(args.config.as_ref(), args.lenient)?;
+    let Some(host) = config.host.as_ref() else {
+        return Err(CliError::BadOption {
+            option: "--config",
+            message: "the config has no HOST_AGENT: the ConstellationAgent asks its model".into(),
+            help: "give a config with HOST_AGENT (API_TYPE, API_BASE, API_MODEL, …)",
+        }
+        .report());
+    };
+    let model =
+        ufo_llm::build_with_backup(host, config.backup.as_ref(), None).map_err(|e| e.report())?;
+    let prompts = ConstellationPrompts::builtin().map_err(|e| e.report())?;
+    let file = devices_file(&args.devices)?;
+    let task_name = task_name(args.task_name, &file);
+    let key = api_key(args.api_key_file.as_ref())?;
+    let (devices, profiles) = connect(&file, &task_name, key).await;
+    let outcome = ConstellationAgent::new(model, prompts)
+        .device_profiles(profiles)
+        .run(&args.request, devices)
+        .await;
+    let dir = args.log_dir.join(&task_name);
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::Write {
+            path: dir.display().to_string(),
+            source: e,
+        }
+        .report()
+    })?;
+    let mut log = String::new();
+    for step in &outcome.steps {
+        log.push_str(&serde_json::to_string(step).map_err(|e| CliError::Json(e).report())?);
+        log.push('\n');
+    }
+    write_file(&dir.join("response.log"), &log)?;
+    let ended = json!({
+        "request": args.request,
+        "status": outcome.status.as_str(),
+        "end": outcome.end,
+        "results": outcome.results,
+        "reason": outcome.reason,
+        "steps": outcome.steps.len(),
+        "report": outcome.report,
+        "constellation": outcome.constellation.as_ref().map(TaskConstellation::to_value),
+    });
+    let text = serde_json::to_string_pretty(&ended).map_err(|e| CliError::Json(e).report())?;
+    write_file(&dir.join("result.json"), &text)?;
+    if args.json {
+        let line = serde_json::to_string(&ended).map_err(|e| CliError::Json(e).report())?;
+        outln!("{line}");
+    } else {
+        outln!("{}: {}", outcome.status.as_str(), outcome.results);
+        if let Some(why) = &outcome.reason {
+            outln!("  {why}");
+        }
+        outln!("  logs: {}", dir.display());
+    }
+    Ok(match outcome.status {
+        AgentStatus::Finish => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
+async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
+    let plan =
+        TaskConstellation::from_json(&read(&args.plan, "give the constellation's JSON file")?)
+            .map_err(|e| e.report())?;
+    let file = devices_file(&args.devices)?;
+    let task_name = task_name(args.task_name, &file);
+    let key = api_key(args.api_key_file.as_ref())?;
+    let (devices, _) = connect(&file, &task_name, key).await;
     let finished = Orchestrator::new(devices)
         .run(plan)
         .await

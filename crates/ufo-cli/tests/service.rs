@@ -431,121 +431,206 @@ async fn the_client_reconnects_after_a_server_restart_and_keys_are_required() {
     assert_eq!(r["result"], "nothing to do");
 }
 
-/// Galaxy across two desktops, as a user runs it: two `ufo serve` servers,
-/// each with a `ufo client` device on its own private desktop, and
-/// `ufo galaxy run` with a plan of two sub-tasks (the second after the
-/// first) and UFO's devices.yaml. Each sub-task's effect is on its own
-/// desktop's calculator; the constellation ends completed with each task's
-/// result, in dependency order.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn galaxy_runs_a_plan_across_two_desktops() {
+/// Two devices for Galaxy, as a user sets them up: two `ufo serve`
+/// servers, each with a `ufo client` device (`pc1`, `pc2`) on its own
+/// private desktop with gnome-calculator; each server's model computes
+/// 6*7 (pc1) or 2+3 (pc2) there.
+struct TwoDevices {
+    backends: [ufo_desktop_atspi::AtspiBackend; 2],
+    models: [ScriptedModel; 2],
+    devices_yaml: std::path::PathBuf,
+    _procs: Vec<Proc>,
+    _desktops: Vec<ufo_desktop_atspi::HeadlessDesktop>,
+}
+
+async fn two_devices(dir: &Path) -> TwoDevices {
     let (desk1, backend1) = desktop_with_apps("galaxy-1", &["gnome-calculator"]).await;
     let (desk2, backend2) = desktop_with_apps("galaxy-2", &["gnome-calculator"]).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (d1, d2) = (dir.path().join("s1"), dir.path().join("s2"));
+    let (d1, d2) = (dir.join("s1"), dir.join("s2"));
     std::fs::create_dir_all(&d1).unwrap();
     std::fs::create_dir_all(&d2).unwrap();
-    let model1 = ScriptedModel::start(vec![
-        host_assign("gnome-calculator", "Compute 6*7"),
-        click("6"),
-        click("×"),
-        click("7"),
-        click("="),
-        app_finish("42"),
-        host_finish("6*7 = 42"),
-    ])
-    .await;
-    let model2 = ScriptedModel::start(vec![
-        host_assign("gnome-calculator", "Compute 2+3"),
-        click("2"),
-        click("+"),
-        click("3"),
-        click("="),
-        app_finish("5"),
-        host_finish("2+3 = 5"),
-    ])
-    .await;
-    let (_s1, addr1) = serve(&d1, &model1, 0);
-    let (_s2, addr2) = serve(&d2, &model2, 0);
-    let _dev1 = Proc(
+    let sum = |subtask, keys: [&'static str; 3], answer, result| {
+        vec![
+            host_assign("gnome-calculator", subtask),
+            click(keys[0]),
+            click(keys[1]),
+            click(keys[2]),
+            click("="),
+            app_finish(answer),
+            host_finish(result),
+        ]
+    };
+    let model1 = ScriptedModel::start(sum("Compute 6*7", ["6", "×", "7"], "42", "6*7 = 42")).await;
+    let model2 = ScriptedModel::start(sum("Compute 2+3", ["2", "+", "3"], "5", "2+3 = 5")).await;
+    let (s1, addr1) = serve(&d1, &model1, 0);
+    let (s2, addr2) = serve(&d2, &model2, 0);
+    let dev1 = Proc(
         device(&addr1, "pc1", &desktop_env(&desk1), &[])
             .spawn()
             .unwrap(),
     );
-    let _dev2 = Proc(
+    let dev2 = Proc(
         device(&addr2, "pc2", &desktop_env(&desk2), &[])
             .spawn()
             .unwrap(),
     );
     online(&addr1, "pc1").await;
     online(&addr2, "pc2").await;
-
-    let plan = dir.path().join("plan.json");
+    let devices_yaml = dir.join("devices.yaml");
     std::fs::write(
-        &plan,
-        json!({"constellation_id": "c1", "name": "two sums",
-            "tasks": [
-                {"task_id": "mul", "name": "Multiply", "description": "compute 6*7 in the calculator",
-                 "tips": ["use the calculator's buttons"], "target_device_id": "pc1"},
-                {"task_id": "add", "name": "Add", "description": "compute 2+3 in the calculator",
-                 "target_device_id": "pc2"}],
-            "dependencies": [{"line_id": "l1", "from_task_id": "mul", "to_task_id": "add"}]})
-        .to_string(),
-    )
-    .unwrap();
-    let devices = dir.path().join("devices.yaml");
-    std::fs::write(
-        &devices,
+        &devices_yaml,
         format!(
             "task_name: sums\ndevices:\n  - device_id: pc1\n    server_url: ws://{addr1}/ws\n    os: linux\n  - device_id: pc2\n    server_url: ws://{addr2}/ws\n    os: linux\n"
         ),
     )
     .unwrap();
-    let out = dir.path().join("result.json");
-    let run = tokio::task::spawn_blocking({
-        let (plan, devices, out) = (plan.clone(), devices.clone(), out.clone());
-        move || {
-            ufo()
-                .args(["galaxy", "run", "--json", "--plan"])
-                .arg(&plan)
-                .arg("--devices")
-                .arg(&devices)
-                .arg("--out")
-                .arg(&out)
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    TwoDevices {
+        backends: [backend1, backend2],
+        models: [model1, model2],
+        devices_yaml,
+        _procs: vec![s1, s2, dev1, dev2],
+        _desktops: vec![desk1, desk2],
+    }
+}
+
+/// The two sub-tasks: 6*7 on pc1, then 2+3 on pc2.
+fn two_sums() -> Value {
+    json!({"constellation_id": "c1", "name": "two sums",
+        "tasks": [
+            {"task_id": "mul", "name": "Multiply", "description": "compute 6*7 in the calculator",
+             "tips": ["use the calculator's buttons"], "target_device_id": "pc1"},
+            {"task_id": "add", "name": "Add", "description": "compute 2+3 in the calculator",
+             "target_device_id": "pc2"}],
+        "dependencies": [{"line_id": "l1", "from_task_id": "mul", "to_task_id": "add"}]})
+}
+
+/// `ufo ARGS` in a blocking task; its stdout as JSON, after asserting it
+/// succeeded.
+async fn ufo_json(args: Vec<std::ffi::OsString>) -> Value {
+    let run = tokio::task::spawn_blocking(move || ufo().args(args).output().unwrap())
+        .await
+        .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let done: Value = serde_json::from_str(stdout.trim()).unwrap();
-    assert_eq!(done["report"]["state"], "completed", "{done}");
-    let tasks = &done["constellation"]["tasks"];
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+/// What both runs leave: each sub-task completed with its device's answer,
+/// the addition begun after the multiplication ended, each desktop showing
+/// its own sum, and the tips in what the device's agents were asked.
+async fn assert_two_sums_done(two: &TwoDevices, constellation: &Value) {
+    let tasks = &constellation["tasks"];
     for (id, answer) in [("mul", "6*7 = 42"), ("add", "2+3 = 5")] {
-        assert_eq!(tasks[id]["status"], "completed", "{done}");
-        assert!(tasks[id]["result"].to_string().contains(answer), "{done}");
+        assert_eq!(tasks[id]["status"], "completed", "{constellation}");
+        assert!(
+            tasks[id]["result"].to_string().contains(answer),
+            "{constellation}"
+        );
     }
-    // In dependency order: the addition began after the multiplication ended.
     assert!(
         tasks["add"]["execution_start_time"].as_str().unwrap()
             >= tasks["mul"]["execution_end_time"].as_str().unwrap(),
-        "{done}"
+        "{constellation}"
     );
-    // Each desktop shows its own sum, and the report is on disk.
-    assert_eq!(calculator_display(&backend1).await, "42");
-    assert_eq!(calculator_display(&backend2).await, "5");
+    assert_eq!(calculator_display(&two.backends[0]).await, "42");
+    assert_eq!(calculator_display(&two.backends[1]).await, "5");
+    let asked = two.models[0].requests();
+    let first = &asked[0];
+    assert!(
+        first.contains("use the calculator's buttons"),
+        "{}",
+        first.text()
+    );
+}
+
+/// Galaxy across two desktops, as a user runs it: `ufo galaxy run` with a
+/// plan of two sub-tasks (the second after the first) and UFO's
+/// devices.yaml. The constellation ends completed, and the report is on
+/// disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn galaxy_runs_a_plan_across_two_desktops() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = two_devices(dir.path()).await;
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, two_sums().to_string()).unwrap();
+    let out = dir.path().join("result.json");
+    let done = ufo_json(vec![
+        "galaxy".into(),
+        "run".into(),
+        "--json".into(),
+        "--plan".into(),
+        plan.into(),
+        "--devices".into(),
+        two.devices_yaml.clone().into(),
+        "--out".into(),
+        out.clone().into(),
+    ])
+    .await;
+    assert_eq!(done["report"]["state"], "completed", "{done}");
+    assert_two_sums_done(&two, &done["constellation"]).await;
     let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(written["report"]["state"], "completed");
-    // The sub-task's text, tips included, is what the device's agents got.
+}
+
+/// `ufo galaxy ask`: the ConstellationAgent (its own model, HOST_AGENT of
+/// the config given) plans the request as the two sub-tasks, is asked
+/// again as each ends, and finishes with its answer; its steps and the
+/// outcome are in the task's log folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn galaxy_asks_the_agent_to_plan_and_runs_it_on_two_desktops() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = two_devices(dir.path()).await;
+    let planner = ScriptedModel::start(vec![
+        fixed(
+            json!({"thought": "one sum per device, the second after the first",
+            "status": "CONTINUE", "constellation": two_sums()})
+            .to_string(),
+        ),
+        fixed(
+            json!({"thought": "the product is done", "status": "CONTINUE", "action": []})
+                .to_string(),
+        ),
+        fixed(
+            json!({"thought": "both are done", "status": "FINISH", "action": [],
+            "results": "6*7 = 42 on pc1, 2+3 = 5 on pc2"})
+            .to_string(),
+        ),
+    ])
+    .await;
+    let config = dir.path().join("galaxy.yaml");
+    std::fs::write(&config, format!("HOST_AGENT:\n{}", planner.agent_yaml())).unwrap();
+    let logs = dir.path().join("logs");
+    let done = ufo_json(vec![
+        "galaxy".into(),
+        "ask".into(),
+        "compute 6*7 on pc1, then 2+3 on pc2".into(),
+        "--json".into(),
+        "--devices".into(),
+        two.devices_yaml.clone().into(),
+        "--config".into(),
+        config.into(),
+        "--log-dir".into(),
+        logs.clone().into(),
+    ])
+    .await;
+    assert_eq!(done["status"], "FINISH", "{done}");
+    assert_eq!(done["results"], "6*7 = 42 on pc1, 2+3 = 5 on pc2");
+    assert_two_sums_done(&two, &done["constellation"]).await;
+    // The agent saw both devices, and each step is a line of its log.
+    let asked = &planner.requests()[0];
     assert!(
-        model1.requests()[0].contains("use the calculator's buttons"),
+        asked.contains("pc1") && asked.contains("pc2"),
         "{}",
-        model1.requests()[0].text()
+        asked.text()
     );
+    let log = std::fs::read_to_string(logs.join("sums").join("response.log")).unwrap();
+    assert_eq!(log.lines().count(), 3, "{log}");
+    let result: Value =
+        serde_json::from_slice(&std::fs::read(logs.join("sums").join("result.json")).unwrap())
+            .unwrap();
+    assert_eq!(result["status"], "FINISH");
 }
