@@ -565,11 +565,24 @@ pub(crate) async fn run_task(hub: Arc<Hub>, device: Arc<Device>, accepted: Accep
     let wind_up = hub.limits().wind_up;
     let session = runner.run(&task, dispatcher);
     tokio::pin!(session);
+    // A constellation's task is cancelled when the constellation leaves
+    // (as UFO's server does): nobody waits for its end any more.
+    let watcher_gone = async {
+        match &watcher {
+            Some(w) => w.closed().await,
+            None => std::future::pending().await,
+        }
+    };
     let outcome: TaskOutcome = tokio::select! {
         o = &mut session => o,
         _ = async { device.closed().await; tokio::time::sleep(wind_up).await } => failed(
             &task,
             format!("device {:?} disconnected during the task", device.id),
+            None,
+        ),
+        _ = watcher_gone => failed(
+            &task,
+            "Task was cancelled because the constellation client that sent it disconnected".into(),
             None,
         ),
     };

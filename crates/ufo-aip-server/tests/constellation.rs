@@ -377,3 +377,61 @@ async fn galaxys_link_runs_sub_tasks_and_reports_refusals() {
         .unwrap();
     assert_eq!(device_end["session_id"], "TN@t1");
 }
+
+/// A constellation that leaves while its sub-task runs has the sub-task
+/// cancelled, as UFO's server does: the device hears a TASK_END `failed`
+/// saying why, and is free for the next task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_constellation_that_leaves_has_its_task_cancelled() {
+    let model = ScriptedModel::start(Vec::new()).await;
+    let logs = tempfile::tempdir().unwrap();
+    let addr = serve(&model, logs.path()).await;
+    // A device that never answers a command: the session waits on it.
+    let mut device = connect(addr, DEVICE_KEY).await;
+    send(
+        &mut device,
+        json!({"type": "register", "status": "ok", "client_type": "device", "client_id": "dev",
+            "metadata": {"platform": "linux"}}),
+    )
+    .await;
+    assert_eq!(next(&mut device).await["type"], "heartbeat");
+    let task = |id: &str| {
+        json!({"type": "task", "status": "continue",
+        "client_type": "constellation", "client_id": "TN@dev", "target_id": "dev",
+        "task_name": format!("galaxy/TN/{id}"), "session_id": format!("TN@{id}"), "request": "x"})
+    };
+
+    let (mut galaxy, ok) = register_constellation(addr, KEY, "TN@dev", "dev").await;
+    assert_eq!(ok["type"], "heartbeat", "{ok}");
+    send(&mut galaxy, task("t1")).await;
+    assert_eq!(next(&mut galaxy).await["session_id"], "TN@t1");
+    // The session asks the device something; then the constellation leaves.
+    let asked = next(&mut device).await;
+    assert_eq!(asked["type"], "command", "{asked}");
+    drop(galaxy);
+    let end = loop {
+        let m = next(&mut device).await;
+        if m["type"] == "task_end" || m.get("closed").is_some() {
+            break m;
+        }
+    };
+    assert_eq!(end["status"], "failed", "{end}");
+    assert_eq!(end["session_id"], "TN@t1");
+    assert!(
+        end["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("constellation client that sent it disconnected"),
+        "{end}"
+    );
+    // The device is free: the next constellation's task is accepted.
+    let (mut again, ok) = register_constellation(addr, KEY, "TN@dev", "dev").await;
+    assert_eq!(ok["type"], "heartbeat", "{ok}");
+    send(&mut again, task("t2")).await;
+    let ack = next(&mut again).await;
+    assert_eq!(
+        (ack["type"].as_str(), ack["session_id"].as_str()),
+        (Some("heartbeat"), Some("TN@t2")),
+        "{ack}"
+    );
+}

@@ -17,13 +17,14 @@
 //!   registered target only, its `result` what the device sent at REGISTER
 //!   (`system_info`, else its metadata).
 //!
+//! A constellation that disconnects has its running sessions cancelled, as
+//! UFO's server does; the device gets a TASK_END `failed` saying so.
+//!
 //! Safer than UFO's: a constellation shows the server's shared key (the
 //! key of the REST routes, which can dispatch too); a device's own key
 //! registers only that device. A device runs one task at a time: a second
 //! TASK for a busy device gets an ERROR (UFO's client queues per device and
-//! never sends one). A constellation that disconnects leaves its sessions
-//! to end on their own (UFO cancels them without a TASK_END); the device
-//! still gets its TASK_END.
+//! never sends one).
 
 use super::{Credential, accept_task, run_task};
 use crate::hub::{Device, Hub};
