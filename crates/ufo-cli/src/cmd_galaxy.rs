@@ -7,10 +7,16 @@
 //!   and how it ended to `result.json` there.
 //! - `ufo galaxy run --plan plan.json`: a constellation (UFO's JSON) run as
 //!   given, without the agent.
+//! - `ufo galaxy replay DIR`: a logged run's trajectory again.
+//!
+//! Each run's folder also holds `events.jsonl` (the orchestrator's events,
+//! the graph at every change) and `trajectory.md` (the events and the final
+//! graph in Mermaid): [`crate::galaxy_log`].
 
 use crate::cmd_client::api_key;
 use crate::cmd_run::load_config;
 use crate::error::CliError;
+use crate::galaxy_log;
 use crate::output::outln;
 use clap::{Args, Subcommand};
 use serde::Deserialize;
@@ -36,6 +42,11 @@ pub(crate) enum GalaxyCmd {
     Ask(AskArgs),
     /// Run a constellation (UFO's JSON) on the devices of a devices.yaml.
     Run(RunArgs),
+    /// Print the trajectory of a logged run (its folder under logs/galaxy).
+    Replay {
+        /// The run's folder (`logs/galaxy/<task name>`).
+        dir: PathBuf,
+    },
 }
 
 /// Arguments of `ufo galaxy ask`.
@@ -86,6 +97,9 @@ pub(crate) struct RunArgs {
     /// Write the finished constellation and the run's report here (JSON).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Where the run's folder of logs (events.jsonl, trajectory.md) is made.
+    #[arg(long, default_value = "logs/galaxy")]
+    log_dir: PathBuf,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -167,6 +181,11 @@ pub(crate) async fn run(cmd: GalaxyCmd) -> Result<ExitCode, ErrorReport> {
     match cmd {
         GalaxyCmd::Ask(args) => ask(args).await,
         GalaxyCmd::Run(args) => run_plan(args).await,
+        GalaxyCmd::Replay { dir } => {
+            let text = galaxy_log::replay(&dir)?;
+            outln!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -230,6 +249,19 @@ async fn connect(
     (Arc::new(AipDevices { known, links }), profiles)
 }
 
+/// `log_dir/task_name`, made.
+fn log_folder(log_dir: &std::path::Path, task_name: &str) -> Result<PathBuf, ErrorReport> {
+    let dir = log_dir.join(task_name);
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        CliError::Write {
+            path: dir.display().to_string(),
+            source: e,
+        }
+        .report()
+    })?;
+    Ok(dir)
+}
+
 fn write_file(path: &std::path::Path, text: &str) -> Result<(), ErrorReport> {
     std::fs::write(path, text).map_err(|e| {
         CliError::Write {
@@ -264,18 +296,16 @@ async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
     let task_name = task_name(args.task_name, &file);
     let key = api_key(args.api_key_file.as_ref())?;
     let (devices, profiles) = connect(&file, &task_name, key).await;
+    let dir = log_folder(&args.log_dir, &task_name)?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let recorder = tokio::spawn(galaxy_log::record(dir.clone(), rx));
     let outcome = ConstellationAgent::new(model, prompts)
         .device_profiles(profiles)
+        .events(tx)
         .run(&args.request, devices)
         .await;
-    let dir = args.log_dir.join(&task_name);
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        CliError::Write {
-            path: dir.display().to_string(),
-            source: e,
-        }
-        .report()
-    })?;
+    let events = recorder.await.unwrap_or_default();
+    galaxy_log::write_trajectory(&dir, &task_name, &events)?;
     let mut log = String::new();
     for step in &outcome.steps {
         log.push_str(&serde_json::to_string(step).map_err(|e| CliError::Json(e).report())?);
@@ -318,10 +348,13 @@ async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
     let task_name = task_name(args.task_name, &file);
     let key = api_key(args.api_key_file.as_ref())?;
     let (devices, _) = connect(&file, &task_name, key).await;
-    let finished = Orchestrator::new(devices)
-        .run(plan)
-        .await
-        .map_err(|e| e.report())?;
+    let dir = log_folder(&args.log_dir, &task_name)?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let recorder = tokio::spawn(galaxy_log::record(dir.clone(), rx));
+    let finished = Orchestrator::new(devices).events(tx).run(plan).await;
+    let events = recorder.await.unwrap_or_default();
+    galaxy_log::write_trajectory(&dir, &task_name, &events)?;
+    let finished = finished.map_err(|e| e.report())?;
     let outcome = json!({
         "report": finished.report,
         "constellation": finished.constellation.to_value(),

@@ -24,6 +24,7 @@ mod cmd_run;
 mod cmd_serve;
 mod desktop_conn;
 mod error;
+mod galaxy_log;
 mod output;
 
 use clap::{Parser, Subcommand};

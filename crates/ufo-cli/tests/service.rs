@@ -558,6 +558,7 @@ async fn galaxy_runs_a_plan_across_two_desktops() {
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, two_sums().to_string()).unwrap();
     let out = dir.path().join("result.json");
+    let logs = dir.path().join("logs");
     let done = ufo_json(vec![
         "galaxy".into(),
         "run".into(),
@@ -568,12 +569,67 @@ async fn galaxy_runs_a_plan_across_two_desktops() {
         two.devices_yaml.clone().into(),
         "--out".into(),
         out.clone().into(),
+        "--log-dir".into(),
+        logs.clone().into(),
     ])
     .await;
     assert_eq!(done["report"]["state"], "completed", "{done}");
     assert_two_sums_done(&two, &done["constellation"]).await;
     let written: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(written["report"]["state"], "completed");
+    // The run's log: every event in order, the graph where it changed, and
+    // a trajectory that `ufo galaxy replay` prints again.
+    let run_dir = logs.join("sums");
+    let events: Vec<Value> = std::fs::read_to_string(run_dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["type"].as_str().unwrap(),
+                e["task_id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "constellation_started ",
+            "task_started mul",
+            "task_completed mul",
+            "task_started add",
+            "task_completed add",
+            "constellation_completed "
+        ],
+        "{events:?}"
+    );
+    assert_eq!(
+        events[2]["constellation"]["tasks"]["mul"]["status"],
+        "completed"
+    );
+    let trajectory = std::fs::read_to_string(run_dir.join("trajectory.md")).unwrap();
+    assert!(
+        trajectory.contains("```mermaid") && trajectory.contains("task_completed"),
+        "{trajectory}"
+    );
+    let replay = tokio::task::spawn_blocking(move || {
+        ufo()
+            .args(["galaxy", "replay"])
+            .arg(&run_dir)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(replay.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&replay.stdout).trim(),
+        trajectory.trim()
+    );
 }
 
 /// `ufo galaxy ask`: the ConstellationAgent (its own model, HOST_AGENT of
@@ -633,4 +689,14 @@ async fn galaxy_asks_the_agent_to_plan_and_runs_it_on_two_desktops() {
         serde_json::from_slice(&std::fs::read(logs.join("sums").join("result.json")).unwrap())
             .unwrap();
     assert_eq!(result["status"], "FINISH");
+    // The run's events beside the agent's steps (the agent kept the plan,
+    // so nothing was merged).
+    let events = std::fs::read_to_string(logs.join("sums").join("events.jsonl")).unwrap();
+    assert_eq!(events.matches("\"task_completed\"").count(), 2, "{events}");
+    assert_eq!(
+        events.matches("\"constellation_completed\"").count(),
+        1,
+        "{events}"
+    );
+    assert!(logs.join("sums").join("trajectory.md").exists());
 }

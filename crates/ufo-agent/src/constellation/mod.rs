@@ -192,6 +192,7 @@ pub struct ConstellationAgent {
     prompts: ConstellationPrompts,
     settings: ConstellationSettings,
     profiles: Option<Vec<DeviceProfile>>,
+    events: Option<tokio::sync::mpsc::UnboundedSender<ufo_galaxy::orchestrate::Event>>,
 }
 
 impl std::fmt::Debug for ConstellationAgent {
@@ -211,7 +212,18 @@ impl ConstellationAgent {
             prompts,
             settings: ConstellationSettings::default(),
             profiles: None,
+            events: None,
         }
+    }
+
+    /// Sends the orchestrator's events (tasks started and ended, plan
+    /// edits merged or refused, the end) to `events`, for logs and views.
+    pub fn events(
+        mut self,
+        events: tokio::sync::mpsc::UnboundedSender<ufo_galaxy::orchestrate::Event>,
+    ) -> Self {
+        self.events = Some(events);
+        self
     }
 
     /// Runs with `settings`.

@@ -183,11 +183,14 @@ impl ConstellationAgent {
     ) -> ConstellationOutcome {
         let cancel = CancelHandle::new();
         let (planner, turns) = planner_channel(1);
-        let run = Orchestrator::new(devices)
+        let mut orchestrator = Orchestrator::new(devices)
             .options(self.settings.options)
             .planner(planner)
-            .cancel_on(cancel.clone())
-            .run(plan);
+            .cancel_on(cancel.clone());
+        if let Some(events) = &self.events {
+            orchestrator = orchestrator.events(events.clone());
+        }
+        let run = orchestrator.run(plan);
         let edit = self.edit_loop(ctx, turns, &cancel, &mut steps);
         let (finished, (decided, last_results)) = tokio::join!(run, edit);
         let finished = match finished {
