@@ -439,7 +439,9 @@ struct TwoDevices {
     backends: [ufo_desktop_atspi::AtspiBackend; 2],
     models: [ScriptedModel; 2],
     devices_yaml: std::path::PathBuf,
-    _procs: Vec<Proc>,
+    /// The `ufo client` processes of pc1 and pc2.
+    devices: Vec<Proc>,
+    _servers: Vec<Proc>,
     _desktops: Vec<ufo_desktop_atspi::HeadlessDesktop>,
 }
 
@@ -488,7 +490,8 @@ async fn two_devices(dir: &Path) -> TwoDevices {
         backends: [backend1, backend2],
         models: [model1, model2],
         devices_yaml,
-        _procs: vec![s1, s2, dev1, dev2],
+        devices: vec![dev1, dev2],
+        _servers: vec![s1, s2],
         _desktops: vec![desk1, desk2],
     }
 }
@@ -699,4 +702,70 @@ async fn galaxy_asks_the_agent_to_plan_and_runs_it_on_two_desktops() {
         "{events}"
     );
     assert!(logs.join("sums").join("trajectory.md").exists());
+}
+
+/// Two independent sub-tasks run at the same time on their two devices;
+/// the second device is killed mid-task. Its task fails (the server ends
+/// the session once the device is gone), the other completes, and the
+/// constellation ends partially_failed, with no hang and exit status 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn galaxy_survives_a_device_killed_mid_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut two = two_devices(dir.path()).await;
+    let mut plan = two_sums();
+    plan["dependencies"] = json!([]);
+    let plan_file = dir.path().join("plan.json");
+    std::fs::write(&plan_file, plan.to_string()).unwrap();
+    let logs = dir.path().join("logs");
+    let mut run = ufo()
+        .args(["galaxy", "run", "--json", "--plan"])
+        .arg(&plan_file)
+        .arg("--devices")
+        .arg(&two.devices_yaml)
+        .arg("--log-dir")
+        .arg(&logs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // pc2's sub-task has started (the run's live log says so): kill pc2.
+    let events = logs.join("sums").join("events.jsonl");
+    eventually(60, "the sub-task on pc2 never started", || async {
+        let text = std::fs::read_to_string(&events).unwrap_or_default();
+        text.lines()
+            .any(|l| l.contains("\"task_started\"") && l.contains("\"pc2\""))
+            .then_some(Value::Null)
+    })
+    .await;
+    let killed = two.devices.remove(1);
+    drop(killed);
+    let out = tokio::task::spawn_blocking(move || {
+        let status = run.wait().unwrap();
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(run.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+        (status, stdout)
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.0.code(), Some(1), "{}", out.1);
+    let done: Value = serde_json::from_str(out.1.trim()).unwrap();
+    assert_eq!(done["report"]["state"], "partially_failed", "{done}");
+    let tasks = &done["constellation"]["tasks"];
+    assert_eq!(tasks["mul"]["status"], "completed", "{done}");
+    assert_eq!(tasks["add"]["status"], "failed", "{done}");
+    assert!(
+        tasks["add"]["result"].to_string().contains("disconnected"),
+        "{done}"
+    );
+    // They ran at the same time: each began before the other ended.
+    let at = |id: &str, k: &str| tasks[id][k].as_str().unwrap().to_owned();
+    assert!(
+        at("mul", "execution_start_time") < at("add", "execution_end_time"),
+        "{done}"
+    );
+    assert!(
+        at("add", "execution_start_time") < at("mul", "execution_end_time"),
+        "{done}"
+    );
+    assert_eq!(calculator_display(&two.backends[0]).await, "42");
 }
