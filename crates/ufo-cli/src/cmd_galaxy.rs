@@ -49,14 +49,36 @@ pub(crate) enum GalaxyCmd {
     },
 }
 
+/// `ufo galaxy`: a subcommand, or (as UFO's `python -m galaxy`) `-r
+/// REQUEST`, or neither: requests read one per line from the terminal.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(crate) struct GalaxyArgs {
+    #[command(subcommand)]
+    cmd: Option<GalaxyCmd>,
+    /// The request (as `ufo galaxy ask`); without it, requests are read one
+    /// per line from the terminal until an empty line.
+    #[arg(short = 'r', long)]
+    request: Option<String>,
+    #[command(flatten)]
+    options: AskOptions,
+}
+
 /// Arguments of `ufo galaxy ask`.
 #[derive(Debug, Args)]
 pub(crate) struct AskArgs {
     /// The request.
     request: String,
+    #[command(flatten)]
+    options: AskOptions,
+}
+
+/// How `ufo galaxy ask` (and `-r`) reaches the devices and the model.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct AskOptions {
     /// UFO's devices.yaml: `devices: [{device_id, server_url, os, …}]`.
     #[arg(long)]
-    devices: PathBuf,
+    devices: Option<PathBuf>,
     /// The config whose HOST_AGENT model the ConstellationAgent asks.
     #[arg(long, env = "UFO_CONFIG")]
     config: Option<PathBuf>,
@@ -177,9 +199,17 @@ fn read(path: &PathBuf, what: &'static str) -> Result<String, ErrorReport> {
 }
 
 /// `ufo galaxy …`.
-pub(crate) async fn run(cmd: GalaxyCmd) -> Result<ExitCode, ErrorReport> {
+pub(crate) async fn run(args: GalaxyArgs) -> Result<ExitCode, ErrorReport> {
+    let cmd = match (args.cmd, args.request) {
+        (Some(cmd), _) => cmd,
+        (None, Some(request)) => GalaxyCmd::Ask(AskArgs {
+            request,
+            options: args.options,
+        }),
+        (None, None) => return interactive(args.options).await,
+    };
     match cmd {
-        GalaxyCmd::Ask(args) => ask(args).await,
+        GalaxyCmd::Ask(args) => ask(&args.request, &args.options, None).await,
         GalaxyCmd::Run(args) => run_plan(args).await,
         GalaxyCmd::Replay { dir } => {
             let text = galaxy_log::replay(&dir)?;
@@ -279,7 +309,29 @@ fn task_name(given: Option<String>, file: &DevicesFile) -> String {
         .unwrap_or_else(|| format!("galaxy_{}", std::process::id()))
 }
 
-async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
+/// Requests read from the terminal, one per line, each asked in turn
+/// (task `<name>_<n>`), until an empty line or the end of input.
+async fn interactive(options: AskOptions) -> Result<ExitCode, ErrorReport> {
+    let mut code = ExitCode::SUCCESS;
+    for n in 1.. {
+        eprint!("galaxy request (an empty line ends): ");
+        let mut line = String::new();
+        let read = tokio::task::spawn_blocking(move || {
+            std::io::stdin().read_line(&mut line).map(|k| (k, line))
+        })
+        .await;
+        let request = match read {
+            Ok(Ok((k, line))) if k > 0 && !line.trim().is_empty() => line.trim().to_owned(),
+            _ => return Ok(code),
+        };
+        code = ask(&request, &options, Some(n)).await?;
+    }
+    Ok(code)
+}
+
+/// Asks the ConstellationAgent `request` (the `n`-th of a terminal
+/// session, when it is one).
+async fn ask(request: &str, args: &AskOptions, n: Option<usize>) -> Result<ExitCode, ErrorReport> {
     let config = load_config(args.config.as_ref(), args.lenient)?;
     let Some(host) = config.host.as_ref() else {
         return Err(CliError::BadOption {
@@ -292,8 +344,19 @@ async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
     let model =
         ufo_llm::build_with_backup(host, config.backup.as_ref(), None).map_err(|e| e.report())?;
     let prompts = ConstellationPrompts::builtin().map_err(|e| e.report())?;
-    let file = devices_file(&args.devices)?;
-    let task_name = task_name(args.task_name, &file);
+    let Some(devices_path) = &args.devices else {
+        return Err(CliError::BadOption {
+            option: "--devices",
+            message: "no devices: give UFO's devices.yaml".into(),
+            help: "--devices devices.yaml (devices: [{device_id: pc1, server_url: \"ws://127.0.0.1:5000/ws\"}])",
+        }
+        .report());
+    };
+    let file = devices_file(devices_path)?;
+    let mut task_name = task_name(args.task_name.clone(), &file);
+    if let Some(n) = n {
+        task_name = format!("{task_name}_{n}");
+    }
     let key = api_key(args.api_key_file.as_ref())?;
     let (devices, profiles) = connect(&file, &task_name, key).await;
     let dir = log_folder(&args.log_dir, &task_name)?;
@@ -302,7 +365,7 @@ async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
     let outcome = ConstellationAgent::new(model, prompts)
         .device_profiles(profiles)
         .events(tx)
-        .run(&args.request, devices)
+        .run(request, devices)
         .await;
     let events = recorder.await.unwrap_or_default();
     galaxy_log::write_trajectory(&dir, &task_name, &events)?;
@@ -313,7 +376,7 @@ async fn ask(args: AskArgs) -> Result<ExitCode, ErrorReport> {
     }
     write_file(&dir.join("response.log"), &log)?;
     let ended = json!({
-        "request": args.request,
+        "request": request,
         "status": outcome.status.as_str(),
         "end": outcome.end,
         "results": outcome.results,

@@ -3,7 +3,8 @@
 //! wherever the event carries one: the graph at every change), and
 //! `trajectory.md` at the end (the events as a table and the final graph
 //! in Mermaid). `ufo galaxy replay DIR` prints the trajectory again from
-//! `events.jsonl`.
+//! `events.jsonl`. While it runs, each event is also a line on the console
+//! (stderr) with every task's status: the graph as it runs.
 
 use crate::error::CliError;
 use serde_json::{Value, json};
@@ -81,9 +82,30 @@ pub(crate) async fn record(dir: PathBuf, mut rx: UnboundedReceiver<Event>) -> Ve
             tracing::warn!("cannot write {}", path.display());
             file = None;
         }
+        eprintln!("{}", console_line(&v));
         lines.push(v);
     }
     lines
+}
+
+/// One event for the console: what happened, and every task's status
+/// where the event carries the graph (`mul:completed add:running`).
+pub(crate) fn console_line(v: &Value) -> String {
+    let mut line = format!("galaxy: {}", v["type"].as_str().unwrap_or_default());
+    for (key, sep) in [("task_id", " "), ("device_id", " on "), ("status", ": ")] {
+        if let Some(x) = v[key].as_str() {
+            line.push_str(sep);
+            line.push_str(x);
+        }
+    }
+    if let Some(tasks) = v["constellation"]["tasks"].as_object() {
+        let statuses: Vec<String> = tasks
+            .iter()
+            .map(|(id, t)| format!("{id}:{}", t["status"].as_str().unwrap_or("?")))
+            .collect();
+        line.push_str(&format!("  [{}]", statuses.join(" ")));
+    }
+    line
 }
 
 /// The trajectory: a table of the events and the last graph in Mermaid.

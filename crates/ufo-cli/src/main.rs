@@ -71,10 +71,7 @@ enum Command {
     /// Connect this desktop to a `ufo serve` server as a device.
     Client(cmd_client::ClientArgs),
     /// Galaxy: run a constellation of sub-tasks across devices (each through its `ufo serve`).
-    Galaxy {
-        #[command(subcommand)]
-        cmd: cmd_galaxy::GalaxyCmd,
-    },
+    Galaxy(cmd_galaxy::GalaxyArgs),
     #[cfg(not(windows))]
     /// Measure performance (perception, applications, a step, service load, prompt tokens).
     Bench {
@@ -153,7 +150,7 @@ fn main() -> ExitCode {
             #[cfg(not(windows))]
             Command::Serve(args) => cmd_serve::serve(args).await,
             Command::Client(args) => cmd_client::client(args).await,
-            Command::Galaxy { cmd } => cmd_galaxy::run(cmd).await,
+            Command::Galaxy(args) => cmd_galaxy::run(args).await,
         }
     });
     match result {

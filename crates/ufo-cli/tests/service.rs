@@ -635,7 +635,7 @@ async fn galaxy_runs_a_plan_across_two_desktops() {
     );
 }
 
-/// `ufo galaxy ask`: the ConstellationAgent (its own model, HOST_AGENT of
+/// `ufo galaxy -r`: the ConstellationAgent (its own model, HOST_AGENT of
 /// the config given) plans the request as the two sub-tasks, is asked
 /// again as each ends, and finishes with its answer; its steps and the
 /// outcome are in the task's log folder.
@@ -664,8 +664,9 @@ async fn galaxy_asks_the_agent_to_plan_and_runs_it_on_two_desktops() {
     std::fs::write(&config, format!("HOST_AGENT:\n{}", planner.agent_yaml())).unwrap();
     let logs = dir.path().join("logs");
     let done = ufo_json(vec![
+        // UFO's form: `galaxy -r REQUEST` (the same as `galaxy ask REQUEST`).
         "galaxy".into(),
-        "ask".into(),
+        "-r".into(),
         "compute 6*7 on pc1, then 2+3 on pc2".into(),
         "--json".into(),
         "--devices".into(),
