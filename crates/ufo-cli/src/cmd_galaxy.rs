@@ -11,7 +11,7 @@
 //!
 //! Each run's folder also holds `events.jsonl` (the orchestrator's events,
 //! the graph at every change) and `trajectory.md` (the events and the final
-//! graph in Mermaid): [`crate::galaxy_log`].
+//! graph in Mermaid): see `galaxy_log`.
 
 use crate::cmd_client::api_key;
 use crate::cmd_run::load_config;
