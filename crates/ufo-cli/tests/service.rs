@@ -770,3 +770,27 @@ async fn galaxy_survives_a_device_killed_mid_task() {
     );
     assert_eq!(calculator_display(&two.backends[0]).await, "42");
 }
+
+/// `ufo galaxy` without `-r` or a subcommand asks for requests on the
+/// terminal, one per line; an empty line or the end of input ends it.
+#[test]
+fn galaxy_reads_requests_from_the_terminal_until_an_empty_line() {
+    for input in [Stdio::null(), Stdio::piped()] {
+        let mut child = ufo()
+            .args(["galaxy", "--devices", "devices.yaml"])
+            .stdin(input)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, b"\n").unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("galaxy request"),
+            "{out:?}"
+        );
+    }
+}
