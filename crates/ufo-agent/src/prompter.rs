@@ -268,25 +268,8 @@ pub fn examples_prompt(examples: &Template) -> String {
 /// Tips, Response}` (retrieved experiences and demonstrations, UFO's
 /// additional examples), numbered after the template's own.
 pub fn examples_prompt_with(examples: &Template, extra: &[Value]) -> String {
-    let empty = serde_json::Map::new();
-    let map = examples.value.as_object().unwrap_or(&empty);
-    let mut keys: Vec<(&String, &Value)> = map
-        .iter()
-        .filter(|(k, _)| k.starts_with("example"))
-        .collect();
-    keys.sort_by_key(|(k, _)| {
-        k.trim_start_matches("example")
-            .parse::<u32>()
-            .unwrap_or(u32::MAX)
-    });
-    let field = |v: &Value, k: &str| match v.get(k) {
-        Some(Value::String(s)) => s.trim().to_owned(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    let docs: Vec<String> = keys
-        .iter()
-        .map(|(_, v)| *v)
+    let docs: Vec<String> = numbered_examples(&examples.value)
+        .into_iter()
         .chain(extra.iter())
         .map(|v| {
             render(
@@ -313,6 +296,34 @@ pub fn examples_prompt_with(examples: &Template, extra: &[Value]) -> String {
             .unwrap_or(words("examples_separator")),
         &docs,
     )
+}
+
+/// The `example1..N` entries of an example file's map, in number order
+/// (`example10` after `example9`; an entry not numbered last).
+pub(crate) fn numbered_examples(map: &Value) -> Vec<&Value> {
+    let Some(map) = map.as_object() else {
+        return Vec::new();
+    };
+    let mut keys: Vec<(&String, &Value)> = map
+        .iter()
+        .filter(|(k, _)| k.starts_with("example"))
+        .collect();
+    keys.sort_by_key(|(k, _)| {
+        k.trim_start_matches("example")
+            .parse::<u32>()
+            .unwrap_or(u32::MAX)
+    });
+    keys.into_iter().map(|(_, v)| v).collect()
+}
+
+/// An example's field as prompt text: a string trimmed, anything else as
+/// JSON, nothing when absent.
+pub(crate) fn field(v: &Value, k: &str) -> String {
+    match v.get(k) {
+        Some(Value::String(s)) => s.trim().to_owned(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
 }
 
 /// The retrieved knowledge of the user prompt's `{retrieved_docs}`, in UFO's

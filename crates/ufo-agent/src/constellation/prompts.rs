@@ -3,7 +3,7 @@
 //! device list and the constellation as text, and the examples.
 
 use crate::error::AgentError;
-use crate::prompter::{Template, render};
+use crate::prompter::{Template, field, numbered_examples, render};
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use ufo_galaxy::{TaskConstellation, TaskStar};
@@ -241,34 +241,22 @@ fn cut(text: &str) -> String {
 /// i:]` blocks with the request, the device info and the response as
 /// JSON. Empty without examples.
 pub fn examples(examples: &Template, section: &str) -> String {
-    let Some(map) = examples.value.get(section).and_then(Value::as_object) else {
-        return String::new();
-    };
-    let mut keys: Vec<(&String, &Value)> = map
-        .iter()
-        .filter(|(k, _)| k.starts_with("example"))
-        .collect();
-    keys.sort_by_key(|(k, _)| {
-        k.trim_start_matches("example")
-            .parse::<u32>()
-            .unwrap_or(u32::MAX)
-    });
-    if keys.is_empty() {
+    let entries = examples
+        .value
+        .get(section)
+        .map(numbered_examples)
+        .unwrap_or_default();
+    if entries.is_empty() {
         return String::new();
     }
-    let text = |v: &Value, k: &str| match v.get(k) {
-        Some(Value::String(s)) => s.trim().to_owned(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
     let mut out = String::from("\n<## Response Examples:>\n");
-    for (i, (_, v)) in keys.iter().enumerate() {
+    for (i, v) in entries.iter().enumerate() {
         let _ = write!(
             out,
             "[Example {}:]\n[User Request]: {}\n[Device Info]: {}\n[Response]: {}\n",
             i + 1,
-            text(v, "Request"),
-            text(v, "Device-Info"),
+            field(v, "Request"),
+            field(v, "Device-Info"),
             v.get("Response").map(Value::to_string).unwrap_or_default()
         );
     }
