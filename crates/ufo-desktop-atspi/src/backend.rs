@@ -38,6 +38,7 @@ mod focus;
 mod identity;
 mod live;
 mod naming;
+mod objref;
 mod placeholders;
 mod plan;
 mod popovers;
@@ -49,6 +50,7 @@ mod walk;
 mod windows;
 pub(crate) use dbus::call;
 use dbus::{Route, call_within, map_err};
+pub use objref::ObjRef;
 pub(crate) use toolkit::Toolkit;
 
 type Result<T, E = DesktopError> = std::result::Result<T, E>;
@@ -174,20 +176,6 @@ impl std::fmt::Debug for AtspiBackend {
     }
 }
 
-/// Splits a handle `bus_name|path` into its parts.
-pub fn split_handle(h: &ElementHandle) -> Result<(&str, &str)> {
-    h.0.split_once('|')
-        .filter(|(b, p)| !b.is_empty() && p.starts_with('/'))
-        .ok_or_else(|| DesktopError::BadArguments {
-            tool: "element handle".into(),
-            detail: format!("{:?} is not an AT-SPI handle (bus_name|/object/path)", h.0),
-        })
-}
-
-pub(crate) fn handle(bus: &str, path: &str) -> ElementHandle {
-    ElementHandle(format!("{bus}|{path}"))
-}
-
 impl AtspiBackend {
     /// Connects to the accessibility bus and X display of `target`.
     pub async fn connect(target: &DesktopTarget) -> Result<Self> {
@@ -264,9 +252,9 @@ impl Backend for AtspiBackend {
     /// Asks only the window's own application (an observation follows its
     /// dialogs on every step; the other applications need not answer).
     async fn app_windows(&self, window: &WindowInfo) -> Result<Vec<WindowInfo>> {
-        let (bus, _) = split_handle(&window.handle)?;
+        let w = ObjRef::parse(&window.handle)?;
         Ok(self
-            .app_windows_kept(bus)
+            .app_windows_kept(w.bus())
             .await?
             .into_iter()
             .filter(|w| w.same_app(window))
@@ -301,9 +289,8 @@ impl Backend for AtspiBackend {
         mark: Option<u64>,
         bound: Duration,
     ) -> Option<usize> {
-        let bus = window
-            .and_then(|w| split_handle(&w.handle).ok())
-            .map(|(b, _)| b);
+        let w = window.and_then(|w| ObjRef::parse(&w.handle).ok());
+        let bus = w.as_ref().map(ObjRef::bus);
         match (self.events.as_ref().filter(|e| e.is_live()), mark, bus) {
             (Some(watch), Some(mark), Some(bus)) => {
                 let changes = watch
@@ -335,13 +322,14 @@ impl Backend for AtspiBackend {
     }
 
     async fn await_popup(&self, window: &WindowInfo, mark: Option<u64>, bound: Duration) -> bool {
-        let (Some(watch), Some(mark), Ok((bus, _))) = (
+        let (Some(watch), Some(mark), Ok(w)) = (
             self.events.as_ref().filter(|e| e.is_live()),
             mark,
-            split_handle(&window.handle),
+            ObjRef::parse(&window.handle),
         ) else {
             return false;
         };
+        let bus = w.bus();
         let start = tokio::time::Instant::now();
         let mut checked: Vec<String> = Vec::new();
         loop {
@@ -370,9 +358,10 @@ impl Backend for AtspiBackend {
     /// its action can report success and sort nothing (Thunar's list),
     /// where a person's click sorts. Only for a control fully on screen.
     fn prefers_pointer_click(&self, control: &ufo_core::Control) -> bool {
-        let Ok((bus, _)) = split_handle(&control.handle) else {
+        let Ok(h) = ObjRef::parse(&control.handle) else {
             return false;
         };
+        let bus = h.bus();
         let on_screen = control.rect.width > 0
             && control.rect.height > 0
             && self.x11.screen_rect().intersection(&control.rect) == Some(control.rect);
@@ -407,7 +396,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn refresh_node(&self, h: &ElementHandle, max_text_chars: usize) -> Result<UiNode> {
-        self.refresh_once(h, max_text_chars).await
+        self.refresh_once(&ObjRef::parse(h)?, max_text_chars).await
     }
 
     async fn screenshot(&self, target: &ScreenshotTarget) -> Result<Screenshot> {
@@ -455,7 +444,8 @@ impl Backend for AtspiBackend {
     /// on the same connection, waiting until the dialog closes. Other
     /// connections are served by the dialog's loop like any other.
     async fn do_action(&self, h: &ElementHandle, action: &str) -> Result<bool> {
-        let (bus, path) = split_handle(h)?;
+        let h = &ObjRef::parse(h)?;
+        let (bus, path) = (h.bus(), h.path());
         // An application known to have no private socket (GTK 4, Qt) is not
         // asked again; with UFO_ATSPI_NO_P2P the action still gets one.
         let offers_p2p = match self.use_p2p {
@@ -488,6 +478,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn action_names(&self, h: &ElementHandle) -> Result<Vec<String>> {
+        let h = &ObjRef::parse(h)?;
         let a = self.action(h).await?;
         action_list(h, &a).await
     }
@@ -495,6 +486,7 @@ impl Backend for AtspiBackend {
     /// AT-SPI names no widget classes; the automation id is the element's
     /// `AccessibleId` (AT-SPI 2.34), one property read.
     async fn control_identity(&self, h: &ElementHandle) -> Result<ufo_desktop::Identity> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let id = call(h, "AccessibleId", acc.accessible_id()).await?;
         Ok(ufo_desktop::Identity::of(String::new(), id))
@@ -503,6 +495,7 @@ impl Backend for AtspiBackend {
     /// `GetAttributes`, one call; AT-SPI's dictionary in the order zbus
     /// reads it, sorted by name (a D-Bus dictionary has no order).
     async fn attributes(&self, h: &ElementHandle) -> Result<Vec<(String, String)>> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let mut attrs: Vec<(String, String)> = call(h, "GetAttributes", acc.get_attributes())
             .await?
@@ -513,6 +506,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn set_text(&self, h: &ElementHandle, text: &str) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;
         if !ifaces.contains(Interface::EditableText) {
@@ -533,6 +527,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn insert_text(&self, h: &ElementHandle, offset: Option<i32>, text: &str) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;
         if !ifaces.contains(Interface::EditableText) {
@@ -570,6 +565,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn read_text(&self, h: &ElementHandle) -> Result<String> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let ifaces = call(h, "GetInterfaces", acc.get_interfaces()).await?;
         if ifaces.contains(Interface::Text) {
@@ -602,6 +598,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn read_value(&self, h: &ElementHandle) -> Result<f64> {
+        let h = &ObjRef::parse(h)?;
         let v = self.value(h).await.map_err(|_| DesktopError::Unsupported {
             what: "reading a numeric value".into(),
             handle: h.0.clone(),
@@ -610,6 +607,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn set_value(&self, h: &ElementHandle, value: f64) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let v = self.value(h).await.map_err(|_| DesktopError::Unsupported {
             what: "setting a value".into(),
             handle: h.0.clone(),
@@ -618,6 +616,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn select_child(&self, h: &ElementHandle, index: usize) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let s = self.selection(h).await?;
         let i = i32::try_from(index).map_err(|_| DesktopError::BadArguments {
             tool: "select".into(),
@@ -634,6 +633,7 @@ impl Backend for AtspiBackend {
     }
 
     async fn select_element(&self, h: &ElementHandle) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let acc = self.accessible(h).await?;
         let (ph, index) = futures::join!(
             self.parent_of(h),
@@ -648,10 +648,12 @@ impl Backend for AtspiBackend {
     }
 
     async fn has_keyboard_focus(&self, h: &ElementHandle) -> Result<Option<bool>> {
+        let h = &ObjRef::parse(h)?;
         self.keyboard_focus(h).await
     }
 
     async fn focus_element(&self, h: &ElementHandle) -> Result<()> {
+        let h = &ObjRef::parse(h)?;
         let activated = match self.window_of(h).await {
             Some(w) => self.activate_window(&w).await,
             None => Ok(()),

@@ -1,8 +1,9 @@
 //! An application's own cache of its accessible objects (`Cache.GetItems`):
 //! what it says of each object, and when it is not worth asking for.
 
+use super::AtspiBackend;
 use super::dbus::{Route, call};
-use super::{AtspiBackend, handle};
+use super::objref::ObjRef;
 use atspi::proxy::cache::CacheProxy;
 use atspi::{InterfaceSet, Role, State, StateSet};
 use std::collections::HashMap;
@@ -145,7 +146,7 @@ impl AtspiBackend {
         if self.cache_is_slow(bus_name) {
             return AppCache::default();
         }
-        let h = handle(bus_name, "/org/a11y/atspi/cache");
+        let h = ObjRef::new(bus_name, "/org/a11y/atspi/cache");
         // Over the application's private socket when it has one, as every
         // other call: one hop less for the largest message of a capture.
         let route = self.route(bus_name).await;

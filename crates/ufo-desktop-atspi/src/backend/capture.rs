@@ -7,9 +7,11 @@ use super::cache::AppCache;
 use super::children::Count;
 use super::dbus::call;
 use super::details::Text;
+use super::objref::ObjRef;
+use super::plan::ReadKind;
 use super::read::{RawNode, ReadNode};
 use super::walk::{Relations, WalkContext};
-use super::{AtspiBackend, NAMING_TIME, Result, handle, split_handle};
+use super::{AtspiBackend, NAMING_TIME, Result};
 use crate::labels::needs_name;
 use crate::roles;
 use atspi::{Interface, Role, State, StateSet};
@@ -108,45 +110,37 @@ impl AtspiBackend {
     /// owns `window`, other than `window` itself, and the popups of it noted
     /// as open by whoever heard them open (Qt lists no open popup among its
     /// application's children; see [`Self::note_shown_popups`]).
-    pub(super) async fn open_popups(&self, window: &ElementHandle) -> Vec<(String, String)> {
-        let Ok((bus, _)) = split_handle(window) else {
-            return Vec::new();
-        };
-        let app = handle(bus, "/org/a11y/atspi/accessible/root");
+    pub(super) async fn open_popups(&self, window: &ObjRef) -> Vec<ObjRef> {
+        let bus = window.bus();
+        let app = window.sibling("/org/a11y/atspi/accessible/root");
         let Ok(acc) = self.accessible(&app).await else {
             return Vec::new();
         };
         let Ok(tops) = call(&app, "GetChildren", acc.get_children()).await else {
             return Vec::new();
         };
-        let mut candidates: Vec<ElementHandle> = tops
+        let mut candidates: Vec<ObjRef> = tops
             .iter()
-            .map(|t| {
-                handle(
-                    t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
-                    t.path_as_str(),
-                )
-            })
+            .map(|t| ObjRef::answered(bus, t))
             .filter(|h| h != window)
             .collect();
         for (b, p) in self.x11.noted_popups() {
-            let h = handle(&b, &p);
+            let h = ObjRef::new(&b, &p);
             if b == bus && !candidates.contains(&h) {
                 candidates.push(h);
             }
         }
-        let checks = join_all(candidates.iter().map(|h| async move {
-            self.is_open_popup(h).await.then(|| {
-                let (b, p) = split_handle(h).ok()?;
-                Some((b.to_owned(), p.to_owned()))
-            })?
-        }))
+        let checks = join_all(
+            candidates
+                .into_iter()
+                .map(|h| async move { self.is_open_popup(&h).await.then_some(h) }),
+        )
         .await;
         checks.into_iter().flatten().collect()
     }
 
     /// Whether `h` is a popup (a window, menu or popup menu) on screen.
-    async fn is_open_popup(&self, h: &ElementHandle) -> bool {
+    async fn is_open_popup(&self, h: &ObjRef) -> bool {
         let Ok(acc) = self.accessible(h).await else {
             return false;
         };
@@ -167,7 +161,7 @@ impl AtspiBackend {
     /// Returns how many were.
     pub(super) async fn note_shown_popups(&self, bus: &str, paths: Vec<String>) -> usize {
         let open = join_all(paths.into_iter().map(|p| async move {
-            let h = handle(bus, &p);
+            let h = ObjRef::new(bus, &p);
             self.is_open_popup(&h).await.then(|| (bus.to_owned(), p))
         }))
         .await;
@@ -178,8 +172,8 @@ impl AtspiBackend {
 
     /// The offset to add to this window's reported extents.
     pub(super) async fn extents_offset(&self, window: &WindowInfo) -> Result<(i32, i32)> {
-        let (bus, _) = split_handle(&window.handle)?;
-        if !self.is_gtk4(bus).await {
+        let w = ObjRef::parse(&window.handle)?;
+        if !self.is_gtk4(w.bus()).await {
             return Ok((0, 0));
         }
         match window.native_id {
@@ -203,7 +197,8 @@ impl AtspiBackend {
     ) -> Result<UiTree> {
         let started = Instant::now();
         let offset = self.extents_offset(window).await?;
-        let (bus, _) = split_handle(&window.handle)?;
+        let win = ObjRef::parse(&window.handle)?;
+        let bus = win.bus();
         // Open menus and combo-box lists are separate top-levels of the same
         // application (role "window"); they belong to what the user sees in this
         // window, so they are captured as extra children of its root.
@@ -212,11 +207,11 @@ impl AtspiBackend {
         let popups = async {
             match gtk4 {
                 true => Vec::new(),
-                false => self.open_popups(&window.handle).await,
+                false => self.open_popups(&win).await,
             }
         };
         let (root_raw, cache, popups) = self
-            .window_cache_and_popups(window, bus, budget, gtk, popups)
+            .window_cache_and_popups(&win, budget, gtk, popups)
             .await;
         let mut root_raw = root_raw?;
         let root_labels = root_raw.labelled_by.take();
@@ -314,19 +309,18 @@ impl AtspiBackend {
     /// follows fails, as it must), it is read in full, one round later.
     async fn window_cache_and_popups(
         &self,
-        window: &WindowInfo,
-        bus: &str,
+        h: &ObjRef,
         budget: &TreeBudget,
         gtk: u8,
-        popups: impl Future<Output = Vec<(String, String)>>,
-    ) -> (Result<RawNode>, AppCache, Vec<(String, String)>) {
-        let h = &window.handle;
+        popups: impl Future<Output = Vec<ObjRef>>,
+    ) -> (Result<RawNode>, AppCache, Vec<ObjRef>) {
+        let bus = h.bus();
         let full = || {
             self.read_node(
                 h,
                 ReadNode {
                     max_children: Some(budget.max_children),
-                    window: true,
+                    kind: ReadKind::Window,
                     ..ReadNode::node(budget.max_text_chars)
                 },
             )
@@ -352,9 +346,8 @@ impl AtspiBackend {
             self.app_cache(bus, true),
             popups
         );
-        let hint = split_handle(h)
-            .ok()
-            .and_then(|(_, path)| cache.hint(path))
+        let hint = cache
+            .hint(h.path())
             .filter(|hint| hint.name.as_deref().is_some_and(|n| !needs_name(n)));
         match (hint, children) {
             (Some(hint), Ok(children)) => {
@@ -379,11 +372,7 @@ impl AtspiBackend {
     }
 
     /// One live read of an element (see [`Backend::refresh_node`]).
-    pub(super) async fn refresh_once(
-        &self,
-        h: &ElementHandle,
-        max_text_chars: usize,
-    ) -> Result<UiNode> {
+    pub(super) async fn refresh_once(&self, h: &ObjRef, max_text_chars: usize) -> Result<UiNode> {
         let raw = self.read_node(h, ReadNode::node(max_text_chars)).await?;
         if raw.states.contains(State::Defunct) {
             return Err(DesktopError::StaleElement {
@@ -391,7 +380,7 @@ impl AtspiBackend {
                 detail: "the element is defunct".into(),
             });
         }
-        let (bus, _) = split_handle(h)?;
+        let bus = h.bus();
         // A Qt menu entry that says it is not showing is measured in another
         // menu (see `qt_popups`): its rectangle is not where it is drawn.
         let misplaced = self.known_toolkit(bus) == Some(super::toolkit::Toolkit::Qt)
@@ -414,7 +403,7 @@ impl AtspiBackend {
         } else {
             (0, 0)
         };
-        let mut node = self.to_node(raw, h.clone(), 0, None, 0, offset);
+        let mut node = self.to_node(raw, h.handle().clone(), 0, None, 0, offset);
         if misplaced {
             node.rect = None;
         }
@@ -432,7 +421,8 @@ impl AtspiBackend {
             .filter(|&p| nodes.get(p).is_some_and(|p| p.rect.is_none()))
             .collect();
         for p in holders {
-            if let Ok((x, y, w, hgt)) = self.extents(&nodes[p].handle).await
+            if let Ok(h) = ObjRef::parse(&nodes[p].handle)
+                && let Ok((x, y, w, hgt)) = self.extents(&h).await
                 && w > 0
                 && hgt > 0
             {
@@ -456,6 +446,7 @@ impl AtspiBackend {
         // it. Moving the pointer onto the window, as a person's hand would,
         // makes it recompute; the capture is taken again once.
         if let Some((pane, rect)) = shifted_root_pane(&tree.nodes) {
+            let pane = ObjRef::parse(&pane)?;
             tracing::debug!("positions reported shifted; moving the pointer over the window");
             let c = rect.center();
             self.x11.move_pointer(Point::new(c.x + 1, c.y + 1))?;

@@ -8,11 +8,11 @@
 //! by what is visible — for a table the cells under its visible area (found by
 //! hit-testing its corners), otherwise its first children up to the budget.
 
-use super::{AtspiBackend, call, handle, split_handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, call};
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{CoordType, Interface, InterfaceSet, State, StateSet};
 use futures::future::join_all;
-use ufo_core::ElementHandle;
 use ufo_desktop::DesktopError;
 
 type Result<T, E = DesktopError> = std::result::Result<T, E>;
@@ -72,27 +72,21 @@ impl Count {
 /// The children read of one node.
 #[derive(Debug, Default)]
 pub(crate) struct Children {
-    /// `(bus name, object path)` of each child read, in order.
-    pub(crate) refs: Vec<(String, String)>,
+    /// Each child read, in order.
+    pub(crate) refs: Vec<ObjRef>,
     /// Set when only part of the children were read, saying which part.
     pub(crate) note: Option<String>,
     /// The children are a table's cells under its visible area.
     pub(crate) cells: bool,
 }
 
-/// Object references → `(bus, path)`, dropping null references. Over a private
-/// socket an application may leave the bus name empty: `bus` is used then.
-fn refs<'a>(
-    bus: &str,
-    items: impl IntoIterator<Item = &'a atspi::ObjectRefOwned>,
-) -> Vec<(String, String)> {
+/// Object references as the application on `bus` answered them (see
+/// [`ObjRef::answered`]), without null references.
+fn refs<'a>(bus: &str, items: impl IntoIterator<Item = &'a atspi::ObjectRefOwned>) -> Vec<ObjRef> {
     items
         .into_iter()
-        .map(|c| {
-            let b = c.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
-            (b.to_owned(), c.path_as_str().to_owned())
-        })
-        .filter(|(_, p)| p != "/org/a11y/atspi/null")
+        .map(|c| ObjRef::answered(bus, c))
+        .filter(|c| !c.is_null())
         .collect()
 }
 
@@ -101,13 +95,13 @@ impl AtspiBackend {
     /// child count the application reported, `None` when it must be asked.
     pub(crate) async fn read_children(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         limit: usize,
         (states, ifaces): (StateSet, InterfaceSet),
         count: Count,
     ) -> Result<Children> {
-        let (bus, _) = split_handle(h)?;
+        let bus = h.bus();
         let limit_i = i32::try_from(limit).unwrap_or(i32::MAX);
         let managed = states.contains(State::ManagesDescendants);
         // A widget container is not counted first (see `read.rs`): all of
@@ -192,8 +186,8 @@ impl AtspiBackend {
     /// The cells of table `h` under its visible area: the rows and columns from
     /// the cell at its top-left corner to the one at its bottom-right corner,
     /// at most `limit` cells. `None` when the corners hit no cell.
-    async fn visible_cells(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
-        let (bus, own) = split_handle(h)?;
+    async fn visible_cells(&self, h: &ObjRef, limit: i32) -> Result<Option<Children>> {
+        let (bus, own) = (h.bus(), h.path());
         let comp = self.component(h).await?;
         let table = self.table(h).await?;
         let (x, y, w, hgt) = call(h, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
@@ -220,13 +214,8 @@ impl AtspiBackend {
             call(h, "NColumns", table.n_columns()),
         );
         let cell_at = |o: atspi::ObjectRefOwned| {
-            let path = o.path_as_str().to_owned();
-            (path != "/org/a11y/atspi/null" && path != own).then(|| {
-                handle(
-                    o.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus),
-                    &path,
-                )
-            })
+            let cell = ObjRef::answered(bus, &o);
+            (!cell.is_null() && cell.path() != own).then_some(cell)
         };
         // A tree view's column headers sit along its top edge, where no
         // cell is (zenity's list lost its first column): the first cell
@@ -307,20 +296,17 @@ impl AtspiBackend {
     /// Hit-testing down a table's rows never reaches them.
     async fn column_headers(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         table: &atspi::proxy::table::TableProxy<'static>,
         columns: std::ops::Range<i32>,
-    ) -> Vec<(String, String)> {
-        let Ok((bus, own)) = split_handle(h) else {
-            return Vec::new();
-        };
+    ) -> Vec<ObjRef> {
+        let (bus, own) = (h.bus(), h.path());
         let got =
             join_all(columns.map(|c| call(h, "GetColumnHeader", table.get_column_header(c)))).await;
-        let mut headers: Vec<(String, String)> =
-            refs(bus, got.iter().filter_map(|r| r.as_ref().ok()))
-                .into_iter()
-                .filter(|(_, p)| p != own)
-                .collect();
+        let mut headers: Vec<ObjRef> = refs(bus, got.iter().filter_map(|r| r.as_ref().ok()))
+            .into_iter()
+            .filter(|c| c.path() != own)
+            .collect();
         headers.dedup();
         headers
     }
@@ -332,13 +318,11 @@ impl AtspiBackend {
     /// grows only with the cells a person scrolls to, not per observation.
     async fn cells_at(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         table: &atspi::proxy::table::TableProxy<'static>,
         wanted: &[(i32, i32)],
-    ) -> Vec<(String, String)> {
-        let Ok((bus, _)) = split_handle(h) else {
-            return Vec::new();
-        };
+    ) -> Vec<ObjRef> {
+        let bus = h.bus();
         let known = self.cell_cache.known(&h.0, wanted);
         let fetched = join_all(wanted.iter().zip(&known).filter(|(_, k)| k.is_none()).map(
             |(&(r, c), _)| async move {
@@ -347,7 +331,7 @@ impl AtspiBackend {
             },
         ))
         .await;
-        let fetched: std::collections::HashMap<(i32, i32), (String, String)> = fetched
+        let fetched: std::collections::HashMap<(i32, i32), ObjRef> = fetched
             .into_iter()
             .filter_map(|(rc, o)| Some((rc, o?)))
             .collect();
@@ -366,8 +350,8 @@ impl AtspiBackend {
     /// such pitch down the rest of it. A row at least as tall as the pitch
     /// holds a probe, so none is skipped. At most `limit` children, at most
     /// [`MAX_SCAN_STEPS`] probe heights. `None` when nothing is hit.
-    async fn visible_rows(&self, h: &ElementHandle, limit: i32) -> Result<Option<Children>> {
-        let (bus, own) = split_handle(h)?;
+    async fn visible_rows(&self, h: &ObjRef, limit: i32) -> Result<Option<Children>> {
+        let (bus, own) = (h.bus(), h.path());
         let comp = self.component(h).await?;
         let (x, y, w, hgt) = call(h, "GetExtents", comp.get_extents(CoordType::Screen)).await?;
         if w <= 2 || hgt <= 2 {
@@ -389,13 +373,12 @@ impl AtspiBackend {
                 )
                 .await
                 .ok()?;
-                let r = refs(bus, [&o]).pop().filter(|(_, p)| p != own)?;
+                let r = refs(bus, [&o]).pop().filter(|c| c.path() != own)?;
                 if !measure {
                     return Some((r, 0));
                 }
-                let ch = handle(&r.0, &r.1);
-                let height = match self.component(&ch).await {
-                    Ok(c) => call(&ch, "GetExtents", c.get_extents(CoordType::Screen))
+                let height = match self.component(&r).await {
+                    Ok(c) => call(&r, "GetExtents", c.get_extents(CoordType::Screen))
                         .await
                         .map_or(0, |e| e.3),
                     Err(_) => 0,
@@ -430,7 +413,7 @@ impl AtspiBackend {
             .collect();
         // Only the first round's heights are used.
         let second = probes(rest, false).await;
-        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut seen: Vec<ObjRef> = Vec::new();
         for (r, _) in first.into_iter().chain(second).flatten() {
             if seen.len() >= limit as usize {
                 break;
@@ -452,9 +435,9 @@ impl AtspiBackend {
     /// table's index arithmetic.
     async fn cell_position(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         table: &atspi::proxy::table::TableProxy<'static>,
-        cell: &ElementHandle,
+        cell: &ObjRef,
     ) -> Result<(i32, i32)> {
         if let Ok(tc) = self.table_cell(cell).await
             && let Ok(p) = call(cell, "Position", tc.position()).await
@@ -477,14 +460,14 @@ pub(crate) struct CellCache {
     tables: std::sync::Mutex<std::collections::HashMap<String, TableCells>>,
 }
 
-type TableCells = std::collections::HashMap<(i32, i32), (String, String)>;
+type TableCells = std::collections::HashMap<(i32, i32), ObjRef>;
 
 /// Most cells remembered over all tables; past it the cache starts afresh.
 const MAX_CACHED_CELLS: usize = 50_000;
 
 impl CellCache {
     /// The remembered cell of each `(row, column)`, in order.
-    fn known(&self, table: &str, cells: &[(i32, i32)]) -> Vec<Option<(String, String)>> {
+    fn known(&self, table: &str, cells: &[(i32, i32)]) -> Vec<Option<ObjRef>> {
         let Ok(t) = self.tables.lock() else {
             return vec![None; cells.len()];
         };
@@ -515,13 +498,10 @@ impl CellCache {
     }
 
     /// Forgets a cell that turned out to be gone.
-    pub(crate) fn forget(&self, cell: &ElementHandle) {
-        let Ok((bus, path)) = split_handle(cell) else {
-            return;
-        };
+    pub(crate) fn forget(&self, cell: &ObjRef) {
         if let Ok(mut t) = self.tables.lock() {
             for m in t.values_mut() {
-                m.retain(|_, (b, p)| !(b == bus && p == path));
+                m.retain(|_, c| c != cell);
             }
         }
     }

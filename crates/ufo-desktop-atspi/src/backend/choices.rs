@@ -6,7 +6,8 @@
 //! selection says which item the combo shows: it is asked once per such
 //! combo, and the item's name becomes the combo's value.
 
-use super::{AtspiBackend, call, handle, split_handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, call};
 use futures::future::join_all;
 use ufo_core::{States, UiNode};
 
@@ -46,8 +47,8 @@ impl AtspiBackend {
             return;
         }
         let names = join_all(asked.iter().map(|&(_, list)| {
-            let h = nodes[list].handle.clone();
-            async move { self.selected_item_name(&h).await }
+            let h = ObjRef::parse(&nodes[list].handle);
+            async move { self.selected_item_name(&h.ok()?).await }
         }))
         .await;
         for ((combo, _), name) in asked.into_iter().zip(names) {
@@ -59,18 +60,15 @@ impl AtspiBackend {
 
     /// The name of the first selected child of `h` (a list with the
     /// Selection interface), when it has one with a name.
-    async fn selected_item_name(&self, h: &ufo_core::ElementHandle) -> Option<String> {
+    async fn selected_item_name(&self, h: &ObjRef) -> Option<String> {
         let sel = self.selection(h).await.ok()?;
         let child = call(h, "GetSelectedChild", sel.get_selected_child(0))
             .await
             .ok()?;
-        let (bus, _) = split_handle(h).ok()?;
-        let path = child.path_as_str();
-        if path == "/org/a11y/atspi/null" {
+        let item = ObjRef::answered(h.bus(), &child);
+        if item.is_null() {
             return None;
         }
-        let from = child.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
-        let item = handle(from, path);
         let acc = self.accessible(&item).await.ok()?;
         let name = call(&item, "Name", acc.name()).await.ok()?;
         Some(name.trim().to_owned()).filter(|n| !n.is_empty())

@@ -1,9 +1,9 @@
 //! The text a person reads below a container (what `texts` returns for an
 //! element with no text of its own).
 
-use super::{AtspiBackend, Result, handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, Result};
 use atspi::{Role, State};
-use ufo_core::ElementHandle;
 use ufo_desktop::DesktopError;
 
 impl AtspiBackend {
@@ -11,7 +11,7 @@ impl AtspiBackend {
     /// descendants (and the names of its labels) in tree order, breadth
     /// first, at most [`TEXT_BELOW_NODES`] elements and
     /// [`TEXT_BELOW_CHARS`] characters.
-    pub(super) async fn text_below(&self, h: &ElementHandle) -> Result<String> {
+    pub(super) async fn text_below(&self, h: &ObjRef) -> Result<String> {
         let mut out = String::new();
         let mut level = vec![h.clone()];
         let mut read = 0usize;
@@ -47,7 +47,7 @@ impl AtspiBackend {
                 {
                     push_line(&mut out, &raw.name);
                 }
-                next.extend(raw.children.iter().map(|(b, p)| handle(b, p)));
+                next.extend(raw.children);
             }
             if out.chars().count() >= TEXT_BELOW_CHARS || read >= TEXT_BELOW_NODES {
                 break;

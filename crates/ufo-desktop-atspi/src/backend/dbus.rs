@@ -3,7 +3,8 @@
 //! of each AT-SPI interface on an element, and calls bounded in time with
 //! their errors typed (a vanished element is stale, not a failure).
 
-use super::{AtspiBackend, CALL_TIMEOUT, Result, handle, split_handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, CALL_TIMEOUT, Result};
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::proxy::action::ActionProxy;
 use atspi::proxy::application::ApplicationProxy;
@@ -79,8 +80,8 @@ pub(super) async fn call_within<T>(
 
 macro_rules! proxy_fn {
     ($fn:ident, $ty:ident) => {
-        pub(crate) async fn $fn(&self, h: &ElementHandle) -> Result<$ty<'static>> {
-            let (bus, path) = split_handle(h)?;
+        pub(crate) async fn $fn(&self, h: &ObjRef) -> Result<$ty<'static>> {
+            let (bus, path) = (h.bus(), h.path());
             let route = self.route(bus).await;
             let b = match &route {
                 Route::Bus => $ty::builder(&self.conn)
@@ -140,7 +141,7 @@ impl AtspiBackend {
         if owner != nix::unistd::geteuid().as_raw() {
             return None;
         }
-        let h = handle(bus, "/org/a11y/atspi/accessible/root");
+        let h = ObjRef::new(bus, "/org/a11y/atspi/accessible/root");
         let app = ApplicationProxy::builder(&self.conn)
             .destination(bus.to_owned())
             .ok()?
@@ -183,8 +184,8 @@ impl AtspiBackend {
     /// The D-Bus properties of element `h`. The standard interface's proxy
     /// has no default destination, which a private socket still needs
     /// named (the peer ignores it): the bus name is given either way.
-    pub(crate) async fn properties(&self, h: &ElementHandle) -> Result<PropertiesProxy<'static>> {
-        let (bus, path) = split_handle(h)?;
+    pub(crate) async fn properties(&self, h: &ObjRef) -> Result<PropertiesProxy<'static>> {
+        let (bus, path) = (h.bus(), h.path());
         let b = match self.route(bus).await {
             Route::Bus => PropertiesProxy::builder(&self.conn),
             Route::P2p(c) => PropertiesProxy::builder(&c),

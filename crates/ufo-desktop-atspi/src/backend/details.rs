@@ -2,13 +2,20 @@
 //! text (how much of it, and how toolkits answer), its numeric value.
 
 use super::dbus::call;
+use super::objref::ObjRef;
 use super::plan::showing_may_be_stale;
-use super::{AtspiBackend, Result, split_handle};
+use super::{AtspiBackend, Result};
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
-use ufo_core::ElementHandle;
 
 /// A node's extents, text and value (see [`AtspiBackend::read_details`]).
-pub(super) type Details = (Option<(i32, i32, i32, i32)>, Option<String>, Option<f64>);
+pub(super) struct Details {
+    /// Its rectangle as the toolkit reports it: (x, y, width, height).
+    pub(super) extents: Option<(i32, i32, i32, i32)>,
+    /// Its text.
+    pub(super) text: Option<String>,
+    /// Its numeric value, asked only where there is no text.
+    pub(super) value: Option<f64>,
+}
 
 /// The text [`AtspiBackend::read_details`] gives a node.
 pub(super) enum Text {
@@ -27,14 +34,13 @@ impl AtspiBackend {
     /// [`showing_may_be_stale`]: its caption is its name).
     pub(super) fn text_budget(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         role: Role,
         states: StateSet,
         max_text: usize,
     ) -> usize {
-        let gtk4 = split_handle(h)
-            .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus))
+        let gtk4 = self
+            .known_toolkit(h.bus())
             .is_some_and(|t| t == super::Toolkit::Gtk(4));
         if states.contains(State::Showing)
             || gtk4
@@ -48,7 +54,7 @@ impl AtspiBackend {
 
     /// `h`'s rectangle on screen: (x, y, width, height) as the toolkit
     /// reports it (GTK 4's relative to its window).
-    pub(super) async fn extents(&self, h: &ElementHandle) -> Result<(i32, i32, i32, i32)> {
+    pub(super) async fn extents(&self, h: &ObjRef) -> Result<(i32, i32, i32, i32)> {
         let c = self.component(h).await?;
         call(h, "GetExtents", c.get_extents(CoordType::Screen)).await
     }
@@ -59,7 +65,7 @@ impl AtspiBackend {
     /// Firefox's 280 calls a capture and 24 of qt6ct's 230.
     pub(super) async fn read_details(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         ifaces: InterfaceSet,
         text: Text,
     ) -> Details {
@@ -94,24 +100,28 @@ impl AtspiBackend {
             }
         };
         let (extents, (text, value)) = futures::join!(extents_f, text_then_value);
-        (extents, text, value)
+        Details {
+            extents,
+            text,
+            value,
+        }
     }
 
     /// Up to `max_text` characters of `h`'s text (`None`: none to read, or
     /// the call failed), without the object replacement characters that
     /// stand for its children (see [`without_embedded`]).
-    pub(super) async fn read_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
+    pub(super) async fn read_text(&self, h: &ObjRef, max_text: usize) -> Option<String> {
         self.read_raw_text(h, max_text).await.map(without_embedded)
     }
 
     /// [`Self::read_text`] as the application says it.
-    async fn read_raw_text(&self, h: &ElementHandle, max_text: usize) -> Option<String> {
+    async fn read_raw_text(&self, h: &ObjRef, max_text: usize) -> Option<String> {
         if max_text == 0 {
             return None;
         }
         let t = self.text(h).await.ok()?;
         let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
-        let (bus, _) = split_handle(h).ok()?;
+        let bus = h.bus();
         // LibreOffice answers "" to GetText past the end of the text (and
         // GTK 4 to GetText(0, -1)): once seen, that application's texts
         // are read whole, in one call as for the others.

@@ -1,28 +1,21 @@
 //! Who holds the keyboard: an element's parent, and whether an element
 //! holds the focus where its toolkit's "focused" state does not tell.
 
-use super::{AtspiBackend, Result, Toolkit, call, handle, split_handle};
-use ufo_core::ElementHandle;
+use super::objref::ObjRef;
+use super::{AtspiBackend, Result, Toolkit, call};
 use ufo_desktop::Backend;
 
 impl AtspiBackend {
     /// The handle of `h`'s parent.
-    pub(crate) async fn parent_of(&self, h: &ElementHandle) -> Result<ElementHandle> {
+    pub(crate) async fn parent_of(&self, h: &ObjRef) -> Result<ObjRef> {
         let acc = self.accessible(h).await?;
         let parent = call(h, "Parent", acc.parent()).await?;
-        let (bus, _) = split_handle(h)?;
-        Ok(handle(
-            parent
-                .name_as_str()
-                .filter(|n| !n.is_empty())
-                .unwrap_or(bus),
-            parent.path_as_str(),
-        ))
+        Ok(ObjRef::answered(h.bus(), &parent))
     }
 
     /// Whether `h` holds the keyboard focus (see
     /// [`Backend::has_keyboard_focus`]).
-    pub(super) async fn keyboard_focus(&self, h: &ElementHandle) -> Result<Option<bool>> {
+    pub(super) async fn keyboard_focus(&self, h: &ObjRef) -> Result<Option<bool>> {
         let node = self.refresh_node(h, 0).await?;
         if !node.states.contains(ufo_core::States::FOCUSED) {
             return Ok(Some(false));
@@ -34,7 +27,7 @@ impl AtspiBackend {
         // focus when it, or its view, is what the application last said
         // took the focus; when it said nothing since we listened, no one
         // can tell.
-        let (bus, path) = split_handle(h)?;
+        let (bus, path) = (h.bus(), h.path());
         let item = matches!(
             node.role.as_str(),
             "table cell" | "list item" | "tree item" | "page tab" | "icon"
@@ -49,6 +42,6 @@ impl AtspiBackend {
             return Ok(Some(true));
         }
         let view = self.parent_of(h).await?;
-        Ok(Some(split_handle(&view).is_ok_and(|(_, p)| p == last)))
+        Ok(Some(view.path() == last))
     }
 }

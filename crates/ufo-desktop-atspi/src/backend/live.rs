@@ -18,7 +18,8 @@
 //! as does a capture older than [`MAX_AGE`].
 
 use super::dbus::call;
-use super::{AtspiBackend, Result, split_handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, Result};
 use crate::events::{Change, EventWatch};
 use atspi::State;
 use futures::future::join_all;
@@ -157,8 +158,8 @@ fn index_of(tree: &UiTree) -> HashMap<String, usize> {
     tree.nodes
         .iter()
         .filter_map(|n| {
-            let (_, path) = split_handle(&n.handle).ok()?;
-            Some((path.to_owned(), n.index))
+            let h = ObjRef::parse(&n.handle).ok()?;
+            Some((h.path().to_owned(), n.index))
         })
         .collect()
 }
@@ -195,7 +196,7 @@ impl AtspiBackend {
         let Some(watch) = self.events.as_ref().filter(|w| w.is_live()) else {
             return self.capture_settled(window, budget).await;
         };
-        split_handle(&window.handle)?;
+        ObjRef::parse(&window.handle)?;
         let x_rect = match window.native_id {
             Some(id) => match self.x11.window_rect(id as u32) {
                 Ok(r) => Some(r),
@@ -287,8 +288,8 @@ impl AtspiBackend {
         watch: &EventWatch,
         budget: &TreeBudget,
     ) -> Option<Brought> {
-        let (bus, _) = split_handle(&window.handle).ok()?;
-        let (nodes, verify, leaves) = match plan(kept, watch, bus) {
+        let w = ObjRef::parse(&window.handle).ok()?;
+        let (nodes, verify, leaves) = match plan(kept, watch, w.bus()) {
             Plan::Reuse { verify } => (Vec::new(), verify, Vec::new()),
             Plan::Refresh {
                 nodes,
@@ -354,8 +355,8 @@ impl AtspiBackend {
             branches.push((i, branch));
         }
         tree.nodes = super::rewalk::splice(std::mem::take(&mut tree.nodes), branches);
-        let (bus, _) = split_handle(&window.handle).ok()?;
-        let gtk4 = self.is_gtk4(bus).await;
+        let w = ObjRef::parse(&window.handle).ok()?;
+        let gtk4 = self.is_gtk4(w.bus()).await;
         let naming = (super::NAMING_TIME, Some(&fresh));
         self.finish_nodes(&tree.window, gtk4, &mut tree.nodes, &relations, naming)
             .await;
@@ -368,7 +369,7 @@ impl AtspiBackend {
     async fn moved(&self, kept: &Kept, verify: &[usize]) -> Option<Vec<usize>> {
         let reads = join_all(verify.iter().map(|&i| async move {
             let n = &kept.tree.nodes[i];
-            let (x, y, w, h) = self.extents(&n.handle).await.ok()?;
+            let (x, y, w, h) = self.extents(&ObjRef::parse(&n.handle).ok()?).await.ok()?;
             let now = Rect::<Screen>::new(x + kept.offset.0, y + kept.offset.1, w, h);
             let same = n.rect.is_none_or(|r| r == now);
             if !same {
@@ -384,7 +385,7 @@ impl AtspiBackend {
     /// be read.
     async fn grown(&self, kept: &Kept, leaves: &[usize]) -> Option<Vec<usize>> {
         let reads = join_all(leaves.iter().map(|&i| async move {
-            let h = &kept.tree.nodes[i].handle;
+            let h = &ObjRef::parse(&kept.tree.nodes[i].handle).ok()?;
             let acc = self.accessible(h).await.ok()?;
             let n = call(h, "ChildCount", acc.child_count()).await.ok()?;
             if n > 0 {
@@ -404,9 +405,10 @@ impl AtspiBackend {
         nodes: &[usize],
         budget: &TreeBudget,
     ) -> Option<UiTree> {
-        let reads = join_all(nodes.iter().map(|&i| {
-            let h = &kept.tree.nodes[i].handle;
-            self.read_node(h, super::read::ReadNode::node(budget.max_text_chars))
+        let reads = join_all(nodes.iter().map(|&i| async move {
+            let h = ObjRef::parse(&kept.tree.nodes[i].handle)?;
+            self.read_node(&h, super::read::ReadNode::node(budget.max_text_chars))
+                .await
         }))
         .await;
         let mut tree = kept.tree.clone();
@@ -434,7 +436,8 @@ impl AtspiBackend {
                 node.control_type = old.control_type.clone();
             }
             if let Some(parent) = old.parent.and_then(|p| tree.nodes.get(p)) {
-                let unshown = self.menu_entries_unshown(&node.handle);
+                let unshown =
+                    ObjRef::parse(&node.handle).is_ok_and(|h| self.menu_entries_unshown(&h));
                 super::read::mark_seen_despite_state(role, states, &mut node, parent, unshown);
                 // Where the capture placed an open popup's entry stays (Qt
                 // reports a shared entry where another menu holds it).

@@ -2,7 +2,8 @@
 //! application says besides the tree (its `labelled-by` relations); the
 //! text rules are in [`crate::labels`].
 
-use super::{AtspiBackend, call, handle, split_handle};
+use super::objref::ObjRef;
+use super::{AtspiBackend, call};
 use crate::labels::{
     is_class_name, is_id_name, label_beside, needs_name, texts_on_screen, visible_text, wants_name,
     without_markup, wrapper_name,
@@ -12,18 +13,16 @@ use atspi::proxy::accessible::AccessibleProxy;
 use futures::future::join_all;
 use std::collections::HashMap;
 use std::time::Duration;
-use ufo_core::ElementHandle;
 use ufo_core::{ControlType, UiNode};
 
 impl AtspiBackend {
-    /// The `(bus, path)` of each element labelling `h` (`None`: the call
-    /// failed).
+    /// Each element labelling `h` (`None`: the call failed).
     pub(super) async fn labelled_by(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
-    ) -> Option<Vec<(String, String)>> {
-        let (bus, _) = split_handle(h).ok()?;
+    ) -> Option<Vec<ObjRef>> {
+        let bus = h.bus();
         let rels = call(h, "GetRelationSet", acc.get_relation_set())
             .await
             .ok()?;
@@ -31,10 +30,7 @@ impl AtspiBackend {
             rels.into_iter()
                 .filter(|(r, _)| *r == RelationType::LabelledBy)
                 .flat_map(|(_, t)| t)
-                .map(|t| {
-                    let b = t.name_as_str().filter(|n| !n.is_empty()).unwrap_or(bus);
-                    (b.to_owned(), t.path_as_str().to_owned())
-                })
+                .map(|t| ObjRef::answered(bus, &t))
                 .collect(),
         )
     }
@@ -49,7 +45,7 @@ impl AtspiBackend {
     pub(crate) async fn name_unnamed(
         &self,
         nodes: &mut [UiNode],
-        relations: &HashMap<String, Vec<(String, String)>>,
+        relations: &HashMap<String, Vec<ObjRef>>,
         limit: Duration,
         only: Option<&std::collections::HashSet<String>>,
     ) {
@@ -104,17 +100,17 @@ impl AtspiBackend {
                 let targets = match relations.get(&h.0) {
                     Some(t) => t.clone(),
                     None => {
+                        let h = ObjRef::parse(&h).ok()?;
                         let acc = self.accessible(&h).await.ok()?;
                         self.labelled_by(&h, &acc).await?
                     }
                 };
                 let mut names = Vec::new();
-                for (b, p) in targets.iter().take(3) {
-                    let th = handle(b, p);
+                for th in targets.iter().take(3) {
                     let name = match in_tree.get(th.0.as_str()) {
                         Some(n) => Some((*n).to_owned()),
-                        None => match self.accessible(&th).await {
-                            Ok(a) => call(&th, "Name", a.name()).await.ok(),
+                        None => match self.accessible(th).await {
+                            Ok(a) => call(th, "Name", a.name()).await.ok(),
                             Err(_) => None,
                         },
                     };

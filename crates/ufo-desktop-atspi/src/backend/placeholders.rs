@@ -14,8 +14,9 @@
 //! The words are LibreOffice's English ones (its `STR_PRESOBJ_*` strings);
 //! in another UI language the placeholder reads as text, as before.
 
+use super::objref::ObjRef;
 use super::{AtspiBackend, call};
-use ufo_core::{ElementHandle, UiNode};
+use ufo_core::UiNode;
 
 /// LibreOffice's placeholders of a slide's objects (its `STR_PRESOBJ_*`
 /// strings; the master view's "Click to edit ..." are the master's own text,
@@ -68,7 +69,7 @@ impl AtspiBackend {
     /// True when the text element `h`, whose text is `text`, holds only a
     /// presentation placeholder (asks its holder's name only when the text
     /// reads like one).
-    pub(super) async fn holds_placeholder(&self, h: &ElementHandle, text: &str) -> bool {
+    pub(super) async fn holds_placeholder(&self, h: &ObjRef, text: &str) -> bool {
         if !reads_as_placeholder(text) {
             return false;
         }

@@ -1,9 +1,9 @@
 //! How one node's reads go, worked out before any call: what its toolkit
 //! answers, what is remembered of it, and what is expected of it.
 
-use super::{AtspiBackend, split_handle};
+use super::AtspiBackend;
+use super::objref::ObjRef;
 use atspi::{Interface, InterfaceSet, Role, State, StateSet};
-use ufo_core::ElementHandle;
 
 /// True for a container of widgets (a window, a panel, a tool bar, a tab
 /// list, a scrolled pane): it holds a handful of children, never the
@@ -89,6 +89,66 @@ pub(super) struct Plan {
     pub(super) last_states: Option<StateSet>,
 }
 
+/// How far one read of a node goes, by what it reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ReadKind {
+    /// Everything: identity, states, name, description, children (as
+    /// many as asked), rectangle, text and value.
+    #[default]
+    Full,
+    /// Everything, of the window captured: it shows, so once its role and
+    /// interfaces are known (remembered from an earlier capture) all of it
+    /// is asked in one round, children included (see
+    /// `AtspiBackend::read_shown_window`).
+    Window,
+    /// Its identity and states, and the rest only when it shows: its
+    /// parent is showing and is not the window, so a node that says it is
+    /// not showing cannot be seen (a closed popover, another notebook page,
+    /// KCalc's 63 hidden buttons of 100 nodes), is never listed, and its
+    /// branch is not entered; its rectangle, actions, text, value and
+    /// children are not read — nor its name and description unless the
+    /// cache holds them. A live re-read of it (an event) reads it in full.
+    IfShown,
+    /// As [`ReadKind::IfShown`], of a child of the window, where hidden ones
+    /// abound (Firefox keeps 24 closed menus there beside 6 shown bars and
+    /// panes): its states are asked before its name, description and count
+    /// even where a round costs more than a call (see [`Plan::eager`]).
+    IfShownStatesFirst,
+    /// Its states and text, and the rest only when it holds text or is
+    /// focused or selected: one of a table's many visible cells, of which
+    /// an empty one's name and rectangle are not asked. A control list shows
+    /// no such cell of a table with more than
+    /// [`ufo_desktop::filter::MAX_EMPTY_CELLS`] of them; a Calc sheet shows
+    /// some 500, mostly empty.
+    IfFilled,
+    /// [`ReadKind::IfFilled`], of a cell whose table shows: one that says it
+    /// is not showing is read as [`ReadKind::IfShown`] reads it.
+    IfShownAndFilled,
+}
+
+impl ReadKind {
+    /// A node that says it is not showing is read no further than its
+    /// identity (see [`ReadKind::IfShown`]).
+    pub(super) fn stops_if_hidden(self) -> bool {
+        matches!(
+            self,
+            ReadKind::IfShown | ReadKind::IfShownStatesFirst | ReadKind::IfShownAndFilled
+        )
+    }
+
+    /// Its states go out before its name (see
+    /// [`ReadKind::IfShownStatesFirst`]).
+    pub(super) fn states_first(self) -> bool {
+        self == ReadKind::IfShownStatesFirst
+    }
+
+    /// An empty cell is read no further than its states and text (see
+    /// [`ReadKind::IfFilled`]).
+    pub(super) fn stops_if_empty(self) -> bool {
+        matches!(self, ReadKind::IfFilled | ReadKind::IfShownAndFilled)
+    }
+}
+
 /// What a node read again is expected to be, from the states it said it
 /// had when last read. One that showed is asked everything with its states
 /// — name, description, count, rectangle, text, a widget container's
@@ -109,11 +169,13 @@ pub(super) enum Expect {
 }
 
 impl Expect {
-    /// What a node read `lean` (or `sparse`) under `plan` is expected to be.
-    pub(super) fn of(plan: &Plan, lean: bool, sparse: bool) -> Self {
+    /// What a node read as `kind` says under `plan` is expected to be.
+    pub(super) fn of(plan: &Plan, kind: ReadKind) -> Self {
         match plan.last_states {
-            _ if sparse => Expect::Unknown,
-            Some(last) if last.contains(State::Showing) || !lean => Expect::Shown(last),
+            _ if kind.stops_if_empty() => Expect::Unknown,
+            Some(last) if last.contains(State::Showing) || !kind.stops_if_hidden() => {
+                Expect::Shown(last)
+            }
             Some(_) => Expect::Hidden,
             None => Expect::Unknown,
         }
@@ -123,10 +185,8 @@ impl Expect {
 impl AtspiBackend {
     /// How the reads of `h` go, from its toolkit and what is remembered of
     /// it.
-    pub(super) fn plan(&self, h: &ElementHandle) -> Plan {
-        let toolkit = split_handle(h)
-            .ok()
-            .and_then(|(bus, _)| self.known_toolkit(bus));
+    pub(super) fn plan(&self, h: &ObjRef) -> Plan {
+        let toolkit = self.known_toolkit(h.bus());
         let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
         let memo = self.identity.get(h);
         let remembered = memo.map(|(role, ifaces, _)| (role, ifaces));

@@ -8,8 +8,9 @@
 //! rightly: its entries are found by asking what lies at points down its
 //! middle, and an entry no point hits is not in this popup at all.
 
+use super::objref::ObjRef;
 use super::toolkit::Toolkit;
-use super::{AtspiBackend, call, split_handle};
+use super::{AtspiBackend, call};
 use atspi::CoordType;
 use futures::future::join_all;
 use std::collections::HashMap;
@@ -40,8 +41,8 @@ impl AtspiBackend {
             .filter(|(_, n)| {
                 n.role == "popup menu"
                     && n.states.contains(States::SHOWING)
-                    && split_handle(&n.handle)
-                        .is_ok_and(|(bus, _)| self.known_toolkit(bus) == Some(Toolkit::Qt))
+                    && ObjRef::parse(&n.handle)
+                        .is_ok_and(|h| self.known_toolkit(h.bus()) == Some(Toolkit::Qt))
             })
             .filter_map(|(i, n)| Some((i, n.rect?)))
             .collect();
@@ -58,10 +59,13 @@ impl AtspiBackend {
             if !misplaced {
                 continue;
             }
-            let spans = self.entry_spans(&nodes[p].handle, r).await;
+            let spans = match ObjRef::parse(&nodes[p].handle) {
+                Ok(h) => self.entry_spans(&h, r).await,
+                Err(_) => HashMap::new(),
+            };
             for c in entries {
-                let (_, path) = split_handle(&nodes[c].handle).unwrap_or_default();
-                match spans.get(path) {
+                let entry = ObjRef::parse(&nodes[c].handle).ok();
+                match spans.get(entry.as_ref().map_or("", ObjRef::path)) {
                     Some(&(top, bottom)) => {
                         nodes[c].rect = Some(Rect::new(r.x, top, r.width, bottom - top));
                         nodes[c].states |= States::SHOWING | States::VISIBLE;
@@ -74,18 +78,12 @@ impl AtspiBackend {
 
     /// What popup `h` (at `r`) holds down its middle: object path → the
     /// first and past-the-last row of pixels where it answers a hit test.
-    async fn entry_spans(
-        &self,
-        h: &ufo_core::ElementHandle,
-        r: Rect<Screen>,
-    ) -> HashMap<String, (i32, i32)> {
+    async fn entry_spans(&self, h: &ObjRef, r: Rect<Screen>) -> HashMap<String, (i32, i32)> {
         let mut spans: HashMap<String, (i32, i32)> = HashMap::new();
         let Ok(comp) = self.component(h).await else {
             return spans;
         };
-        let Ok((bus, own)) = split_handle(h) else {
-            return spans;
-        };
+        let (bus, own) = (h.bus(), h.path());
         let step = STEP.max(r.height / MAX_POINTS + 1);
         let x = r.x + r.width / 2;
         let ys: Vec<i32> = (r.y + 1..r.y + r.height - 1)

@@ -7,14 +7,15 @@ use super::cache::Hint;
 use super::children::{Children, Count};
 use super::dbus::call;
 use super::details::{Details, Text};
+use super::objref::ObjRef;
 use super::plan::{
-    Expect, Plan, layout_box, showing_may_be_stale, widget_container, without_component,
+    Expect, Plan, ReadKind, layout_box, showing_may_be_stale, widget_container, without_component,
 };
 use super::{AtspiBackend, Result};
 use atspi::proxy::accessible::AccessibleProxy;
 use atspi::{InterfaceSet, Role, State, StateSet};
 use ufo_core::ControlType;
-use ufo_core::{ElementHandle, UiNode};
+use ufo_core::UiNode;
 
 /// Raw facts of one node, before conversion.
 pub(crate) struct RawNode {
@@ -23,20 +24,20 @@ pub(crate) struct RawNode {
     pub(super) description: String,
     pub(super) states: StateSet,
     pub(super) ifaces: InterfaceSet,
-    pub(super) children: Vec<(String, String)>,
+    pub(super) children: Vec<ObjRef>,
     /// Set when only part of the children were read (huge container).
     pub(super) children_note: Option<String>,
     /// The children are a table's cells under its visible area.
     pub(super) cells: bool,
     /// Read no further than its states and text: an empty cell among many
-    /// (see [`ReadNode::sparse`]).
+    /// (see [`ReadKind::IfFilled`]).
     pub(super) glanced: bool,
     /// Said it is not showing and was read no further than its identity
-    /// (see [`ReadNode::lean`]).
+    /// (see [`ReadKind::IfShown`]).
     pub(super) unseen: bool,
     /// The elements it is labelled by, asked with the rest of it when it
     /// was known to need a name (`None`: not asked; see `naming.rs`).
-    pub(super) labelled_by: Option<Vec<(String, String)>>,
+    pub(super) labelled_by: Option<Vec<ObjRef>>,
     pub(super) extents: Option<(i32, i32, i32, i32)>,
     pub(super) text: Option<String>,
     pub(super) value: Option<f64>,
@@ -47,8 +48,16 @@ impl RawNode {
     /// children, its details (text cut to `max_text` characters).
     fn shown(
         (role, states, ifaces): (Role, StateSet, InterfaceSet),
-        (name, description, children): (String, String, Children),
-        (extents, text, value): Details,
+        Said {
+            name,
+            description,
+            children,
+        }: Said,
+        Details {
+            extents,
+            text,
+            value,
+        }: Details,
         max_text: usize,
     ) -> Self {
         RawNode {
@@ -77,7 +86,11 @@ impl RawNode {
         details: Details,
         max_text: usize,
     ) -> Self {
-        let said = (hint.name.unwrap_or_default(), hint.description, children);
+        let said = Said {
+            name: hint.name.unwrap_or_default(),
+            description: hint.description,
+            children,
+        };
         Self::shown(
             (hint.role, hint.states, hint.ifaces),
             said,
@@ -112,6 +125,13 @@ impl RawNode {
             value: None,
         }
     }
+}
+
+/// What a shown node says of itself besides its identity and details.
+struct Said {
+    name: String,
+    description: String,
+    children: Children,
 }
 
 /// What is known of a node before its second round of calls: name,
@@ -167,30 +187,8 @@ pub(crate) struct ReadNode {
     pub(crate) max_children: Option<usize>,
     /// What the application's cache says of it.
     pub(crate) hint: Option<Hint>,
-    /// The node's parent is showing and is not the window: a node that says
-    /// it is not showing cannot be seen (a closed popover, another notebook
-    /// page, KCalc's 63 hidden buttons of 100 nodes), is never listed, and
-    /// its branch is not entered, so its rectangle, actions, text, value and
-    /// children are not read — nor its name and description unless the cache
-    /// holds them. A live re-read of it (an event) reads it in full.
-    pub(crate) lean: bool,
-    /// With `lean`: its states are asked before its name, description and
-    /// count even where a round costs more than a call (see [`Plan::eager`]):
-    /// the node is a child of the window, where hidden ones abound (Firefox
-    /// keeps 24 closed menus there beside 6 shown bars and panes).
-    pub(crate) states_first: bool,
-    /// The node is one of a table's many visible cells: its states and text
-    /// are read first, and a cell that is empty, neither focused nor
-    /// selected, is read no further (its name and rectangle are not asked).
-    /// A control list shows no such cell of a table with more than
-    /// [`ufo_desktop::filter::MAX_EMPTY_CELLS`] of them; a Calc sheet shows
-    /// some 500, mostly empty.
-    pub(crate) sparse: bool,
-    /// The node is the window captured: it shows, so once its role and
-    /// interfaces are known (remembered from an earlier capture) everything
-    /// about it is asked in one round, children included (see
-    /// [`AtspiBackend::read_shown_window`]).
-    pub(crate) window: bool,
+    /// How far it is read.
+    pub(crate) kind: ReadKind,
 }
 
 impl ReadNode {
@@ -242,11 +240,7 @@ fn needs_description(name: &str, t: &ControlType) -> bool {
 }
 
 /// `known`, or the element's name asked (empty when that fails).
-async fn name_or_ask(
-    h: &ElementHandle,
-    acc: &AccessibleProxy<'static>,
-    known: Option<String>,
-) -> String {
+async fn name_or_ask(h: &ObjRef, acc: &AccessibleProxy<'static>, known: Option<String>) -> String {
     match known {
         Some(n) => n,
         None => call(h, "Name", acc.name()).await.unwrap_or_default(),
@@ -255,7 +249,7 @@ async fn name_or_ask(
 
 /// `known`, or the element's description asked (empty when that fails).
 async fn description_or_ask(
-    h: &ElementHandle,
+    h: &ObjRef,
     acc: &AccessibleProxy<'static>,
     known: Option<String>,
 ) -> String {
@@ -273,14 +267,13 @@ impl AtspiBackend {
     /// count are taken from it and every remaining call goes out in a single
     /// round; without one, identity goes first and the rest in a second round.
     /// `max_children` (`None`: no children) bounds how many children are read:
-    /// see [`AtspiBackend::read_children`]. With `lean`, a node that says it
-    /// is not showing (nor defunct) is read no further than its identity and
-    /// what the cache holds: see [`ReadNode::lean`].
-    pub(crate) async fn read_node(&self, h: &ElementHandle, ask: ReadNode) -> Result<RawNode> {
+    /// see [`AtspiBackend::read_children`]. How far it is read is the
+    /// read's [`ReadKind`].
+    pub(crate) async fn read_node(&self, h: &ObjRef, ask: ReadNode) -> Result<RawNode> {
         let acc = self.accessible(h).await?;
         let plan = self.plan(h);
         let cached = ask.hint.is_some();
-        if ask.window
+        if ask.kind == ReadKind::Window
             && ask.hint.is_none()
             && let (Some(identity), Some(limit)) = (plan.remembered, ask.max_children)
         {
@@ -291,8 +284,7 @@ impl AtspiBackend {
         let ReadNode {
             max_text,
             max_children,
-            lean,
-            sparse,
+            kind,
             ..
         } = ask;
         let First {
@@ -312,7 +304,7 @@ impl AtspiBackend {
             known.count = Some(0);
         }
         known.count = known.count.or(plan.leaf);
-        if lean
+        if kind.stops_if_hidden()
             && !states.contains(State::Showing)
             && !states.contains(State::Defunct)
             && !showing_may_be_stale(role, states, self.menu_entries_unshown(h))
@@ -321,7 +313,7 @@ impl AtspiBackend {
             raw.unseen = true;
             return Ok(raw);
         }
-        if sparse
+        if kind.stops_if_empty()
             && glance.as_deref().is_none_or(|t| t.trim().is_empty())
             && !states.contains(State::Focused)
             && !states.contains(State::Selected)
@@ -386,7 +378,7 @@ impl AtspiBackend {
     /// [`Plan`]).
     async fn first_round(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         ask: ReadNode,
         plan: &Plan,
@@ -394,9 +386,7 @@ impl AtspiBackend {
         let ReadNode {
             max_text,
             hint,
-            lean,
-            states_first,
-            sparse,
+            kind,
             ..
         } = ask;
         if let Some(x) = hint {
@@ -418,12 +408,12 @@ impl AtspiBackend {
                 early: None,
             });
         }
-        let expect = Expect::of(plan, lean, sparse);
-        let names_now = !sparse
+        let expect = Expect::of(plan, kind);
+        let names_now = !kind.stops_if_empty()
             && match expect {
                 Expect::Shown(_) => true,
                 Expect::Hidden => false,
-                Expect::Unknown => !lean || (plan.eager && !states_first),
+                Expect::Unknown => !kind.stops_if_hidden() || (plan.eager && !kind.states_first()),
             };
         // What the element is, unless read before (see `identity.rs`), and
         // its states, with what may go out before them (see [`Expect`]).
@@ -440,7 +430,7 @@ impl AtspiBackend {
                 }
             },
             async {
-                match sparse {
+                match kind.stops_if_empty() {
                     true => self.read_text(h, max_text).await,
                     false => None,
                 }
@@ -463,7 +453,7 @@ impl AtspiBackend {
     /// children (at most `max_children`).
     async fn read_expected(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         (max_text, max_children): (usize, Option<usize>),
         plan: &Plan,
@@ -498,7 +488,7 @@ impl AtspiBackend {
     /// capture saved.
     async fn read_shown_window(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         (role, ifaces): (Role, InterfaceSet),
         get_all: bool,
@@ -531,7 +521,7 @@ impl AtspiBackend {
     /// (see `identity.rs`).
     async fn identity(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         remembered: Option<(Role, InterfaceSet)>,
     ) -> Result<(Role, InterfaceSet)> {
@@ -558,7 +548,7 @@ impl AtspiBackend {
     /// [`AtspiBackend::rest_of_node`]). What fails stays unknown.
     async fn name_and_count(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         get_all: bool,
         count: Option<i32>,
@@ -587,7 +577,7 @@ impl AtspiBackend {
     }
 
     /// The Accessible interface's properties of `h` in one call.
-    async fn accessible_properties(&self, h: &ElementHandle) -> Result<Known> {
+    async fn accessible_properties(&self, h: &ObjRef) -> Result<Known> {
         let p = self.properties(h).await?;
         let iface =
             zbus::names::InterfaceName::from_static_str_unchecked("org.a11y.atspi.Accessible");
@@ -621,13 +611,13 @@ impl AtspiBackend {
     /// fails is empty.
     async fn rest_of_node<F, Fut>(
         &self,
-        h: &ElementHandle,
+        h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         known: Known,
         get_all: bool,
         named_as: &ControlType,
         children: F,
-    ) -> (String, String, Children)
+    ) -> Said
     where
         F: FnOnce(Option<i32>) -> Fut,
         Fut: std::future::Future<Output = Children>,
@@ -655,7 +645,11 @@ impl AtspiBackend {
                 }
                 None => String::new(),
             };
-            return (name, description, kids);
+            return Said {
+                name,
+                description,
+                children: kids,
+            };
         }
         if missing < 2 {
             let (name, description, kids) = futures::join!(
@@ -663,7 +657,11 @@ impl AtspiBackend {
                 description_or_ask(h, acc, description),
                 children(count)
             );
-            return (name, description, kids);
+            return Said {
+                name,
+                description,
+                children: kids,
+            };
         }
         let (all, kids) = match count {
             // Children need no count from it: both at once.
@@ -687,13 +685,18 @@ impl AtspiBackend {
             name_or_ask(h, acc, name.or(all.name)),
             description_or_ask(h, acc, description.or(all.description)),
         );
-        (name, description, kids)
+        Said {
+            name,
+            description,
+            children: kids,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ufo_core::ElementHandle;
 
     #[test]
     fn a_description_is_asked_only_of_an_unnamed_control() {

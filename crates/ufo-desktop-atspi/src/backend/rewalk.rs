@@ -8,10 +8,11 @@
 //! `ufo bench step --app gnome-calculator`); now only the moved
 //! container's branch is read, the rest of the kept capture stays.
 
+use super::AtspiBackend;
 use super::cache::AppCache;
+use super::objref::ObjRef;
 use super::read::{ReadNode, mark_seen_despite_state};
 use super::walk::{Relations, Start, WalkContext, breadth_first};
-use super::{AtspiBackend, split_handle};
 use atspi::State;
 use std::time::Instant;
 use ufo_core::{States, UiNode};
@@ -89,12 +90,13 @@ impl AtspiBackend {
         let started = Instant::now();
         let old = &nodes[at];
         let parent = &nodes[old.parent?];
-        let (bus, _) = split_handle(&old.handle).ok()?;
+        let h = ObjRef::parse(&old.handle).ok()?;
+        let bus = h.bus();
         let ask = ReadNode {
             max_children: Some(budget.max_children),
             ..ReadNode::node(budget.max_text_chars)
         };
-        let mut raw = self.read_node(&old.handle, ask).await.ok()?;
+        let mut raw = self.read_node(&h, ask).await.ok()?;
         if raw.states.contains(State::Defunct) || raw.children_note.is_some() {
             return None;
         }
@@ -104,7 +106,7 @@ impl AtspiBackend {
         if let Some(targets) = raw.labelled_by.take() {
             relations.insert(old.handle.0.clone(), targets);
         }
-        let unshown = self.menu_entries_unshown(&old.handle);
+        let unshown = self.menu_entries_unshown(&h);
         // Its parent is outside this walk: `Some` says it is below the
         // window (see `walk_from`); the splice puts the real one back.
         let mut root = self.to_node(raw, old.handle.clone(), 0, Some(0), old.depth, offset);

@@ -1,9 +1,9 @@
 //! Which toolkit an application is written with, asked once per
 //! application: the quirks handled elsewhere differ by toolkit.
 
+use super::AtspiBackend;
 use super::dbus::call;
-use super::{AtspiBackend, handle, split_handle};
-use ufo_core::ElementHandle;
+use super::objref::ObjRef;
 use ufo_desktop::DesktopError;
 
 impl AtspiBackend {
@@ -14,19 +14,18 @@ impl AtspiBackend {
 
     /// True when the element's application is known to be GTK 2 (from what
     /// was asked before; no call).
-    pub(super) fn is_gtk2(&self, h: &ElementHandle) -> bool {
-        split_handle(h)
-            .ok()
-            .is_some_and(|(bus, _)| self.known_toolkit(bus) == Some(Toolkit::Gtk(2)))
+    pub(super) fn is_gtk2(&self, h: &ObjRef) -> bool {
+        self.known_toolkit(h.bus()) == Some(Toolkit::Gtk(2))
     }
 
     /// Whether `h`'s toolkit has menu entries that never say they show, in
     /// an open menu too: GTK 2 (they say visible) and Qt (entries without
     /// a submenu say neither).
-    pub(super) fn menu_entries_unshown(&self, h: &ElementHandle) -> bool {
-        split_handle(h).ok().is_some_and(|(bus, _)| {
-            matches!(self.known_toolkit(bus), Some(Toolkit::Gtk(2) | Toolkit::Qt))
-        })
+    pub(super) fn menu_entries_unshown(&self, h: &ObjRef) -> bool {
+        matches!(
+            self.known_toolkit(h.bus()),
+            Some(Toolkit::Gtk(2) | Toolkit::Qt)
+        )
     }
 
     /// The application's GTK major version, 0 when it is not GTK (asked once
@@ -44,7 +43,7 @@ impl AtspiBackend {
         if let Some(v) = self.known_toolkit(bus_name) {
             return v;
         }
-        let h = handle(bus_name, "/org/a11y/atspi/accessible/root");
+        let h = ObjRef::new(bus_name, "/org/a11y/atspi/accessible/root");
         let answer = match self.application(&h).await {
             Ok(app) => {
                 let (tk, ver) = futures::join!(

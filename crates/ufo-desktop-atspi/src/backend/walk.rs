@@ -12,15 +12,17 @@
 //! answered first.
 
 use super::cache::AppCache;
+use super::objref::ObjRef;
+use super::plan::ReadKind;
 use super::read::{RawNode, ReadNode, mark_seen_despite_state};
-use super::{AtspiBackend, Result, handle, split_handle};
+use super::{AtspiBackend, Result};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
 use futures::future::join_all;
 use futures::stream::FuturesUnordered;
 use std::collections::VecDeque;
 use tokio::time::error::Elapsed;
-use ufo_core::{ElementHandle, UiNode};
+use ufo_core::UiNode;
 use ufo_desktop::TreeBudget;
 use ufo_desktop::filter::MAX_EMPTY_CELLS;
 
@@ -66,12 +68,12 @@ impl Start {
 struct Group {
     parent: usize,
     depth: u32,
-    kids: Vec<ElementHandle>,
+    kids: Vec<ObjRef>,
     /// The parent is showing and is not the window: a child that says it is
-    /// not showing is read lean (see [`ReadNode::lean`]).
+    /// not showing is read no further (see [`ReadKind::IfShown`]).
     lean: bool,
     /// The parent is the window: its children are read lean, states first
-    /// (see [`ReadNode::states_first`]), and read again in full when none
+    /// (see [`ReadKind::IfShownStatesFirst`]), and read again in full when none
     /// says it shows (GTK 4 says "showing" of the window only).
     under_window: bool,
     /// Per kid: its children come from the cache, planned in the same batch
@@ -79,9 +81,24 @@ struct Group {
     planned: Vec<bool>,
     /// The parent's other children, read only when a kid shows (see
     /// [`Queued::probe`]).
-    rest: Vec<(String, String)>,
+    rest: Vec<ObjRef>,
     /// The kids are a table's visible cells (see [`Queued::cells`]).
     cells: bool,
+}
+
+impl Group {
+    /// How its kids are read: only if shown when [`Group::lean`] or
+    /// [`Group::under_window`] (states first under the window), and, when
+    /// `cells_only`, only if filled.
+    fn kind(&self, cells_only: bool) -> ReadKind {
+        match (self.lean || self.under_window, cells_only) {
+            (true, true) => ReadKind::IfShownAndFilled,
+            (false, true) => ReadKind::IfFilled,
+            (true, false) if self.under_window => ReadKind::IfShownStatesFirst,
+            (true, false) => ReadKind::IfShown,
+            (false, false) => ReadKind::Full,
+        }
+    }
 }
 
 /// Where a group of a batch goes.
@@ -105,13 +122,13 @@ struct Queued {
     /// Its depth.
     depth: u32,
     /// Its children.
-    kids: Vec<(String, String)>,
+    kids: Vec<ObjRef>,
     /// Only the first child is read at first, the others when it shows: the
     /// node is a closed menu (see [`closed_menu`]).
     probe: bool,
     /// The children are a table's cells under its visible area: when there
-    /// are more than [`MAX_EMPTY_CELLS`], each is read sparse (see
-    /// [`ReadNode::sparse`]).
+    /// are more than [`MAX_EMPTY_CELLS`], each is read only if filled (see
+    /// [`ReadKind::IfFilled`]).
     cells: bool,
 }
 
@@ -143,13 +160,13 @@ struct Admission<'a> {
     relations: Relations,
 }
 
-/// The `labelled-by` targets read with the nodes: handle → `(bus, path)`s.
-pub(super) type Relations = std::collections::HashMap<String, Vec<(String, String)>>;
+/// The `labelled-by` targets read with the nodes: handle → targets.
+pub(super) type Relations = std::collections::HashMap<String, Vec<ObjRef>>;
 
 impl Admission<'_> {
     /// The group to read for `kids` of node `parent` (at `depth`), within the
     /// node and depth budgets; `None` when nothing of it is to be read.
-    fn admit(&mut self, parent: usize, depth: u32, kids: Vec<(String, String)>) -> Option<Group> {
+    fn admit(&mut self, parent: usize, depth: u32, kids: Vec<ObjRef>) -> Option<Group> {
         if kids.is_empty() || self.deadline_hit {
             return None;
         }
@@ -162,11 +179,7 @@ impl Admission<'_> {
         if kids.len() > room {
             self.truncated = Some(format!("node budget {} reached", self.budget.max_nodes));
         }
-        let kids: Vec<ElementHandle> = kids
-            .into_iter()
-            .take(room)
-            .map(|(b, p)| handle(&b, &p))
-            .collect();
+        let kids: Vec<ObjRef> = kids.into_iter().take(room).collect();
         self.promised += kids.len();
         (!kids.is_empty()).then(|| Group {
             parent,
@@ -210,9 +223,9 @@ impl Admission<'_> {
 
 /// The children of `h` as the application's cache lists them, when it can
 /// plan them (see [`Admission::plan`]).
-fn planned_children(h: &ElementHandle, ctx: &WalkContext<'_>) -> Option<Vec<(String, String)>> {
-    let (bus, path) = split_handle(h).ok()?;
-    if !ctx.plan_children || bus != ctx.bus {
+fn planned_children(h: &ObjRef, ctx: &WalkContext<'_>) -> Option<Vec<ObjRef>> {
+    let path = h.path();
+    if !ctx.plan_children || h.bus() != ctx.bus {
         return None;
     }
     let hint = ctx.cache.hint_ref(path)?;
@@ -228,11 +241,7 @@ fn planned_children(h: &ElementHandle, ctx: &WalkContext<'_>) -> Option<Vec<(Str
         return None;
     }
     let kids = ctx.cache.children_of(path, hint.children)?;
-    Some(
-        kids.into_iter()
-            .map(|p| (bus.to_owned(), p.to_owned()))
-            .collect(),
-    )
+    Some(kids.into_iter().map(|p| h.sibling(p)).collect())
 }
 
 impl AtspiBackend {
@@ -243,7 +252,7 @@ impl AtspiBackend {
     pub(super) async fn walk(
         &self,
         nodes: &mut Vec<UiNode>,
-        root_children: Vec<(String, String)>,
+        root_children: Vec<ObjRef>,
         ctx: &WalkContext<'_>,
     ) -> (Option<String>, Relations) {
         self.walk_from(nodes, root_children, ctx, Start::WINDOW)
@@ -256,7 +265,7 @@ impl AtspiBackend {
     pub(super) async fn walk_from(
         &self,
         nodes: &mut Vec<UiNode>,
-        root_children: Vec<(String, String)>,
+        root_children: Vec<ObjRef>,
         ctx: &WalkContext<'_>,
         start: Start,
     ) -> (Option<String>, Relations) {
@@ -354,15 +363,15 @@ impl AtspiBackend {
     /// Reads every child of one group concurrently, each bounded by the
     /// capture's deadline (one hung element costs only itself). A kid whose
     /// children are planned is read without them. Of more than
-    /// [`MAX_EMPTY_CELLS`] visible cells, each is read sparse; the empty ones
-    /// are read again in full when there are no more than that many. The
-    /// window's children are read lean, states first, and again in full
-    /// when none of them says it shows (see [`Group::under_window`]).
+    /// [`MAX_EMPTY_CELLS`] visible cells, each is read only if filled; the
+    /// empty ones are read again in full when there are no more than that
+    /// many. The window's children are read only if shown, states first,
+    /// and again in full when none of them says it shows (see
+    /// [`Group::under_window`]).
     async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
         let sparse = group.cells && group.kids.len() > MAX_EMPTY_CELLS;
-        let lean = group.lean || group.under_window;
         let mut reads: Reads = self
-            .read_kids(&group, ctx, (lean, sparse), |_| true)
+            .read_kids(&group, ctx, group.kind(sparse), |_| true)
             .await
             .into_iter()
             .flatten()
@@ -373,25 +382,25 @@ impl AtspiBackend {
                 .filter(|r| matches!(r, Ok(Ok(raw)) if raw.glanced))
                 .count();
             if (1..=MAX_EMPTY_CELLS).contains(&n) {
-                self.read_again(&group, ctx, (lean, false), &mut reads, |r| r.glanced)
+                self.read_again(&group, ctx, group.kind(false), &mut reads, |r| r.glanced)
                     .await;
             }
         }
         let shown = |r: &RawNode| r.states.contains(State::Showing);
         if group.under_window && !reads.iter().any(|r| matches!(r, Ok(Ok(raw)) if shown(raw))) {
-            self.read_again(&group, ctx, (false, false), &mut reads, |r| r.unseen)
+            self.read_again(&group, ctx, ReadKind::Full, &mut reads, |r| r.unseen)
                 .await;
         }
         (group, reads)
     }
 
-    /// Reads again, as `mode` says (see [`Self::read_kids`]), the kids of
-    /// `group` whose read `again` picks, in place in `reads`.
+    /// Reads again, as `kind` says, the kids of `group` whose read `again`
+    /// picks, in place in `reads`.
     async fn read_again(
         &self,
         group: &Group,
         ctx: &WalkContext<'_>,
-        mode: (bool, bool),
+        kind: ReadKind,
         reads: &mut Reads,
         again: impl Fn(&RawNode) -> bool,
     ) {
@@ -402,7 +411,7 @@ impl AtspiBackend {
         if !picked.contains(&true) {
             return;
         }
-        let fresh = self.read_kids(group, ctx, mode, |i| picked[i]).await;
+        let fresh = self.read_kids(group, ctx, kind, |i| picked[i]).await;
         for (slot, read) in reads.iter_mut().zip(fresh) {
             if let Some(read) = read {
                 *slot = read;
@@ -410,13 +419,14 @@ impl AtspiBackend {
         }
     }
 
-    /// Reads the kids of `group` that `pick` (by position) chooses, each
-    /// bounded by the capture's deadline: `None` for the others.
+    /// Reads the kids of `group` that `pick` (by position) chooses, as
+    /// `kind` says, each bounded by the capture's deadline: `None` for the
+    /// others.
     async fn read_kids(
         &self,
         group: &Group,
         ctx: &WalkContext<'_>,
-        (lean, sparse): (bool, bool),
+        kind: ReadKind,
         pick: impl Fn(usize) -> bool,
     ) -> Vec<Option<std::result::Result<Result<RawNode>, Elapsed>>> {
         let pick = &pick;
@@ -425,10 +435,9 @@ impl AtspiBackend {
                 if !pick(i) {
                     return None;
                 }
-                let hint = split_handle(h)
-                    .ok()
-                    .filter(|(b, _)| *b == ctx.bus)
-                    .and_then(|(_, p)| ctx.cache.hint(p));
+                let hint = Some(h)
+                    .filter(|h| h.bus() == ctx.bus)
+                    .and_then(|h| ctx.cache.hint(h.path()));
                 let read = tokio::time::timeout_at(
                     ctx.deadline,
                     self.read_node(
@@ -437,10 +446,7 @@ impl AtspiBackend {
                             max_text: ctx.budget.max_text_chars,
                             max_children: (!planned).then_some(ctx.budget.max_children),
                             hint,
-                            lean,
-                            states_first: group.under_window,
-                            sparse,
-                            window: false,
+                            kind,
                         },
                     ),
                 );
@@ -517,7 +523,7 @@ impl AtspiBackend {
             let (role, states) = (raw.role, raw.states);
             let gtk2 = self.is_gtk2(&h);
             let unshown = self.menu_entries_unshown(&h);
-            let mut node = self.to_node(raw, h, idx, Some(parent), depth, ctx.offset);
+            let mut node = self.to_node(raw, h.into_handle(), idx, Some(parent), depth, ctx.offset);
             mark_seen_despite_state(role, states, &mut node, &nodes[parent], unshown);
             // What lies under an element that is not showing, while its
             // parent is (the toolkit reports the state), cannot be seen:
@@ -597,7 +603,7 @@ pub(super) fn breadth_first(nodes: Vec<UiNode>) -> Vec<UiNode> {
 pub(super) mod tests {
     use super::*;
     use ufo_core::ui::Capabilities;
-    use ufo_core::{ControlType, States};
+    use ufo_core::{ControlType, ElementHandle, States};
 
     /// A panel named `name` at `index`, for tests of the tree's shape.
     pub(in crate::backend) fn node(
@@ -665,6 +671,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_groups_kids_are_read_as_their_place_says() {
+        let group = |lean, under_window| Group {
+            parent: 0,
+            depth: 1,
+            kids: Vec::new(),
+            lean,
+            under_window,
+            planned: Vec::new(),
+            rest: Vec::new(),
+            cells: false,
+        };
+        assert_eq!(group(false, false).kind(false), ReadKind::Full);
+        assert_eq!(group(true, false).kind(false), ReadKind::IfShown);
+        assert_eq!(group(false, true).kind(false), ReadKind::IfShownStatesFirst);
+        assert_eq!(group(false, false).kind(true), ReadKind::IfFilled);
+        assert_eq!(group(true, false).kind(true), ReadKind::IfShownAndFilled);
+        // Only an element read only if shown stops when hidden; only a cell
+        // read only if filled stops when empty.
+        for kind in [ReadKind::Full, ReadKind::Window, ReadKind::IfFilled] {
+            assert!(!kind.stops_if_hidden(), "{kind:?}");
+        }
+        for kind in [ReadKind::Full, ReadKind::Window, ReadKind::IfShown] {
+            assert!(!kind.stops_if_empty(), "{kind:?}");
+        }
+        assert!(ReadKind::IfShownAndFilled.stops_if_hidden());
+        assert!(ReadKind::IfShownAndFilled.stops_if_empty());
+        assert!(ReadKind::IfShownStatesFirst.states_first());
+        assert!(!ReadKind::IfShown.states_first());
+    }
+
+    #[test]
     fn budgets_cut_groups_and_say_why() {
         let budget = TreeBudget {
             max_nodes: 4,
@@ -678,8 +715,10 @@ pub(super) mod tests {
             deadline_hit: false,
             relations: Relations::new(),
         };
-        let kids = |n: usize| -> Vec<(String, String)> {
-            (0..n).map(|i| (":1.1".into(), format!("/k{i}"))).collect()
+        let kids = |n: usize| -> Vec<ObjRef> {
+            (0..n)
+                .map(|i| ObjRef::new(":1.1", &format!("/k{i}")))
+                .collect()
         };
         let g = a.admit(0, 0, kids(2)).expect("room for two");
         assert_eq!((g.depth, g.kids.len()), (1, 2));

@@ -7,7 +7,8 @@
 //! re-observation then costs no round trip to list them.
 
 use super::dbus::call;
-use super::{APP_LIST_DEADLINE, AtspiBackend, Result, handle, split_handle};
+use super::objref::ObjRef;
+use super::{APP_LIST_DEADLINE, AtspiBackend, Result};
 use crate::events::Change;
 use crate::x11::XWindow;
 use crate::{bus, roles};
@@ -80,7 +81,7 @@ fn windows_unchanged(kept: &KeptWindows, since: &crate::events::Since) -> bool {
                 && !kept
                     .windows
                     .iter()
-                    .any(|w| split_handle(&w.handle).is_ok_and(|(_, p)| p == c.path))
+                    .any(|w| ObjRef::parse(&w.handle).is_ok_and(|h| h.path() == c.path))
         })
 }
 
@@ -148,8 +149,8 @@ impl AtspiBackend {
     }
 
     /// Finds the window containing an element, to focus it for keyboard input.
-    pub(super) async fn window_of(&self, h: &ElementHandle) -> Option<WindowInfo> {
-        let (bus, _) = split_handle(h).ok()?;
+    pub(super) async fn window_of(&self, h: &ObjRef) -> Option<WindowInfo> {
+        let bus = h.bus();
         // The window last captured for this application is where tools act.
         if let Some(w) = self
             .last_window
@@ -167,8 +168,7 @@ impl AtspiBackend {
 
     /// One top-level of an application: its handle, title, states, role
     /// and extents, asked at once.
-    async fn read_window(&self, b: String, p: String) -> Option<WindowRead> {
-        let wh = handle(&b, &p);
+    async fn read_window(&self, wh: ObjRef) -> Option<WindowRead> {
         let acc = self.accessible(&wh).await.ok()?;
         let ext = async { self.extents(&wh).await.ok() };
         let (title, states, role, ext) = futures::join!(
@@ -179,7 +179,13 @@ impl AtspiBackend {
         );
         let states = states.ok()?;
         let role = role.unwrap_or(Role::Frame);
-        Some((wh, title.unwrap_or_default(), states, role, ext))
+        Some(WindowRead {
+            handle: wh.into_handle(),
+            title: title.unwrap_or_default(),
+            states,
+            role,
+            extents: ext,
+        })
     }
 
     /// The showing top-level windows of every application — or only of the
@@ -198,7 +204,7 @@ impl AtspiBackend {
         // Per application: name, pid, windows — all applications at once.
         let per_app = join_all(
             apps.into_iter()
-                .map(|(bus, path)| self.read_app_in_time(&dbus, bus, path)),
+                .map(|app| self.read_app_in_time(&dbus, app)),
         )
         .await;
         let (answered, silent): (Vec<_>, Vec<_>) = per_app.into_iter().partition(Result::is_ok);
@@ -211,7 +217,7 @@ impl AtspiBackend {
                 .into_iter()
                 .flatten()
                 .filter_map(|w| {
-                    let unnamed = w.1.trim().is_empty();
+                    let unnamed = w.title.trim().is_empty();
                     Some((window_info(&app, w, &x)?, unnamed))
                 })
                 .collect();
@@ -220,22 +226,22 @@ impl AtspiBackend {
         Ok(out)
     }
 
-    /// The applications to ask for their windows, as (bus, root path): the
-    /// one on bus `only`, else every one the registry lists.
-    async fn listed_apps(&self, only: Option<&str>) -> Result<Vec<(String, String)>> {
+    /// The applications to ask for their windows, by their roots: the one
+    /// on bus `only`, else every one the registry lists.
+    async fn listed_apps(&self, only: Option<&str>) -> Result<Vec<ObjRef>> {
         // One application's windows need not go through the registry: its
         // root is at the well-known path on its own bus.
         if let Some(bus) = only {
-            return Ok(vec![(bus.to_owned(), APP_ROOT.to_owned())]);
+            return Ok(vec![ObjRef::new(bus, APP_ROOT)]);
         }
         let root = bus::registry_root(&self.conn)
             .await
             .map_err(|e| DesktopError::unreachable_by("the accessibility registry", e))?;
-        let rh = handle("org.a11y.atspi.Registry", APP_ROOT);
+        let rh = ObjRef::new("org.a11y.atspi.Registry", APP_ROOT);
         Ok(call(&rh, "GetChildren", root.get_children())
             .await?
             .iter()
-            .filter_map(|a| Some((a.name_as_str()?.to_owned(), a.path_as_str().to_owned())))
+            .filter_map(|a| Some(ObjRef::new(a.name_as_str()?, a.path_as_str())))
             .collect())
     }
 
@@ -245,11 +251,10 @@ impl AtspiBackend {
     async fn read_app_in_time(
         &self,
         dbus: &zbus::fdo::DBusProxy<'_>,
-        bus: String,
-        path: String,
+        app: ObjRef,
     ) -> std::result::Result<Option<AppWindows>, String> {
-        let app_bus = bus.clone();
-        match tokio::time::timeout(APP_LIST_DEADLINE, self.read_app(dbus, bus, path)).await {
+        let app_bus = app.bus().to_owned();
+        match tokio::time::timeout(APP_LIST_DEADLINE, self.read_app(dbus, app)).await {
             Ok(v) => Ok(v),
             Err(_) => {
                 tracing::warn!(bus = %app_bus, "application does not answer; left out of the window list");
@@ -260,16 +265,11 @@ impl AtspiBackend {
 
     /// One application's name, pid, toolkit and top-levels, asked at once;
     /// `None` when it cannot be read.
-    async fn read_app(
-        &self,
-        dbus: &zbus::fdo::DBusProxy<'_>,
-        bus: String,
-        path: String,
-    ) -> Option<AppWindows> {
-        let ah = handle(&bus, &path);
+    async fn read_app(&self, dbus: &zbus::fdo::DBusProxy<'_>, ah: ObjRef) -> Option<AppWindows> {
+        let bus = ah.bus();
         let acc = self.accessible(&ah).await.ok()?;
         let pid = async {
-            match zbus::names::BusName::try_from(bus.as_str()) {
+            match zbus::names::BusName::try_from(bus) {
                 Ok(n) => dbus.get_connection_unix_process_id(n).await.ok(),
                 Err(_) => None,
             }
@@ -279,12 +279,12 @@ impl AtspiBackend {
             call(&ah, "GetChildren", acc.get_children()),
             pid
         );
-        let gtk4 = self.is_gtk4(&bus).await;
+        let gtk4 = self.is_gtk4(bus).await;
         let kids = kids.ok()?;
         let windows = join_all(
             kids.iter()
-                .filter_map(|k| Some((k.name_as_str()?.to_owned(), k.path_as_str().to_owned())))
-                .map(|(b, p)| self.read_window(b, p)),
+                .filter_map(|k| Some(ObjRef::new(k.name_as_str()?, k.path_as_str())))
+                .map(|wh| self.read_window(wh)),
         )
         .await;
         Some(AppWindows {
@@ -319,7 +319,13 @@ struct XSide {
 /// The window a person works in that top-level `w` of `app` is, matched to
 /// its X window; `None` for one not showing, or parked off screen.
 fn window_info(app: &AppWindows, w: WindowRead, x: &XSide) -> Option<WindowInfo> {
-    let (wh, title, states, role, ext) = w;
+    let WindowRead {
+        handle: wh,
+        title,
+        states,
+        role,
+        extents: ext,
+    } = w;
     if !(states.contains(State::Visible) || states.contains(State::Showing)) {
         return None;
     }
@@ -383,14 +389,15 @@ fn without_pieces(listed: Vec<(WindowInfo, bool)>) -> Vec<WindowInfo> {
         .collect()
 }
 
-/// A top-level as read: handle, title, states, role, extents.
-type WindowRead = (
-    ElementHandle,
-    String,
-    StateSet,
-    Role,
-    Option<(i32, i32, i32, i32)>,
-);
+/// A top-level as read.
+struct WindowRead {
+    handle: ElementHandle,
+    title: String,
+    states: StateSet,
+    role: Role,
+    /// Its extents as the toolkit reports them (GTK 4's window-relative).
+    extents: Option<(i32, i32, i32, i32)>,
+}
 
 /// Where a window is on screen: GTK 4 reports extents relative to its X
 /// window; others report screen extents, or none (then the X window's).
