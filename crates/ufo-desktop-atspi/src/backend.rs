@@ -14,9 +14,8 @@ use crate::x11::X11;
 use async_trait::async_trait;
 use atspi::Interface;
 use atspi::proxy::action::ActionProxy;
-use capture::format_number;
+use details::format_number;
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use ufo_core::geometry::Frame;
 use ufo_core::{ElementHandle, Point, Screen, UiNode, UiTree, WindowInfo};
@@ -32,6 +31,7 @@ mod children;
 mod choices;
 mod close;
 mod content;
+mod context;
 mod dbus;
 mod details;
 mod focus;
@@ -43,8 +43,10 @@ mod placeholders;
 mod plan;
 mod popovers;
 mod qt_popups;
+mod raw;
 mod read;
 mod rewalk;
+mod stores;
 mod toolkit;
 mod walk;
 mod windows;
@@ -129,43 +131,27 @@ const KEY_REPEAT: Duration = Duration::from_millis(220);
 /// How long a raised window is given to repaint before it is photographed.
 const REPAINT_WAIT: Duration = Duration::from_millis(150);
 
-/// The AT-SPI + X11 backend. Cheap to share (`Arc<AtspiBackend>`).
+/// The AT-SPI + X11 backend. Cheap to share (`Arc<AtspiBackend>`): the
+/// connection, X11 and the events, and what it keeps between calls in named
+/// stores. One capture's state is a `Capture` (see `backend/context.rs`).
 pub struct AtspiBackend {
     conn: zbus::Connection,
     x11: std::sync::Arc<X11>,
-    /// bus name → GTK major version (0: not GTK); GTK 4 extents are
-    /// window-relative, GTK buttons act late
-    toolkits: Mutex<HashMap<String, Toolkit>>,
-    /// Applications that did not answer the last window listing.
-    unresponsive: Mutex<Vec<String>>,
-    /// bus name → how to reach the application
-    routes: tokio::sync::Mutex<HashMap<String, Route>>,
-    /// bus name → the window of that application captured last
-    last_window: Mutex<HashMap<String, WindowInfo>>,
     /// Whether to try peer-to-peer connections at all.
     use_p2p: bool,
     /// The private desktop applications are launched into, if any.
     private: Option<(String, std::path::PathBuf)>,
+    /// What applications report (`None`: the registry refused; every
+    /// observation is then a full capture and every settle a fixed wait).
+    events: Option<crate::events::EventWatch>,
+    /// What is known of each application (toolkit, route, quirks).
+    apps: stores::Apps,
+    /// What one capture or window listing leaves for the next.
+    reuse: stores::Reuse,
     /// Table cells already obtained (LibreOffice never frees them).
     pub(crate) cell_cache: children::CellCache,
     /// Role and interfaces of the elements read so far (see `identity.rs`).
     pub(crate) identity: identity::IdentityMemo,
-    /// Bus names of applications whose texts are read with GetText(0, -1).
-    whole_text: Mutex<std::collections::HashSet<String>>,
-    /// Bus names of applications whose cache is too slow to ask (see
-    /// `cache.rs`).
-    slow_caches: Mutex<std::collections::HashSet<String>>,
-    /// What applications report (`None`: the registry refused; every
-    /// observation is then a full capture and every settle a fixed wait).
-    events: Option<crate::events::EventWatch>,
-    /// window handle → its last capture (see `live.rs`).
-    kept: Mutex<HashMap<String, std::sync::Arc<live::Kept>>>,
-    /// Per application (bus name): its last window list, kept while it
-    /// reports no change to its windows (see `backend/windows.rs`).
-    kept_windows: Mutex<HashMap<String, windows::KeptWindows>>,
-    /// Windows whose last capture had a GTK 4 popover moved onto its
-    /// surface: never reused in part (a re-read element would lose the move).
-    popover_open: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -210,20 +196,13 @@ impl AtspiBackend {
         Ok(Self {
             conn,
             x11,
-            toolkits: Mutex::new(HashMap::new()),
-            unresponsive: Mutex::new(Vec::new()),
-            routes: tokio::sync::Mutex::new(HashMap::new()),
-            last_window: Mutex::new(HashMap::new()),
             use_p2p: std::env::var_os("UFO_ATSPI_NO_P2P").is_none(),
             private: target.private.clone(),
+            events,
+            apps: stores::Apps::default(),
+            reuse: stores::Reuse::default(),
             cell_cache: children::CellCache::default(),
             identity: identity::IdentityMemo::default(),
-            whole_text: Mutex::new(std::collections::HashSet::new()),
-            slow_caches: Mutex::new(std::collections::HashSet::new()),
-            events,
-            kept: Mutex::new(HashMap::new()),
-            kept_windows: Mutex::new(HashMap::new()),
-            popover_open: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -266,10 +245,7 @@ impl Backend for AtspiBackend {
     }
 
     fn unresponsive_apps(&self) -> Vec<String> {
-        self.unresponsive
-            .lock()
-            .map(|m| m.clone())
-            .unwrap_or_default()
+        self.apps.unresponsive()
     }
 
     fn event_mark(&self) -> Option<u64> {

@@ -136,7 +136,7 @@ impl AtspiBackend {
     /// Whether the application's cache was once too slow to ask again (see
     /// [`SLOW_CACHE`]).
     pub(super) fn cache_is_slow(&self, bus_name: &str) -> bool {
-        self.slow_caches.lock().is_ok_and(|s| s.contains(bus_name))
+        self.apps.cache_is_slow(bus_name)
     }
 
     /// The application's own cache of its accessible objects (one call), keyed
@@ -168,16 +168,13 @@ impl AtspiBackend {
             return AppCache::default();
         };
         let took = asked.elapsed();
-        if took > SLOW_CACHE
-            && let Ok(mut s) = self.slow_caches.lock()
-        {
+        if took > SLOW_CACHE && self.apps.note_slow_cache(bus_name) {
             tracing::debug!(
                 bus_name,
                 items = items.len(),
                 ms = took.as_millis() as u64,
                 "slow cache: not asked again"
             );
-            s.insert(bus_name.to_owned());
         }
         let mut cache = AppCache::default();
         for item in items {

@@ -1,35 +1,30 @@
-//! Tree capture: one capture of a window (its root, the application's
-//! cache and open popups, the walk, naming), converting read nodes, live
-//! re-reads of one element, and the toolkit corrections (GTK 4 offsets,
-//! LibreOffice's shifted positions). Reading one node is `read.rs`.
+//! Tree capture: one capture of a window, from [`Capture::new`] (see
+//! `context.rs`) through [`Capture::window`] — its root, the application's
+//! cache and open popups, the walk (`walk.rs`), then [`Capture::finish`]
+//! (popups placed, choices read, naming) — and the toolkit corrections
+//! around it (GTK 4 offsets, LibreOffice's shifted positions); live re-reads
+//! of one element. Reading one node is `read.rs`.
 
 use super::cache::AppCache;
 use super::children::Count;
+use super::context::Capture;
 use super::dbus::call;
 use super::details::Text;
 use super::objref::ObjRef;
 use super::plan::ReadKind;
-use super::read::{RawNode, ReadNode};
-use super::walk::{Relations, WalkContext};
+use super::raw::RawNode;
+use super::read::ReadNode;
+use super::toolkit::Toolkit;
+use super::walk::{Relations, Walked};
 use super::{AtspiBackend, NAMING_TIME, Result};
 use crate::labels::needs_name;
-use crate::roles;
-use atspi::{Interface, Role, State, StateSet};
+use atspi::{Role, State, StateSet};
 use futures::future::join_all;
 use std::collections::HashSet;
 use std::future::Future;
-use std::time::{Duration, Instant};
-use ufo_core::ui::Capabilities;
+use std::time::Duration;
 use ufo_core::{ElementHandle, Point, Rect, Screen, UiNode, UiTree, WindowInfo};
 use ufo_desktop::{DesktopError, TreeBudget};
-
-pub(super) fn format_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
 
 /// LibreOffice's root pane and the rectangle of the GTK panel holding it,
 /// when the two have the same size but not the same place (see
@@ -47,65 +42,6 @@ pub(super) fn shifted_root_pane(nodes: &[UiNode]) -> Option<(ElementHandle, Rect
 }
 
 impl AtspiBackend {
-    pub(super) fn to_node(
-        &self,
-        raw: RawNode,
-        h: ElementHandle,
-        index: usize,
-        parent: Option<usize>,
-        depth: u32,
-        offset: (i32, i32),
-    ) -> UiNode {
-        let rect = raw
-            .extents
-            // Toolkits park hidden elements far off screen; absurd values from a
-            // misbehaving application must not overflow either.
-            .filter(|&(x, y, w, hgt)| {
-                w > 0
-                    && hgt > 0
-                    && (-10_000..100_000).contains(&x)
-                    && (-10_000..100_000).contains(&y)
-                    && w < 100_000
-                    && hgt < 100_000
-            })
-            .map(|(x, y, w, hgt)| {
-                Rect::<Screen>::new(
-                    x.saturating_add(offset.0),
-                    y.saturating_add(offset.1),
-                    w,
-                    hgt,
-                )
-            });
-        let value = match (&raw.text, raw.value) {
-            (Some(t), _) => Some(t.clone()),
-            (None, Some(v)) => Some(format_number(v)),
-            (None, None) => None,
-        };
-        UiNode {
-            index,
-            parent,
-            children: Vec::new(),
-            depth,
-            handle: h,
-            role: raw.role.name().to_owned(),
-            control_type: roles::control_type_of(raw.role, raw.states),
-            name: raw.name,
-            description: raw.description,
-            value,
-            states: crate::roles::states(raw.states, raw.role),
-            rect,
-            actions: Vec::new(),
-            capabilities: Capabilities {
-                component: raw.ifaces.contains(Interface::Component),
-                action: raw.ifaces.contains(Interface::Action),
-                text: raw.ifaces.contains(Interface::Text),
-                editable_text: raw.ifaces.contains(Interface::EditableText),
-                value: raw.ifaces.contains(Interface::Value),
-                selection: raw.ifaces.contains(Interface::Selection),
-            },
-        }
-    }
-
     /// Showing popup top-levels (role window / menu) of the application that
     /// owns `window`, other than `window` itself, and the popups of it noted
     /// as open by whoever heard them open (Qt lists no open popup among its
@@ -195,24 +131,26 @@ impl AtspiBackend {
         window: &WindowInfo,
         budget: &TreeBudget,
     ) -> Result<UiTree> {
-        let started = Instant::now();
-        let offset = self.extents_offset(window).await?;
-        let win = ObjRef::parse(&window.handle)?;
-        let bus = win.bus();
+        Capture::new(self, window, budget).await?.window().await
+    }
+}
+
+impl Capture<'_> {
+    /// The capture of the window: the window, its application's cache and
+    /// open popups read in one round, then the walk down from the window,
+    /// then the finishing (see [`Self::finish`]).
+    pub(super) async fn window(mut self) -> Result<UiTree> {
+        let (backend, started, window) = (self.backend, self.started, self.window);
         // Open menus and combo-box lists are separate top-levels of the same
         // application (role "window"); they belong to what the user sees in this
         // window, so they are captured as extra children of its root.
-        let gtk = self.gtk_version(bus).await;
-        let gtk4 = gtk == 4;
         let popups = async {
-            match gtk4 {
+            match self.gtk4() {
                 true => Vec::new(),
-                false => self.open_popups(&win).await,
+                false => backend.open_popups(&self.root).await,
             }
         };
-        let (root_raw, cache, popups) = self
-            .window_cache_and_popups(&win, budget, gtk, popups)
-            .await;
+        let (root_raw, cache, popups) = self.window_cache_and_popups(popups).await;
         let mut root_raw = root_raw?;
         let root_labels = root_raw.labelled_by.take();
         tracing::debug!(
@@ -220,30 +158,25 @@ impl AtspiBackend {
             items = cache.len(),
             "capture: window, cache and popups read"
         );
+        self.cache = cache;
         let mut root_children = root_raw.children.clone();
         root_children.extend(popups);
-        let mut nodes = vec![self.to_node(root_raw, window.handle.clone(), 0, None, 0, offset)];
-        let ctx = WalkContext {
-            bus,
-            cache: &cache,
-            budget,
-            offset,
-            deadline: tokio::time::Instant::from_std(started) + budget.deadline,
-            plan_children: gtk == 3,
-        };
-        let (truncated, mut relations) = self.walk(&mut nodes, root_children, &ctx).await;
+        let mut nodes = vec![root_raw.into_node(window.handle.clone(), 0, None, 0, self.offset)];
+        let Walked {
+            truncated,
+            mut relations,
+        } = self.walk(&mut nodes, root_children).await;
         let mut nodes = super::walk::breadth_first(nodes);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),
             "capture: walked"
         );
-        let left = budget.deadline.saturating_sub(started.elapsed());
+        let left = self.budget.deadline.saturating_sub(started.elapsed());
         if let Some(targets) = root_labels {
             relations.insert(window.handle.0.clone(), targets);
         }
-        self.finish_nodes(window, gtk4, &mut nodes, &relations, (left, None))
-            .await;
+        self.finish(&mut nodes, &relations, left, None).await;
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),
@@ -253,12 +186,10 @@ impl AtspiBackend {
         // Only the on-screen part of a window can be seen or clicked: controls are
         // later filtered against this rectangle.
         if let Some(r) = nodes.first().and_then(|n| n.rect) {
-            window.rect = r.intersection(&self.x11.screen_rect()).or(Some(r));
+            window.rect = r.intersection(&backend.x11.screen_rect()).or(Some(r));
         }
-        if window.native_id.is_some()
-            && let Ok(mut m) = self.last_window.lock()
-        {
-            m.insert(bus.to_owned(), window.clone());
+        if window.native_id.is_some() {
+            backend.reuse.set_last_window(self.bus(), window.clone());
         }
         Ok(UiTree {
             window,
@@ -272,27 +203,25 @@ impl AtspiBackend {
     /// `labelled-by` relations read with them): GTK 4's popovers and Qt's
     /// popup entries placed where they are drawn, closed choices read,
     /// placeholders and control types set right, and the unnamed controls
-    /// named — all of them, or those of `naming.1` (handles) — within
-    /// `naming.0` (at most [`NAMING_TIME`]).
-    pub(super) async fn finish_nodes(
+    /// named — all of them, or those of `only` (handles) — within `left`
+    /// (at most [`NAMING_TIME`]).
+    pub(super) async fn finish(
         &self,
-        window: &WindowInfo,
-        gtk4: bool,
         nodes: &mut [UiNode],
         relations: &Relations,
-        naming: (Duration, Option<&HashSet<String>>),
+        left: Duration,
+        only: Option<&HashSet<String>>,
     ) {
         // GTK 4 reports an open popover's contents where it is not drawn,
         // Qt a popup's shared entries where another menu holds them.
-        match gtk4 {
-            true => self.note_popovers(window, nodes),
-            false => self.place_qt_popup_entries(nodes).await,
+        match self.gtk4() {
+            true => self.note_popovers(nodes),
+            false => self.backend.place_qt_popup_entries(nodes).await,
         }
-        self.read_closed_choices(nodes).await;
+        self.backend.read_closed_choices(nodes).await;
         super::placeholders::list_placeholders_as_names(nodes);
         retype_frames_and_submenus(nodes);
         // Unnamed and class-named controls get the name a person would read.
-        let (left, only) = naming;
         self.name_unnamed(nodes, relations, left.min(NAMING_TIME), only)
             .await;
     }
@@ -309,14 +238,13 @@ impl AtspiBackend {
     /// follows fails, as it must), it is read in full, one round later.
     async fn window_cache_and_popups(
         &self,
-        h: &ObjRef,
-        budget: &TreeBudget,
-        gtk: u8,
         popups: impl Future<Output = Vec<ObjRef>>,
     ) -> (Result<RawNode>, AppCache, Vec<ObjRef>) {
+        let (backend, h, budget) = (self.backend, &self.root, &self.budget);
         let bus = h.bus();
+        let gtk3 = self.toolkit == Toolkit::Gtk(3);
         let full = || {
-            self.read_node(
+            backend.read_node(
                 h,
                 ReadNode {
                     max_children: Some(budget.max_children),
@@ -325,25 +253,25 @@ impl AtspiBackend {
                 },
             )
         };
-        let remembered = self.plan(h).remembered.filter(|_| gtk == 3);
-        let slow_cache = self.cache_is_slow(bus);
+        let remembered = backend.plan(h).remembered.filter(|_| gtk3);
+        let slow_cache = backend.cache_is_slow(bus);
         let (Some((_, ifaces)), false) = (remembered, slow_cache) else {
-            return futures::join!(full(), self.app_cache(bus, gtk == 3), popups);
+            return futures::join!(full(), backend.app_cache(bus, gtk3), popups);
         };
-        let Ok(acc) = self.accessible(h).await else {
-            return futures::join!(full(), self.app_cache(bus, true), popups);
+        let Ok(acc) = backend.accessible(h).await else {
+            return futures::join!(full(), backend.app_cache(bus, true), popups);
         };
         let limit = budget.max_children;
         let (details, children, cache, popups) = futures::join!(
-            self.read_details(h, ifaces, Text::Read(budget.max_text_chars)),
-            self.read_children(
+            backend.read_details(h, ifaces, Text::Read(budget.max_text_chars)),
+            backend.read_children(
                 h,
                 &acc,
                 limit,
                 (StateSet::empty(), ifaces),
                 Count::Uncounted
             ),
-            self.app_cache(bus, true),
+            backend.app_cache(bus, true),
             popups
         );
         let hint = cache
@@ -351,26 +279,16 @@ impl AtspiBackend {
             .filter(|hint| hint.name.as_deref().is_some_and(|n| !needs_name(n)));
         match (hint, children) {
             (Some(hint), Ok(children)) => {
-                self.identity.saw(h, hint.states);
+                backend.identity.saw(h, hint.states);
                 let raw = RawNode::cached(hint, children, details, budget.max_text_chars);
                 (Ok(raw), cache, popups)
             }
             _ => (full().await, cache, popups),
         }
     }
+}
 
-    /// Places GTK 4's open popovers where they are drawn and remembers
-    /// whether `window` has one open (it is then always captured in full).
-    fn note_popovers(&self, window: &WindowInfo, nodes: &mut [UiNode]) {
-        let placed = self.place_gtk4_popovers(window, nodes);
-        if let Ok(mut m) = self.popover_open.lock() {
-            match placed {
-                true => m.insert(window.handle.0.clone()),
-                false => m.remove(&window.handle.0),
-            };
-        }
-    }
-
+impl AtspiBackend {
     /// One live read of an element (see [`Backend::refresh_node`]).
     pub(super) async fn refresh_once(&self, h: &ObjRef, max_text_chars: usize) -> Result<UiNode> {
         let raw = self.read_node(h, ReadNode::node(max_text_chars)).await?;
@@ -403,7 +321,7 @@ impl AtspiBackend {
         } else {
             (0, 0)
         };
-        let mut node = self.to_node(raw, h.handle().clone(), 0, None, 0, offset);
+        let mut node = raw.into_node(h.handle().clone(), 0, None, 0, offset);
         if misplaced {
             node.rect = None;
         }

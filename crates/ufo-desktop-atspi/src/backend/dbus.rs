@@ -114,18 +114,13 @@ impl AtspiBackend {
         if !self.use_p2p || !bus.starts_with(':') {
             return Route::Bus;
         }
-        if let Some(r) = self.routes.lock().await.get(bus) {
-            return r.clone();
+        if let Some(r) = self.apps.route(bus).await {
+            return r;
         }
         // Opened without the lock held, so a slow application delays only itself;
         // if two callers race, the first route stored wins.
         let route = self.open_p2p(bus).await.map_or(Route::Bus, Route::P2p);
-        self.routes
-            .lock()
-            .await
-            .entry(bus.to_owned())
-            .or_insert(route)
-            .clone()
+        self.apps.keep_route(bus, route).await
     }
 
     pub(super) async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {

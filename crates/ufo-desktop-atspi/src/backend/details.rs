@@ -125,7 +125,7 @@ impl AtspiBackend {
         // LibreOffice answers "" to GetText past the end of the text (and
         // GTK 4 to GetText(0, -1)): once seen, that application's texts
         // are read whole, in one call as for the others.
-        if self.whole_text.lock().is_ok_and(|m| m.contains(bus)) {
+        if self.apps.reads_whole_text(bus) {
             return call(h, "GetText", t.get_text(0, -1)).await.ok();
         }
         let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
@@ -137,12 +137,19 @@ impl AtspiBackend {
             return Some(got);
         }
         let whole = call(h, "GetText", t.get_text(0, -1)).await.ok()?;
-        if !whole.is_empty()
-            && let Ok(mut m) = self.whole_text.lock()
-        {
-            m.insert(bus.to_owned());
+        if !whole.is_empty() {
+            self.apps.note_whole_text(bus);
         }
         Some(whole)
+    }
+}
+
+/// A numeric value as text: an integer without a fraction.
+pub(super) fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
     }
 }
 

@@ -17,6 +17,7 @@
 //! event stream that stopped — makes the next observation a full capture,
 //! as does a capture older than [`MAX_AGE`].
 
+use super::context::Capture;
 use super::dbus::call;
 use super::objref::ObjRef;
 use super::{AtspiBackend, Result};
@@ -211,12 +212,7 @@ impl AtspiBackend {
             None => None,
         };
         let mark = watch.mark();
-        let kept = self
-            .kept
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&window.handle.0).cloned());
-        let kept: Option<Arc<Kept>> = kept;
+        let kept: Option<Arc<Kept>> = self.reuse.kept(&window.handle.0);
         if let Some(kept) = kept
             && kept.budget == *budget
             && !kept
@@ -226,10 +222,7 @@ impl AtspiBackend {
                 .is_some_and(|t| t.starts_with("deadline"))
             && kept.x_rect == x_rect
             && kept.taken.elapsed() < MAX_AGE
-            && !self
-                .popover_open
-                .lock()
-                .is_ok_and(|m| m.contains(&window.handle.0))
+            && !self.reuse.popover_open(&window.handle.0)
         {
             let brought = self.bring_up_to_date(window, &kept, watch, budget).await;
             let update = match brought {
@@ -246,8 +239,8 @@ impl AtspiBackend {
                 None => None,
             };
             if let Some((tree, index)) = update {
-                self.keep(
-                    window,
+                self.reuse.keep(
+                    &window.handle.0,
                     Kept {
                         tree: tree.clone(),
                         mark: mark.into(),
@@ -264,8 +257,8 @@ impl AtspiBackend {
         let tree = self.capture_settled(window, budget).await?;
         let offset = self.extents_offset(window).await.unwrap_or((0, 0));
         let index = index_of(&tree);
-        self.keep(
-            window,
+        self.reuse.keep(
+            &window.handle.0,
             Kept {
                 tree: tree.clone(),
                 mark: mark.into(),
@@ -320,9 +313,7 @@ impl AtspiBackend {
         if moved.is_empty() {
             return Some(Brought::Refreshed(tree));
         }
-        let tree = self
-            .reread_moved(window, tree, &moved, (budget, kept.offset))
-            .await;
+        let tree = self.reread_moved(tree, &moved, (budget, kept.offset)).await;
         if tree.is_none() {
             tracing::trace!(window = %window.title, why = "a container moved", "full capture");
         }
@@ -333,17 +324,14 @@ impl AtspiBackend {
     /// [`super::rewalk`]); `None` when one cannot be.
     async fn reread_moved(
         &self,
-        window: &WindowInfo,
         mut tree: UiTree,
         moved: &[usize],
         (budget, offset): (&TreeBudget, (i32, i32)),
     ) -> Option<UiTree> {
         let at = super::rewalk::branches(&tree.nodes, moved)?;
-        let reads = join_all(
-            at.iter()
-                .map(|&i| self.reread_branch(&tree.nodes, i, budget, offset)),
-        )
-        .await;
+        let window = tree.window.clone();
+        let cap = Capture::kept(self, &window, budget, offset).await?;
+        let reads = join_all(at.iter().map(|&i| cap.reread_branch(&tree.nodes, i))).await;
         let mut relations = super::walk::Relations::new();
         let mut fresh = std::collections::HashSet::new();
         let mut branches = Vec::with_capacity(at.len());
@@ -355,11 +343,13 @@ impl AtspiBackend {
             branches.push((i, branch));
         }
         tree.nodes = super::rewalk::splice(std::mem::take(&mut tree.nodes), branches);
-        let w = ObjRef::parse(&window.handle).ok()?;
-        let gtk4 = self.is_gtk4(w.bus()).await;
-        let naming = (super::NAMING_TIME, Some(&fresh));
-        self.finish_nodes(&tree.window, gtk4, &mut tree.nodes, &relations, naming)
-            .await;
+        cap.finish(
+            &mut tree.nodes,
+            &relations,
+            super::NAMING_TIME,
+            Some(&fresh),
+        )
+        .await;
         Some(tree)
     }
 
@@ -419,14 +409,7 @@ impl AtspiBackend {
             }
             let old = &tree.nodes[i];
             let (role, states) = (raw.role, raw.states);
-            let mut node = self.to_node(
-                raw,
-                old.handle.clone(),
-                i,
-                old.parent,
-                old.depth,
-                kept.offset,
-            );
+            let mut node = raw.into_node(old.handle.clone(), i, old.parent, old.depth, kept.offset);
             // What the capture derived stays: the name read off a label for
             // an unnamed control, the menu-item reading of a submenu.
             if node.name.is_empty() || crate::labels::is_class_name(&node.name) {
@@ -453,15 +436,5 @@ impl AtspiBackend {
             tree.nodes[i] = node;
         }
         Some(tree)
-    }
-
-    fn keep(&self, window: &WindowInfo, kept: Kept) {
-        if let Ok(mut m) = self.kept.lock() {
-            // Only the windows observed lately are worth keeping.
-            if m.len() >= 16 && !m.contains_key(&window.handle.0) {
-                m.clear();
-            }
-            m.insert(window.handle.0.clone(), Arc::new(kept));
-        }
     }
 }

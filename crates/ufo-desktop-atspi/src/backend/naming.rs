@@ -2,6 +2,7 @@
 //! application says besides the tree (its `labelled-by` relations); the
 //! text rules are in [`crate::labels`].
 
+use super::context::Capture;
 use super::objref::ObjRef;
 use super::{AtspiBackend, call};
 use crate::labels::{
@@ -34,7 +35,9 @@ impl AtspiBackend {
                 .collect(),
         )
     }
+}
 
+impl Capture<'_> {
     /// Names the unnamed and class-named controls of `nodes` in place: the
     /// `labelled-by` targets' names, else the description; a class name that
     /// finds no better name is cleared. Bounded by `limit` as a whole.
@@ -42,7 +45,7 @@ impl AtspiBackend {
     /// → targets); a target in the tree is named by its node. With `only`,
     /// only the controls whose handles it holds are named (a branch read
     /// again; the rest were named before).
-    pub(crate) async fn name_unnamed(
+    pub(super) async fn name_unnamed(
         &self,
         nodes: &mut [UiNode],
         relations: &HashMap<String, Vec<ObjRef>>,
@@ -101,15 +104,15 @@ impl AtspiBackend {
                     Some(t) => t.clone(),
                     None => {
                         let h = ObjRef::parse(&h).ok()?;
-                        let acc = self.accessible(&h).await.ok()?;
-                        self.labelled_by(&h, &acc).await?
+                        let acc = self.backend.accessible(&h).await.ok()?;
+                        self.backend.labelled_by(&h, &acc).await?
                     }
                 };
                 let mut names = Vec::new();
                 for th in targets.iter().take(3) {
                     let name = match in_tree.get(th.0.as_str()) {
                         Some(n) => Some((*n).to_owned()),
-                        None => match self.accessible(th).await {
+                        None => match self.backend.accessible(th).await {
                             Ok(a) => call(th, "Name", a.name()).await.ok(),
                             Err(_) => None,
                         },

@@ -8,8 +8,8 @@
 //! popover's size is right. Each popover is matched to its X window by
 //! size and its subtree moved there.
 
-use super::AtspiBackend;
-use ufo_core::{Rect, Screen, UiNode, WindowInfo};
+use super::context::Capture;
+use ufo_core::{Rect, Screen, UiNode};
 
 /// Largest difference between a popover's reported height (or width) and
 /// its surface's: the surface also holds the arrow pointing at the anchor.
@@ -78,14 +78,24 @@ pub(super) fn place_popovers(nodes: &mut [UiNode], surfaces: &[Rect<Screen>]) ->
     moved
 }
 
-impl AtspiBackend {
+impl Capture<'_> {
+    /// Places GTK 4's open popovers where they are drawn and remembers
+    /// whether the window has one open (it is then always captured in
+    /// full).
+    pub(super) fn note_popovers(&self, nodes: &mut [UiNode]) {
+        let placed = self.place_gtk4_popovers(nodes);
+        self.backend
+            .reuse
+            .note_popover(&self.window.handle.0, placed);
+    }
+
     /// Moves the open popovers of a GTK 4 window's capture to their
     /// surfaces (see the module docs). True when one was open.
-    pub(super) fn place_gtk4_popovers(&self, window: &WindowInfo, nodes: &mut [UiNode]) -> bool {
-        let Some(id) = window.native_id else {
+    fn place_gtk4_popovers(&self, nodes: &mut [UiNode]) -> bool {
+        let Some(id) = self.window.native_id else {
             return false;
         };
-        let surfaces = match self.x11.popups_of(id as u32) {
+        let surfaces = match self.backend.x11.popups_of(id as u32) {
             Ok(s) if !s.is_empty() => s,
             _ => return false,
         };

@@ -8,13 +8,11 @@
 //! `ufo bench step --app gnome-calculator`); now only the moved
 //! container's branch is read, the rest of the kept capture stays.
 
-use super::AtspiBackend;
-use super::cache::AppCache;
+use super::context::Capture;
 use super::objref::ObjRef;
 use super::read::{ReadNode, mark_seen_despite_state};
-use super::walk::{Relations, Start, WalkContext, breadth_first};
+use super::walk::{Relations, Start, Walked, breadth_first};
 use atspi::State;
-use std::time::Instant;
 use ufo_core::{States, UiNode};
 use ufo_desktop::TreeBudget;
 
@@ -74,29 +72,32 @@ pub(super) fn splice(mut nodes: Vec<UiNode>, branches: Vec<(usize, Vec<UiNode>)>
     breadth_first(nodes)
 }
 
-impl AtspiBackend {
+impl Capture<'_> {
     /// The branch under `nodes[at]` (a container below the window) read
     /// again, numbered breadth first from it (index 0), with the
     /// `labelled-by` relations read; `None` when it cannot be read whole
     /// (it is gone, hidden, or a budget or the deadline cut it): a full
-    /// capture follows.
+    /// capture follows. Its budget is what is left of this capture's once
+    /// the rest of `nodes` is counted; its deadline runs from now.
     pub(super) async fn reread_branch(
         &self,
         nodes: &[UiNode],
         at: usize,
-        budget: &TreeBudget,
-        offset: (i32, i32),
     ) -> Option<(Vec<UiNode>, Relations)> {
-        let started = Instant::now();
+        let rest = nodes.len() - below(nodes, at);
+        let cap = self.branch(TreeBudget {
+            max_nodes: self.budget.max_nodes.saturating_sub(rest),
+            ..self.budget
+        });
+        let (backend, budget) = (self.backend, &self.budget);
         let old = &nodes[at];
         let parent = &nodes[old.parent?];
         let h = ObjRef::parse(&old.handle).ok()?;
-        let bus = h.bus();
         let ask = ReadNode {
             max_children: Some(budget.max_children),
             ..ReadNode::node(budget.max_text_chars)
         };
-        let mut raw = self.read_node(&h, ask).await.ok()?;
+        let mut raw = backend.read_node(&h, ask).await.ok()?;
         if raw.states.contains(State::Defunct) || raw.children_note.is_some() {
             return None;
         }
@@ -106,10 +107,10 @@ impl AtspiBackend {
         if let Some(targets) = raw.labelled_by.take() {
             relations.insert(old.handle.0.clone(), targets);
         }
-        let unshown = self.menu_entries_unshown(&h);
+        let unshown = backend.menu_entries_unshown(&h);
         // Its parent is outside this walk: `Some` says it is below the
         // window (see `walk_from`); the splice puts the real one back.
-        let mut root = self.to_node(raw, old.handle.clone(), 0, Some(0), old.depth, offset);
+        let mut root = raw.into_node(old.handle.clone(), 0, Some(0), old.depth, cap.offset);
         mark_seen_despite_state(role, states, &mut root, parent, unshown);
         // Hidden where its parent shows: its branch is not entered (see
         // `place_group`; GTK 4 says "showing" of the window only).
@@ -123,26 +124,15 @@ impl AtspiBackend {
         if root.role == old.role {
             root.control_type = old.control_type.clone();
         }
-        let rest = nodes.len() - below(nodes, at);
-        let budget = TreeBudget {
-            max_nodes: budget.max_nodes.saturating_sub(rest),
-            ..*budget
-        };
-        let cache = AppCache::default();
-        let ctx = WalkContext {
-            bus,
-            cache: &cache,
-            budget: &budget,
-            offset,
-            deadline: tokio::time::Instant::from_std(started) + budget.deadline,
-            plan_children: false,
-        };
         let mut branch = vec![root];
         let start = Start {
             depth: old.depth,
             cells,
         };
-        let (truncated, more) = self.walk_from(&mut branch, kids, &ctx, start).await;
+        let Walked {
+            truncated,
+            relations: more,
+        } = cap.walk_from(&mut branch, kids, start).await;
         if let Some(why) = truncated {
             tracing::trace!(why, "branch cut short");
             return None;

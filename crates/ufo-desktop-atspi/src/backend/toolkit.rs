@@ -59,20 +59,15 @@ impl AtspiBackend {
             }
             Err(_) => None,
         };
-        if let Some(v) = answer
-            && let Ok(mut m) = self.toolkits.lock()
-        {
-            m.insert(bus_name.to_owned(), v);
+        if let Some(v) = answer {
+            self.apps.learn_toolkit(bus_name, v);
         }
         answer.unwrap_or(Toolkit::Other)
     }
 
     /// The toolkit already learned for an application, without asking.
     pub(super) fn known_toolkit(&self, bus_name: &str) -> Option<Toolkit> {
-        self.toolkits
-            .lock()
-            .ok()
-            .and_then(|m| m.get(bus_name).copied())
+        self.apps.toolkit(bus_name)
     }
 }
 

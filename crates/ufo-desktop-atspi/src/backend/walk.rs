@@ -3,7 +3,7 @@
 //! chain of reads from the window down, not the slowest read of every level
 //! (a text view whose text takes 5 ms no longer holds up the rest of the
 //! window). Where the application's cache lists a shown node's children
-//! (see [`AppCache::children_of`]), they are not asked for at all: they are
+//! (see [`super::cache::AppCache::children_of`]), they are not asked for at all: they are
 //! read in the same round as the node, so a GTK 3 window whose cache knows
 //! its tree is read in one round however deep it is, and only containers
 //! the cache cannot vouch for (and those that manage their descendants) wait
@@ -11,11 +11,12 @@
 //! is done, so a capture's order does not depend on which application
 //! answered first.
 
-use super::cache::AppCache;
+use super::Result;
+use super::context::Capture;
 use super::objref::ObjRef;
 use super::plan::ReadKind;
-use super::read::{RawNode, ReadNode, mark_seen_despite_state};
-use super::{AtspiBackend, Result};
+use super::raw::RawNode;
+use super::read::{ReadNode, mark_seen_despite_state};
 use atspi::{Interface, Role, State};
 use futures::StreamExt;
 use futures::future::join_all;
@@ -25,25 +26,6 @@ use tokio::time::error::Elapsed;
 use ufo_core::UiNode;
 use ufo_desktop::TreeBudget;
 use ufo_desktop::filter::MAX_EMPTY_CELLS;
-
-/// What every read of one capture shares.
-pub(super) struct WalkContext<'a> {
-    /// The bus name of the window's application.
-    pub(super) bus: &'a str,
-    /// The application's cache (role, states, interfaces of its objects).
-    pub(super) cache: &'a AppCache,
-    /// The capture's budgets.
-    pub(super) budget: &'a TreeBudget,
-    /// Added to every reported position (GTK 4's window origin).
-    pub(super) offset: (i32, i32),
-    /// When every read still in flight is given up.
-    pub(super) deadline: tokio::time::Instant,
-    /// Whether the cache may plan children (see [`AppCache::children_of`]):
-    /// GTK 3's bridge only. GTK 4's cache holds a handful of elements and
-    /// lists one of gnome-text-editor's containers with a child it no
-    /// longer has (measured).
-    pub(super) plan_children: bool,
-}
 
 /// Where a walk starts.
 #[derive(Clone, Copy)]
@@ -160,6 +142,14 @@ struct Admission<'a> {
     relations: Relations,
 }
 
+/// What a walk tells besides its nodes.
+pub(super) struct Walked {
+    /// Why it stopped short, if a budget or the deadline cut it.
+    pub(super) truncated: Option<String>,
+    /// The `labelled-by` relations read with the nodes.
+    pub(super) relations: Relations,
+}
+
 /// The `labelled-by` targets read with the nodes: handle → targets.
 pub(super) type Relations = std::collections::HashMap<String, Vec<ObjRef>>;
 
@@ -197,15 +187,15 @@ impl Admission<'_> {
     /// plan: the children of each kid that the cache says is showing, does
     /// not manage its descendants, is no menu or tool bar (an empty bar's
     /// items are dropped by its extents, read live), and whose children it
-    /// can be trusted with (see [`AppCache::children_of`]), within the
+    /// can be trusted with (see [`super::cache::AppCache::children_of`]), within the
     /// budgets.
-    fn plan(&mut self, parent: usize, first: Group, ctx: &WalkContext<'_>) -> Batch {
+    fn plan(&mut self, parent: usize, first: Group, cap: &Capture<'_>) -> Batch {
         let mut batch: Batch = vec![(Under::Node(parent), first)];
         let mut g = 0;
         while g < batch.len() {
             let depth = batch[g].1.depth;
             for kid in 0..batch[g].1.kids.len() {
-                let Some(kids) = planned_children(&batch[g].1.kids[kid], ctx) else {
+                let Some(kids) = planned_children(&batch[g].1.kids[kid], cap) else {
                     continue;
                 };
                 if let Some(mut sub) = self.admit(usize::MAX, depth, kids) {
@@ -223,12 +213,12 @@ impl Admission<'_> {
 
 /// The children of `h` as the application's cache lists them, when it can
 /// plan them (see [`Admission::plan`]).
-fn planned_children(h: &ObjRef, ctx: &WalkContext<'_>) -> Option<Vec<ObjRef>> {
+fn planned_children(h: &ObjRef, cap: &Capture<'_>) -> Option<Vec<ObjRef>> {
     let path = h.path();
-    if !ctx.plan_children || h.bus() != ctx.bus {
+    if !cap.plan_children || h.bus() != cap.bus() {
         return None;
     }
-    let hint = ctx.cache.hint_ref(path)?;
+    let hint = cap.cache.hint_ref(path)?;
     let plannable = hint.states.contains(State::Showing)
         && !hint.states.contains(State::ManagesDescendants)
         && !matches!(
@@ -236,27 +226,21 @@ fn planned_children(h: &ObjRef, ctx: &WalkContext<'_>) -> Option<Vec<ObjRef>> {
             Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
         )
         && hint.children > 0
-        && usize::try_from(hint.children).is_ok_and(|n| n <= ctx.budget.max_children);
+        && usize::try_from(hint.children).is_ok_and(|n| n <= cap.budget.max_children);
     if !plannable {
         return None;
     }
-    let kids = ctx.cache.children_of(path, hint.children)?;
+    let kids = cap.cache.children_of(path, hint.children)?;
     Some(kids.into_iter().map(|p| h.sibling(p)).collect())
 }
 
-impl AtspiBackend {
+impl Capture<'_> {
     /// Reads the tree under `nodes[0]` (whose children are `root_children`)
     /// into `nodes`, in the order the reads complete. Returns why the walk
     /// stopped short, if a budget cut it, and the `labelled-by` relations
     /// read with the nodes.
-    pub(super) async fn walk(
-        &self,
-        nodes: &mut Vec<UiNode>,
-        root_children: Vec<ObjRef>,
-        ctx: &WalkContext<'_>,
-    ) -> (Option<String>, Relations) {
-        self.walk_from(nodes, root_children, ctx, Start::WINDOW)
-            .await
+    pub(super) async fn walk(&self, nodes: &mut Vec<UiNode>, root_children: Vec<ObjRef>) -> Walked {
+        self.walk_from(nodes, root_children, Start::WINDOW).await
     }
 
     /// [`Self::walk`] from `start`: the window, or a container of it read
@@ -266,12 +250,11 @@ impl AtspiBackend {
         &self,
         nodes: &mut Vec<UiNode>,
         root_children: Vec<ObjRef>,
-        ctx: &WalkContext<'_>,
         start: Start,
-    ) -> (Option<String>, Relations) {
+    ) -> Walked {
         let mut admission = Admission {
             promised: nodes.len(),
-            budget: ctx.budget,
+            budget: &self.budget,
             truncated: None,
             deadline_hit: false,
             relations: Relations::new(),
@@ -285,11 +268,11 @@ impl AtspiBackend {
                     g.cells = start.cells;
                 }
             }
-            let batch = admission.plan(0, g, ctx);
-            inflight.push(self.read_batch(batch, ctx));
+            let batch = admission.plan(0, g, self);
+            inflight.push(self.read_batch(batch));
         }
         while let Some(batch) = inflight.next().await {
-            let queued = self.place_batch(nodes, batch, ctx, &mut admission);
+            let queued = self.place_batch(nodes, batch, &mut admission);
             for q in queued {
                 let (kids, rest) = match q.probe {
                     true => {
@@ -304,24 +287,27 @@ impl AtspiBackend {
                     g.lean = p.parent.is_some() && p.states.contains(ufo_core::States::SHOWING);
                     g.rest = rest;
                     g.cells = q.cells;
-                    let batch = admission.plan(q.parent, g, ctx);
-                    inflight.push(self.read_batch(batch, ctx));
+                    let batch = admission.plan(q.parent, g, self);
+                    inflight.push(self.read_batch(batch));
                 }
             }
         }
         if admission.deadline_hit {
             admission.truncated = Some(format!(
                 "deadline of {} ms reached",
-                ctx.budget.deadline.as_millis()
+                self.budget.deadline.as_millis()
             ));
         }
-        (admission.truncated, admission.relations)
+        Walked {
+            truncated: admission.truncated,
+            relations: admission.relations,
+        }
     }
 
     /// Reads every group of a batch concurrently.
-    async fn read_batch(&self, batch: Batch, ctx: &WalkContext<'_>) -> Vec<(Under, Group, Reads)> {
+    async fn read_batch(&self, batch: Batch) -> Vec<(Under, Group, Reads)> {
         join_all(batch.into_iter().map(|(under, g)| async move {
-            let (g, reads) = self.read_group(g, ctx).await;
+            let (g, reads) = self.read_group(g).await;
             (under, g, reads)
         }))
         .await
@@ -334,7 +320,6 @@ impl AtspiBackend {
         &self,
         nodes: &mut Vec<UiNode>,
         batch: Vec<(Under, Group, Reads)>,
-        ctx: &WalkContext<'_>,
         admission: &mut Admission<'_>,
     ) -> Vec<Queued> {
         let mut entered: Vec<Vec<Option<usize>>> = Vec::with_capacity(batch.len());
@@ -353,7 +338,7 @@ impl AtspiBackend {
                 continue;
             };
             group.parent = parent;
-            let (queued, placed) = self.place_group(nodes, group, reads, ctx, admission);
+            let (queued, placed) = self.place_group(nodes, group, reads, admission);
             next.extend(queued);
             entered.push(placed);
         }
@@ -368,10 +353,10 @@ impl AtspiBackend {
     /// many. The window's children are read only if shown, states first,
     /// and again in full when none of them says it shows (see
     /// [`Group::under_window`]).
-    async fn read_group(&self, group: Group, ctx: &WalkContext<'_>) -> (Group, Reads) {
+    async fn read_group(&self, group: Group) -> (Group, Reads) {
         let sparse = group.cells && group.kids.len() > MAX_EMPTY_CELLS;
         let mut reads: Reads = self
-            .read_kids(&group, ctx, group.kind(sparse), |_| true)
+            .read_kids(&group, group.kind(sparse), |_| true)
             .await
             .into_iter()
             .flatten()
@@ -382,13 +367,13 @@ impl AtspiBackend {
                 .filter(|r| matches!(r, Ok(Ok(raw)) if raw.glanced))
                 .count();
             if (1..=MAX_EMPTY_CELLS).contains(&n) {
-                self.read_again(&group, ctx, group.kind(false), &mut reads, |r| r.glanced)
+                self.read_again(&group, group.kind(false), &mut reads, |r| r.glanced)
                     .await;
             }
         }
         let shown = |r: &RawNode| r.states.contains(State::Showing);
         if group.under_window && !reads.iter().any(|r| matches!(r, Ok(Ok(raw)) if shown(raw))) {
-            self.read_again(&group, ctx, ReadKind::Full, &mut reads, |r| r.unseen)
+            self.read_again(&group, ReadKind::Full, &mut reads, |r| r.unseen)
                 .await;
         }
         (group, reads)
@@ -399,7 +384,6 @@ impl AtspiBackend {
     async fn read_again(
         &self,
         group: &Group,
-        ctx: &WalkContext<'_>,
         kind: ReadKind,
         reads: &mut Reads,
         again: impl Fn(&RawNode) -> bool,
@@ -411,7 +395,7 @@ impl AtspiBackend {
         if !picked.contains(&true) {
             return;
         }
-        let fresh = self.read_kids(group, ctx, kind, |i| picked[i]).await;
+        let fresh = self.read_kids(group, kind, |i| picked[i]).await;
         for (slot, read) in reads.iter_mut().zip(fresh) {
             if let Some(read) = read {
                 *slot = read;
@@ -425,7 +409,6 @@ impl AtspiBackend {
     async fn read_kids(
         &self,
         group: &Group,
-        ctx: &WalkContext<'_>,
         kind: ReadKind,
         pick: impl Fn(usize) -> bool,
     ) -> Vec<Option<std::result::Result<Result<RawNode>, Elapsed>>> {
@@ -436,15 +419,15 @@ impl AtspiBackend {
                     return None;
                 }
                 let hint = Some(h)
-                    .filter(|h| h.bus() == ctx.bus)
-                    .and_then(|h| ctx.cache.hint(h.path()));
+                    .filter(|h| h.bus() == self.bus())
+                    .and_then(|h| self.cache.hint(h.path()));
                 let read = tokio::time::timeout_at(
-                    ctx.deadline,
-                    self.read_node(
+                    self.deadline,
+                    self.backend.read_node(
                         h,
                         ReadNode {
-                            max_text: ctx.budget.max_text_chars,
-                            max_children: (!planned).then_some(ctx.budget.max_children),
+                            max_text: self.budget.max_text_chars,
+                            max_children: (!planned).then_some(self.budget.max_children),
                             hint,
                             kind,
                         },
@@ -464,7 +447,6 @@ impl AtspiBackend {
         nodes: &mut Vec<UiNode>,
         group: Group,
         reads: Reads,
-        ctx: &WalkContext<'_>,
         admission: &mut Admission<'_>,
     ) -> (Vec<Queued>, Vec<Option<usize>>) {
         let Group {
@@ -495,8 +477,8 @@ impl AtspiBackend {
             let mut raw = match res {
                 Ok(raw) => raw,
                 Err(_) => {
-                    self.cell_cache.forget(&h);
-                    self.identity.forget(&h);
+                    self.backend.cell_cache.forget(&h);
+                    self.backend.identity.forget(&h);
                     continue;
                 }
             };
@@ -521,9 +503,9 @@ impl AtspiBackend {
                 && raw.ifaces.contains(Interface::Component)
                 && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
             let (role, states) = (raw.role, raw.states);
-            let gtk2 = self.is_gtk2(&h);
-            let unshown = self.menu_entries_unshown(&h);
-            let mut node = self.to_node(raw, h.into_handle(), idx, Some(parent), depth, ctx.offset);
+            let gtk2 = self.backend.is_gtk2(&h);
+            let unshown = self.backend.menu_entries_unshown(&h);
+            let mut node = raw.into_node(h.into_handle(), idx, Some(parent), depth, self.offset);
             mark_seen_despite_state(role, states, &mut node, &nodes[parent], unshown);
             // What lies under an element that is not showing, while its
             // parent is (the toolkit reports the state), cannot be seen:

@@ -43,21 +43,22 @@ impl AtspiBackend {
         let watch = self.events.as_ref().filter(|e| e.is_live());
         let focused_x = self.x11.focused_window();
         if let Some(watch) = watch
-            && let Ok(m) = self.kept_windows.lock()
-            && let Some(k) = m.get(bus)
-            && k.focused_x == focused_x
-            && k.taken.elapsed() < KEPT_WINDOWS_AGE
-            && windows_unchanged(k, &watch.since(bus, k.mark))
+            && let Some(windows) = self.reuse.kept_windows(bus, |k| {
+                let still = k.focused_x == focused_x
+                    && k.taken.elapsed() < KEPT_WINDOWS_AGE
+                    && windows_unchanged(k, &watch.since(bus, k.mark));
+                still.then(|| k.windows.clone())
+            })
         {
-            return Ok(k.windows.clone());
+            return Ok(windows);
         }
         // The mark is taken before listing: what is reported meanwhile
         // makes the next call list again.
         let mark = watch.map(crate::events::EventWatch::mark);
         let windows = self.windows_now(Some(bus)).await?;
-        if let (Some(mark), Ok(mut m)) = (mark, self.kept_windows.lock()) {
-            m.insert(
-                bus.to_owned(),
+        if let Some(mark) = mark {
+            self.reuse.keep_windows(
+                bus,
                 KeptWindows {
                     mark,
                     focused_x,
@@ -152,12 +153,7 @@ impl AtspiBackend {
     pub(super) async fn window_of(&self, h: &ObjRef) -> Option<WindowInfo> {
         let bus = h.bus();
         // The window last captured for this application is where tools act.
-        if let Some(w) = self
-            .last_window
-            .lock()
-            .ok()
-            .and_then(|m| m.get(bus).cloned())
-        {
+        if let Some(w) = self.reuse.last_window(bus) {
             return Some(w);
         }
         let windows = self.list_windows().await.ok()?;
@@ -208,9 +204,8 @@ impl AtspiBackend {
         )
         .await;
         let (answered, silent): (Vec<_>, Vec<_>) = per_app.into_iter().partition(Result::is_ok);
-        if let Ok(mut m) = self.unresponsive.lock() {
-            *m = silent.into_iter().filter_map(Result::err).collect();
-        }
+        self.apps
+            .set_unresponsive(silent.into_iter().filter_map(Result::err).collect());
         let mut out = Vec::new();
         for mut app in answered.into_iter().filter_map(Result::ok).flatten() {
             let listed: Vec<(WindowInfo, bool)> = std::mem::take(&mut app.windows)
