@@ -12,11 +12,18 @@ model supports JSON schemas. The probe is answered with an object of that
 schema and neither takes a scripted reply nor goes in the log, so the
 script's replies reach the agent's real calls in order.
 
+A reply may name what is only known at run time: a string value
+"{{window_id:APP}}" or "{{window_name:APP}}" becomes the id or name of APP's
+window in the request's last `<Available Applications/Agents:>` list (the
+HostAgent's), and "{{control_id:NAME}}" the id of the control NAME in its
+last `<Available Control Item:>` list (the AppAgent's; buttons first).
+
     scripted_model.py REPLIES.json REQUESTS.jsonl
 
 Standard library only: it runs with the system Python and with UFO's venv.
 """
 import json
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +37,49 @@ PROBE_REPLY = {"Observation": "", "Thought": "", "CurrentSubtask": "", "Message"
                "Status": "FINISH", "Plan": [], "Questions": [], "Comment": ""}
 
 
+def request_text(body):
+    """Every text part of every message, joined with newlines."""
+    out = []
+    for m in body.get("messages") or []:
+        c = m.get("content")
+        if isinstance(c, str):
+            out.append(c)
+        elif isinstance(c, list):
+            out.extend(p["text"] for p in c if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "\n".join(out)
+
+
+def list_after(text, marker):
+    """The JSON list that follows the last `marker` in `text` that has one."""
+    at = len(text)
+    while (at := text.rfind(marker, 0, at)) >= 0:
+        try:
+            v, _ = json.JSONDecoder().raw_decode(text[at + len(marker):].lstrip())
+        except ValueError:
+            continue
+        if isinstance(v, list):
+            return v
+    return []
+
+
+def fill(reply, text):
+    """`reply` with its {{kind:ARG}} strings resolved against `text`."""
+    if isinstance(reply, dict):
+        return {k: fill(v, text) for k, v in reply.items()}
+    if isinstance(reply, list):
+        return [fill(v, text) for v in reply]
+    m = re.fullmatch(r"\{\{(window_id|window_name|control_id):(.+)\}\}", reply) if isinstance(reply, str) else None
+    if not m:
+        return reply
+    kind, arg = m.groups()
+    if kind.startswith("window"):
+        w = [w for w in list_after(text, "<Available Applications/Agents:>") if w.get("application") == arg]
+        return str(w[0].get("id" if kind == "window_id" else "name", "")) if w else ""
+    named = [c for c in list_after(text, "<Available Control Item:>") if str(c.get("name", "")).strip() == arg]
+    named.sort(key=lambda c: c.get("type") != "Button")
+    return str(named[0].get("id", "")) if named else ""
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -38,9 +88,10 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(n)
         try:
-            probe = "response_format" in json.loads(body)
+            parsed = json.loads(body)
         except ValueError:
-            probe = False
+            parsed = {}
+        probe = isinstance(parsed, dict) and "response_format" in parsed
         if probe:
             i, text = "probe", json.dumps(PROBE_REPLY)
         else:
@@ -49,7 +100,8 @@ class Handler(BaseHTTPRequestHandler):
                 served[0] += 1
                 with open(log_path, "a", encoding="utf-8") as f:
                     f.write(body.decode("utf-8", "replace").replace("\n", " ") + "\n")
-            text = replies[i] if isinstance(replies[i], str) else json.dumps(replies[i])
+            r = replies[i]
+            text = r if isinstance(r, str) else json.dumps(fill(r, request_text(parsed) if isinstance(parsed, dict) else ""))
         out = json.dumps({
             "id": f"scripted-{i}",
             "object": "chat.completion",
