@@ -9,7 +9,6 @@
 mod check;
 mod observe;
 pub(crate) use check::check_app_reply;
-use observe::Seen;
 
 use crate::call::{Call, Decision};
 use crate::error::AgentError;
@@ -148,24 +147,24 @@ impl AppAgent {
         );
 
         // 1. Data collection.
-        let seen = match self.observe(&mut rec).await {
+        let (seen, shown) = match self.observe(&mut rec).await {
             Ok(seen) => seen,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
         let n = input.session_step;
 
         // 2. LLM interaction.
-        let Seen {
-            controls,
-            window,
-            shot,
-            image_urls,
-            clean_url,
-            log_images,
-        } = seen;
+        let (controls, shot) = (seen.controls, seen.screenshot);
         let checked = self
-            .ask(&mut rec, &input, &controls, window.as_ref(), &image_urls)
+            .ask(
+                &mut rec,
+                &input,
+                &controls,
+                &seen.tree.window,
+                &shown.image_urls,
+            )
             .await;
+        let (clean_url, log_images) = (shown.clean_url, shown.log_images);
         if let Some(task) = log_images {
             rec.images = task.await.unwrap_or_default();
         }
@@ -207,12 +206,10 @@ impl AppAgent {
         rec: &mut StepRecord,
         input: &StepInput<'_>,
         controls: &[Control],
-        window: Option<&ufo_core::WindowInfo>,
+        window: &ufo_core::WindowInfo,
         image_urls: &[(String, String)],
     ) -> Result<Checked<AppResponse, Decision>, AgentError> {
-        let window = window
-            .map(ufo_desktop::follow::describe)
-            .unwrap_or_default();
+        let window = ufo_desktop::follow::describe(window);
         self.retrieve(input.request).await;
         let (request, image_names) =
             self.build_prompt(input, controls, &window, image_urls, input.session_step);

@@ -63,4 +63,5 @@ pub use step::{
     AgentKind, LogLineError, StepFailure, StepRecord, read_response_log, request_for_log,
 };
 pub use sub_agent::SubAgent;
-pub use ufo_desktop::dispatch::{CommandDispatcher, Observation, observe_window};
+pub use ufo_desktop::dispatch::CommandDispatcher;
+pub use ufo_desktop::observe::{Observation, ObserveOptions};

@@ -10,8 +10,9 @@ use crate::step::StepRecord;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use ufo_core::{ActionResult, Command, Control, Diagnostic, ErrorReport};
-use ufo_desktop::dispatch::{CommandDispatcher, execute_one, observe_window};
+use ufo_desktop::dispatch::{CommandDispatcher, execute_one};
 use ufo_desktop::names::names_match;
+use ufo_desktop::observe::ObserveOptions;
 use ufo_desktop::tools::ToolName;
 
 /// Replays tool calls on the selected window.
@@ -41,8 +42,11 @@ impl ReplayAgent {
         parameters: &Map<String, Value>,
         rec: &mut StepRecord,
     ) -> Result<ActionResult, ErrorReport> {
-        let seen = observe_window(self.dispatcher.as_ref(), self.settings.save_ui_tree)
-            .await
+        let opts = ObserveOptions {
+            ui_tree: self.settings.save_ui_tree,
+            ..ObserveOptions::default()
+        };
+        let seen = (self.dispatcher.observe(opts).await)
             .map_err(|e| AgentError::Observation(e).report())?;
         let (controls, shot) = (seen.controls, seen.screenshot);
         rec.ui_tree = seen.ui_tree;

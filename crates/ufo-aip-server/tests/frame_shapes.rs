@@ -428,7 +428,7 @@ async fn ufos_windows_client_results_feed_the_agents() {
                 json!({"id": apps[0].id, "name": apps[0].name}),
             )])
             .await;
-        let seen = ufo_agent::observe_window(&d, false).await.unwrap();
+        let seen = d.observe(Default::default()).await.unwrap();
         let failed = d
             .execute(vec![Command::data("capture_window_screenshot", json!({}))])
             .await;
@@ -508,7 +508,7 @@ async fn ufos_windows_client_results_feed_the_agents() {
     assert_eq!(seen.controls[0].name, "Text editor");
     assert_eq!(seen.controls[0].control_type, ufo_core::ControlType::Edit);
     assert_eq!(seen.controls[1].rect, ufo_core::Rect::new(110, 80, 40, 20));
-    let window = seen.window.unwrap();
+    let window = seen.tree.window;
     assert_eq!(window.title, "Untitled - Notepad");
     assert_eq!(window.pid, Some(42));
     let shot = seen.screenshot.expect("the screenshot was read");

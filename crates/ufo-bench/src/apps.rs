@@ -32,7 +32,8 @@ use std::fmt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use ufo_core::{Diagnostic, ErrorReport, WindowInfo};
-use ufo_desktop::tools::{ObserveTimes, ToolContext, observe_app};
+use ufo_desktop::observe::{ObserveOptions, PhaseTimes, observe};
+use ufo_desktop::tools::ToolContext;
 use ufo_desktop::{Backend, TreeBudget};
 use ufo_desktop_atspi::{AtspiBackend, DesktopOptions, DesktopTarget, HeadlessDesktop};
 use walker::Walker;
@@ -302,14 +303,18 @@ impl AppBench<'_> {
         // Full captures: a budget the live tree has kept nothing for, a
         // different one every time.
         ctx.settings.budget = full_capture_budget(0);
-        let first = observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+        let first = observe(b, &mut ctx, ObserveOptions::default())
+            .await
+            .map_err(|e| e.report())?;
         let mut walker = Walker::start(self.desktop, self.script, &first.tree.window).await?;
         let mut full = Vec::with_capacity(self.runs);
         let mut walks = Vec::with_capacity(self.runs);
         let mut last = None;
         for i in 0..self.runs {
             ctx.settings.budget = full_capture_budget(1 + i % 2);
-            let o = observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+            let o = observe(b, &mut ctx, ObserveOptions::default())
+                .await
+                .map_err(|e| e.report())?;
             full.push(o.times);
             last = Some(o);
             walks.push(walker.walk().await?);
@@ -319,21 +324,23 @@ impl AppBench<'_> {
         let last = last.ok_or_else(|| bad("--runs", "no run".into(), "pass e.g. --runs 10"))?;
         // Live: one observation keeps the capture, the next ones reuse it.
         ctx.settings.budget = TreeBudget::default();
-        observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+        observe(b, &mut ctx, ObserveOptions::default())
+            .await
+            .map_err(|e| e.report())?;
         let mut live = Vec::with_capacity(self.runs);
         for _ in 0..self.runs {
-            let o = observe_app(b, &mut ctx).await.map_err(|e| e.report())?;
+            let o = observe(b, &mut ctx, ObserveOptions::default())
+                .await
+                .map_err(|e| e.report())?;
             live.push(o.times);
         }
-        let w = &last.tree.window;
         let walk_ms = median(walks);
-        let controls_ms = |t: &ObserveTimes| t.follow + t.tree + t.filter;
-        let full_ms = median(full.iter().map(controls_ms).collect());
-        let live_ms = median(live.iter().map(controls_ms).collect());
+        let full_ms = median(full.iter().map(PhaseTimes::controls).collect());
+        let live_ms = median(live.iter().map(PhaseTimes::controls).collect());
         Ok(AppRow {
             app: spec.key.into(),
             toolkit: spec.toolkit.into(),
-            window: w.title.clone(),
+            window: last.tree.window.title.clone(),
             nodes: last.tree.nodes.len(),
             walk_nodes: walker_nodes,
             controls: last.controls.len(),

@@ -8,7 +8,7 @@ use std::fmt;
 use ufo_core::{Diagnostic, ErrorReport, WindowInfo};
 use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{ImageFormat, ModelImage, PngCompression};
-use ufo_desktop::observe::{PhaseTimes, observe};
+use ufo_desktop::observe::{ModelImages, Observation, ObserveOptions, PhaseTimes, observe};
 use ufo_desktop::tools::ToolContext;
 use ufo_desktop::{Backend, TreeBudget};
 
@@ -154,17 +154,13 @@ pub async fn run(
         ctx.settings.budget = full_capture_budget(0);
     }
     // Warm-up: raises the window if covered, fills caches of the toolkit.
-    let mut last = observe(backend, &mut ctx, &style, &image)
-        .await
-        .map_err(|e| e.report())?;
+    let (mut last, mut images) = observe_once(backend, &mut ctx, &style, &image).await?;
     let mut times = Vec::with_capacity(opts.runs);
     for i in 0..opts.runs {
         if opts.full {
             ctx.settings.budget = full_capture_budget(1 + i % 2);
         }
-        last = observe(backend, &mut ctx, &style, &image)
-            .await
-            .map_err(|e| e.report())?;
+        (last, images) = observe_once(backend, &mut ctx, &style, &image).await?;
         times.push(last.times);
     }
     let min = |v: &[f64]| v.first().copied().unwrap_or(0.0);
@@ -178,11 +174,25 @@ pub async fn run(
         runs: opts.runs,
         png: opts.png.clone(),
         image_format: opts.image_format.clone(),
-        image_bytes: last.images.marked.bytes.len(),
+        image_bytes: images.marked.bytes.len(),
         median_ms: stats(&times, crate::median_sorted),
         min_ms: stats(&times, min),
         max_ms: stats(&times, max),
     })
+}
+
+/// One observation as a step makes it, the model's images included.
+pub(crate) async fn observe_once(
+    backend: &dyn Backend,
+    ctx: &mut ToolContext,
+    style: &AnnotationStyle,
+    image: &ModelImage,
+) -> Result<(Observation, ModelImages), ErrorReport> {
+    let mut o = observe(backend, ctx, ObserveOptions::default())
+        .await
+        .map_err(|e| e.report())?;
+    let images = o.model_images(style, image)?;
+    Ok((o, images))
 }
 
 impl fmt::Display for PerceptionReport {

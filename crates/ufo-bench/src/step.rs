@@ -615,14 +615,10 @@ async fn observe_unchanged(
     let style = AnnotationStyle::default();
     let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
     ctx.app_window = Some(w.clone());
-    let first = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
-        .await
-        .map_err(|e| e.report())?;
+    let (first, _) = crate::perception::observe_once(b, &mut ctx, &style, &image).await?;
     let mut live = Vec::new();
     for _ in 0..5 {
-        let o = ufo_desktop::observe::observe(b, &mut ctx, &style, &image)
-            .await
-            .map_err(|e| e.report())?;
+        let (o, _) = crate::perception::observe_once(b, &mut ctx, &style, &image).await?;
         live.push(o.times.observation());
     }
     // A budget the live tree has not kept a capture for forces a full one.
@@ -630,9 +626,7 @@ async fn observe_unchanged(
     for i in 0..5 {
         let mut forced = ctx.clone();
         forced.settings.budget = crate::perception::full_capture_budget(i);
-        let o = ufo_desktop::observe::observe(b, &mut forced, &style, &image)
-            .await
-            .map_err(|e| e.report())?;
+        let (o, _) = crate::perception::observe_once(b, &mut forced, &style, &image).await?;
         full.push(o.times.observation());
     }
     Ok((median2(live), median2(full), first.controls))

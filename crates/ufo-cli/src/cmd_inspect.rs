@@ -11,11 +11,11 @@ use std::process::ExitCode;
 use ufo_core::{Command, Diagnostic, ErrorReport, ToolType};
 use ufo_desktop::annotate::AnnotationStyle;
 use ufo_desktop::encode::{PngCompression, encode_png};
-use ufo_desktop::filter::{FilterConfig, full_json, label_controls};
-use ufo_desktop::observe::observe;
+use ufo_desktop::filter::full_json;
+use ufo_desktop::observe::{ObserveOptions, observe};
 use ufo_desktop::tools::Tool;
 use ufo_desktop::tools::{ToolContext, catalog, execute};
-use ufo_desktop::{Backend, ScreenshotTarget, TreeBudget};
+use ufo_desktop::{Backend, ScreenshotTarget};
 
 #[derive(Debug, Args)]
 pub(crate) struct WindowsArgs {
@@ -109,10 +109,16 @@ pub(crate) async fn windows(args: WindowsArgs) -> Result<ExitCode, ErrorReport> 
 pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> {
     let b = connect(&args.desktop).await?;
     let w = pick_window(&b, &args.window).await?;
-    let tree = b
-        .capture_tree(&w, &TreeBudget::default())
-        .await
-        .map_err(|e| e.report())?;
+    // The picked window's controls as a step observes them (no following to
+    // a dialog, no screenshot).
+    let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
+    ctx.pin_window = true;
+    let opts = ObserveOptions {
+        screenshot: false,
+        ui_tree: false,
+    };
+    let o = observe(&b, &mut ctx, opts).await.map_err(|e| e.report())?;
+    let tree = o.tree;
     if tree.truncated {
         eprintln!(
             "warning: the tree was truncated ({})",
@@ -147,7 +153,7 @@ pub(crate) async fn inspect(args: InspectArgs) -> Result<ExitCode, ErrorReport> 
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let controls = label_controls(&tree, &FilterConfig::default(), None);
+    let controls = o.controls;
     if args.json {
         print_json(&full_json(&controls))?;
     } else {
@@ -249,10 +255,12 @@ pub(crate) async fn screenshot(args: ScreenshotArgs) -> Result<ExitCode, ErrorRe
                 png: PngCompression::Default,
                 ..Default::default()
             };
-            let o = observe(&b, &mut ctx, &AnnotationStyle::default(), &image)
+            let mut o = observe(&b, &mut ctx, ObserveOptions::default())
                 .await
                 .map_err(|e| e.report())?;
-            o.images.marked.bytes
+            o.model_images(&AnnotationStyle::default(), &image)?
+                .marked
+                .bytes
         } else {
             let shot = b
                 .screenshot(&ScreenshotTarget::Window(w))

@@ -26,14 +26,13 @@ async fn annotated_labels_lie_inside_the_image_and_map_to_their_controls() {
     for image in [ModelImage::default(), small] {
         let mut ctx = ToolContext::for_window(w.clone(), Vec::new());
         ctx.app_window = Some(w.clone());
-        let o = observe_all(&b, &mut ctx, &AnnotationStyle::default(), &image)
-            .await
-            .unwrap();
-        let (shot, annotated) = (&o.images.shot, &o.images.annotated);
+        let mut o = observe_all(&b, &mut ctx, Default::default()).await.unwrap();
+        let images = o.model_images(&AnnotationStyle::default(), &image).unwrap();
+        let (shot, annotated) = (o.screenshot.as_ref().unwrap(), &images.annotated);
         if image.max_side.is_some() {
             assert_eq!(shot.image.width().max(shot.image.height()), 240);
             assert!(shot.frame.scale < 1.0, "{:?}", shot.frame);
-            assert_eq!(o.images.marked.mime, "image/jpeg");
+            assert_eq!(images.marked.mime, "image/jpeg");
         }
         let bounds = shot.bounds();
         assert!(o.controls.len() > 20);
@@ -81,7 +80,7 @@ async fn annotated_labels_lie_inside_the_image_and_map_to_their_controls() {
         // The image really is annotated: pixels differ from the clean capture.
         assert_ne!(annotated.image.as_raw(), shot.image.as_raw());
         // What the model is sent decodes to the annotated image.
-        let back = image::load_from_memory(&o.images.marked.bytes)
+        let back = image::load_from_memory(&images.marked.bytes)
             .unwrap()
             .to_rgb8();
         assert_eq!(back.dimensions(), annotated.image.dimensions());

@@ -117,16 +117,17 @@ async fn calculator_and_mousepad_under_xfwm4() {
     // The window screenshot has the window's size and the labels stay inside it.
     let mut ctx = ufo_desktop::tools::ToolContext::for_window(calc.clone(), Vec::new());
     ctx.app_window = Some(calc.clone());
-    let o = ufo_desktop::observe::observe(
-        &b,
-        &mut ctx,
-        &ufo_desktop::annotate::AnnotationStyle::default(),
-        &ufo_desktop::encode::ModelImage::default(),
-    )
-    .await
-    .unwrap();
-    let bounds = o.images.shot.bounds();
-    assert!(o.images.annotated.labels.iter().all(|l| l.rect.x >= 0
+    let mut o = ufo_desktop::observe::observe(&b, &mut ctx, Default::default())
+        .await
+        .unwrap();
+    let images = o
+        .model_images(
+            &ufo_desktop::annotate::AnnotationStyle::default(),
+            &ufo_desktop::encode::ModelImage::default(),
+        )
+        .unwrap();
+    let bounds = o.screenshot.as_ref().unwrap().bounds();
+    assert!(images.annotated.labels.iter().all(|l| l.rect.x >= 0
         && l.rect.right() <= bounds.width
         && l.rect.bottom() <= bounds.height));
     tokio::time::sleep(Duration::from_millis(10)).await;

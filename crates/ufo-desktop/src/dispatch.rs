@@ -1,15 +1,15 @@
 //! The seam between agents and whatever executes their commands: the
 //! [`CommandDispatcher`] contract, the in-process [`LocalDispatcher`] over a
-//! [`crate::Backend`], and the [`Observation`] an AppAgent step reads through
-//! any dispatcher. A remote dispatcher (the AIP server's) implements the same
+//! [`crate::Backend`], and the [`Observation`] an AppAgent step takes through
+//! any dispatcher (`observe.rs`: through its data-collection tools). A remote dispatcher (the AIP server's) implements the same
 //! trait, so agents cannot tell a device across the network from this one.
 
 mod local;
 mod observe;
 
 pub use local::{LocalDispatcher, tool_context};
-pub use observe::{Observation, observe_window};
 
+use crate::observe::{Observation, ObserveOptions};
 use async_trait::async_trait;
 use ufo_core::Diagnostic;
 use ufo_core::{ActionResult, Command, ErrorReport};
@@ -71,13 +71,13 @@ pub trait CommandDispatcher: Send + Sync {
     fn describe(&self) -> String;
 
     /// Observes the selected window for an AppAgent step: its labelled
-    /// controls and screenshot (and, with `ui_tree`, its full tree). The
+    /// controls and, as `opts` asks, its screenshot and full tree. The
     /// default runs the data-collection tools through
     /// [`CommandDispatcher::execute`] (the screenshot travels as PNG); a
-    /// dispatcher in the same process as the desktop hands the pixels over
-    /// as they are.
-    async fn observe(&self, ui_tree: bool) -> Result<Observation, ErrorReport> {
-        observe_window(self, ui_tree).await
+    /// dispatcher in the same process as the desktop observes with
+    /// [`crate::observe::observe`] and hands the pixels over as they are.
+    async fn observe(&self, opts: ObserveOptions) -> Result<Observation, ErrorReport> {
+        observe::observe_window(self, opts).await
     }
 
     /// The tools of `namespace` as the device that executes them describes

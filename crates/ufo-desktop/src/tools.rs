@@ -63,6 +63,7 @@ pub use spec::{
     APP_UI_EXECUTOR, BASH_EXECUTOR, COMMAND_LINE_EXECUTOR, HOST_UI_EXECUTOR, LEGACY_NAMES,
     OPERATOR_EXECUTOR, SESSION_EXECUTOR, Tool, UI_COLLECTOR, catalog, catalog_for,
 };
+pub(crate) use window::{controls_now, screenshot_now, ui_tree_now};
 
 use crate::backend::{Backend, TreeBudget};
 use crate::encode::PngCompression;
@@ -147,72 +148,6 @@ impl ToolContext {
             ..Self::default()
         }
     }
-}
-
-/// One observation of the current window, taken in process: what
-/// `get_app_window_controls_target_info` and `capture_window_screenshot`
-/// return together, with the screenshot left as pixels (nothing encoded).
-/// A local dispatcher observes with it; the tools over the wire give the
-/// same content as JSON.
-#[derive(Debug)]
-pub struct AppObservation {
-    /// The captured tree of the window the controls belong to.
-    pub tree: ufo_core::UiTree,
-    /// The labelled controls, ids `1..N` (also stored in the context).
-    pub controls: Vec<Control>,
-    /// The window's screenshot; `None` when it could not be taken.
-    pub screenshot: Option<Screenshot>,
-    /// Why the screenshot could not be taken.
-    pub screenshot_error: Option<crate::DesktopError>,
-    /// Milliseconds per phase.
-    pub times: ObserveTimes,
-}
-
-/// Milliseconds spent in each phase of an [`AppObservation`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct ObserveTimes {
-    /// Finding the window the application shows now (dialogs, popups).
-    pub follow: f64,
-    /// Capturing its tree (a live tree: only what changed is read).
-    pub tree: f64,
-    /// Filtering and labelling controls.
-    pub filter: f64,
-    /// Taking the screenshot.
-    pub screenshot: f64,
-}
-
-impl AppObservation {
-    /// The controls part as `get_app_window_controls_target_info` gives it.
-    pub fn controls_info(&self) -> ControlsInfo {
-        ControlsInfo {
-            window: self.tree.window.clone(),
-            controls: self.controls.clone(),
-            truncated: self.tree.truncated,
-        }
-    }
-}
-
-/// Observes the current window of `ctx` in process (see [`AppObservation`]).
-/// Fails only when the controls cannot be listed.
-pub async fn observe_app(b: &dyn Backend, ctx: &mut ToolContext) -> crate::Result<AppObservation> {
-    let (tree, controls, [follow, tree_ms, filter]) = window::controls_now(b, ctx).await?;
-    let t = tokio::time::Instant::now();
-    let (screenshot, screenshot_error) = match window::screenshot_now(b, ctx).await {
-        Ok(s) => (Some(s), None),
-        Err(e) => (None, Some(e)),
-    };
-    Ok(AppObservation {
-        tree,
-        controls,
-        screenshot,
-        screenshot_error,
-        times: ObserveTimes {
-            follow,
-            tree: tree_ms,
-            filter,
-            screenshot: window::ms(t),
-        },
-    })
 }
 
 /// The result of `capture_window_screenshot`.

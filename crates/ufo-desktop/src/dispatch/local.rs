@@ -1,8 +1,9 @@
 //! The local command dispatcher: the tool catalog over a backend.
 
-use super::{CommandDispatcher, Observation};
+use super::CommandDispatcher;
 use crate::Backend;
-use crate::tools::{Tool, ToolContext, execute_all, observe_app};
+use crate::observe::{Observation, ObserveOptions, observe};
+use crate::tools::{ToolContext, execute_all};
 use async_trait::async_trait;
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -58,33 +59,14 @@ impl CommandDispatcher for LocalDispatcher {
 
     /// The same tools in process, with the screenshot handed over as pixels:
     /// nothing is encoded here; the agent encodes once, in the model's format.
-    async fn observe(&self, ui_tree: bool) -> Result<Observation, ErrorReport> {
+    async fn observe(&self, opts: ObserveOptions) -> Result<Observation, ErrorReport> {
         let mut ctx = self.ctx.lock().await;
-        let o = observe_app(self.backend.as_ref(), &mut ctx)
+        let o = observe(self.backend.as_ref(), &mut ctx, opts)
             .await
             .map_err(|e| e.report())?;
         if let Some(e) = &o.screenshot_error {
             tracing::debug!(error = %e, "no screenshot this step");
         }
-        let ui_tree = match ui_tree {
-            true => execute_all(
-                self.backend.as_ref(),
-                &mut ctx,
-                &[Tool::GetUiTree.command(serde_json::json!({}))],
-            )
-            .await
-            .into_iter()
-            .next()
-            .filter(|r| r.is_success())
-            .map(|r| r.result),
-            false => None,
-        };
-        Ok(Observation {
-            controls: o.controls,
-            window: Some(o.tree.window),
-            screenshot: o.screenshot,
-            screenshot_png: None,
-            ui_tree,
-        })
+        Ok(o)
     }
 }

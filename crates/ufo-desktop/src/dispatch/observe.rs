@@ -1,47 +1,34 @@
-//! What an AppAgent step sees of the selected window, read through a
-//! dispatcher's data-collection tools.
+//! The [`Observation`] of the selected window read through any
+//! dispatcher's data-collection tools (the screenshot travels as PNG): the
+//! default of [`CommandDispatcher::observe`].
 
 use super::{CommandDispatcher, DispatchError};
 use crate::Screenshot;
+use crate::observe::{Observation, ObserveOptions, PhaseTimes};
 use crate::tools::{ControlsInfo, ScreenshotInfo, Tool};
-use serde_json::{Value, json};
-use ufo_core::{Control, Diagnostic, ErrorReport};
-
-/// What the data-collection phase sees of the selected window.
-#[derive(Debug)]
-pub struct Observation {
-    /// The labelled controls (ids 1..N).
-    pub controls: Vec<Control>,
-    /// The window they belong to: the application's main window, or the
-    /// dialog it has open.
-    pub window: Option<ufo_core::WindowInfo>,
-    /// The window's screenshot, when it could be taken.
-    pub screenshot: Option<Screenshot>,
-    /// The same screenshot as PNG when it came encoded (over the wire):
-    /// saved and sent as is when PNG is what the model takes, never encoded
-    /// again.
-    pub screenshot_png: Option<Vec<u8>>,
-    /// The full UI tree (`get_ui_tree`), when asked for and available.
-    pub ui_tree: Option<Value>,
-}
+use serde_json::json;
+use ufo_core::{Diagnostic, ErrorReport, UiTree};
 
 /// Observes the selected window through `dispatcher`'s tools:
-/// `get_app_window_controls_target_info`, `capture_window_screenshot` and,
-/// with `ui_tree`, `get_ui_tree`. Only a missing control list is an error; a
-/// missing screenshot or tree leaves that part `None`. The error is the
-/// device's report (or [`DispatchError`]'s) for the agent to wrap.
-pub async fn observe_window<D: CommandDispatcher + ?Sized>(
+/// `get_app_window_controls_target_info` and, as `opts` asks,
+/// `capture_window_screenshot` and `get_ui_tree`. Only a missing control
+/// list is an error; a missing screenshot or tree leaves that part `None`.
+/// The error is the device's report (or [`DispatchError`]'s) for the agent
+/// to wrap.
+pub(super) async fn observe_window<D: CommandDispatcher + ?Sized>(
     dispatcher: &D,
-    ui_tree: bool,
+    opts: ObserveOptions,
 ) -> Result<Observation, ErrorReport> {
     let mut commands = vec![
         // UFO's devices require the field list (the fields its AppAgent asks for).
         Tool::GetAppWindowControlsTargetInfo.command(json!({
             "field_list": ["control_text", "control_type", "control_rect", "source"],
         })),
-        Tool::CaptureWindowScreenshot.command(json!({})),
     ];
-    if ui_tree {
+    if opts.screenshot {
+        commands.push(Tool::CaptureWindowScreenshot.command(json!({})));
+    }
+    if opts.ui_tree {
         commands.push(Tool::GetUiTree.command(json!({})));
     }
     let mut it = dispatcher.execute(commands).await.into_iter();
@@ -65,10 +52,18 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
         Some(r) => return Err(r.error.unwrap_or_else(no_controls)),
         None => return Err(no_controls()),
     };
-    let info = it
-        .next()
-        .filter(|r| r.is_success())
-        .and_then(|r| serde_json::from_value::<ScreenshotInfo>(r.result).ok());
+    let shot = match opts.screenshot {
+        true => it.next(),
+        false => None,
+    };
+    let (info, screenshot_error) = match shot {
+        Some(r) if r.is_success() => (
+            serde_json::from_value::<ScreenshotInfo>(r.result).ok(),
+            None,
+        ),
+        Some(r) => (None, r.error),
+        None => (None, None),
+    };
     // One base64 decoding and one PNG decoding; the PNG bytes are kept.
     let (screenshot, screenshot_png) = match info.and_then(|i| {
         let (_, png) = crate::encode::decode_data_url(&i.image_url).ok()?;
@@ -88,11 +83,19 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
     };
     let ui_tree = it.next().filter(|r| r.is_success()).map(|r| r.result);
     Ok(Observation {
+        // The device sends its labelled controls, not its tree.
+        tree: UiTree {
+            window: controls_info.window,
+            nodes: Vec::new(),
+            truncated: controls_info.truncated,
+            truncation: None,
+        },
         controls: controls_info.controls,
-        window: Some(controls_info.window),
         screenshot,
         screenshot_png,
+        screenshot_error,
         ui_tree,
+        times: PhaseTimes::default(),
     })
 }
 
@@ -101,6 +104,7 @@ pub async fn observe_window<D: CommandDispatcher + ?Sized>(
 mod tests {
     use super::*;
     use async_trait::async_trait;
+    use serde_json::Value;
     use ufo_core::{ActionResult, Command};
 
     /// Answers every command with a success whose result is `result`.
@@ -122,7 +126,7 @@ mod tests {
     /// A control list in the wrong shape: the parser's error is the cause.
     #[tokio::test]
     async fn an_unreadable_control_list_keeps_the_parsers_error() {
-        let e = observe_window(&Answers(json!("no controls")), false)
+        let e = observe_window(&Answers(json!("no controls")), ObserveOptions::default())
             .await
             .unwrap_err();
         assert_eq!(e.code, "ufo::dispatch::bad_result");

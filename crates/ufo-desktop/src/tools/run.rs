@@ -7,7 +7,7 @@ use super::params::{self, parse};
 use super::spec::Tool;
 use super::text_entry::set_edit_text;
 use super::window::{
-    control, controls_now, raise, screenshot_now, settle, window, window_rect_now,
+    control, controls_now, raise, screenshot_now, settle, ui_tree_now, window_rect_now,
 };
 use super::{ControlsInfo, ScreenshotInfo, ToolContext, WindowEntry};
 use crate::backend::{Backend, ScreenshotTarget};
@@ -132,11 +132,7 @@ async fn run_tool(
             let shot = b.screenshot(&ScreenshotTarget::Desktop).await?;
             to_json(&screenshot_info(&shot, ctx)?)
         }
-        Tool::GetUiTree => {
-            let w = window(ctx)?.clone();
-            let tree = b.capture_tree(&w, &ctx.settings.budget).await?;
-            to_json(&tree)
-        }
+        Tool::GetUiTree => to_json(&ui_tree_now(b, ctx).await?),
     }
 }
 

@@ -1,8 +1,9 @@
 //! The window an action works in: following the application to it (a
 //! dialog it opened, its main window again), raising it before input,
 //! where it is now, waiting for it to settle after an action, and the
-//! controls and screenshot observed in it. Used by the dispatcher (`run`)
-//! and by each family of tools (`click`, `text_entry`, `operator`).
+//! controls and screenshot observed in it. Used by the dispatcher (`run`),
+//! by each family of tools (`click`, `text_entry`, `operator`) and by
+//! [`crate::observe`].
 
 use super::ToolContext;
 use super::args::resolve_control;
@@ -84,7 +85,7 @@ pub(super) async fn raise(b: &dyn Backend, ctx: &ToolContext) {
 /// it and labels its controls (stored in the context for `id` arguments).
 /// Returns the tree, the controls and the milliseconds spent following,
 /// capturing and labelling.
-pub(super) async fn controls_now(
+pub(crate) async fn controls_now(
     b: &dyn Backend,
     ctx: &mut ToolContext,
 ) -> Result<(ufo_core::UiTree, Vec<Control>, [f64; 3])> {
@@ -105,7 +106,7 @@ pub(super) async fn controls_now(
 
 /// A screenshot of the current window (following the application first when
 /// no controls were listed yet).
-pub(super) async fn screenshot_now(
+pub(crate) async fn screenshot_now(
     b: &dyn Backend,
     ctx: &mut ToolContext,
 ) -> Result<crate::Screenshot> {
@@ -116,7 +117,13 @@ pub(super) async fn screenshot_now(
     b.screenshot(&ScreenshotTarget::Window(w)).await
 }
 
-pub(super) fn ms(since: Instant) -> f64 {
+/// The current window's full tree (`get_ui_tree`): a capture of its own.
+pub(crate) async fn ui_tree_now(b: &dyn Backend, ctx: &ToolContext) -> Result<ufo_core::UiTree> {
+    let w = window(ctx)?.clone();
+    b.capture_tree(&w, &ctx.settings.budget).await
+}
+
+fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
