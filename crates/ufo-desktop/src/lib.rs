@@ -39,6 +39,8 @@
 //! - [`annotate`], [`compose`], [`encode`], [`font`]: set-of-marks images,
 //!   side-by-side and selected-control images, PNG and data URLs.
 //! - [`tools`]: the tool catalog and its executor.
+//! - [`observe`]: one [`observe::Observation`] of a window and the model's
+//!   images of it; [`dispatch`]: the seam agents observe and act through.
 //!
 //! ## What this crate must not know
 //! D-Bus, X11, Win32 or any other OS API (those live in backend crates), and
