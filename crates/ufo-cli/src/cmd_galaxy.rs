@@ -232,12 +232,14 @@ fn devices_file(path: &PathBuf) -> Result<DevicesFile, ErrorReport> {
 }
 
 /// Every device of `file`, each through its link (a device that cannot be
-/// reached stays known: its tasks fail with the reason), and what each
-/// told of itself, for the agent's prompt.
+/// reached stays known: its tasks fail with the reason), and, when
+/// `ask_info` (the agent plans: `ask`), what each told of itself for the
+/// agent's prompt; a fixed plan (`run`) needs no such round trip.
 async fn connect(
     file: &DevicesFile,
     task_name: &str,
     key: Option<String>,
+    ask_info: bool,
 ) -> (Arc<AipDevices>, Vec<DeviceProfile>) {
     let mut links = BTreeMap::new();
     let mut known = Vec::new();
@@ -252,7 +254,8 @@ async fn connect(
             e.to_string()
         });
         let mut metadata = d.metadata.clone();
-        if let Ok(l) = &link
+        if ask_info
+            && let Ok(l) = &link
             && let Ok(info) = l.device_info().await
             && info.is_object()
         {
@@ -358,7 +361,7 @@ async fn ask(request: &str, args: &AskOptions, n: Option<usize>) -> Result<ExitC
         task_name = format!("{task_name}_{n}");
     }
     let key = api_key(args.api_key_file.as_ref())?;
-    let (devices, profiles) = connect(&file, &task_name, key).await;
+    let (devices, profiles) = connect(&file, &task_name, key, true).await;
     let dir = log_folder(&args.log_dir, &task_name)?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let recorder = tokio::spawn(galaxy_log::record(dir.clone(), rx));
@@ -410,7 +413,7 @@ async fn run_plan(args: RunArgs) -> Result<ExitCode, ErrorReport> {
     let file = devices_file(&args.devices)?;
     let task_name = task_name(args.task_name, &file);
     let key = api_key(args.api_key_file.as_ref())?;
-    let (devices, _) = connect(&file, &task_name, key).await;
+    let (devices, _) = connect(&file, &task_name, key, false).await;
     let dir = log_folder(&args.log_dir, &task_name)?;
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let recorder = tokio::spawn(galaxy_log::record(dir.clone(), rx));

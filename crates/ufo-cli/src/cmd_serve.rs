@@ -1,5 +1,5 @@
-//! `ufo serve` (the agent server) and `ufo client` (a device): service mode
-//! over UFO's Agent Interaction Protocol.
+//! `ufo serve`: the agent server of service mode, over UFO's Agent
+//! Interaction Protocol (its devices are `ufo client`, in `cmd_client.rs`).
 
 use crate::cmd_client::{api_key, seconds, stop_signal};
 use crate::cmd_run::load_config;

@@ -4,7 +4,8 @@
 //! `trajectory.md` at the end (the events as a table and the final graph
 //! in Mermaid). `ufo galaxy replay DIR` prints the trajectory again from
 //! `events.jsonl`. While it runs, each event is also a line on the console
-//! (stderr) with every task's status: the graph as it runs.
+//! (stderr), and each event that carries the graph draws it below that
+//! line, in layers with a mark per status: the graph as it runs.
 
 use crate::error::CliError;
 use serde_json::{Value, json};
@@ -82,15 +83,29 @@ pub(crate) async fn record(dir: PathBuf, mut rx: UnboundedReceiver<Event>) -> Ve
             tracing::warn!("cannot write {}", path.display());
             file = None;
         }
-        eprintln!("{}", console_line(&v));
+        eprint!("{}", console(&v));
         lines.push(v);
     }
     lines
 }
 
+/// One event for the console: its line, then the graph drawn in layers
+/// when the event carries it.
+pub(crate) fn console(v: &Value) -> String {
+    let mut text = console_line(v);
+    text.push('\n');
+    if let Some(c) = v
+        .get("constellation")
+        .and_then(|c| TaskConstellation::from_value(c).ok())
+    {
+        text.push_str(&ufo_galaxy::render::layered(&c, "    "));
+    }
+    text
+}
+
 /// One event for the console: what happened, and every task's status
 /// where the event carries the graph (`mul:completed add:running`).
-pub(crate) fn console_line(v: &Value) -> String {
+fn console_line(v: &Value) -> String {
     let mut line = format!("galaxy: {}", v["type"].as_str().unwrap_or_default());
     for (key, sep) in [("task_id", " "), ("device_id", " on "), ("status", ": ")] {
         if let Some(x) = v[key].as_str() {
@@ -185,4 +200,32 @@ pub(crate) fn replay(dir: &Path) -> Result<String, ErrorReport> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "galaxy".into());
     Ok(trajectory(&title, &events))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_event_with_the_graph_draws_it_under_its_line() {
+        let graph = json!({"constellation_id": "c1", "name": "two",
+            "tasks": [{"task_id": "mul", "name": "Multiply", "description": "x",
+                       "target_device_id": "pc1", "status": "completed"},
+                      {"task_id": "add", "name": "Add", "description": "y",
+                       "target_device_id": "pc2"}],
+            "dependencies": [{"line_id": "l", "from_task_id": "mul", "to_task_id": "add"}]});
+        let event = json!({"type": "task_completed", "task_id": "mul", "device_id": "pc1",
+            "status": "completed",
+            // As `event_json` writes it: UFO's map of tasks by id.
+            "constellation": TaskConstellation::from_value(&graph).unwrap().to_value()});
+        assert_eq!(
+            console(&event),
+            "galaxy: task_completed mul on pc1: completed  [add:pending mul:completed]\n    \
+             ✔ [mul] Multiply @pc1: completed\n    \
+             └─▶ ○ [add] Add @pc2: pending  ← mul\n"
+        );
+        let started = json!({"type": "task_started", "task_id": "add", "device_id": "pc2"});
+        assert_eq!(console(&started), "galaxy: task_started add on pc2\n");
+    }
 }

@@ -7,6 +7,8 @@
     clippy::panic
 )]
 
+pub mod service;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
