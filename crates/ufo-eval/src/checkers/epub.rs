@@ -53,6 +53,16 @@ pub(super) fn compare_epub(cx: &Cx<'_>) -> Result<f64, CheckError> {
     Ok(total / mine.len() as f64)
 }
 
+/// A member's bytes as text, or OSWorld's error when they are not UTF-8.
+fn utf8<'a>(cx: &Cx<'_>, path: &Path, name: &str, bytes: &'a [u8]) -> Result<&'a str, CheckError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        cx.bad_because(
+            format!("{name} in {} is not UTF-8 (OSWorld raises)", path.display()),
+            e,
+        )
+    })
+}
+
 /// What `process_epub` makes of the archive at `path`.
 fn book(cx: &Cx<'_>, path: &Path) -> Result<Book, CheckError> {
     let file = std::fs::File::open(path).map_err(|e| {
@@ -71,18 +81,10 @@ fn book(cx: &Cx<'_>, path: &Path) -> Result<Book, CheckError> {
     if names.windows(2).any(|w| w[0] == w[1]) {
         return Err(refused("an archive with two members of one name"));
     }
-    let text = |name: &str, bytes: &[u8]| {
-        String::from_utf8(bytes.to_vec()).map_err(|e| {
-            cx.bad_because(
-                format!("{name} in {} is not UTF-8 (OSWorld raises)", path.display()),
-                e,
-            )
-        })
-    };
     let mut files = Book::new();
     for (keep, dropped) in [("toc.ncx", "navPoint"), ("content.opf", "dc:identifier")] {
         if let Some((_, bytes)) = members.iter().find(|(n, _)| n == keep) {
-            let lines = py_splitlines(&text(keep, bytes)?)
+            let lines = py_splitlines(utf8(cx, path, keep, bytes)?)
                 .into_iter()
                 .filter(|l| !l.contains(dropped))
                 .map(str::to_owned)
@@ -100,7 +102,7 @@ fn book(cx: &Cx<'_>, path: &Path) -> Result<Book, CheckError> {
                 path.display()
             )));
         }
-        let flat: String = text(name, bytes)?
+        let flat: String = utf8(cx, path, name, bytes)?
             .chars()
             .filter(|c| !matches!(c, '\n' | '\r'))
             .collect();

@@ -467,8 +467,15 @@ fn is_blank(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
+/// Where the ASCII `needle` first occurs in `hay`, ignoring ASCII case;
+/// reads only as far as the match (no lowered copy of the rest).
 fn find_ci(hay: &str, needle: &str) -> Option<usize> {
-    hay.to_ascii_lowercase().find(&needle.to_ascii_lowercase())
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// Appends text, merged with a text node before it.

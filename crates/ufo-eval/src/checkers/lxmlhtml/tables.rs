@@ -146,12 +146,12 @@ pub(super) const START_CLOSE: &[(&str, &[&str])] = &[
     ("dt", &["dd", "dl"]),
     ("font", &["center", "td", "th"]),
     ("form", &["form"]),
-    ("h1", &["fieldset", "form", "li", "p", "table"]),
-    ("h2", &["fieldset", "form", "li", "p", "table"]),
-    ("h3", &["fieldset", "form", "li", "p", "table"]),
-    ("h4", &["fieldset", "form", "li", "p", "table"]),
-    ("h5", &["fieldset", "form", "li", "p", "table"]),
-    ("h6", &["fieldset", "form", "li", "p", "table"]),
+    ("h1", HEADING_CLOSED_BY),
+    ("h2", HEADING_CLOSED_BY),
+    ("h3", HEADING_CLOSED_BY),
+    ("h4", HEADING_CLOSED_BY),
+    ("h5", HEADING_CLOSED_BY),
+    ("h6", HEADING_CLOSED_BY),
     ("hr", &["form"]),
     ("i", &["center", "p", "td", "th"]),
     ("legend", &["fieldset"]),
@@ -229,6 +229,9 @@ pub(super) const START_CLOSE: &[(&str, &[&str])] = &[
         &["dd", "dl", "dt", "fieldset", "form", "li", "table", "ul"],
     ),
 ];
+
+/// What closes an open `<h1>` … `<h6>` (one row of libxml2's table each).
+const HEADING_CLOSED_BY: &[&str] = &["fieldset", "form", "li", "p", "table"];
 
 pub(super) fn closes(open: &str, new: &str) -> bool {
     START_CLOSE
