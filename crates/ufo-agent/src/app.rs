@@ -147,7 +147,8 @@ impl AppAgent {
         );
 
         // 1. Data collection.
-        let (seen, shown) = match self.observe(&mut rec).await {
+        // On the heap: the observation's future is large in a debug build.
+        let (seen, shown) = match Box::pin(self.observe(&mut rec)).await {
             Ok(seen) => seen,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };

@@ -488,8 +488,11 @@ impl<'a> Session<'a> {
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let host = self.host.as_mut()?;
-        let r = match tokio::time::timeout(deadline, host.step(step_input!(self, round, request)))
-            .await
+        let r = match tokio::time::timeout(
+            deadline,
+            Box::pin(host.step(step_input!(self, round, request))),
+        )
+        .await
         {
             Ok(r) => r,
             Err(_) => {
@@ -541,8 +544,11 @@ impl<'a> Session<'a> {
         let started = std::time::Instant::now();
         let deadline = self.step_deadline();
         let agent = self.apps.get_mut(application)?;
-        let r = match tokio::time::timeout(deadline, agent.step(step_input!(self, round, request)))
-            .await
+        let r = match tokio::time::timeout(
+            deadline,
+            Box::pin(agent.step(step_input!(self, round, request))),
+        )
+        .await
         {
             Ok(r) => r,
             Err(_) => Err(self.deadline_missed(kind, &name, request, started)),

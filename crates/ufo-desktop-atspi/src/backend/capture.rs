@@ -131,7 +131,10 @@ impl AtspiBackend {
         window: &WindowInfo,
         budget: &TreeBudget,
     ) -> Result<UiTree> {
-        Capture::new(self, window, budget).await?.window().await
+        // Each stage's future on the heap: in a debug build an inlined
+        // capture's state and poll frames overflowed a 2 MiB test thread.
+        let capture = Box::pin(Capture::new(self, window, budget)).await?;
+        Box::pin(capture.window()).await
     }
 }
 
@@ -165,7 +168,7 @@ impl Capture<'_> {
         let Walked {
             truncated,
             mut relations,
-        } = self.walk(&mut nodes, root_children).await;
+        } = Box::pin(self.walk(&mut nodes, root_children)).await;
         let mut nodes = super::walk::breadth_first(nodes);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
@@ -176,7 +179,7 @@ impl Capture<'_> {
         if let Some(targets) = root_labels {
             relations.insert(window.handle.0.clone(), targets);
         }
-        self.finish(&mut nodes, &relations, left, None).await;
+        Box::pin(self.finish(&mut nodes, &relations, left, None)).await;
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),
@@ -356,7 +359,7 @@ impl AtspiBackend {
         window: &WindowInfo,
         budget: &TreeBudget,
     ) -> Result<UiTree> {
-        let mut tree = self.capture_once(window, budget).await?;
+        let mut tree = Box::pin(self.capture_once(window, budget)).await?;
         self.measure_root_pane_holders(&mut tree.nodes).await;
         // LibreOffice reports what it draws itself 25 px too high (the GTK menu
         // bar's height) from its start until the pointer first moves over the
@@ -378,7 +381,7 @@ impl AtspiBackend {
                     break;
                 }
             }
-            return self.capture_once(window, budget).await;
+            return Box::pin(self.capture_once(window, budget)).await;
         }
         Ok(tree)
     }

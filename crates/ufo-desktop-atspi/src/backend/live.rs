@@ -195,7 +195,7 @@ impl AtspiBackend {
         budget: &TreeBudget,
     ) -> Result<UiTree> {
         let Some(watch) = self.events.as_ref().filter(|w| w.is_live()) else {
-            return self.capture_settled(window, budget).await;
+            return Box::pin(self.capture_settled(window, budget)).await;
         };
         ObjRef::parse(&window.handle)?;
         let x_rect = match window.native_id {
@@ -254,7 +254,7 @@ impl AtspiBackend {
                 return Ok(tree);
             }
         }
-        let tree = self.capture_settled(window, budget).await?;
+        let tree = Box::pin(self.capture_settled(window, budget)).await?;
         let offset = self.extents_offset(window).await.unwrap_or((0, 0));
         let index = index_of(&tree);
         self.reuse.keep(

@@ -26,11 +26,13 @@ impl Session<'_> {
         app: Option<&str>,
     ) -> SessionReport {
         let outcome = tokio::select! {
-            st = self.normal_rounds(request, app) => Ok(st),
+            // Each phase on the heap: inlined, a debug build's session
+            // nears a 2 MiB thread stack.
+            st = Box::pin(self.normal_rounds(request, app)) => Ok(st),
             sig = interrupted() => Err(sig),
         };
         let status = self.unless_interrupted(outcome);
-        self.finish(status).await
+        Box::pin(self.finish(status)).await
     }
 
     async fn normal_rounds(&mut self, request: Option<String>, app: Option<&str>) -> SessionStatus {
@@ -59,12 +61,12 @@ impl Session<'_> {
         while let Some(req) = next.take() {
             let before = self.rec.usage();
             status = match app {
-                Some(a) => self.run_single_tier(round, &req, a, None).await,
-                None => self.run_round(round, &req).await,
+                Some(a) => Box::pin(self.run_single_tier(round, &req, a, None)).await,
+                None => Box::pin(self.run_round(round, &req)).await,
             };
             self.snapshot(Some(round)).await;
             if self.s.config.system.eva_round && status != SessionStatus::Error {
-                self.evaluate(Some(round)).await;
+                Box::pin(self.evaluate(Some(round))).await;
             }
             let spent = self.rec.usage().since(&before);
             self.s.io.show(&format!(
