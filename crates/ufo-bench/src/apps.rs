@@ -18,7 +18,6 @@
 //! installed are skipped with a line saying so.
 
 mod catalog;
-mod quiet;
 mod walker;
 
 pub use catalog::{APPS, AppSpec};
@@ -257,7 +256,7 @@ impl AppBench<'_> {
                     .filter(|p| !before.contains(p))
                     .collect()
             };
-            let waited = quiet::until_quiet(new).await;
+            let waited = ufo_desktop_atspi::headless::quiet::until_quiet(new).await;
             tracing::debug!(app = spec.key, ms = waited.as_millis() as u64, "quiet");
             let window = self.wait_window(&launched.app_name, launched.pid).await?;
             self.measure(spec, window).await

@@ -13,10 +13,8 @@ use common::service::{
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
-use ufo_desktop::{Backend, TreeBudget};
 use ufo_testkit::scripted::{Reply, ScriptedModel, ScriptedRequest, fixed, reply};
-use ufo_testkit::{calculator_display, desktop_env, desktop_with_apps};
+use ufo_testkit::{calculator_display, desktop_env, desktop_with_apps, editable_texts};
 
 /// Two devices for Galaxy, as a user sets them up: two `ufo serve`
 /// servers, each with a `ufo client` device (`pc1`, `pc2`) on its own
@@ -495,37 +493,6 @@ fn number_into_the_editor() -> Vec<Reply> {
     ]
 }
 
-/// The text of mousepad's document on `backend`'s desktop, read over
-/// AT-SPI (waiting a little for it to be `want`).
-async fn editor_text(backend: &ufo_desktop_atspi::AtspiBackend, want: &str) -> Vec<String> {
-    let mut seen = Vec::new();
-    for _ in 0..100 {
-        seen.clear();
-        for w in backend
-            .list_windows()
-            .await
-            .unwrap()
-            .iter()
-            .filter(|w| w.app_name == "mousepad")
-        {
-            let tree = backend
-                .capture_tree(w, &TreeBudget::default())
-                .await
-                .unwrap();
-            for n in tree.nodes.iter().filter(|n| n.capabilities.editable_text) {
-                if let Ok(t) = backend.read_text(&n.handle).await {
-                    seen.push(t);
-                }
-            }
-        }
-        if seen.iter().any(|t| t == want) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    seen
-}
-
 /// The case: a number computed in the calculator on pc1 is typed
 /// into the editor on pc2. The ConstellationAgent plans both with the
 /// second depending on the first, reads the product from the first task's
@@ -595,7 +562,7 @@ async fn galaxy_carries_a_value_from_one_desktop_to_the_other() {
     );
     // Each effect, read back from its own desktop.
     assert_eq!(calculator_display(&two.backends[0]).await, "42");
-    let seen = editor_text(&two.backends[1], "42").await;
+    let seen = editable_texts(&two.backends[1], "mousepad", "42").await;
     assert!(
         seen.iter().any(|t| t == "42"),
         "mousepad holds {seen:?}; {done}"

@@ -9,9 +9,7 @@ use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-use std::time::Duration;
-use ufo_desktop::{Backend, TreeBudget};
-use ufo_testkit::{desktop_env, desktop_with_apps};
+use ufo_testkit::{desktop_env, desktop_with_apps, editable_texts};
 
 fn text(r: &CallToolResult) -> String {
     r.content
@@ -109,26 +107,7 @@ async fn an_mcp_host_drives_ufo_mcp_over_stdio() {
     assert_eq!(r.is_error, Some(false), "{r:?}");
 
     // Read back over AT-SPI, not from the tool's answer.
-    let mut seen = Vec::new();
-    for _ in 0..100 {
-        seen.clear();
-        let ws = backend.list_windows().await.unwrap();
-        for w in ws.iter().filter(|w| w.app_name == "mousepad") {
-            let tree = backend
-                .capture_tree(w, &TreeBudget::default())
-                .await
-                .unwrap();
-            for n in tree.nodes.iter().filter(|n| n.capabilities.editable_text) {
-                if let Ok(t) = backend.read_text(&n.handle).await {
-                    seen.push(t);
-                }
-            }
-        }
-        if seen.iter().any(|t| t == typed) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let seen = editable_texts(&backend, "mousepad", typed).await;
     assert!(seen.iter().any(|t| t == typed), "mousepad holds {seen:?}");
     client.cancel().await.unwrap();
 }

@@ -27,6 +27,7 @@ mod error;
 mod gtk_settings;
 mod launch;
 mod processes;
+pub mod quiet;
 mod start;
 mod sudo;
 

@@ -325,8 +325,7 @@ pub async fn run_step(cx: &StepContext<'_>, index: usize, step: &Step) -> Result
 async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
     match cmd {
         Cmd::Words(words) if is_application(program_of(words)) => {
-            cx.desktop
-                .launch(words, Duration::from_secs(60))
+            launch_settled(cx.desktop, words, Duration::from_secs(60))
                 .await
                 .map_err(|e| Why::new(format!("cannot launch {:?}", words[0]), e))?;
         }
@@ -341,6 +340,30 @@ async fn launch(cx: &StepContext<'_>, cmd: &Cmd) -> Result<(), Why> {
         }
     }
     Ok(())
+}
+
+/// Launches `words` on `desktop` (its window waited for, at most
+/// `timeout`), then waits until the processes it started are done starting
+/// (`headless::quiet`): a window maps before the document in it has loaded,
+/// and a session that acts at once meets an application still at work
+/// (gedit's file, loading late, replaced the text a replayed plan had set).
+async fn launch_settled(
+    desktop: &HeadlessDesktop,
+    words: &[String],
+    timeout: Duration,
+) -> Result<ufo_desktop_atspi::headless::LaunchedApp, ufo_desktop_atspi::headless::HeadlessError> {
+    let before: std::collections::HashSet<u32> = desktop.processes().into_iter().collect();
+    let launched = desktop.launch(words, timeout).await?;
+    let waited = ufo_desktop_atspi::headless::quiet::until_quiet(|| {
+        desktop
+            .processes()
+            .into_iter()
+            .filter(|p| !before.contains(p))
+            .collect()
+    })
+    .await;
+    tracing::debug!(app = %launched.app_name, ms = waited.as_millis() as u64, "done starting");
+    Ok(launched)
 }
 
 /// `open`: `app` when the task names one, else the desktop's default
@@ -369,9 +392,7 @@ async fn open(cx: &StepContext<'_>, p: &Map<String, Value>, given: &str) -> Resu
         },
     };
     match is_application(&words[0]) {
-        true => cx
-            .desktop
-            .launch(&words, Duration::from_secs(90))
+        true => launch_settled(cx.desktop, &words, Duration::from_secs(90))
             .await
             .map(|_| ())
             .map_err(|e| Why::new(format!("cannot open {} in {}", path.display(), words[0]), e)),

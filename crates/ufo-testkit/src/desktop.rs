@@ -106,6 +106,32 @@ pub async fn calculator_display(b: &AtspiBackend) -> String {
     shown.trim().to_owned()
 }
 
+/// The text of every editable control of `app_name`'s windows on
+/// `backend`'s desktop, read over AT-SPI; read again (for up to 5 s) until
+/// one of them is `want`.
+pub async fn editable_texts(b: &AtspiBackend, app_name: &str, want: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        seen.clear();
+        let windows = b.list_windows().await.unwrap_or_default();
+        for w in windows.iter().filter(|w| w.app_name == app_name) {
+            let Ok(tree) = b.capture_tree(w, &TreeBudget::default()).await else {
+                continue;
+            };
+            for n in tree.nodes.iter().filter(|n| n.capabilities.editable_text) {
+                if let Ok(t) = b.read_text(&n.handle).await {
+                    seen.push(t);
+                }
+            }
+        }
+        if seen.iter().any(|t| t == want) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    seen
+}
+
 /// The environment that points a child process (e.g. the `ufo` binary under
 /// test) at `desktop` — and only at it.
 pub fn desktop_env(desktop: &HeadlessDesktop) -> Vec<(String, String)> {

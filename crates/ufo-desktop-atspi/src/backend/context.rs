@@ -60,18 +60,11 @@ impl<'b> Capture<'b> {
         let offset = backend.extents_offset(window).await?;
         let root = ObjRef::parse(&window.handle)?;
         let toolkit = backend.toolkit(root.bus()).await;
-        Ok(Capture {
-            backend,
-            window,
-            root,
-            toolkit,
-            budget: *budget,
-            cache: AppCache::default(),
-            offset,
-            started,
-            deadline: tokio::time::Instant::from_std(started) + budget.deadline,
-            plan_children: toolkit == Toolkit::Gtk(3),
-        })
+        let plan_children = toolkit == Toolkit::Gtk(3);
+        Ok(
+            Self::starting(backend, window, root, toolkit, budget, offset, started)
+                .planning(plan_children),
+        )
     }
 
     /// The capture that brings `window`'s kept capture up to date (see
@@ -86,7 +79,23 @@ impl<'b> Capture<'b> {
         let started = Instant::now();
         let root = ObjRef::parse(&window.handle).ok()?;
         let toolkit = backend.toolkit(root.bus()).await;
-        Some(Capture {
+        Some(Self::starting(
+            backend, window, root, toolkit, budget, offset, started,
+        ))
+    }
+
+    /// A capture of `window` begun at `started`, with no cache yet and no
+    /// children planned from it.
+    fn starting(
+        backend: &'b AtspiBackend,
+        window: &'b WindowInfo,
+        root: ObjRef,
+        toolkit: Toolkit,
+        budget: &TreeBudget,
+        offset: (i32, i32),
+        started: Instant,
+    ) -> Self {
+        Capture {
             backend,
             window,
             root,
@@ -97,26 +106,28 @@ impl<'b> Capture<'b> {
             started,
             deadline: tokio::time::Instant::from_std(started) + budget.deadline,
             plan_children: false,
-        })
+        }
+    }
+
+    /// With children planned from the application's cache or not.
+    fn planning(mut self, plan_children: bool) -> Self {
+        self.plan_children = plan_children;
+        self
     }
 
     /// A capture of one branch of this one, read again on its own within
     /// `budget`, starting now (see `rewalk.rs`): no cache, so no children
     /// planned from it.
     pub(super) fn branch(&self, budget: TreeBudget) -> Capture<'b> {
-        let started = Instant::now();
-        Capture {
-            backend: self.backend,
-            window: self.window,
-            root: self.root.clone(),
-            toolkit: self.toolkit,
-            budget,
-            cache: AppCache::default(),
-            offset: self.offset,
-            started,
-            deadline: tokio::time::Instant::from_std(started) + budget.deadline,
-            plan_children: false,
-        }
+        Self::starting(
+            self.backend,
+            self.window,
+            self.root.clone(),
+            self.toolkit,
+            &budget,
+            self.offset,
+            Instant::now(),
+        )
     }
 
     /// The bus name of the window's application.

@@ -1,8 +1,10 @@
 //! Waiting for an application to be done starting: its processes' CPU time
-//! stops growing. Measured while it still works (Firefox restores its
-//! session and compiles scripts for seconds after its window maps), an
-//! application answers late whoever asks, and whichever of ufo and the
-//! walk goes first pays for it.
+//! stops growing. An application's window maps before it is done: Firefox
+//! restores its session and compiles scripts for seconds after, and gedit
+//! loads the file it opens after its window shows (text set in the
+//! meantime is replaced). Whoever acts on it or measures it before then
+//! meets an application still at work. Used by `ufo eval`'s setup and
+//! `ufo bench apps`.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -22,7 +24,7 @@ const MAX_WAIT: Duration = Duration::from_secs(20);
 
 /// CPU time (user + system) of process `pid` so far; `None` when it is gone
 /// or its stat is unreadable.
-pub(crate) fn cpu_time(pid: u32) -> Option<Duration> {
+pub fn cpu_time(pid: u32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     cpu_time_of_stat(&stat)
 }
@@ -41,7 +43,7 @@ fn cpu_time_of_stat(stat: &str) -> Option<Duration> {
 /// Waits until the processes `procs()` lists (the application's) are
 /// quiet for [`QUIET_SAMPLES`] samples in a row, at most [`MAX_WAIT`].
 /// Returns how long it waited.
-pub(crate) async fn until_quiet(procs: impl Fn() -> HashSet<u32>) -> Duration {
+pub async fn until_quiet(procs: impl Fn() -> HashSet<u32>) -> Duration {
     let start = Instant::now();
     let total = |ps: &HashSet<u32>| ps.iter().filter_map(|&p| cpu_time(p)).sum::<Duration>();
     let mut last = total(&procs());
