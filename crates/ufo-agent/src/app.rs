@@ -20,6 +20,7 @@ use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_l
 use crate::prompts::PromptSet;
 use crate::response::{AppResponse, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepFailure, StepRecord};
+use crate::subtask_prompt::{blackboard_parts, user_prompt};
 use std::sync::Arc;
 use std::time::Instant;
 use ufo_core::{ActionStatus, AppAgentStatus, Command, Control};
@@ -79,7 +80,6 @@ pub struct AppAgent {
     dispatcher: Arc<dyn CommandDispatcher>,
     prompts: Arc<PromptSet>,
     settings: AgentSettings,
-    plan: Vec<String>,
     last_actions: Vec<String>,
     last_selected: Option<(usize, String)>,
     repeat: crate::guards::RepeatGuard,
@@ -109,7 +109,6 @@ impl AppAgent {
             dispatcher,
             prompts,
             settings,
-            plan: Vec::new(),
             last_actions: Vec::new(),
             last_selected: None,
             repeat: Default::default(),
@@ -131,7 +130,6 @@ impl AppAgent {
         self.life.assign(subtask, host_message);
         self.window_title = window_title.to_owned();
         self.name = agent_name(self.role, &self.application, window_title);
-        self.plan.clear();
         self.repeat.reset();
     }
 
@@ -236,12 +234,7 @@ impl AppAgent {
         blackboard: &mut Blackboard,
         clean_url: Option<String>,
     ) {
-        self.plan = rec.plan.clone();
-        self.life.set_comment(rec.comment.clone());
-        let result_text = plain(&reply.result);
-        if !result_text.is_empty() {
-            self.life.set_result(result_text);
-        }
+        self.life.take_reply(rec, plain(&reply.result));
         if let Some(s) = &reply.save_screenshot
             && s.save
             && let Some(url) = clean_url
@@ -352,9 +345,6 @@ impl AppAgent {
         );
         let control_item = serde_json::to_string(&ufo_desktop::filter::prompt_controls(controls))
             .unwrap_or_default();
-        let prev_subtask = serde_json::to_string(input.prev_subtasks).unwrap_or_default();
-        let prev_plan = serde_json::to_string(&self.plan).unwrap_or_default();
-        let host_message = serde_json::to_string(self.life.host_message()).unwrap_or_default();
         let mut last = serde_json::to_string(&self.last_actions).unwrap_or_default();
         if let Some((action, times)) = self.repeat.repeating()
             && let Some(w) = t.opt("repeat_warning")
@@ -365,35 +355,19 @@ impl AppAgent {
                 &[("times", &times.to_string()), ("action", action)],
             ));
         }
-        let mut retrieved = knowledge;
-        retrieved.push_str(&self.life.answers_prompt(t.opt("pending_answer")));
-        let user = render(
-            t.opt("user").unwrap_or_default(),
+        let user = user_prompt(
+            t,
+            input,
+            &self.life,
+            knowledge,
             &[
-                ("retrieved_docs", &retrieved),
                 ("control_item", &control_item),
                 ("window", window),
-                ("user_request", input.request),
-                ("prev_subtask", &prev_subtask),
-                ("subtask", self.life.subtask()),
                 ("last_success_actions", &last),
                 ("current_application", &self.application),
-                ("host_message", &host_message),
-                ("prev_plan", &prev_plan),
             ],
         );
-        let mut parts = Vec::new();
-        let mut names = Vec::new();
-        let (bb_text, bb_images) = input.blackboard.to_prompt();
-        if !bb_text.is_empty() {
-            parts.push(Part::text(bb_text));
-            if self.settings.visual_mode {
-                for (i, u) in bb_images.into_iter().enumerate() {
-                    parts.push(Part::image(u));
-                    names.push(format!("blackboard_screenshot_{}", i + 1));
-                }
-            }
-        }
+        let (mut parts, mut names) = blackboard_parts(input.blackboard, self.settings.visual_mode);
         for (label, url) in images {
             if let Some(l) = t.nested("images", label) {
                 parts.push(Part::text(l));

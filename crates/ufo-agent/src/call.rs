@@ -33,6 +33,16 @@ impl Call {
         })
     }
 
+    /// A command an agent built itself (the operator's, from a
+    /// computer-use turn) as a call, so it is guarded like the model's.
+    pub fn of_command(command: &Command) -> Self {
+        Self {
+            tool: ToolName::parse(&command.tool_name),
+            arguments: command.parameters.as_object().cloned().unwrap_or_default(),
+            status: None,
+        }
+    }
+
     /// `fn(k="v")`, UFO's action string.
     pub fn action_string(&self) -> String {
         action_string(self.tool.as_str(), &self.arguments)

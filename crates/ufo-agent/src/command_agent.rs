@@ -19,6 +19,7 @@ use crate::memory::{Blackboard, Memory};
 use crate::prompter::{Template, examples_prompt, render, tools_to_llm_prompt};
 use crate::response::plain;
 use crate::step::{ActionLog, AgentKind, Phase, StepFailure, StepRecord};
+use crate::subtask_prompt::{blackboard_parts, user_prompt};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -74,7 +75,6 @@ pub struct CommandAgent {
     model: Arc<dyn ChatModel>,
     dispatcher: Arc<dyn CommandDispatcher>,
     settings: AgentSettings,
-    plan: Vec<String>,
     /// `(action string, what it returned)`, oldest first.
     history: Vec<(String, String)>,
     repeat: crate::guards::RepeatGuard,
@@ -112,7 +112,6 @@ impl CommandAgent {
             model,
             dispatcher,
             settings,
-            plan: Vec::new(),
             history: Vec::new(),
             repeat: Default::default(),
             specs: None,
@@ -122,7 +121,6 @@ impl CommandAgent {
     /// Starts a new sub-task (the command history is kept).
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>) {
         self.life.assign(subtask, host_message);
-        self.plan.clear();
         self.repeat.reset();
     }
 
@@ -162,12 +160,7 @@ impl CommandAgent {
             Ok(c) => c,
             Err(e) => return Err(rec.fail(e, AppAgentStatus::Error, started)),
         };
-        self.plan = rec.plan.clone();
-        self.life.set_comment(rec.comment.clone());
-        let answer = plain(&reply.result);
-        if !answer.is_empty() {
-            self.life.set_result(answer);
-        }
+        self.life.take_reply(&rec, plain(&reply.result));
         // One command per step: a list is cut to its first call.
         if calls.len() > 1 {
             rec.repairs.push(format!(
@@ -291,33 +284,14 @@ impl CommandAgent {
                     .collect()
             }
         };
-        let retrieved = self.life.answers_prompt(t.opt("pending_answer"));
-        let user = render(
-            t.opt("user").unwrap_or_default(),
-            &[
-                ("retrieved_docs", &retrieved),
-                ("user_request", input.request),
-                (
-                    "prev_subtask",
-                    &serde_json::to_string(input.prev_subtasks).unwrap_or_default(),
-                ),
-                ("subtask", self.life.subtask()),
-                (
-                    "host_message",
-                    &serde_json::to_string(self.life.host_message()).unwrap_or_default(),
-                ),
-                ("previous_commands", &previous),
-                (
-                    "prev_plan",
-                    &serde_json::to_string(&self.plan).unwrap_or_default(),
-                ),
-            ],
+        let user = user_prompt(
+            t,
+            input,
+            &self.life,
+            String::new(),
+            &[("previous_commands", &previous)],
         );
-        let mut parts = Vec::new();
-        let (bb, _) = input.blackboard.to_prompt();
-        if !bb.is_empty() {
-            parts.push(Part::text(bb));
-        }
+        let (mut parts, _) = blackboard_parts(input.blackboard, false);
         parts.push(Part::text(user));
         ChatRequest::agent(system, parts)
     }

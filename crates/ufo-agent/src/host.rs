@@ -12,6 +12,7 @@ use crate::prompter::{examples_prompt_with, knowledge_prompt, render, tools_to_l
 use crate::prompts::PromptSet;
 use crate::response::{HostResponse, plain};
 use crate::step::{ActionLog, AgentKind, ImageKind, Phase, StepFailure, StepRecord};
+use crate::subtask_prompt::blackboard_parts;
 use reply::{HostDecision, check_host_reply};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -637,16 +638,9 @@ impl HostAgent {
                 ("retrieved_docs", &knowledge),
             ],
         );
-        let mut parts = Vec::new();
         // The blackboard, its saved screenshots included in visual mode, as
         // UFO prepends it to the HostAgent's message as to the AppAgents'.
-        let (bb, bb_images) = input.blackboard.to_prompt();
-        if !bb.is_empty() {
-            parts.push(Part::text(bb));
-            if self.settings.visual_mode {
-                parts.extend(bb_images.into_iter().map(Part::image));
-            }
-        }
+        let (mut parts, _) = blackboard_parts(input.blackboard, self.settings.visual_mode);
         if let Some(url) = desktop {
             if let Some(l) = t.nested("images", "desktop") {
                 parts.push(Part::text(l));

@@ -49,6 +49,7 @@ pub mod retrieve;
 pub mod settings;
 pub mod step;
 pub mod sub_agent;
+mod subtask_prompt;
 pub mod turn;
 
 pub use app::{APP_ROLE, AgentSettings, AppAgent, AppStep, BATCH_ROLE, StepInput, agent_name};

@@ -75,6 +75,7 @@ impl Answers {
 pub struct Lifecycle<W> {
     subtask: String,
     host_message: Vec<String>,
+    plan: Vec<String>,
     result: String,
     comment: String,
     questions: Vec<String>,
@@ -87,6 +88,7 @@ impl<W> Default for Lifecycle<W> {
         Self {
             subtask: String::new(),
             host_message: Vec::new(),
+            plan: Vec::new(),
             result: String::new(),
             comment: String::new(),
             questions: Vec::new(),
@@ -98,11 +100,13 @@ impl<W> Default for Lifecycle<W> {
 
 impl<W> Lifecycle<W> {
     /// Starts `subtask` with the HostAgent's messages. The previous
-    /// sub-task's result, comment, open questions and held step are dropped;
-    /// the user's answers are kept (they answer the request, not one step).
+    /// sub-task's plan, result, comment, open questions and held step are
+    /// dropped; the user's answers are kept (they answer the request, not
+    /// one step).
     pub fn assign(&mut self, subtask: &str, host_message: Vec<String>) {
         self.subtask = subtask.to_owned();
         self.host_message = host_message;
+        self.plan.clear();
         self.result.clear();
         self.comment.clear();
         self.questions.clear();
@@ -117,6 +121,23 @@ impl<W> Lifecycle<W> {
     /// The HostAgent's messages for the current sub-task.
     pub fn host_message(&self) -> &[String] {
         &self.host_message
+    }
+
+    /// The model's plan for the rest of the sub-task, as its last reply
+    /// gave it (the next prompt's `prev_plan`).
+    pub fn plan(&self) -> &[String] {
+        &self.plan
+    }
+
+    /// Keeps what a checked reply says of the sub-task: the plan and
+    /// comment step `rec` recorded, and `result` (the reply's answer, in
+    /// plain text) unless it is empty.
+    pub fn take_reply(&mut self, rec: &StepRecord, result: String) {
+        self.plan = rec.plan.clone();
+        self.comment = rec.comment.clone();
+        if !result.is_empty() {
+            self.result = result;
+        }
     }
 
     /// The sub-task's answer so far (empty when none).

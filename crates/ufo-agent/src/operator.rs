@@ -11,8 +11,9 @@
 //! closes a window) are confirmed the same way.
 
 use crate::app::{AgentSettings, AppStep, StepInput};
+use crate::call::Call;
 use crate::error::AgentError;
-use crate::guards::{Gate, gate};
+use crate::guards::{Gate, Selection, gate};
 use crate::lifecycle::{Lifecycle, Resumable};
 use crate::memory::{Blackboard, Memory};
 use crate::prompter::Template;
@@ -24,7 +25,7 @@ use std::time::Instant;
 use ufo_core::geometry::Frame;
 use ufo_core::{AppAgentStatus, Command, Diagnostic, Image, Point, StepStatus};
 use ufo_desktop::dispatch::CommandDispatcher;
-use ufo_desktop::tools::{ScreenshotInfo, Tool, ToolName};
+use ufo_desktop::tools::{ScreenshotInfo, Tool};
 use ufo_llm::computer::{Action, ComputerModel, Display, SafetyCheck, Turn};
 
 /// The operator's prompt template.
@@ -56,6 +57,8 @@ pub struct OperatorAgent {
     template: Template,
     desktop: bool,
     acknowledged: Vec<SafetyCheck>,
+    /// What earlier actions left selected, for SAFE_GUARD.
+    selection: Selection,
 }
 
 /// The operator's template: `path`, or the built-in one.
@@ -85,6 +88,7 @@ impl OperatorAgent {
             template,
             desktop,
             acknowledged: Vec::new(),
+            selection: Selection::default(),
         }
     }
 
@@ -210,20 +214,13 @@ impl OperatorAgent {
             "done": turn.done,
         });
         let commands = commands(&turn.actions, &frame);
-        let guarded: Vec<String> = match self.settings.safe_guard {
-            true => commands
-                .iter()
-                .filter_map(|c| {
-                    let args = c.parameters.as_object().cloned().unwrap_or_default();
-                    ufo_desktop::tools::guard::sensitive(
-                        &ToolName::parse(&c.tool_name),
-                        &args,
-                        self.settings.safe_guard_tools.as_deref(),
-                    )
-                })
-                .collect(),
-            false => Vec::new(),
-        };
+        let calls: Vec<Call> = commands.iter().map(Call::of_command).collect();
+        let guarded = crate::guards::guarded(
+            &self.settings,
+            AppAgentStatus::Continue,
+            &calls,
+            &mut self.selection,
+        );
         // A provider's safety check always waits for the user, SAFE_GUARD or
         // not. The model has no CONFIRM or PENDING of its own here.
         let must_wait = !turn.safety_checks.is_empty() || !guarded.is_empty();

@@ -675,7 +675,9 @@ impl Backend for AtspiBackend {
             Some(id) => id as u32,
             None => {
                 let xwins = self.x11.client_windows()?;
-                let ext = window.rect.map(|r| (r.x, r.y, r.width, r.height));
+                let ext = window
+                    .rect
+                    .map(|r| details::Extents::from((r.x, r.y, r.width, r.height)));
                 Self::match_x_window(&xwins, window.pid, &window.title, ext)
                     .map(|x| x.id)
                     .ok_or_else(|| {

@@ -256,6 +256,48 @@ async fn a_pending_safety_check_declined_without_a_terminal_clicks_nothing() {
     assert_eq!(model.requests().len(), 1);
 }
 
+/// A Responses-API reply with one computer-use `action` (no click target).
+fn responses_action(n: usize, action: Value) -> Reply {
+    reply(move |_| {
+        json!({"id": format!("resp_{n}"), "output": [
+            {"type": "computer_call", "id": format!("cu_{n}"), "call_id": format!("call_{n}"),
+             "action": action, "pending_safety_checks": [], "status": "completed"}]})
+        .to_string()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safe_guard_holds_the_operators_typing_over_everything_it_selected() {
+    let rig = rig("op-guard", &["gnome-calculator"]).await;
+    let (b, win) = buttons(&rig).await;
+    // 7 is clicked; ^a selects the display; typing 5 would replace it all:
+    // SAFE_GUARD stops it as it stops an AppAgent's, and the user (no
+    // terminal) declines.
+    let model = ScriptedModel::start(vec![
+        responses_click(
+            0,
+            b["7"],
+            (win.x, win.y),
+            (win.width, win.height),
+            json!([]),
+        ),
+        responses_action(1, json!({"type": "keypress", "keys": ["ctrl", "a"]})),
+        responses_action(2, json!({"type": "type", "text": "5"})),
+    ])
+    .await;
+    let extra = format!("SAFE_GUARD: True\n{}", operator_yaml(&model, "operator"));
+    let cfg = base_config(&model, &extra);
+    let io = Arc::new(ScriptedIo::new(Vec::<String>::new()));
+    let reports = on_calculator(&rig, cfg, io.clone(), "op-guard").await;
+    let r = &reports[0];
+    assert_ne!(r.status, SessionStatus::Finish, "{r:?}");
+    assert_eq!(model.remaining(), 0);
+    let shown = calculator_display(&rig.backend).await;
+    assert!(shown.contains('7') && !shown.contains('5'), "{shown:?}");
+    let asked = io.transcript().join("\n");
+    assert!(asked.contains("everything is selected"), "{asked}");
+}
+
 /// An Anthropic reply: a `computer` tool call (or the final text).
 fn anthropic_click(n: usize, p: Point<Screen>, origin: (i32, i32), size: (i32, i32)) -> Reply {
     reply(move |r| {

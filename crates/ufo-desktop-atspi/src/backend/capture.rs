@@ -10,6 +10,7 @@ use super::children::Count;
 use super::context::Capture;
 use super::dbus::call;
 use super::details::Text;
+use super::identity::Identity;
 use super::objref::ObjRef;
 use super::plan::ReadKind;
 use super::raw::RawNode;
@@ -258,7 +259,7 @@ impl Capture<'_> {
         };
         let remembered = backend.plan(h).remembered.filter(|_| gtk3);
         let slow_cache = backend.cache_is_slow(bus);
-        let (Some((_, ifaces)), false) = (remembered, slow_cache) else {
+        let (Some(Identity { ifaces, .. }), false) = (remembered, slow_cache) else {
             return futures::join!(full(), backend.app_cache(bus, gtk3), popups);
         };
         let Ok(acc) = backend.accessible(h).await else {
@@ -267,13 +268,7 @@ impl Capture<'_> {
         let limit = budget.max_children;
         let (details, children, cache, popups) = futures::join!(
             backend.read_details(h, ifaces, Text::Read(budget.max_text_chars)),
-            backend.read_children(
-                h,
-                &acc,
-                limit,
-                (StateSet::empty(), ifaces),
-                Count::Uncounted
-            ),
+            backend.read_children(h, &acc, limit, StateSet::empty(), ifaces, Count::Uncounted),
             backend.app_cache(bus, true),
             popups
         );
@@ -343,11 +338,10 @@ impl AtspiBackend {
             .collect();
         for p in holders {
             if let Ok(h) = ObjRef::parse(&nodes[p].handle)
-                && let Ok((x, y, w, hgt)) = self.extents(&h).await
-                && w > 0
-                && hgt > 0
+                && let Ok(e) = self.extents(&h).await
+                && !e.is_empty()
             {
-                nodes[p].rect = Some(Rect::new(x, y, w, hgt));
+                nodes[p].rect = Some(e.moved((0, 0)));
             }
         }
     }
@@ -377,7 +371,7 @@ impl AtspiBackend {
             for _ in 0..20 {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let now = self.extents(&pane).await?;
-                if (now.0, now.1) == (rect.x, rect.y) {
+                if (now.x, now.y) == (rect.x, rect.y) {
                     break;
                 }
             }

@@ -98,7 +98,8 @@ impl AtspiBackend {
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
         limit: usize,
-        (states, ifaces): (StateSet, InterfaceSet),
+        states: StateSet,
+        ifaces: InterfaceSet,
         count: Count,
     ) -> Result<Children> {
         let bus = h.bus();

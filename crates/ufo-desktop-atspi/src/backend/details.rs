@@ -6,11 +6,66 @@ use super::objref::ObjRef;
 use super::plan::showing_may_be_stale;
 use super::{AtspiBackend, Result};
 use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
+use ufo_core::{Rect, Screen};
+
+/// An element's rectangle as its toolkit reports it: on screen, or (GTK 4)
+/// relative to its window; not yet checked for sense.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Extents {
+    /// Left edge.
+    pub(crate) x: i32,
+    /// Top edge.
+    pub(crate) y: i32,
+    /// Width.
+    pub(crate) width: i32,
+    /// Height.
+    pub(crate) height: i32,
+}
+
+impl From<(i32, i32, i32, i32)> for Extents {
+    fn from((x, y, width, height): (i32, i32, i32, i32)) -> Self {
+        Self {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+}
+
+impl Extents {
+    /// It has no area: the element is not laid out.
+    pub(crate) fn is_empty(self) -> bool {
+        self.width <= 0 || self.height <= 0
+    }
+
+    /// The rectangle on screen, moved by `offset` (GTK 4's window origin),
+    /// as reported.
+    pub(crate) fn moved(self, offset: (i32, i32)) -> Rect<Screen> {
+        Rect::new(
+            self.x.saturating_add(offset.0),
+            self.y.saturating_add(offset.1),
+            self.width,
+            self.height,
+        )
+    }
+
+    /// [`Extents::moved`] when it makes sense: toolkits park hidden
+    /// elements far off screen, and absurd values from a misbehaving
+    /// application must not overflow either; `None` then, and for an empty
+    /// rectangle.
+    pub(crate) fn on_screen(self, offset: (i32, i32)) -> Option<Rect<Screen>> {
+        let sane = |v: i32| (-10_000..100_000).contains(&v);
+        let fits = |v: i32| v < 100_000;
+        (!self.is_empty() && sane(self.x) && sane(self.y) && fits(self.width) && fits(self.height))
+            .then(|| self.moved(offset))
+    }
+}
 
 /// A node's extents, text and value (see [`AtspiBackend::read_details`]).
 pub(super) struct Details {
-    /// Its rectangle as the toolkit reports it: (x, y, width, height).
-    pub(super) extents: Option<(i32, i32, i32, i32)>,
+    /// Its rectangle as the toolkit reports it.
+    pub(super) extents: Option<Extents>,
     /// Its text.
     pub(super) text: Option<String>,
     /// Its numeric value, asked only where there is no text.
@@ -52,11 +107,13 @@ impl AtspiBackend {
         }
     }
 
-    /// `h`'s rectangle on screen: (x, y, width, height) as the toolkit
-    /// reports it (GTK 4's relative to its window).
-    pub(super) async fn extents(&self, h: &ObjRef) -> Result<(i32, i32, i32, i32)> {
+    /// `h`'s rectangle on screen as the toolkit reports it (GTK 4's
+    /// relative to its window).
+    pub(super) async fn extents(&self, h: &ObjRef) -> Result<Extents> {
         let c = self.component(h).await?;
-        call(h, "GetExtents", c.get_extents(CoordType::Screen)).await
+        call(h, "GetExtents", c.get_extents(CoordType::Screen))
+            .await
+            .map(Extents::from)
     }
 
     /// Extents, text and value — each only when the interface is there —
@@ -179,5 +236,21 @@ mod tests {
             "Name  and more"
         );
         assert_eq!(without_embedded("plain".into()), "plain");
+    }
+
+    #[test]
+    fn extents_make_a_screen_rectangle_only_when_they_make_sense() {
+        let e = Extents::from((10, 20, 30, 40));
+        assert_eq!(e.on_screen((100, 5)), Some(Rect::new(110, 25, 30, 40)));
+        // Parked far off screen, absurdly large, or with no area: none.
+        assert_eq!(Extents::from((-32_000, 0, 30, 40)).on_screen((0, 0)), None);
+        assert_eq!(Extents::from((0, 0, 200_000, 40)).on_screen((0, 0)), None);
+        assert!(Extents::from((5, 5, 0, 40)).is_empty());
+        assert_eq!(Extents::from((5, 5, 0, 40)).on_screen((0, 0)), None);
+        // Moved as reported, without overflowing.
+        assert_eq!(
+            Extents::from((i32::MAX, 0, 1, 1)).moved((1, 0)),
+            Rect::new(i32::MAX, 0, 1, 1)
+        );
     }
 }

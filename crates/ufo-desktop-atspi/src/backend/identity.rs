@@ -25,31 +25,36 @@ use ufo_core::ElementHandle;
 /// Most elements remembered over all applications.
 const MAX_REMEMBERED: usize = 50_000;
 
+/// What an element is: its role and interfaces, fixed while it lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Identity {
+    /// Its role.
+    pub(crate) role: Role,
+    /// The interfaces it implements.
+    pub(crate) ifaces: InterfaceSet,
+}
+
 /// What is remembered of one element.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    role: Role,
-    ifaces: InterfaceSet,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Remembered {
+    /// What it is.
+    pub(crate) identity: Identity,
     /// The states it said it had when last read.
-    states: Option<StateSet>,
+    pub(crate) states: Option<StateSet>,
 }
 
 /// Role and interfaces of the elements read so far, and their last states
 /// (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct IdentityMemo {
-    known: Mutex<HashMap<String, Entry>>,
+    known: Mutex<HashMap<String, Remembered>>,
 }
 
 impl IdentityMemo {
     /// The role and interfaces of `h`, if read before, and the states it
     /// said it had when last read.
-    pub(crate) fn get(&self, h: &ElementHandle) -> Option<(Role, InterfaceSet, Option<StateSet>)> {
-        self.known
-            .lock()
-            .ok()?
-            .get(&h.0)
-            .map(|e| (e.role, e.ifaces, e.states))
+    pub(crate) fn get(&self, h: &ElementHandle) -> Option<Remembered> {
+        self.known.lock().ok()?.get(&h.0).copied()
     }
 
     /// Remembers the states `h` just said it has (if its identity is
@@ -63,7 +68,7 @@ impl IdentityMemo {
     }
 
     /// Remembers what `h` is.
-    pub(crate) fn remember(&self, h: &ElementHandle, role: Role, ifaces: InterfaceSet) {
+    pub(crate) fn remember(&self, h: &ElementHandle, identity: Identity) {
         let Ok(mut m) = self.known.lock() else {
             return;
         };
@@ -72,9 +77,8 @@ impl IdentityMemo {
         }
         m.insert(
             h.0.clone(),
-            Entry {
-                role,
-                ifaces,
+            Remembered {
+                identity,
                 states: None,
             },
         );
@@ -98,27 +102,26 @@ mod tests {
         let memo = IdentityMemo::default();
         let h = |i: usize| ElementHandle(format!(":1.9|/org/a11y/atspi/accessible/{i}"));
         let ifaces = InterfaceSet::new(Interface::Accessible | Interface::Component);
+        let id = |role| Identity { role, ifaces };
+        let got = |identity, states| Some(Remembered { identity, states });
         assert_eq!(memo.get(&h(1)), None);
-        memo.remember(&h(1), Role::Button, ifaces);
-        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces, None)));
+        memo.remember(&h(1), id(Role::Button));
+        assert_eq!(memo.get(&h(1)), got(id(Role::Button), None));
         let showing = StateSet::new(atspi::State::Showing);
         memo.saw(&h(1), showing);
-        assert_eq!(memo.get(&h(1)), Some((Role::Button, ifaces, Some(showing))));
+        assert_eq!(memo.get(&h(1)), got(id(Role::Button), Some(showing)));
         // States of an element whose identity is not remembered are not kept.
         memo.saw(&h(2), showing);
         assert_eq!(memo.get(&h(2)), None);
         memo.forget(&h(1));
         assert_eq!(memo.get(&h(1)), None);
         for i in 0..MAX_REMEMBERED {
-            memo.remember(&h(i), Role::Label, ifaces);
+            memo.remember(&h(i), id(Role::Label));
         }
-        assert_eq!(memo.get(&h(0)), Some((Role::Label, ifaces, None)));
+        assert_eq!(memo.get(&h(0)), got(id(Role::Label), None));
         // One more starts afresh: the memo never grows past its bound.
-        memo.remember(&h(MAX_REMEMBERED), Role::Label, ifaces);
+        memo.remember(&h(MAX_REMEMBERED), id(Role::Label));
         assert_eq!(memo.get(&h(0)), None);
-        assert_eq!(
-            memo.get(&h(MAX_REMEMBERED)),
-            Some((Role::Label, ifaces, None))
-        );
+        assert_eq!(memo.get(&h(MAX_REMEMBERED)), got(id(Role::Label), None));
     }
 }

@@ -359,8 +359,8 @@ impl AtspiBackend {
     async fn moved(&self, kept: &Kept, verify: &[usize]) -> Option<Vec<usize>> {
         let reads = join_all(verify.iter().map(|&i| async move {
             let n = &kept.tree.nodes[i];
-            let (x, y, w, h) = self.extents(&ObjRef::parse(&n.handle).ok()?).await.ok()?;
-            let now = Rect::<Screen>::new(x + kept.offset.0, y + kept.offset.1, w, h);
+            let e = self.extents(&ObjRef::parse(&n.handle).ok()?).await.ok()?;
+            let now = e.moved(kept.offset);
             let same = n.rect.is_none_or(|r| r == now);
             if !same {
                 tracing::trace!(role = %n.role, name = %n.name, was = ?n.rect, now = ?now, children = n.children.len(), "container moved");

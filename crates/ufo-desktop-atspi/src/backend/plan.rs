@@ -2,6 +2,7 @@
 //! answers, what is remembered of it, and what is expected of it.
 
 use super::AtspiBackend;
+use super::identity::Identity;
 use super::objref::ObjRef;
 use atspi::{Interface, InterfaceSet, Role, State, StateSet};
 
@@ -79,7 +80,7 @@ pub(super) struct Plan {
     /// (qpdfview 10.8 → 14.5 ms): not for Qt.
     pub(super) eager: bool,
     /// Its role and interfaces, read before (see `identity.rs`).
-    pub(super) remembered: Option<(Role, InterfaceSet)>,
+    pub(super) remembered: Option<Identity>,
     /// `Some(0)`: its remembered role never has children in its toolkit
     /// (see `Toolkit::leaf_role`): not asked its child count.
     pub(super) leaf: Option<i32>,
@@ -189,7 +190,7 @@ impl AtspiBackend {
         let toolkit = self.known_toolkit(h.bus());
         let get_all = toolkit.is_some_and(super::Toolkit::answers_get_all);
         let memo = self.identity.get(h);
-        let remembered = memo.map(|(role, ifaces, _)| (role, ifaces));
+        let remembered = memo.map(|m| m.identity);
         let eager = get_all
             && matches!(
                 toolkit,
@@ -201,10 +202,10 @@ impl AtspiBackend {
             remembered,
             leaf: toolkit
                 .zip(remembered)
-                .is_some_and(|(t, (role, _))| t.leaf_role(role))
+                .is_some_and(|(t, id)| t.leaf_role(id.role))
                 .then_some(0),
-            uncounted: remembered.is_some_and(|(role, _)| widget_container(role)),
-            last_states: memo.and_then(|(_, _, states)| states),
+            uncounted: remembered.is_some_and(|id| widget_container(id.role)),
+            last_states: memo.and_then(|m| m.states),
         }
     }
 }

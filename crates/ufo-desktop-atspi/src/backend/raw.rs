@@ -3,11 +3,12 @@
 
 use super::cache::Hint;
 use super::children::Children;
-use super::details::{Details, format_number};
+use super::details::{Details, Extents, format_number};
+use super::identity::Identity;
 use super::objref::ObjRef;
 use atspi::{Interface, InterfaceSet, Role, StateSet};
 use ufo_core::ui::Capabilities;
-use ufo_core::{ElementHandle, Rect, Screen, UiNode};
+use ufo_core::{ElementHandle, UiNode};
 
 /// Raw facts of one node, before conversion.
 pub(crate) struct RawNode {
@@ -36,8 +37,8 @@ pub(crate) struct RawNode {
     /// The elements it is labelled by, asked with the rest of it when it
     /// was known to need a name (`None`: not asked; see `naming.rs`).
     pub(super) labelled_by: Option<Vec<ObjRef>>,
-    /// Its rectangle as the toolkit reports it: (x, y, width, height).
-    pub(super) extents: Option<(i32, i32, i32, i32)>,
+    /// Its rectangle as the toolkit reports it.
+    pub(super) extents: Option<Extents>,
     /// Its text.
     pub(super) text: Option<String>,
     /// Its numeric value.
@@ -48,7 +49,8 @@ impl RawNode {
     /// A shown node read in full: its identity, its name, description and
     /// children, its details (text cut to `max_text` characters).
     pub(super) fn shown(
-        (role, states, ifaces): (Role, StateSet, InterfaceSet),
+        Identity { role, ifaces }: Identity,
+        states: StateSet,
         Said {
             name,
             description,
@@ -92,12 +94,11 @@ impl RawNode {
             description: hint.description,
             children,
         };
-        Self::shown(
-            (hint.role, hint.states, hint.ifaces),
-            said,
-            details,
-            max_text,
-        )
+        let identity = Identity {
+            role: hint.role,
+            ifaces: hint.ifaces,
+        };
+        Self::shown(identity, hint.states, said, details, max_text)
     }
 
     /// The node of a capture this is, as element `h` at `index` under
@@ -112,26 +113,7 @@ impl RawNode {
         offset: (i32, i32),
     ) -> UiNode {
         let raw = self;
-        let rect = raw
-            .extents
-            // Toolkits park hidden elements far off screen; absurd values from a
-            // misbehaving application must not overflow either.
-            .filter(|&(x, y, w, hgt)| {
-                w > 0
-                    && hgt > 0
-                    && (-10_000..100_000).contains(&x)
-                    && (-10_000..100_000).contains(&y)
-                    && w < 100_000
-                    && hgt < 100_000
-            })
-            .map(|(x, y, w, hgt)| {
-                Rect::<Screen>::new(
-                    x.saturating_add(offset.0),
-                    y.saturating_add(offset.1),
-                    w,
-                    hgt,
-                )
-            });
+        let rect = raw.extents.and_then(|e| e.on_screen(offset));
         let value = match (&raw.text, raw.value) {
             (Some(t), _) => Some(t.clone()),
             (None, Some(v)) => Some(format_number(v)),

@@ -7,6 +7,7 @@ use super::cache::Hint;
 use super::children::{Children, Count};
 use super::dbus::call;
 use super::details::{Details, Text};
+use super::identity::Identity;
 use super::objref::ObjRef;
 use super::plan::{
     Expect, Plan, ReadKind, layout_box, showing_may_be_stale, widget_container, without_component,
@@ -31,9 +32,8 @@ struct Known {
 
 /// What the first round of a node's reads told.
 struct First {
-    role: Role,
+    identity: Identity,
     states: StateSet,
-    ifaces: InterfaceSet,
     known: Known,
     /// Its text, read first (a sparse cell's).
     glance: Option<String>,
@@ -171,13 +171,13 @@ impl AtspiBackend {
             ..
         } = ask;
         let First {
-            role,
+            identity,
             states,
-            ifaces,
             mut known,
             glance,
             early,
         } = self.first_round(h, &acc, ask, &plan).await?;
+        let Identity { role, ifaces } = identity;
         let (early, early_kids) = match early.filter(|e| e.holds_for(states)) {
             Some(e) => (Some(e.details), e.kids),
             None => (None, None),
@@ -226,7 +226,7 @@ impl AtspiBackend {
                 }
                 match max_children {
                     Some(limit) => self
-                        .read_children(h, acc, limit, (states, ifaces), count)
+                        .read_children(h, acc, limit, states, ifaces, count)
                         .await
                         .unwrap_or_default(),
                     None => Children::default(),
@@ -251,7 +251,7 @@ impl AtspiBackend {
                 }
             }
         );
-        let mut raw = RawNode::shown((role, states, ifaces), rest, details, max_text);
+        let mut raw = RawNode::shown(identity, states, rest, details, max_text);
         raw.labelled_by = labelled_by;
         Ok(raw)
     }
@@ -278,9 +278,11 @@ impl AtspiBackend {
             let count = (!x.states.contains(State::ManagesDescendants) && x.children >= 0)
                 .then_some(x.children);
             return Ok(First {
-                role: x.role,
+                identity: Identity {
+                    role: x.role,
+                    ifaces: x.ifaces,
+                },
                 states: x.states,
-                ifaces: x.ifaces,
                 known: Known {
                     name: x.name,
                     description: Some(x.description),
@@ -320,11 +322,9 @@ impl AtspiBackend {
             },
             self.read_expected(h, acc, (max_text, ask.max_children), plan, expect),
         );
-        let (role, ifaces) = identity?;
         Ok(First {
-            role,
+            identity: identity?,
             states: states?,
-            ifaces,
             known,
             glance,
             early,
@@ -342,7 +342,8 @@ impl AtspiBackend {
         plan: &Plan,
         expect: Expect,
     ) -> Option<Early> {
-        let (Expect::Shown(last), Some((role, ifaces))) = (expect, plan.remembered) else {
+        let (Expect::Shown(last), Some(Identity { role, ifaces })) = (expect, plan.remembered)
+        else {
             return None;
         };
         let text = Text::Read(self.text_budget(h, role, last, max_text));
@@ -351,7 +352,7 @@ impl AtspiBackend {
         let (details, kids) = futures::join!(self.read_details(h, ifaces, text), async {
             match kids {
                 Some(limit) => self
-                    .read_children(h, acc, limit, (last, ifaces), Count::Uncounted)
+                    .read_children(h, acc, limit, last, ifaces, Count::Uncounted)
                     .await
                     .ok(),
                 None => None,
@@ -373,16 +374,17 @@ impl AtspiBackend {
         &self,
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
-        (role, ifaces): (Role, InterfaceSet),
+        identity: Identity,
         get_all: bool,
         max_text: usize,
         limit: usize,
     ) -> Result<RawNode> {
+        let Identity { role, ifaces } = identity;
         // A window manages no descendants: its children are not counted.
         let (states, known, children, details) = futures::join!(
             call(h, "GetState", acc.get_state()),
             self.name_and_count(h, acc, get_all, None, true),
-            self.read_children(h, acc, limit, (StateSet::empty(), ifaces), Count::Uncounted),
+            self.read_children(h, acc, limit, StateSet::empty(), ifaces, Count::Uncounted),
             self.read_details(h, ifaces, Text::Read(max_text)),
         );
         let states = states?;
@@ -392,12 +394,7 @@ impl AtspiBackend {
         let rest = self
             .rest_of_node(h, acc, known, get_all, &named_as, |_| async { children })
             .await;
-        Ok(RawNode::shown(
-            (role, states, ifaces),
-            rest,
-            details,
-            max_text,
-        ))
+        Ok(RawNode::shown(identity, states, rest, details, max_text))
     }
 
     /// Role and interfaces of `h`: `remembered`, or asked and remembered
@@ -406,8 +403,8 @@ impl AtspiBackend {
         &self,
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
-        remembered: Option<(Role, InterfaceSet)>,
-    ) -> Result<(Role, InterfaceSet)> {
+        remembered: Option<Identity>,
+    ) -> Result<Identity> {
         if let Some(x) = remembered {
             return Ok(x);
         }
@@ -418,10 +415,14 @@ impl AtspiBackend {
         let role = role?;
         Ok(match ifaces {
             Ok(ifaces) => {
-                self.identity.remember(h, role, ifaces);
-                (role, ifaces)
+                let identity = Identity { role, ifaces };
+                self.identity.remember(h, identity);
+                identity
             }
-            Err(_) => (role, InterfaceSet::empty()),
+            Err(_) => Identity {
+                role,
+                ifaces: InterfaceSet::empty(),
+            },
         })
     }
 

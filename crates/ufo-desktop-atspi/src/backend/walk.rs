@@ -13,6 +13,7 @@
 
 use super::Result;
 use super::context::Capture;
+use super::details::Extents;
 use super::objref::ObjRef;
 use super::plan::ReadKind;
 use super::raw::RawNode;
@@ -501,7 +502,7 @@ impl Capture<'_> {
                 Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
             ) && raw.states.contains(State::Showing)
                 && raw.ifaces.contains(Interface::Component)
-                && raw.extents.is_some_and(|(_, _, w, h)| w <= 0 || h <= 0);
+                && raw.extents.is_some_and(Extents::is_empty);
             let (role, states) = (raw.role, raw.states);
             let gtk2 = self.backend.is_gtk2(&h);
             let unshown = self.backend.menu_entries_unshown(&h);

@@ -7,6 +7,7 @@
 //! re-observation then costs no round trip to list them.
 
 use super::dbus::call;
+use super::details::Extents;
 use super::objref::ObjRef;
 use super::{APP_LIST_DEADLINE, AtspiBackend, Result};
 use crate::events::Change;
@@ -94,7 +95,7 @@ impl AtspiBackend {
         xwins: &'a [XWindow],
         pid: Option<u32>,
         title: &str,
-        extents: Option<(i32, i32, i32, i32)>,
+        extents: Option<Extents>,
     ) -> Option<&'a XWindow> {
         let pid = pid?;
         let candidates: Vec<&XWindow> = xwins
@@ -114,7 +115,13 @@ impl AtspiBackend {
             {
                 s += 2;
             }
-            if let Some((x, y, ew, eh)) = extents {
+            if let Some(Extents {
+                x,
+                y,
+                width: ew,
+                height: eh,
+            }) = extents
+            {
                 // Client-side decorations add a margin of a few pixels per side.
                 if w.rect.width.abs_diff(ew) <= 24 && w.rect.height.abs_diff(eh) <= 24 {
                     s += 2;
@@ -391,24 +398,15 @@ struct WindowRead {
     states: StateSet,
     role: Role,
     /// Its extents as the toolkit reports them (GTK 4's window-relative).
-    extents: Option<(i32, i32, i32, i32)>,
+    extents: Option<Extents>,
 }
 
 /// Where a window is on screen: GTK 4 reports extents relative to its X
 /// window; others report screen extents, or none (then the X window's).
-fn window_rect(
-    xw: Option<&XWindow>,
-    ext: Option<(i32, i32, i32, i32)>,
-    gtk4: bool,
-) -> Option<Rect<Screen>> {
+fn window_rect(xw: Option<&XWindow>, ext: Option<Extents>, gtk4: bool) -> Option<Rect<Screen>> {
     match (xw, ext) {
-        (Some(x), Some((ex, ey, w, h))) if gtk4 => Some(Rect::new(
-            x.rect.x.saturating_add(ex),
-            x.rect.y.saturating_add(ey),
-            w,
-            h,
-        )),
-        (_, Some((x, y, w, h))) if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
+        (Some(x), Some(e)) if gtk4 => Some(e.moved((x.rect.x, x.rect.y))),
+        (_, Some(e)) if !e.is_empty() => Some(e.moved((0, 0))),
         (Some(x), _) => Some(x.rect),
         _ => None,
     }
