@@ -1,18 +1,31 @@
 #!/usr/bin/python3
-"""Baseline for `ufo bench apps`: a pyatspi walk of one window that prunes
-as ufo's capture does, reading per node what ufo reads.
+"""Baseline for `ufo bench apps`: a careful pyatspi walk of one window that
+prunes as ufo's capture does and reads per node what ufo reads, no more.
 
 Pruning, as ufo's capture:
-- the children of an element that is not showing are not read when its
-  parent is showing (for the window's own children: only when a sibling is
-  showing; GTK 4 says "showing" of no child at all);
-- a container that manages its descendants is not entered (ufo reads its
-  visible rows or cells; a plain walk of a Calc sheet never ends);
-- of a container with more than 500 children, the first 500 are read.
+- a child of a showing element is asked its role and states first; when it
+  says it is not showing, nothing more of it is read, nor its children
+  (for the window's own children: when none of them says it is showing,
+  GTK 4's way, they are all read in full after all);
+- a container that manages its descendants is enumerated only when it says
+  it has at most 32 children (a plain walk of a Calc sheet never ends); a
+  longer one that is a table is read by the cells under its visible area,
+  as ufo reads it (the cells between those at its top-left and bottom-right
+  corners, at most 26 columns, and the visible columns' headers); other
+  long ones are not entered (ufo reads their visible rows, hit-testing down
+  the list);
+- of a container with more than 500 children, the first 500 are read (the
+  visible cells of a table);
+- a closed menu (a menu of a menu bar, or a submenu, neither selected nor
+  expanded) has its first item read, and the others only when it shows;
+- of more than 60 cells, each is asked its states and text first; an empty
+  one neither focused nor selected is read no further (unless no more than
+  60 turn out empty: then those are read in full).
 
-Per node: role, name, description, state set, interfaces, extents (with a
-Component), action names (with an Action), up to 200 characters of text
-(with a Text, when showing) and the current value (with a Value).
+Per node read in full: role, name, description, state set, interfaces,
+extents (with a Component), up to 200 characters of text (with a Text, when
+showing), else the current value (with a Value). Action names are not read:
+ufo asks them only of the control a click acts on.
 libatspi's client cache is cleared before each run, so each starts cold.
 
 Started by `ufo bench apps` inside its desktop with `--serve`: after one
@@ -38,6 +51,9 @@ except ImportError:
 
 MAX_CHILDREN = 500
 MAX_TEXT = 200
+SHORT_MANAGED = 32
+MAX_TABLE_COLUMNS = 26
+MAX_EMPTY_CELLS = 60
 
 
 def find_window(pid, name, title):
@@ -73,68 +89,189 @@ FLAT_BAR_ROLES = (pyatspi.ROLE_MENU_BAR, pyatspi.ROLE_TOOL_BAR, pyatspi.ROLE_MEN
                   pyatspi.ROLE_POPUP_MENU)
 
 
-def read(node):
-    """Reads what ufo reads of one node; returns its state set and whether
-    it is a bar without width or height (whose items ufo does not walk:
-    LibreOffice's second, 0 px high menu bar)."""
+def showing(states):
+    return states.contains(pyatspi.STATE_SHOWING) or states.contains(pyatspi.STATE_DEFUNCT)
+
+
+def glance(node):
+    """Role and states first, as ufo asks a child of a showing element."""
+    node.getRole()
+    return node.getState()
+
+
+def read(node, states=None):
+    """Reads what ufo reads of one node (its states unless already read);
+    returns its state set and whether it is a bar without width or height
+    (whose items ufo does not walk: LibreOffice's second, 0 px high menu
+    bar)."""
     role = node.getRole()
     node.name
     node.description
-    states = node.getState()
+    if states is None:
+        states = node.getState()
     ifaces = set(node.get_interfaces())
     flat = False
     if "Component" in ifaces:
         e = _safe(lambda: node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS))
         flat = (e is not None and (e.width <= 0 or e.height <= 0)
                 and role in FLAT_BAR_ROLES and states.contains(pyatspi.STATE_SHOWING))
-    if "Action" in ifaces:
-        def names():
-            a = node.queryAction()
-            return [a.getName(i) for i in range(a.nActions)]
-        _safe(names)
-    if "Text" in ifaces and states.contains(pyatspi.STATE_SHOWING):
-        _safe(lambda: node.queryText().getText(0, MAX_TEXT + 1))
-    if "Value" in ifaces:
+    if "Text" in ifaces:
+        if states.contains(pyatspi.STATE_SHOWING):
+            _safe(lambda: node.queryText().getText(0, MAX_TEXT + 1))
+    elif "Value" in ifaces:
         _safe(lambda: node.queryValue().currentValue)
     return states, flat
 
 
 def children(node, states):
-    if states.contains(pyatspi.STATE_MANAGES_DESCENDANTS):
-        return []
-    n = min(node.childCount, MAX_CHILDREN)
-    kids = [_safe(lambda i=i: node.getChildAtIndex(i)) for i in range(n)]
-    return [k for k in kids if k is not None]
+    """(children to read, whether they are a table's visible cells)."""
+    n = node.childCount
+    managed = states.contains(pyatspi.STATE_MANAGES_DESCENDANTS)
+    if (managed and 1 <= n <= SHORT_MANAGED) or (not managed and n <= MAX_CHILDREN):
+        kids = [_safe(lambda i=i: node.getChildAtIndex(i)) for i in range(n)]
+        return [k for k in kids if k is not None], False
+    cells = _safe(lambda: visible_cells(node))
+    if cells is not None:
+        return cells, True
+    if managed:
+        return [], False
+    kids = [_safe(lambda i=i: node.getChildAtIndex(i)) for i in range(MAX_CHILDREN)]
+    return [k for k in kids if k is not None], False
+
+
+def visible_cells(node):
+    """A table's column headers and cells under its visible area, or None
+    when it is no table or its corners hit no cell."""
+    table = node.queryTable()
+    comp = node.queryComponent()
+    e = comp.getExtents(pyatspi.DESKTOP_COORDS)
+    if e.width <= 2 or e.height <= 2:
+        return None
+    right, bottom = e.x + e.width - 2, e.y + e.height - 2
+
+    def at(x, y):
+        c = _safe(lambda: comp.getAccessibleAtPoint(x, y, pyatspi.DESKTOP_COORDS))
+        return c if c is not None and c != node else None
+
+    # A tree view's column headers sit along its top edge, where no cell is.
+    first = next((c for c in (at(e.x + 1, y) for y in range(e.y + 1, min(bottom, e.y + 66), 8))
+                  if c is not None), None)
+    if first is None:
+        return None
+
+    def position(cell):
+        i = cell.getIndexInParent()
+        return table.getRowAtIndex(i), table.getColumnAtIndex(i)
+
+    r0, c0 = position(first)
+    last = at(right, bottom)
+    r1, c1 = position(last) if last is not None else (table.nRows - 1, table.nColumns - 1)
+    cols = max(1, min(c1 - c0 + 1, MAX_TABLE_COLUMNS))
+    rows = max(1, min(r1 - r0 + 1, max(1, MAX_CHILDREN // cols)))
+    headers = [_safe(lambda c=c: table.getColumnHeader(c)) for c in range(c0, c0 + cols)]
+    cells = [_safe(lambda r=r, c=c: table.getAccessibleAt(r, c))
+             for r in range(r0, r0 + rows) for c in range(c0, c0 + cols)]
+    return [x for x in headers + cells if x is not None]
+
+
+def glance_cell(node):
+    """States and text first, as ufo asks each of many cells."""
+    node.getRole()
+    states = node.getState()
+    text = _safe(lambda: node.queryText().getText(0, MAX_TEXT + 1), "")
+    empty = not (text or "").strip() and not states.contains(pyatspi.STATE_FOCUSED) \
+        and not states.contains(pyatspi.STATE_SELECTED)
+    return states, empty
+
+
+def read_cells(kids):
+    """Many cells: glanced first; the empty ones read no further unless no
+    more than MAX_EMPTY_CELLS of them are."""
+    glanced = [r for r in (_try(lambda k=k: (k, *glance_cell(k))) for k in kids) if r]
+    empties = sum(1 for _, _, empty in glanced if empty)
+    out = []
+    for k, s, empty in glanced:
+        if empty and empties > MAX_EMPTY_CELLS:
+            out.append((k, s, False, True))
+            continue
+        r = _try(lambda k=k, s=s: (k, *read(k, s), False))
+        if r:
+            out.append(r)
+    return out
+
+
+def read_level(kids, parent_showing, parent_is_root, cells):
+    """The children of one element: (child, states, flat, hidden) each,
+    those that vanished mid-walk left out, as ufo skips them."""
+    if cells and len(kids) > MAX_EMPTY_CELLS:
+        return read_cells(kids)
+    if not parent_showing:
+        return [r for r in (_try(lambda k=k: (k, *read(k), False)) for k in kids) if r]
+    glanced = [r for r in (_try(lambda k=k: (k, glance(k))) for k in kids) if r]
+    if parent_is_root and not any(showing(s) for _, s in glanced):
+        # None of the window's children says it shows: all are read.
+        return [r for r in (_try(lambda k=k, s=s: (k, *read(k, s), False))
+                            for k, s in glanced) if r]
+    out = []
+    for k, s in glanced:
+        if not showing(s):
+            out.append((k, s, False, True))
+            continue
+        r = _try(lambda k=k, s=s: (k, *read(k, s), False))
+        if r:
+            out.append(r)
+    return out
+
+
+def _try(f):
+    try:
+        return f()
+    except Exception:
+        return None
+
+
+def closed_menu(role, states, parent_role):
+    """A menu of a menu bar, or a submenu, that says it is not open: only
+    its first item is read, and the others when that one shows (as ufo)."""
+    return (role == pyatspi.ROLE_MENU
+            and not states.contains(pyatspi.STATE_SELECTED)
+            and not states.contains(pyatspi.STATE_EXPANDED)
+            and parent_role in (pyatspi.ROLE_MENU_BAR, pyatspi.ROLE_MENU))
 
 
 def walk(window):
     """Breadth first, level by level as ufo's capture, with its pruning."""
     nodes = 1
     root_states, _ = read(window)
-    # (parent's states, parent is the window, children)
-    level = [(root_states, True, children(window, root_states))]
+    kids, cells = children(window, root_states)
+    # One group of children per element entered.
+    level = [dict(states=root_states, root=True, role=_safe(window.getRole),
+                  kids=kids, cells=cells, rest_of=None)]
     while level:
         following = []
-        for parent_states, parent_is_root, kids in level:
-            read_kids = []
-            for k in kids:
-                try:
-                    read_kids.append((k, read(k)))
-                except Exception:
-                    continue  # vanished mid-walk, as ufo skips it
+        for g in level:
+            parent_showing = g["states"].contains(pyatspi.STATE_SHOWING)
+            read_kids = read_level(g["kids"], parent_showing, g["root"], g["cells"])
+            if g["rest_of"] is not None and any(showing(s) for _, s, _, _ in read_kids):
+                # A closed menu's first item showed: it is open after all.
+                rest, _ = _safe(lambda: children(g["rest_of"], g["states"]), ([], False))
+                read_kids += read_level(rest[1:], parent_showing, False, False)
             nodes += len(read_kids)
-            parent_showing = parent_states.contains(pyatspi.STATE_SHOWING)
-            sibling_showing = any(s.contains(pyatspi.STATE_SHOWING) for _, (s, _) in read_kids)
-            for k, (s, flat) in read_kids:
-                hidden_branch = (not s.contains(pyatspi.STATE_SHOWING)
-                                 and not s.contains(pyatspi.STATE_DEFUNCT)
-                                 and (not parent_is_root or sibling_showing)
-                                 and parent_showing)
-                if hidden_branch or flat:
+            for k, s, flat, hidden in read_kids:
+                if hidden or flat:
                     continue
-                grand = _safe(lambda: children(k, s), [])
+                role = _safe(k.getRole)
+                if closed_menu(role, s, g["role"]):
+                    # Its first item only; the others are asked if it shows.
+                    first = _safe(lambda: [k.getChildAtIndex(0)] if k.childCount else [], [])
+                    if first and first[0] is not None:
+                        following.append(dict(states=s, root=False, role=role, kids=first,
+                                              cells=False, rest_of=k))
+                    continue
+                grand, grand_cells = _safe(lambda: children(k, s), ([], False))
                 if grand:
-                    following.append((s, False, grand))
+                    following.append(dict(states=s, root=False, role=role, kids=grand,
+                                          cells=grand_cells, rest_of=None))
         level = following
     return nodes
 

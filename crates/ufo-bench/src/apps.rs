@@ -1,7 +1,9 @@
 //! `ufo bench apps`: per application, how long ufo takes to observe its
 //! window's controls — a full capture, and a live re-observation of the
-//! unchanged window — against a pyatspi walk of the same window that prunes
-//! as ufo does (`scripts/bench/apps_walk.py`, embedded), in the same run, on
+//! unchanged window — against a careful pyatspi walk of the same window, one
+//! that prunes as ufo does and reads what it reads (a hidden child of a
+//! showing element no further than its states; `scripts/bench/apps_walk.py`,
+//! embedded), in the same run, on
 //! the same private desktop, with the application in the same state.
 //!
 //! The benchmark starts its own private headless desktop, writes the files

@@ -8,7 +8,7 @@
 //! | module | `ufo bench …` | measures | baseline |
 //! |---|---|---|---|
 //! | [`perception`] | `perception` | one observation, phase by phase | (`scripts/bench/pyatspi_walk.py`) |
-//! | [`apps`] | `apps` | full and live observation per application, in its own desktop | a pyatspi walk that prunes as ufo does |
+//! | [`apps`] | `apps` | full and live observation per application, in its own desktop | a careful pyatspi walk: pruned as ufo prunes, reading what ufo reads |
 //! | [`step`] | `step` | one agent step's own cost, model scripted | a Python agent doing the same steps |
 //! | [`service`] | `service` | devices held and command round trips | a bare WebSocket echo |
 //! | [`tokens`] | `tokens` | prompt tokens of a control list | UFO's layouts of the same controls |

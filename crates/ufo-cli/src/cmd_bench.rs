@@ -17,7 +17,8 @@ pub(crate) enum BenchCommand {
     /// encoding the model's images.
     Perception(PerceptionArgs),
     /// Per application, in a private desktop of its own: full and live
-    /// observation of its controls against a pyatspi walk pruned as ufo prunes.
+    /// observation of its controls against a careful pyatspi walk (pruned as
+    /// ufo prunes, reading what ufo reads).
     Apps(AppsArgs),
     /// Hold N simulated devices on an agent server and time command round trips.
     Service(ServiceArgs),

@@ -1,6 +1,6 @@
 //! `ufo bench apps` end to end, as a user runs it: its own private desktop,
-//! one small application, ufo's full and live observations and the pyatspi
-//! walk in the same run. No timing is asserted, only what the report holds.
+//! two small applications, ufo's full and live observations and the careful
+//! pyatspi walk in the same run. No timing is asserted, only what the report holds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
@@ -15,14 +15,14 @@ fn ufo(args: &[&str], state: &std::path::Path) -> std::process::Output {
 }
 
 #[test]
-fn bench_apps_observes_galculator_and_walks_it_with_pyatspi() {
+fn bench_apps_observes_galculator_and_zenity_and_walks_them_with_pyatspi() {
     let state = tempfile::tempdir().unwrap();
     let out = ufo(
         &[
             "bench",
             "apps",
             "--apps",
-            "galculator",
+            "galculator,zenity",
             "--runs",
             "2",
             "--json",
@@ -39,7 +39,7 @@ fn bench_apps_observes_galculator_and_walks_it_with_pyatspi() {
     assert_eq!(r["runs"], 2, "{r}");
     assert_eq!(r["skipped"], serde_json::json!([]), "{r}");
     let apps = r["apps"].as_array().unwrap();
-    assert_eq!(apps.len(), 1, "{r}");
+    assert_eq!(apps.len(), 2, "{r}");
     let g = &apps[0];
     assert_eq!(g["app"], "galculator");
     assert_eq!(g["toolkit"], "GTK 3");
@@ -62,6 +62,13 @@ fn bench_apps_observes_galculator_and_walks_it_with_pyatspi() {
     ] {
         assert!(g[k].as_f64().unwrap() > 0.0, "{k}: {g}");
     }
+    // The walk is careful: it reads the nodes ufo reads, no more and no
+    // fewer — galculator's closed menus their first item only, zenity's
+    // list (a table that manages its descendants) by its visible cells.
+    for a in apps {
+        assert_eq!(a["nodes"], a["walk_nodes"], "{a}");
+    }
+    assert_eq!(apps[1]["app"], "zenity", "{r}");
     assert!(r["missed"].is_array() && r["machine"].is_string(), "{r}");
     assert_eq!(r["date"].as_str().unwrap().len(), 10, "{r}");
 }

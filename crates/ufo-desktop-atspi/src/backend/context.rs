@@ -7,6 +7,15 @@
 //! `details.rs`, `children.rs`) is the backend's: actions and live
 //! re-reads read elements outside any capture.
 //!
+//! Two things a capture might hold stay where they are, on purpose. The
+//! route to an application (its private socket, or the bus) is looked up
+//! per call in the backend's store (`stores.rs`), because the single reads
+//! outside a capture take the same path; a capture holding its own copy
+//! would make two. The walk's `labelled-by` relations come back in its
+//! result (`Walked`) instead of being written into the capture: the
+//! capture is shared read-only by its reads while they run concurrently,
+//! and each stage hands the next what it found.
+//!
 //! It lives apart from the stages so that each of them can take it without
 //! a module circle.
 
