@@ -187,14 +187,21 @@ def glance_cell(node):
 def read_cells(kids):
     """Many cells: glanced first; the empty ones read no further unless no
     more than MAX_EMPTY_CELLS of them are."""
-    glanced = [r for r in (_try(lambda k=k: (k, *glance_cell(k))) for k in kids) if r]
+    glanced = [r for r in (_safe(lambda k=k: (k, *glance_cell(k))) for k in kids) if r]
     empties = sum(1 for _, _, empty in glanced if empty)
+    return read_unless([(k, s, empty and empties > MAX_EMPTY_CELLS) for k, s, empty in glanced])
+
+
+def read_unless(glanced):
+    """(child, states, skip) each: a skipped child is kept as hidden and
+    read no further, the others are read in full (their states already
+    known); those that vanished mid-walk are left out, as ufo skips them."""
     out = []
-    for k, s, empty in glanced:
-        if empty and empties > MAX_EMPTY_CELLS:
+    for k, s, skip in glanced:
+        if skip:
             out.append((k, s, False, True))
             continue
-        r = _try(lambda k=k, s=s: (k, *read(k, s), False))
+        r = _safe(lambda k=k, s=s: (k, *read(k, s), False))
         if r:
             out.append(r)
     return out
@@ -206,28 +213,11 @@ def read_level(kids, parent_showing, parent_is_root, cells):
     if cells and len(kids) > MAX_EMPTY_CELLS:
         return read_cells(kids)
     if not parent_showing:
-        return [r for r in (_try(lambda k=k: (k, *read(k), False)) for k in kids) if r]
-    glanced = [r for r in (_try(lambda k=k: (k, glance(k))) for k in kids) if r]
-    if parent_is_root and not any(showing(s) for _, s in glanced):
-        # None of the window's children says it shows: all are read.
-        return [r for r in (_try(lambda k=k, s=s: (k, *read(k, s), False))
-                            for k, s in glanced) if r]
-    out = []
-    for k, s in glanced:
-        if not showing(s):
-            out.append((k, s, False, True))
-            continue
-        r = _try(lambda k=k, s=s: (k, *read(k, s), False))
-        if r:
-            out.append(r)
-    return out
-
-
-def _try(f):
-    try:
-        return f()
-    except Exception:
-        return None
+        return [r for r in (_safe(lambda k=k: (k, *read(k), False)) for k in kids) if r]
+    glanced = [r for r in (_safe(lambda k=k: (k, glance(k))) for k in kids) if r]
+    # None of the window's children says it shows: all are read.
+    all_read = parent_is_root and not any(showing(s) for _, s in glanced)
+    return read_unless([(k, s, not all_read and not showing(s)) for k, s in glanced])
 
 
 def closed_menu(role, states, parent_role):
