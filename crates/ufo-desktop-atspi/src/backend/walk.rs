@@ -186,10 +186,12 @@ impl Admission<'_> {
 
     /// `first` (under node `parent`) and every group below it the cache can
     /// plan: the children of each kid that the cache says is showing, does
-    /// not manage its descendants, is no menu or tool bar (an empty bar's
-    /// items are dropped by its extents, read live), and whose children it
-    /// can be trusted with (see [`super::cache::AppCache::children_of`]), within the
-    /// budgets.
+    /// not manage its descendants, is no menu (of a closed one only the
+    /// first item is read, see [`closed_menu`]), and whose children it can
+    /// be trusted with (see [`super::cache::AppCache::children_of`]), within
+    /// the budgets. A bar's items are read with the bar, and dropped with
+    /// it when it has no extents (see [`Capture::place_group`]): one round
+    /// less for a menu bar (mousepad's full capture: 10.3 → 8.5 ms).
     fn plan(&mut self, parent: usize, first: Group, cap: &Capture<'_>) -> Batch {
         let mut batch: Batch = vec![(Under::Node(parent), first)];
         let mut g = 0;
@@ -222,10 +224,7 @@ fn planned_children(h: &ObjRef, cap: &Capture<'_>) -> Option<Vec<ObjRef>> {
     let hint = cap.cache.hint_ref(path)?;
     let plannable = hint.states.contains(State::Showing)
         && !hint.states.contains(State::ManagesDescendants)
-        && !matches!(
-            hint.role,
-            Role::MenuBar | Role::ToolBar | Role::Menu | Role::PopupMenu
-        )
+        && !matches!(hint.role, Role::Menu | Role::PopupMenu)
         && hint.children > 0
         && usize::try_from(hint.children).is_ok_and(|n| n <= cap.budget.max_children);
     if !plannable {
