@@ -12,9 +12,11 @@ use atspi::{Interface, InterfaceSet, Role, State, StateSet};
 /// children are asked for without counting them first — one call and one
 /// round less per container where no cache counts them (Qt, GTK 4,
 /// Firefox): a widget tree ten levels deep is ten rounds shorter. A menu
-/// holds its items (dozens at most); GTK 3's cache gives no count for it
-/// (−1 for every menu of mousepad and gedit, measured). Lists, tables,
-/// trees, documents and web sections are counted first.
+/// holds widgets too, its items, and GTK 3's cache gives it no count (−1
+/// for every menu of mousepad and gedit, measured); a long one (a combo
+/// box's list of fonts) costs one GetChildren instead of a call per item
+/// up to the budget. Lists, tables, trees, documents and web sections are
+/// counted first.
 pub(super) fn widget_container(role: Role) -> bool {
     matches!(
         role,
