@@ -12,7 +12,13 @@
 //! `runs` observations with a full capture forced, each followed by one walk
 //! (the two sides alternate, so the machine's slow moments fall on both:
 //! one walk of zenity's list took 16 to 38 ms within a minute), then `runs`
-//! with the live tree, and ends the application. An
+//! with the live tree, and ends the application. The application is left
+//! idle for [`AppsOptions::settle`] before each timed observation and walk,
+//! as it is between two steps of an agent: a walk started within some 20 ms
+//! of the previous one took twice as long (mousepad: 50 ms back to back
+//! against 25 ms after a pause of 50 ms or more, `scripts/bench/apps_walk.py`
+//! alone), while ufo's observation was no faster after a pause, so timing
+//! them back to back flattered ufo up to twofold on GTK 3 and Firefox. An
 //! observation of the controls is what `get_app_window_controls_target_info`
 //! does: following the application to its current window, the tree, and
 //! filtering and labelling its controls (the screenshot an agent step takes
@@ -54,7 +60,13 @@ pub struct AppsOptions {
     pub apps: Vec<String>,
     /// Observations and walks timed per application (after one warm-up each).
     pub runs: usize,
+    /// How long the application is left idle before each timed observation
+    /// and walk (see the module docs); zero times them back to back.
+    pub settle: Duration,
 }
+
+/// The default of [`AppsOptions::settle`], in milliseconds.
+pub const SETTLE_MS: u64 = 200;
 
 /// One application's figures (medians, milliseconds).
 #[derive(Debug, Clone, Serialize)]
@@ -109,6 +121,9 @@ pub struct AppsReport {
     pub machine: String,
     /// Timed runs per application and side.
     pub runs: usize,
+    /// Milliseconds the application was left idle before each timed
+    /// observation and walk.
+    pub settle_ms: u64,
     /// The applications measured.
     pub apps: Vec<AppRow>,
     /// Those that were not.
@@ -129,7 +144,7 @@ pub async fn run(opts: &AppsOptions) -> Result<AppsReport, ErrorReport> {
     let selected = select(&opts.apps)?;
     let work = std::env::temp_dir().join(format!("ufo-bench-apps-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| write_err(&work, e))?;
-    let outcome = in_desktop(&selected, opts.runs, &work).await;
+    let outcome = in_desktop(&selected, (opts.runs, opts.settle), &work).await;
     let _ = std::fs::remove_dir_all(&work);
     let (apps, skipped) = outcome?;
     let missed = missed_goals(&apps);
@@ -137,6 +152,7 @@ pub async fn run(opts: &AppsOptions) -> Result<AppsReport, ErrorReport> {
         date: today(),
         machine: machine(),
         runs: opts.runs,
+        settle_ms: u64::try_from(opts.settle.as_millis()).unwrap_or(u64::MAX),
         apps,
         skipped,
         missed,
@@ -170,7 +186,7 @@ fn select(keys: &[String]) -> Result<Vec<AppSpec>, ErrorReport> {
 /// Starts the desktop, measures each application in it, stops it.
 async fn in_desktop(
     selected: &[AppSpec],
-    runs: usize,
+    (runs, settle): (usize, Duration),
     work: &Path,
 ) -> Result<(Vec<AppRow>, Vec<Skipped>), ErrorReport> {
     ufo_testkit::apps::write_fixtures(work).map_err(|e| write_err(work, e))?;
@@ -208,6 +224,7 @@ async fn in_desktop(
                 script: &script,
                 work,
                 runs,
+                settle,
             };
             match bench.app(spec).await {
                 Ok(row) => rows.push(row),
@@ -236,6 +253,7 @@ struct AppBench<'a> {
     script: &'a Path,
     work: &'a Path,
     runs: usize,
+    settle: Duration,
 }
 
 impl AppBench<'_> {
@@ -313,11 +331,13 @@ impl AppBench<'_> {
         let mut last = None;
         for i in 0..self.runs {
             ctx.settings.budget = full_capture_budget(1 + i % 2);
+            tokio::time::sleep(self.settle).await;
             let o = observe(b, &mut ctx, ObserveOptions::default())
                 .await
                 .map_err(|e| e.report())?;
             full.push(o.times);
             last = Some(o);
+            tokio::time::sleep(self.settle).await;
             walks.push(walker.walk().await?);
         }
         let walker_nodes = walker.nodes;
@@ -330,6 +350,7 @@ impl AppBench<'_> {
             .map_err(|e| e.report())?;
         let mut live = Vec::with_capacity(self.runs);
         for _ in 0..self.runs {
+            tokio::time::sleep(self.settle).await;
             let o = observe(b, &mut ctx, ObserveOptions::default())
                 .await
                 .map_err(|e| e.report())?;
@@ -452,8 +473,8 @@ impl fmt::Display for AppsReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{}; {}; medians in ms over {} runs",
-            self.date, self.machine, self.runs
+            "{}; {}; medians in ms over {} runs, each after {} ms idle",
+            self.date, self.machine, self.runs, self.settle_ms
         )?;
         writeln!(
             f,

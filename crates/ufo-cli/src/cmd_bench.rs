@@ -71,6 +71,11 @@ pub(crate) struct AppsArgs {
     /// Observations and walks timed per application (after one warm-up each).
     #[arg(long, default_value_t = 10)]
     runs: usize,
+    /// Milliseconds the application is left idle before each timed
+    /// observation and walk, as between two agent steps (0: back to back,
+    /// which slows the walk about twofold).
+    #[arg(long, default_value_t = ufo_bench::apps::SETTLE_MS)]
+    settle_ms: u64,
     /// List the applications and whether each is installed, and exit.
     #[arg(long)]
     list: bool,
@@ -223,6 +228,7 @@ async fn apps(a: AppsArgs) -> Result<ExitCode, ErrorReport> {
     let opts = ufo_bench::apps::AppsOptions {
         apps: a.apps,
         runs: a.runs,
+        settle: std::time::Duration::from_millis(a.settle_ms),
     };
     print(&ufo_bench::apps::run(&opts).await?, a.json)?;
     Ok(ExitCode::SUCCESS)

@@ -25,6 +25,8 @@ fn bench_apps_observes_galculator_and_zenity_and_walks_them_with_pyatspi() {
             "galculator,zenity",
             "--runs",
             "2",
+            "--settle-ms",
+            "50",
             "--json",
         ],
         state.path(),
@@ -37,6 +39,8 @@ fn bench_apps_observes_galculator_and_zenity_and_walks_them_with_pyatspi() {
     );
     let r: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(r["runs"], 2, "{r}");
+    // Each observation and walk came after the idle time asked for.
+    assert_eq!(r["settle_ms"], 50, "{r}");
     assert_eq!(r["skipped"], serde_json::json!([]), "{r}");
     let apps = r["apps"].as_array().unwrap();
     assert_eq!(apps.len(), 2, "{r}");
