@@ -144,7 +144,7 @@ pub async fn run(opts: &AppsOptions) -> Result<AppsReport, ErrorReport> {
     let selected = select(&opts.apps)?;
     let work = std::env::temp_dir().join(format!("ufo-bench-apps-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| write_err(&work, e))?;
-    let outcome = in_desktop(&selected, (opts.runs, opts.settle), &work).await;
+    let outcome = in_desktop(&selected, opts.runs, opts.settle, &work).await;
     let _ = std::fs::remove_dir_all(&work);
     let (apps, skipped) = outcome?;
     let missed = missed_goals(&apps);
@@ -186,7 +186,8 @@ fn select(keys: &[String]) -> Result<Vec<AppSpec>, ErrorReport> {
 /// Starts the desktop, measures each application in it, stops it.
 async fn in_desktop(
     selected: &[AppSpec],
-    (runs, settle): (usize, Duration),
+    runs: usize,
+    settle: Duration,
     work: &Path,
 ) -> Result<(Vec<AppRow>, Vec<Skipped>), ErrorReport> {
     ufo_testkit::apps::write_fixtures(work).map_err(|e| write_err(work, e))?;
