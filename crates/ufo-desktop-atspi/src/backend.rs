@@ -25,6 +25,7 @@ use ufo_desktop::{
 };
 use zbus::proxy::CacheProperties;
 
+mod ahead;
 mod cache;
 mod capture;
 mod children;
@@ -152,6 +153,8 @@ pub struct AtspiBackend {
     pub(crate) cell_cache: children::CellCache,
     /// Role and interfaces of the elements read so far (see `identity.rs`).
     pub(crate) identity: identity::IdentityMemo,
+    /// Rectangles asked ahead of the walk (see `ahead.rs`).
+    ahead: ahead::AskedAhead,
 }
 
 impl std::fmt::Debug for AtspiBackend {
@@ -203,6 +206,7 @@ impl AtspiBackend {
             reuse: stores::Reuse::default(),
             cell_cache: children::CellCache::default(),
             identity: identity::IdentityMemo::default(),
+            ahead: ahead::AskedAhead::default(),
         })
     }
 

@@ -146,6 +146,90 @@ async fn the_live_tree_equals_a_full_capture_and_follows_outside_changes() {
     d.stop().unwrap();
 }
 
+/// A full capture asks ahead what the last one asked (rectangles, texts,
+/// children): the answers must be of this capture. Between two captures
+/// the window is moved and text typed into it, with nothing read between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capture_asked_ahead_sees_the_window_moved_and_the_text_typed_since() {
+    let (d, b) = desktop_with("mousepad").await;
+    let w = main_window(&b, "mousepad").await;
+    let ctx = observe(&b, &w).await;
+    let editor = editor(&ctx);
+    let first = b.capture_tree(&w, &fresh_budget(0)).await.unwrap();
+    let taken = b.answers_asked_ahead();
+    let again = b.capture_tree(&w, &fresh_budget(1)).await.unwrap();
+    assert!(
+        b.answers_asked_ahead() >= taken + 10,
+        "the second capture took {} answers asked ahead",
+        b.answers_asked_ahead() - taken
+    );
+    assert_same(&first, &again, "unchanged, asked ahead");
+
+    b.focus_element(&editor.handle).await.unwrap();
+    let mark = b.event_mark();
+    b.send_keys(&literal_text("asked ahead")).await.unwrap();
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let before = first.nodes[0].rect.unwrap();
+    let moved = std::process::Command::new("xdotool")
+        .args(["windowmove", &w.native_id.unwrap().to_string()])
+        .args([(before.x + 70).to_string(), (before.y + 40).to_string()])
+        .envs(ufo_testkit::desktop_env(&d))
+        .status()
+        .expect("xdotool runs");
+    assert!(moved.success());
+    let now = eventually("moved", || async {
+        let r = b.refresh_node(&w.handle, 0).await.unwrap().rect.unwrap();
+        match (r.x, r.y) == (before.x + 70, before.y + 40) {
+            true => "moved".to_owned(),
+            false => format!("{r:?}"),
+        }
+    })
+    .await;
+    assert_eq!(now, "moved");
+
+    let taken = b.answers_asked_ahead();
+    let after = b.capture_tree(&w, &fresh_budget(2)).await.unwrap();
+    assert!(b.answers_asked_ahead() >= taken + 10);
+    let node = |t: &UiTree, h: &ufo_core::ElementHandle| {
+        t.nodes.iter().find(|n| &n.handle == h).cloned().unwrap()
+    };
+    let typed = node(&after, &editor.handle);
+    assert!(
+        typed
+            .value
+            .as_deref()
+            .unwrap_or_default()
+            .contains("asked ahead"),
+        "{:?}",
+        typed.value
+    );
+    // Every rectangle read in both moved with the window.
+    let mut compared = 0;
+    for n in &after.nodes {
+        // A label whose text changed (the status bar's cursor position)
+        // may have changed its width too.
+        let Some(old) = first
+            .nodes
+            .iter()
+            .find(|o| o.handle == n.handle && o.name == n.name && o.value == n.value)
+        else {
+            continue;
+        };
+        if let (Some(r), Some(o)) = (n.rect, old.rect) {
+            assert_eq!(
+                (r.x, r.y, r.width, r.height),
+                (o.x + 70, o.y + 40, o.width, o.height),
+                "{} {:?}",
+                n.role,
+                n.name
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10, "{compared} rectangles compared");
+    d.stop().unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kept_window_list_follows_a_dialog_opened_and_closed() {
     let (d, b) = desktop_with("mousepad").await;

@@ -154,7 +154,11 @@ impl Capture<'_> {
                 false => backend.open_popups(&self.root).await,
             }
         };
-        let (root_raw, cache, popups) = self.window_cache_and_popups(popups).await;
+        // What the last capture asked after its first round goes out in
+        // this one's, after its own calls (see `ahead.rs`).
+        let mut ahead = backend.begin_ahead(&window.handle.0, &self.root);
+        let ((root_raw, cache, popups), ()) =
+            futures::join!(self.window_cache_and_popups(popups), ahead.send());
         let mut root_raw = root_raw?;
         let root_labels = root_raw.labelled_by.take();
         tracing::debug!(
@@ -181,6 +185,7 @@ impl Capture<'_> {
             relations.insert(window.handle.0.clone(), targets);
         }
         Box::pin(self.finish(&mut nodes, &relations, left, None)).await;
+        ahead.ended();
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),

@@ -108,7 +108,7 @@ impl AtspiBackend {
         // A widget container is not counted first (see `read.rs`): all of
         // its children are asked for, and the first `limit` kept.
         if count == Count::Uncounted && !managed {
-            let kids = call(h, "GetChildren", acc.get_children()).await?;
+            let kids = self.unmanaged_children(h, acc).await?;
             let mut refs = refs(bus, &kids);
             let n = refs.len();
             refs.truncate(limit);
@@ -121,9 +121,7 @@ impl AtspiBackend {
         // No trustworthy count (a cache's, for a managed container): ask.
         let count = match count {
             Count::Known(n) => n,
-            Count::Unknown | Count::Uncounted => {
-                call(h, "ChildCount", acc.child_count()).await.unwrap_or(0)
-            }
+            Count::Unknown | Count::Uncounted => self.child_count(h, acc).await.unwrap_or(0),
         }
         .max(0);
         // A leaf costs no call: the count said so (a cache's counts are
@@ -140,7 +138,10 @@ impl AtspiBackend {
             false => count <= limit_i,
         };
         if enumerate {
-            let kids = call(h, "GetChildren", acc.get_children()).await?;
+            let kids = match managed {
+                true => call(h, "GetChildren", acc.get_children()).await?,
+                false => self.unmanaged_children(h, acc).await?,
+            };
             return Ok(Children {
                 refs: refs(bus, &kids),
                 ..Children::default()

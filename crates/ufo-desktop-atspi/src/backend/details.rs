@@ -1,11 +1,11 @@
 //! What is read of a shown node besides its identity: its rectangle, its
 //! text (how much of it, and how toolkits answer), its numeric value.
 
+use super::AtspiBackend;
 use super::dbus::call;
 use super::objref::ObjRef;
 use super::plan::showing_may_be_stale;
-use super::{AtspiBackend, Result};
-use atspi::{CoordType, Interface, InterfaceSet, Role, State, StateSet};
+use atspi::{Interface, InterfaceSet, Role, State, StateSet};
 use ufo_core::{Rect, Screen};
 
 /// An element's rectangle as its toolkit reports it: on screen, or (GTK 4)
@@ -107,15 +107,6 @@ impl AtspiBackend {
         }
     }
 
-    /// `h`'s rectangle on screen as the toolkit reports it (GTK 4's
-    /// relative to its window).
-    pub(super) async fn extents(&self, h: &ObjRef) -> Result<Extents> {
-        let c = self.component(h).await?;
-        call(h, "GetExtents", c.get_extents(CoordType::Screen))
-            .await
-            .map(Extents::from)
-    }
-
     /// Extents, text and value — each only when the interface is there —
     /// concurrently. Action names are not read: a click asks them of the
     /// one control it acts on (`Backend::action_names`), which saved 42 of
@@ -143,8 +134,7 @@ impl AtspiBackend {
             if !ifaces.contains(Interface::Value) {
                 return None;
             }
-            let v = self.value(h).await.ok()?;
-            call(h, "CurrentValue", v.current_value()).await.ok()
+            self.current_value(h).await.ok()
         };
         // A node's text, when read, is its value (see `to_node`): its
         // numeric value is asked only when there is no text to read or
@@ -176,19 +166,19 @@ impl AtspiBackend {
         if max_text == 0 {
             return None;
         }
-        let t = self.text(h).await.ok()?;
         let end = i32::try_from(max_text.saturating_add(1)).unwrap_or(i32::MAX);
         let bus = h.bus();
         // LibreOffice answers "" to GetText past the end of the text (and
         // GTK 4 to GetText(0, -1)): once seen, that application's texts
         // are read whole, in one call as for the others.
         if self.apps.reads_whole_text(bus) {
-            return call(h, "GetText", t.get_text(0, -1)).await.ok();
+            return self.text_to(h, -1).await.ok();
         }
-        let got = call(h, "GetText", t.get_text(0, end)).await.ok()?;
+        let got = self.text_to(h, end).await.ok()?;
         if !got.is_empty() {
             return Some(got);
         }
+        let t = self.text(h).await.ok()?;
         let n = call(h, "CharacterCount", t.character_count()).await.ok()?;
         if n <= 0 {
             return Some(got);

@@ -24,9 +24,7 @@ impl AtspiBackend {
         acc: &AccessibleProxy<'static>,
     ) -> Option<Vec<ObjRef>> {
         let bus = h.bus();
-        let rels = call(h, "GetRelationSet", acc.get_relation_set())
-            .await
-            .ok()?;
+        let rels = self.relations(h, acc).await.ok()?;
         Some(
             rels.into_iter()
                 .filter(|(r, _)| *r == RelationType::LabelledBy)

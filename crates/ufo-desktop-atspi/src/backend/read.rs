@@ -304,7 +304,7 @@ impl AtspiBackend {
         // its states, with what may go out before them (see [`Expect`]).
         let (identity, states, known, glance, early) = futures::join!(
             self.identity(h, acc, plan.remembered),
-            call(h, "GetState", acc.get_state()),
+            self.states(h, acc),
             async {
                 match names_now {
                     true => {
@@ -442,11 +442,11 @@ impl AtspiBackend {
             return k;
         }
         // The description waits for the name (see `rest_of_node`).
-        let (name, count) = futures::join!(call(h, "Name", acc.name()), async {
+        let (name, count) = futures::join!(self.name(h, acc), async {
             match count {
                 Some(n) => Some(Ok(n)),
                 None if uncounted => None,
-                None => Some(call(h, "ChildCount", acc.child_count()).await),
+                None => Some(self.child_count(h, acc).await),
             }
         },);
         if let Some(Err(e)) = &count {
@@ -462,13 +462,7 @@ impl AtspiBackend {
 
     /// The Accessible interface's properties of `h` in one call.
     async fn accessible_properties(&self, h: &ObjRef) -> Result<Known> {
-        let p = self.properties(h).await?;
-        let iface =
-            zbus::names::InterfaceName::from_static_str_unchecked("org.a11y.atspi.Accessible");
-        let all = call(h, "GetAll", async {
-            p.get_all(iface).await.map_err(zbus::Error::from)
-        })
-        .await?;
+        let all = self.accessible_properties_all(h).await?;
         let text = |k: &str| {
             all.get(k)
                 .and_then(|v| v.downcast_ref::<String>().ok())

@@ -1,0 +1,428 @@
+//! Calls asked ahead. A full capture of a window asks, in its first
+//! round, beside the window, the application's cache and its open popups,
+//! what the last capture of the same window asked after them: states,
+//! names, descriptions and child counts, rectangles, texts, values,
+//! relations, and the children of containers that do not manage their
+//! descendants. The walk then takes each answer where it
+//! would have asked. Every answer is of a call made during this capture,
+//! so nothing read is older than it would have been; what the walk does
+//! not ask (an element gone, a branch hidden since) is dropped unread, and
+//! what it asks that was not asked ahead goes out as before.
+//!
+//! A round costs far more than a call: a lone call to a GTK 3 application
+//! waits 200 to 600 µs for its answer (xfce4-terminal over its private
+//! socket, measured), calls sent together are answered every 25 to 100 µs.
+//! A small window's capture is two to four rounds, the first one with the
+//! cache; asked ahead it is one.
+//!
+//! A managed container's children are never asked ahead (the list may
+//! have grown to millions since), nor anything of a capture that reads a
+//! branch again or brings a kept capture up to date. What a capture asks
+//! is noted by application: a read made elsewhere while it runs (an
+//! action's) may take an answer asked at its start, no older than the
+//! capture itself, and two captures of one application at once share
+//! their notes, which costs calls asked ahead in vain, never a stale
+//! answer. When a capture ends, however it ends, every answer it left is
+//! dropped (see [`AheadRun`]).
+
+use super::AtspiBackend;
+use super::Result;
+use super::dbus::call;
+use super::details::Extents;
+use super::objref::ObjRef;
+use atspi::proxy::accessible::AccessibleProxy;
+use atspi::{CoordType, ObjectRefOwned, StateSet};
+use futures::future::join_all;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::task::JoinHandle;
+use zbus::fdo::PropertiesProxy;
+
+/// Most calls asked ahead for one capture: a window whose walk asks more
+/// (a sheet) gains little from one round less.
+const MOST_AHEAD: usize = 256;
+
+/// What is asked ahead of an element.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Ask {
+    /// Its rectangle on screen.
+    Extents,
+    /// Its children, of a container that does not manage its descendants
+    /// (one that does may have grown to millions since).
+    Children,
+    /// Its text, up to this end (−1: all of it).
+    Text(i32),
+    /// Its current value.
+    Value,
+    /// Its relations.
+    Relations,
+    /// Its states.
+    States,
+    /// Its name, description and child count (`Properties.GetAll`).
+    Properties,
+    /// Its name alone.
+    Name,
+    /// Its child count alone.
+    ChildCount,
+}
+
+/// An answer asked ahead.
+enum Answer {
+    Extents(Result<Extents>),
+    Children(Result<Vec<ObjectRefOwned>>),
+    Text(Result<String>),
+    Value(Result<f64>),
+    Relations(Result<Relations>),
+    States(Result<StateSet>),
+    Properties(Result<Properties>),
+    Name(Result<String>),
+    ChildCount(Result<i32>),
+}
+
+/// What `Properties.GetAll` answers.
+pub(super) type Properties = HashMap<String, zbus::zvariant::OwnedValue>;
+
+/// What GetRelationSet answers.
+type Relations = Vec<(atspi::RelationType, Vec<ObjectRefOwned>)>;
+
+/// The calls each window's last capture made, those asked ahead for the
+/// capture running, and those a capture running has made so far.
+#[derive(Default)]
+pub(super) struct AskedAhead {
+    /// By window handle: what its last capture asked, in the order asked.
+    last: Mutex<HashMap<String, Vec<(Ask, String)>>>,
+    /// By bus name: what the capture running in that application has
+    /// asked (by object path).
+    asked: Mutex<HashMap<String, Vec<(Ask, String)>>>,
+    /// By bus name, object path and call: an answer asked ahead.
+    ahead: Mutex<HashMap<(String, String, Ask), JoinHandle<Answer>>>,
+    /// How many answers asked ahead captures have taken.
+    taken: AtomicU64,
+}
+
+impl AskedAhead {
+    /// Notes that a capture running in `h`'s application asks `ask` of
+    /// `h` (nothing when none runs there), and takes the answer asked
+    /// ahead, if any.
+    fn take(&self, h: &ObjRef, ask: Ask) -> Option<JoinHandle<Answer>> {
+        if let Ok(mut asked) = self.asked.lock()
+            && let Some(calls) = asked.get_mut(h.bus())
+            && calls.len() < MOST_AHEAD
+        {
+            calls.push((ask, h.path().to_owned()));
+        }
+        let key = (h.bus().to_owned(), h.path().to_owned(), ask);
+        let task = self.ahead.lock().ok()?.remove(&key)?;
+        self.taken.fetch_add(1, Ordering::Relaxed);
+        Some(task)
+    }
+}
+
+/// One capture's use of calls asked ahead, from [`AtspiBackend::begin_ahead`]
+/// until it is dropped: then what it asked is kept for the next capture of
+/// its window (when [`AheadRun::ended`] was called) and every answer left
+/// is dropped, however the capture ended (failed, or given up at a
+/// deadline).
+pub(super) struct AheadRun<'b> {
+    backend: &'b AtspiBackend,
+    window: String,
+    bus: String,
+    /// What the window's last capture asked after its first round.
+    calls: Vec<(Ask, String)>,
+    ended: bool,
+}
+
+impl AheadRun<'_> {
+    /// Asks ahead what the window's last capture asked: each call goes out
+    /// now, its answer kept for the walk to take. Called once the calls of
+    /// the capture's first round are out, so that the application answers
+    /// those first.
+    pub(super) async fn send(&mut self) {
+        let calls = std::mem::take(&mut self.calls);
+        self.backend.send_ahead(&self.bus, calls).await;
+    }
+
+    /// The capture ended with a tree: what it asked is what the next one
+    /// asks ahead.
+    pub(super) fn ended(mut self) {
+        self.ended = true;
+    }
+}
+
+impl Drop for AheadRun<'_> {
+    fn drop(&mut self) {
+        self.backend.end_ahead(&self.window, &self.bus, self.ended);
+    }
+}
+
+impl AtspiBackend {
+    /// How many answers captures have taken from calls asked ahead so far
+    /// (see the module docs): a way to tell that they are.
+    pub fn answers_asked_ahead(&self) -> u64 {
+        self.ahead.taken.load(Ordering::Relaxed)
+    }
+
+    /// Starts the capture of `window` (element `root`): notes what it asks
+    /// from now on, and returns that run with what the window's last
+    /// capture asked after its first round (of other elements than the
+    /// window), to ask ahead.
+    pub(super) fn begin_ahead<'b>(&'b self, window: &str, root: &ObjRef) -> AheadRun<'b> {
+        if let Ok(mut asked) = self.ahead.asked.lock() {
+            asked.insert(root.bus().to_owned(), Vec::new());
+        }
+        let calls = self
+            .ahead
+            .last
+            .lock()
+            .ok()
+            .and_then(|last| {
+                let calls = last.get(window)?.iter();
+                Some(calls.filter(|(_, p)| p != root.path()).cloned().collect())
+            })
+            .unwrap_or_default();
+        AheadRun {
+            backend: self,
+            window: window.to_owned(),
+            bus: root.bus().to_owned(),
+            calls,
+            ended: false,
+        }
+    }
+
+    /// Asks `calls` of elements of application `bus` ahead (see
+    /// [`AheadRun::send`]).
+    async fn send_ahead(&self, bus: &str, calls: Vec<(Ask, String)>) {
+        let started = join_all(calls.into_iter().map(|(ask, path)| async move {
+            let h = ObjRef::new(bus, &path);
+            let task = match ask {
+                Ask::Extents => {
+                    let c = self.component(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        let e = call(&h, "GetExtents", c.get_extents(CoordType::Screen)).await;
+                        Answer::Extents(e.map(Extents::from))
+                    })
+                }
+                Ask::Children => {
+                    let acc = self.accessible(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::Children(call(&h, "GetChildren", acc.get_children()).await)
+                    })
+                }
+                Ask::Text(end) => {
+                    let t = self.text(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::Text(call(&h, "GetText", t.get_text(0, end)).await)
+                    })
+                }
+                Ask::Value => {
+                    let v = self.value(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::Value(call(&h, "CurrentValue", v.current_value()).await)
+                    })
+                }
+                Ask::Relations => {
+                    let acc = self.accessible(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::Relations(call(&h, "GetRelationSet", acc.get_relation_set()).await)
+                    })
+                }
+                Ask::States => {
+                    let acc = self.accessible(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::States(call(&h, "GetState", acc.get_state()).await)
+                    })
+                }
+                Ask::Properties => {
+                    let p = self.properties(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::Properties(call(&h, "GetAll", get_all(&p)).await)
+                    })
+                }
+                Ask::Name => {
+                    let acc = self.accessible(&h).await.ok()?;
+                    tokio::spawn(async move { Answer::Name(call(&h, "Name", acc.name()).await) })
+                }
+                Ask::ChildCount => {
+                    let acc = self.accessible(&h).await.ok()?;
+                    tokio::spawn(async move {
+                        Answer::ChildCount(call(&h, "ChildCount", acc.child_count()).await)
+                    })
+                }
+            };
+            Some(((bus.to_owned(), path, ask), task))
+        }))
+        .await;
+        let started: Vec<_> = started.into_iter().flatten().collect();
+        if let Ok(mut ahead) = self.ahead.ahead.lock() {
+            ahead.extend(started);
+        }
+    }
+
+    /// Ends the capture running in `bus`: when it `ended` (it was not
+    /// given up), what it asked is what the next capture of `window` asks
+    /// ahead; what it did not take is dropped, so that nothing asked for
+    /// one capture is ever taken by a later read.
+    fn end_ahead(&self, window: &str, bus: &str, ended: bool) {
+        let asked = self.ahead.asked.lock().ok().and_then(|mut a| a.remove(bus));
+        if let (Some(asked), true, Ok(mut last)) = (asked, ended, self.ahead.last.lock()) {
+            last.insert(window.to_owned(), asked);
+        }
+        if let Ok(mut ahead) = self.ahead.ahead.lock() {
+            ahead.retain(|(b, _, _), task| {
+                let keep = b != bus;
+                if !keep {
+                    task.abort();
+                }
+                keep
+            });
+        }
+    }
+
+    /// The answer to `ask` of `h` asked ahead, when there is one and it
+    /// is `pick`'s kind, else `now`'s.
+    async fn asked_ahead_or<T>(
+        &self,
+        h: &ObjRef,
+        ask: Ask,
+        pick: fn(Answer) -> Option<Result<T>>,
+        now: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        if let Some(task) = self.ahead.take(h, ask)
+            && let Ok(answer) = task.await
+            && let Some(answer) = pick(answer)
+        {
+            return answer;
+        }
+        now.await
+    }
+
+    /// `h`'s rectangle on screen as the toolkit reports it (GTK 4's
+    /// relative to its window).
+    pub(super) async fn extents(&self, h: &ObjRef) -> Result<Extents> {
+        let pick = |a| match a {
+            Answer::Extents(x) => Some(x),
+            _ => None,
+        };
+        self.asked_ahead_or(h, Ask::Extents, pick, async {
+            let c = self.component(h).await?;
+            let e = call(h, "GetExtents", c.get_extents(CoordType::Screen)).await;
+            e.map(Extents::from)
+        })
+        .await
+    }
+
+    /// The children of `h`, a container that does not manage its
+    /// descendants.
+    pub(super) async fn unmanaged_children(
+        &self,
+        h: &ObjRef,
+        acc: &AccessibleProxy<'static>,
+    ) -> Result<Vec<ObjectRefOwned>> {
+        let pick = |a| match a {
+            Answer::Children(x) => Some(x),
+            _ => None,
+        };
+        let now = call(h, "GetChildren", acc.get_children());
+        self.asked_ahead_or(h, Ask::Children, pick, now).await
+    }
+
+    /// `h`'s text from 0 to `end` (−1: all of it).
+    pub(super) async fn text_to(&self, h: &ObjRef, end: i32) -> Result<String> {
+        let pick = |a| match a {
+            Answer::Text(x) => Some(x),
+            _ => None,
+        };
+        self.asked_ahead_or(h, Ask::Text(end), pick, async {
+            let t = self.text(h).await?;
+            call(h, "GetText", t.get_text(0, end)).await
+        })
+        .await
+    }
+
+    /// `h`'s current value.
+    pub(super) async fn current_value(&self, h: &ObjRef) -> Result<f64> {
+        let pick = |a| match a {
+            Answer::Value(x) => Some(x),
+            _ => None,
+        };
+        self.asked_ahead_or(h, Ask::Value, pick, async {
+            let v = self.value(h).await?;
+            call(h, "CurrentValue", v.current_value()).await
+        })
+        .await
+    }
+
+    /// `h`'s relations.
+    pub(super) async fn relations(
+        &self,
+        h: &ObjRef,
+        acc: &AccessibleProxy<'static>,
+    ) -> Result<Relations> {
+        let pick = |a| match a {
+            Answer::Relations(x) => Some(x),
+            _ => None,
+        };
+        let now = call(h, "GetRelationSet", acc.get_relation_set());
+        self.asked_ahead_or(h, Ask::Relations, pick, now).await
+    }
+
+    /// `h`'s states.
+    pub(super) async fn states(
+        &self,
+        h: &ObjRef,
+        acc: &AccessibleProxy<'static>,
+    ) -> Result<StateSet> {
+        let pick = |a| match a {
+            Answer::States(x) => Some(x),
+            _ => None,
+        };
+        let now = call(h, "GetState", acc.get_state());
+        self.asked_ahead_or(h, Ask::States, pick, now).await
+    }
+
+    /// `h`'s Accessible properties (name, description, child count …) in
+    /// one `Properties.GetAll`.
+    pub(super) async fn accessible_properties_all(&self, h: &ObjRef) -> Result<Properties> {
+        let pick = |a| match a {
+            Answer::Properties(x) => Some(x),
+            _ => None,
+        };
+        self.asked_ahead_or(h, Ask::Properties, pick, async {
+            let p = self.properties(h).await?;
+            call(h, "GetAll", get_all(&p)).await
+        })
+        .await
+    }
+
+    /// `h`'s name.
+    pub(super) async fn name(&self, h: &ObjRef, acc: &AccessibleProxy<'static>) -> Result<String> {
+        let pick = |a| match a {
+            Answer::Name(x) => Some(x),
+            _ => None,
+        };
+        let now = call(h, "Name", acc.name());
+        self.asked_ahead_or(h, Ask::Name, pick, now).await
+    }
+
+    /// `h`'s child count.
+    pub(super) async fn child_count(
+        &self,
+        h: &ObjRef,
+        acc: &AccessibleProxy<'static>,
+    ) -> Result<i32> {
+        let pick = |a| match a {
+            Answer::ChildCount(x) => Some(x),
+            _ => None,
+        };
+        let now = call(h, "ChildCount", acc.child_count());
+        self.asked_ahead_or(h, Ask::ChildCount, pick, now).await
+    }
+}
+
+/// `Properties.GetAll` of the Accessible interface, through `p`.
+async fn get_all(p: &PropertiesProxy<'static>) -> zbus::Result<Properties> {
+    let iface = zbus::names::InterfaceName::from_static_str_unchecked("org.a11y.atspi.Accessible");
+    p.get_all(iface).await.map_err(zbus::Error::from)
+}
