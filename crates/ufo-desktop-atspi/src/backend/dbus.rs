@@ -114,13 +114,13 @@ impl AtspiBackend {
         if !self.use_p2p || !bus.starts_with(':') {
             return Route::Bus;
         }
-        if let Some(r) = self.apps.route(bus).await {
+        if let Some(r) = self.apps.route(bus) {
             return r;
         }
         // Opened without the lock held, so a slow application delays only itself;
         // if two callers race, the first route stored wins.
         let route = self.open_p2p(bus).await.map_or(Route::Bus, Route::P2p);
-        self.apps.keep_route(bus, route).await
+        self.apps.keep_route(bus, route)
     }
 
     pub(super) async fn open_p2p(&self, bus: &str) -> Option<zbus::Connection> {

@@ -19,7 +19,7 @@ pub(super) struct Apps {
     /// buttons act late, Qt lists no open popup.
     toolkits: Mutex<HashMap<String, Toolkit>>,
     /// How to reach each application.
-    routes: tokio::sync::Mutex<HashMap<String, Route>>,
+    routes: Mutex<HashMap<String, Route>>,
     /// Applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<HashSet<String>>,
     /// Applications whose cache is too slow to ask (see `cache.rs`).
@@ -43,19 +43,17 @@ impl Apps {
     }
 
     /// How the application on `bus` is reached, if that was decided.
-    pub(super) async fn route(&self, bus: &str) -> Option<Route> {
-        self.routes.lock().await.get(bus).cloned()
+    pub(super) fn route(&self, bus: &str) -> Option<Route> {
+        self.routes.lock().ok()?.get(bus).cloned()
     }
 
     /// Remembers `route` for the application on `bus` unless one was
     /// stored meanwhile, and returns the one stored (the first wins).
-    pub(super) async fn keep_route(&self, bus: &str, route: Route) -> Route {
-        self.routes
-            .lock()
-            .await
-            .entry(bus.to_owned())
-            .or_insert(route)
-            .clone()
+    pub(super) fn keep_route(&self, bus: &str, route: Route) -> Route {
+        match self.routes.lock() {
+            Ok(mut routes) => routes.entry(bus.to_owned()).or_insert(route).clone(),
+            Err(_) => route,
+        }
     }
 
     /// Whether the application on `bus` answers GetText only for its whole
