@@ -68,6 +68,17 @@ enum Ask {
     ChildCount,
 }
 
+/// The answer of one kind (`pick!(Answer::Text)`), for
+/// [`AtspiBackend::asked_ahead_or`]: `None` for any other.
+macro_rules! pick {
+    ($kind:path) => {
+        |a| match a {
+            $kind(x) => Some(x),
+            _ => None,
+        }
+    };
+}
+
 /// An answer asked ahead.
 enum Answer {
     Extents(Result<Extents>),
@@ -301,10 +312,7 @@ impl AtspiBackend {
     /// `h`'s rectangle on screen as the toolkit reports it (GTK 4's
     /// relative to its window).
     pub(super) async fn extents(&self, h: &ObjRef) -> Result<Extents> {
-        let pick = |a| match a {
-            Answer::Extents(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Extents);
         self.asked_ahead_or(h, Ask::Extents, pick, async {
             let c = self.component(h).await?;
             let e = call(h, "GetExtents", c.get_extents(CoordType::Screen)).await;
@@ -320,20 +328,14 @@ impl AtspiBackend {
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
     ) -> Result<Vec<ObjectRefOwned>> {
-        let pick = |a| match a {
-            Answer::Children(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Children);
         let now = call(h, "GetChildren", acc.get_children());
         self.asked_ahead_or(h, Ask::Children, pick, now).await
     }
 
     /// `h`'s text from 0 to `end` (−1: all of it).
     pub(super) async fn text_to(&self, h: &ObjRef, end: i32) -> Result<String> {
-        let pick = |a| match a {
-            Answer::Text(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Text);
         self.asked_ahead_or(h, Ask::Text(end), pick, async {
             let t = self.text(h).await?;
             call(h, "GetText", t.get_text(0, end)).await
@@ -343,10 +345,7 @@ impl AtspiBackend {
 
     /// `h`'s current value.
     pub(super) async fn current_value(&self, h: &ObjRef) -> Result<f64> {
-        let pick = |a| match a {
-            Answer::Value(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Value);
         self.asked_ahead_or(h, Ask::Value, pick, async {
             let v = self.value(h).await?;
             call(h, "CurrentValue", v.current_value()).await
@@ -360,10 +359,7 @@ impl AtspiBackend {
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
     ) -> Result<Relations> {
-        let pick = |a| match a {
-            Answer::Relations(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Relations);
         let now = call(h, "GetRelationSet", acc.get_relation_set());
         self.asked_ahead_or(h, Ask::Relations, pick, now).await
     }
@@ -374,10 +370,7 @@ impl AtspiBackend {
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
     ) -> Result<StateSet> {
-        let pick = |a| match a {
-            Answer::States(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::States);
         let now = call(h, "GetState", acc.get_state());
         self.asked_ahead_or(h, Ask::States, pick, now).await
     }
@@ -385,10 +378,7 @@ impl AtspiBackend {
     /// `h`'s Accessible properties (name, description, child count …) in
     /// one `Properties.GetAll`.
     pub(super) async fn accessible_properties_all(&self, h: &ObjRef) -> Result<Properties> {
-        let pick = |a| match a {
-            Answer::Properties(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Properties);
         self.asked_ahead_or(h, Ask::Properties, pick, async {
             let p = self.properties(h).await?;
             call(h, "GetAll", get_all(&p)).await
@@ -398,10 +388,7 @@ impl AtspiBackend {
 
     /// `h`'s name.
     pub(super) async fn name(&self, h: &ObjRef, acc: &AccessibleProxy<'static>) -> Result<String> {
-        let pick = |a| match a {
-            Answer::Name(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::Name);
         let now = call(h, "Name", acc.name());
         self.asked_ahead_or(h, Ask::Name, pick, now).await
     }
@@ -412,10 +399,7 @@ impl AtspiBackend {
         h: &ObjRef,
         acc: &AccessibleProxy<'static>,
     ) -> Result<i32> {
-        let pick = |a| match a {
-            Answer::ChildCount(x) => Some(x),
-            _ => None,
-        };
+        let pick = pick!(Answer::ChildCount);
         let now = call(h, "ChildCount", acc.child_count());
         self.asked_ahead_or(h, Ask::ChildCount, pick, now).await
     }
