@@ -39,6 +39,10 @@ pub(crate) enum Change {
     Bounds,
     /// An element's children were added or removed.
     Children,
+    /// What an element shows changed, its children perhaps among it
+    /// (visible data, model, active descendant): the live tree takes it as
+    /// [`Change::Children`].
+    Data,
     /// A window was created, destroyed, shown, moved… (the window list).
     Window,
 }
@@ -292,10 +296,10 @@ impl Shared {
             (Change::Window, None)
         } else {
             match member {
-                "ChildrenChanged"
-                | "VisibleDataChanged"
-                | "ModelChanged"
-                | "ActiveDescendantChanged" => (Change::Children, None),
+                "ChildrenChanged" => (Change::Children, None),
+                "VisibleDataChanged" | "ModelChanged" | "ActiveDescendantChanged" => {
+                    (Change::Data, None)
+                }
                 m if m.starts_with("Row") || m.starts_with("Column") => (Change::Children, None),
                 "BoundsChanged" => (Change::Bounds, None),
                 "StateChanged" => {

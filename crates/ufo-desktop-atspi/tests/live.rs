@@ -231,6 +231,55 @@ async fn a_capture_asked_ahead_sees_the_window_moved_and_the_text_typed_since() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_switched_since_is_not_asked_ahead() {
+    let app = "gtk3-widget-factory";
+    let (d, b) = desktop_with(app).await;
+    let w = main_window(&b, app).await;
+    b.capture_tree(&w, &fresh_budget(0)).await.unwrap();
+    let (sent, taken) = (b.calls_asked_ahead(), b.answers_asked_ahead());
+    let page1 = b.capture_tree(&w, &fresh_budget(1)).await.unwrap();
+    let asked = b.calls_asked_ahead() - sent;
+    assert!(
+        asked >= 100 && b.answers_asked_ahead() - taken >= 100,
+        "page 1 again: {asked} asked ahead, {} taken",
+        b.answers_asked_ahead() - taken
+    );
+
+    // Another page: the stack's branch changed, the rest of the window
+    // did not.
+    let button = page1
+        .nodes
+        .iter()
+        .find(|n| n.name == "Page 2")
+        .expect("a Page 2 button");
+    let mark = b.event_mark();
+    assert!(b.do_action(&button.handle, "click").await.unwrap());
+    b.settle(Some(&w), mark, Duration::from_secs(5)).await;
+    let (sent, taken) = (b.calls_asked_ahead(), b.answers_asked_ahead());
+    let page2 = b.capture_tree(&w, &fresh_budget(2)).await.unwrap();
+    let (asked, took) = (
+        b.calls_asked_ahead() - sent,
+        b.answers_asked_ahead() - taken,
+    );
+    // Asking page 1's calls again cost about a whole capture in vain.
+    assert!(
+        asked <= took + 8 && asked < 40,
+        "after the switch: {asked} asked ahead, {took} taken"
+    );
+    // What the capture shows is page 2's, and what a capture asked ahead
+    // of page 2 shows too.
+    let names = |t: &UiTree| {
+        let names = t.nodes.iter().map(|n| n.name.clone());
+        names.collect::<std::collections::HashSet<_>>()
+    };
+    let new: Vec<_> = names(&page2).difference(&names(&page1)).cloned().collect();
+    assert!(new.len() >= 5, "page 2 shows what page 1 did not: {new:?}");
+    let again = b.capture_tree(&w, &fresh_budget(0)).await.unwrap();
+    assert_same(&page2, &again, "page 2, asked ahead");
+    d.stop().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kept_window_list_follows_a_dialog_opened_and_closed() {
     let (d, b) = desktop_with("mousepad").await;
     let w = main_window(&b, "mousepad").await;

@@ -185,7 +185,7 @@ impl Capture<'_> {
             relations.insert(window.handle.0.clone(), targets);
         }
         Box::pin(self.finish(&mut nodes, &relations, left, None)).await;
-        ahead.ended();
+        ahead.ended(&nodes);
         tracing::debug!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             nodes = nodes.len(),

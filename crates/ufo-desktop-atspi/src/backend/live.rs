@@ -86,7 +86,7 @@ fn plan(kept: &Kept, watch: &EventWatch, bus: &str) -> Plan {
     for c in &since.changes {
         match c.change {
             Change::Window => return Plan::Full("its windows changed"),
-            Change::Children => {
+            Change::Children | Change::Data => {
                 // Children of an element the capture does not hold (another
                 // window, the inside of a hidden branch) change nothing it
                 // shows; the application's root is where new top-levels
