@@ -153,7 +153,8 @@ pub struct AtspiBackend {
     pub(crate) cell_cache: children::CellCache,
     /// Role and interfaces of the elements read so far (see `identity.rs`).
     pub(crate) identity: identity::IdentityMemo,
-    /// Rectangles asked ahead of the walk (see `ahead.rs`).
+    /// Calls asked ahead of the walk, and what each window's last capture
+    /// asked (see `ahead.rs`).
     ahead: ahead::AskedAhead,
 }
 

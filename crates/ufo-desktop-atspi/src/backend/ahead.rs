@@ -169,34 +169,37 @@ struct LastAsked {
 }
 
 impl LastAsked {
-    /// The calls still worth asking after `changes` (the application's
-    /// since [`Self::mark`]): none of an element in a branch whose
-    /// children changed, that was shown or hidden, or of a window opened
-    /// or closed (`window`, the one captured, excepted: a window moved or
-    /// activated holds what it held), and none of an element the capture
-    /// did not hold once anything did.
-    fn still_likely(&self, changes: &[crate::events::Logged], window: &str) -> Vec<(Ask, String)> {
-        let changed: HashSet<&str> = changes
+    /// The calls still worth asking of `root`'s window, by what `events`
+    /// logged of its application since [`Self::mark`]: none of an element
+    /// in a branch whose children changed, that was shown or hidden, or of
+    /// a window opened or closed (`root` excepted: a window moved or
+    /// activated holds what it held), none of an element the capture did
+    /// not hold once anything changed, nor of `root` itself (its calls go
+    /// out in the first round anyway). `None` when the log lost some of it.
+    fn still_likely(&self, events: &EventWatch, root: &ObjRef) -> Option<Vec<(Ask, String)>> {
+        let since = events.since(root.bus(), self.mark);
+        if since.overflowed {
+            return None;
+        }
+        let changed: HashSet<&str> = since
+            .changes
             .iter()
             .filter(|c| match c.change {
                 Change::Children => true,
-                Change::Window => c.path != window,
+                Change::Window => c.path != root.path(),
                 Change::Node | Change::Bounds | Change::Data => c.visibility.is_some(),
             })
             .map(|c| c.path.as_str())
             .collect();
         tracing::trace!(?changed, "branches changed since the last capture");
-        if changed.is_empty() {
-            return self.calls.clone();
-        }
         let mut verdict = HashMap::new();
-        self.calls
-            .iter()
-            .filter(|(_, p)| {
-                self.parents.contains_key(p) && !self.branch_changed(p, &changed, &mut verdict)
-            })
-            .cloned()
-            .collect()
+        let likely = self.calls.iter().filter(|(_, p)| {
+            p != root.path()
+                && (changed.is_empty()
+                    || self.parents.contains_key(p)
+                        && !self.branch_changed(p, &changed, &mut verdict))
+        });
+        Some(likely.cloned().collect())
     }
 
     /// Whether `path` or one of its ancestors is in `changed`; `verdict`
@@ -227,20 +230,6 @@ impl LastAsked {
     }
 }
 
-/// What of `last` is still worth asking, by what `events` logged of
-/// `root`'s application since; `None` when the log lost some of it.
-fn still_likely(
-    last: &LastAsked,
-    events: &EventWatch,
-    root: &ObjRef,
-) -> Option<Vec<(Ask, String)>> {
-    let since = events.since(root.bus(), last.mark);
-    match since.overflowed {
-        true => None,
-        false => Some(last.still_likely(&since.changes, root.path())),
-    }
-}
-
 /// `call`, boxed, for the one task that drives a capture's calls asked
 /// ahead.
 fn boxed(call: impl Future<Output = Answer> + Send + 'static) -> BoxFuture<'static, Answer> {
@@ -249,7 +238,7 @@ fn boxed(call: impl Future<Output = Answer> + Send + 'static) -> BoxFuture<'stat
 
 /// Object path → its parent's, of every node of a capture's `nodes`.
 fn parents_of(nodes: &[UiNode]) -> HashMap<String, String> {
-    let path = |n: &UiNode| n.handle.0.split_once('|').map(|(_, p)| p.to_owned());
+    let path = |n: &UiNode| Some(ObjRef::parse(&n.handle).ok()?.path().to_owned());
     nodes
         .iter()
         .filter_map(|n| {
@@ -289,7 +278,10 @@ impl AheadRun<'_> {
     /// The capture ended with a tree (`nodes`): what it asked is what the
     /// next one asks ahead, of the branches that did not change since.
     pub(super) fn ended(mut self, nodes: &[UiNode]) {
-        self.ended = Some(parents_of(nodes));
+        // Without events the next capture asks nothing ahead: no map.
+        if self.mark.is_some() {
+            self.ended = Some(parents_of(nodes));
+        }
     }
 }
 
@@ -322,23 +314,18 @@ impl AtspiBackend {
             asked.insert(root.bus().to_owned(), Vec::new());
         }
         let events = self.events.as_ref().filter(|e| e.is_live());
-        let calls: Vec<_> = events
+        let calls = events
             .zip(self.ahead.last.lock().ok())
             .and_then(|(events, last)| {
                 let last = last.get(window)?;
-                let likely = still_likely(last, events, root)?;
+                let likely = last.still_likely(events, root)?;
                 tracing::debug!(
                     window,
                     last = last.calls.len(),
                     likely = likely.len(),
                     "calls to ask ahead"
                 );
-                Some(
-                    likely
-                        .into_iter()
-                        .filter(|(_, p)| p != root.path())
-                        .collect(),
-                )
+                Some(likely)
             })
             .unwrap_or_default();
         AheadRun {
@@ -354,72 +341,11 @@ impl AtspiBackend {
     /// Asks `calls` of elements of application `bus` ahead (see
     /// [`AheadRun::send`]).
     async fn send_ahead(&self, bus: &str, calls: Vec<(Ask, String)>) {
-        let started =
-            join_all(
-                calls.into_iter().map(|(ask, path)| async move {
-                    let h = ObjRef::new(bus, &path);
-                    let task = match ask {
-                        Ask::Extents => {
-                            let c = self.component(&h).await.ok()?;
-                            boxed(async move {
-                                let e =
-                                    call(&h, "GetExtents", c.get_extents(CoordType::Screen)).await;
-                                Answer::Extents(e.map(Extents::from))
-                            })
-                        }
-                        Ask::Children => {
-                            let acc = self.accessible(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::Children(call(&h, "GetChildren", acc.get_children()).await)
-                            })
-                        }
-                        Ask::Text(end) => {
-                            let t = self.text(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::Text(call(&h, "GetText", t.get_text(0, end)).await)
-                            })
-                        }
-                        Ask::Value => {
-                            let v = self.value(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::Value(call(&h, "CurrentValue", v.current_value()).await)
-                            })
-                        }
-                        Ask::Relations => {
-                            let acc = self.accessible(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::Relations(
-                                    call(&h, "GetRelationSet", acc.get_relation_set()).await,
-                                )
-                            })
-                        }
-                        Ask::States => {
-                            let acc = self.accessible(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::States(call(&h, "GetState", acc.get_state()).await)
-                            })
-                        }
-                        Ask::Properties => {
-                            let p = self.properties(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::Properties(call(&h, "GetAll", get_all(&p)).await)
-                            })
-                        }
-                        Ask::Name => {
-                            let acc = self.accessible(&h).await.ok()?;
-                            boxed(async move { Answer::Name(call(&h, "Name", acc.name()).await) })
-                        }
-                        Ask::ChildCount => {
-                            let acc = self.accessible(&h).await.ok()?;
-                            boxed(async move {
-                                Answer::ChildCount(call(&h, "ChildCount", acc.child_count()).await)
-                            })
-                        }
-                    };
-                    Some(((bus.to_owned(), path, ask), task))
-                }),
-            )
-            .await;
+        let started = join_all(calls.into_iter().map(|(ask, path)| async move {
+            let call = self.ahead_call(ObjRef::new(bus, &path), ask).await?;
+            Some(((bus.to_owned(), path, ask), call))
+        }))
+        .await;
         let mut driven = FuturesUnordered::new();
         let mut answers = Vec::with_capacity(started.len());
         for (key, call) in started.into_iter().flatten() {
@@ -446,6 +372,60 @@ impl AtspiBackend {
         } else {
             driver.abort();
         }
+    }
+
+    /// The call `ask` of `h`, its proxy built, not yet sent (`None` when
+    /// `h` lacks the interface).
+    async fn ahead_call(&self, h: ObjRef, ask: Ask) -> Option<BoxFuture<'static, Answer>> {
+        Some(match ask {
+            Ask::Extents => {
+                let c = self.component(&h).await.ok()?;
+                boxed(async move {
+                    let e = call(&h, "GetExtents", c.get_extents(CoordType::Screen)).await;
+                    Answer::Extents(e.map(Extents::from))
+                })
+            }
+            Ask::Children => {
+                let acc = self.accessible(&h).await.ok()?;
+                boxed(
+                    async move { Answer::Children(call(&h, "GetChildren", acc.get_children()).await) },
+                )
+            }
+            Ask::Text(end) => {
+                let t = self.text(&h).await.ok()?;
+                boxed(async move { Answer::Text(call(&h, "GetText", t.get_text(0, end)).await) })
+            }
+            Ask::Value => {
+                let v = self.value(&h).await.ok()?;
+                boxed(
+                    async move { Answer::Value(call(&h, "CurrentValue", v.current_value()).await) },
+                )
+            }
+            Ask::Relations => {
+                let acc = self.accessible(&h).await.ok()?;
+                boxed(async move {
+                    Answer::Relations(call(&h, "GetRelationSet", acc.get_relation_set()).await)
+                })
+            }
+            Ask::States => {
+                let acc = self.accessible(&h).await.ok()?;
+                boxed(async move { Answer::States(call(&h, "GetState", acc.get_state()).await) })
+            }
+            Ask::Properties => {
+                let p = self.properties(&h).await.ok()?;
+                boxed(async move { Answer::Properties(call(&h, "GetAll", get_all(&p)).await) })
+            }
+            Ask::Name => {
+                let acc = self.accessible(&h).await.ok()?;
+                boxed(async move { Answer::Name(call(&h, "Name", acc.name()).await) })
+            }
+            Ask::ChildCount => {
+                let acc = self.accessible(&h).await.ok()?;
+                boxed(
+                    async move { Answer::ChildCount(call(&h, "ChildCount", acc.child_count()).await) },
+                )
+            }
+        })
     }
 
     /// Ends the capture running in `bus`: when it `ended` (it was not
