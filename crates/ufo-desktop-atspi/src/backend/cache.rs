@@ -11,7 +11,8 @@ use std::time::Duration;
 use std::time::Instant;
 use zbus::proxy::CacheProperties;
 
-/// A cache whose `GetItems` took longer than this is not asked for again:
+/// A cache whose `GetItems` took longer than this twice in a row (see
+/// `stores.rs`'s `SLOW_READS`) is not asked for again:
 /// LibreOffice computes every item it ever made, shown or not, through its
 /// own accessibility layer (Writer: 1,101 items in 62 to 115 ms, 80 µs
 /// each, for the 267 elements a capture reads; GTK 3 applications answer
@@ -168,7 +169,7 @@ impl AtspiBackend {
             return AppCache::default();
         };
         let took = asked.elapsed();
-        if took > SLOW_CACHE && self.apps.note_slow_cache(bus_name) {
+        if self.apps.note_cache_read(bus_name, took > SLOW_CACHE) {
             tracing::debug!(
                 bus_name,
                 items = items.len(),

@@ -12,6 +12,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use ufo_core::WindowInfo;
 
+/// Slow cache reads in a row after which an application's cache is not
+/// asked again: LibreOffice's is slow every time, a GTK 3 application's
+/// only when the machine is busy (one slow read under load used to switch
+/// a cache off for good, and the captures after it read every layout box's
+/// rectangle).
+const SLOW_READS: u32 = 2;
+
 /// What is known of the applications, by bus name.
 #[derive(Default)]
 pub(super) struct Apps {
@@ -22,8 +29,9 @@ pub(super) struct Apps {
     routes: Mutex<HashMap<String, Route>>,
     /// Applications whose texts are read with GetText(0, -1).
     whole_text: Mutex<HashSet<String>>,
-    /// Applications whose cache is too slow to ask (see `cache.rs`).
-    slow_caches: Mutex<HashSet<String>>,
+    /// By application: how many of its last cache reads in a row were
+    /// slow (see `cache.rs`).
+    slow_caches: Mutex<HashMap<String, u32>>,
     /// Applications that did not answer the last window listing, as a
     /// person knows them.
     unresponsive: Mutex<Vec<String>>,
@@ -70,21 +78,30 @@ impl Apps {
         }
     }
 
-    /// Whether the cache of the application on `bus` was once too slow to
-    /// ask again.
+    /// Whether the cache of the application on `bus` was too slow
+    /// [`SLOW_READS`] times in a row: it is not asked again.
     pub(super) fn cache_is_slow(&self, bus: &str) -> bool {
-        self.slow_caches.lock().is_ok_and(|s| s.contains(bus))
+        self.slow_caches
+            .lock()
+            .is_ok_and(|s| s.get(bus).is_some_and(|&n| n >= SLOW_READS))
     }
 
-    /// Remembers that the cache of the application on `bus` is too slow to
-    /// ask again. True when it was remembered (the store could be locked).
-    pub(super) fn note_slow_cache(&self, bus: &str) -> bool {
-        match self.slow_caches.lock() {
-            Ok(mut s) => {
-                s.insert(bus.to_owned());
-                true
+    /// Notes whether a read of the cache of the application on `bus` was
+    /// `slow`; true when that makes it too slow to ask again.
+    pub(super) fn note_cache_read(&self, bus: &str, slow: bool) -> bool {
+        let Ok(mut s) = self.slow_caches.lock() else {
+            return false;
+        };
+        match slow {
+            true => {
+                let n = s.entry(bus.to_owned()).or_default();
+                *n += 1;
+                *n == SLOW_READS
             }
-            Err(_) => false,
+            false => {
+                s.remove(bus);
+                false
+            }
         }
     }
 
@@ -188,5 +205,23 @@ impl Reuse {
                 false => m.remove(window),
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_is_ruled_slow_only_when_slow_twice_in_a_row() {
+        let apps = Apps::default();
+        assert!(!apps.note_cache_read(":1.5", true));
+        assert!(!apps.cache_is_slow(":1.5"), "one slow read under load");
+        assert!(!apps.note_cache_read(":1.5", false));
+        assert!(!apps.note_cache_read(":1.5", true));
+        assert!(!apps.cache_is_slow(":1.5"), "a fast read in between");
+        assert!(apps.note_cache_read(":1.5", true));
+        assert!(apps.cache_is_slow(":1.5"));
+        assert!(!apps.cache_is_slow(":1.6"));
     }
 }
